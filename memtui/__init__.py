@@ -1,0 +1,3 @@
+"""memtui: a local memory for Claude Code."""
+
+__version__ = "0.1.0"

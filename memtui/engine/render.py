@@ -1,0 +1,57 @@
+"""A session as Markdown: for `memtui show --markdown` and `read_session`."""
+
+from __future__ import annotations
+
+from memtui.engine.types import EngineError, MessageView, SessionInfo
+
+TOOL_OUTPUT_SHOWN = 400  # tool output is searchable in full but shortened for reading
+
+_HEADINGS = {
+    "prompt": "User",
+    "assistant": "Claude",
+    "tool_result": "Tool result",
+    "meta": "Meta",
+    "compact_summary": "Compaction summary",
+}
+
+
+def session_markdown(info: SessionInfo, messages: list[MessageView]) -> str:
+    out = [
+        f"# {info.title or info.session_id}",
+        "",
+        f"- session: `{info.session_id}`",
+        f"- project: `{info.project}`",
+        f"- from {info.first_timestamp or '?'} to {info.last_timestamp or '?'}"
+        f" · {info.message_count} messages" + (" · archived" if info.archived else ""),
+        "",
+    ]
+    for m in messages:
+        heading = _HEADINGS.get(m.kind, m.kind)
+        agent = f" (subagent {m.agent_id})" if m.is_sidechain else ""
+        out.append(f"## [{m.message_index}] {heading}{agent} · {m.timestamp or ''}".rstrip(" ·"))
+        out.append("")
+        if m.thinking:
+            out.extend(["<thinking>", m.thinking, "</thinking>", ""])
+        if m.text:
+            out.extend([m.text, ""])
+        for call in m.tool_calls:
+            out.append(f"- tool `{call.name}`: `{call.arg}`")
+        if m.tool_calls:
+            out.append("")
+        if m.tool_output:
+            shown = m.tool_output
+            if len(shown) > TOOL_OUTPUT_SHOWN:
+                shown = shown[:TOOL_OUTPUT_SHOWN] + f"… [{len(m.tool_output)} characters]"
+            out.extend(["```", shown.replace("```", "ˋˋˋ"), "```", ""])
+    return "\n".join(out)
+
+
+def numbered(markdown: str, start_line: int | None = None, end_line: int | None = None) -> str:
+    """Lines `start_line`..`end_line` (1-based, inclusive), each prefixed by its number."""
+    lines = markdown.split("\n")
+    start = 1 if start_line is None else start_line
+    end = len(lines) if end_line is None else min(end_line, len(lines))
+    if start < 1 or (end_line is not None and end_line < start):
+        raise EngineError("start_line must be ≥ 1 and end_line ≥ start_line")
+    width = len(str(end))
+    return "\n".join(f"{n:>{width}}  {lines[n - 1]}" for n in range(start, end + 1))

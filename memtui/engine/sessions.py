@@ -1,0 +1,146 @@
+"""Sessions and projects read from the store of record."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+
+from memtui.engine.types import (
+    Ambiguous,
+    EngineError,
+    MessageView,
+    NotFound,
+    ProjectInfo,
+    SessionInfo,
+    SessionPage,
+    ToolCallView,
+)
+
+CUT = 500  # characters of a message shown when a page holds more than a few
+
+_SESSION_SQL = """
+    SELECT s.id, p.path, coalesce(s.custom_title, s.summary_title, s.first_prompt, ''),
+           s.first_ts, s.last_ts, s.message_count, s.git_branch, s.archived
+    FROM sessions s JOIN projects p ON p.id = s.project_id
+"""
+
+_MESSAGE_SQL = """
+    SELECT session_id, idx, uuid, role, kind, ts, text, thinking, tool_calls, tool_output,
+           is_sidechain, agent_id, line
+    FROM messages
+"""
+
+
+def _session(row: sqlite3.Row) -> SessionInfo:
+    title = " ".join(str(row[2]).split())[:120]
+    return SessionInfo(row[0], row[1], title, row[3], row[4], row[5], row[6], bool(row[7]))
+
+
+def message_view(row: sqlite3.Row, cut: int | None = None) -> MessageView:
+    calls = [ToolCallView(name, arg) for name, arg in json.loads(row[8])]
+    text, output = row[6], row[9]
+    if cut is not None:
+        text, output = _cut(text, cut), _cut(output, cut)
+    return MessageView(
+        session_id=row[0],
+        message_index=row[1],
+        uuid=row[2],
+        role=row[3],
+        kind=row[4],
+        timestamp=row[5],
+        text=text,
+        thinking=row[7] if cut is None else _cut(row[7], cut),
+        tool_calls=calls,
+        tool_output=output,
+        is_sidechain=bool(row[10]),
+        agent_id=row[11],
+        line=row[12],
+    )
+
+
+def _cut(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def resolve(conn: sqlite3.Connection, session_id: str) -> str:
+    """A full session id, from the id or a unique prefix of it."""
+    session_id = session_id.strip()
+    if not session_id:
+        raise EngineError("session_id is empty: give a session id or a unique prefix of one")
+    if conn.execute("SELECT 1 FROM sessions WHERE id = ?", (session_id,)).fetchone():
+        return session_id
+    escaped = session_id.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    rows = conn.execute(
+        "SELECT id FROM sessions WHERE id LIKE ? ESCAPE '\\' ORDER BY id LIMIT 21",
+        (escaped + "%",),
+    ).fetchall()
+    if not rows:
+        raise NotFound(f"no session matches {session_id!r}")
+    if len(rows) > 1:
+        raise Ambiguous(session_id, [r[0] for r in rows])
+    return rows[0][0]
+
+
+def session_info(conn: sqlite3.Connection, session_id: str) -> SessionInfo:
+    full = resolve(conn, session_id)
+    return _session(conn.execute(_SESSION_SQL + " WHERE s.id = ?", (full,)).fetchone())
+
+
+def get_session(
+    conn: sqlite3.Connection,
+    session_id: str,
+    offset: int = 0,
+    limit: int = 10,
+    order: str = "asc",
+    search: str | None = None,
+) -> SessionPage:
+    if order not in ("asc", "desc"):
+        raise EngineError("order must be 'asc' or 'desc'")
+    if offset < 0 or limit < 1:
+        raise EngineError("offset must be ≥ 0 and limit ≥ 1")
+    info = session_info(conn, session_id)
+    where, args = "session_id = ?", [info.session_id]
+    if search:
+        where += " AND (instr(lower(text), ?) OR instr(lower(tool_output), ?))"
+        args += [search.lower(), search.lower()]
+    total = conn.execute(f"SELECT count(*) FROM messages WHERE {where}", args).fetchone()[0]
+    rows = conn.execute(
+        f"{_MESSAGE_SQL} WHERE {where} ORDER BY idx {order} LIMIT ? OFFSET ?",
+        [*args, limit, offset],
+    ).fetchall()
+    cut = CUT if limit > 5 else None
+    return SessionPage(
+        session=info,
+        messages=[message_view(r, cut) for r in rows],
+        offset=offset,
+        limit=limit,
+        total=total,
+        has_more=offset + len(rows) < total,
+    )
+
+
+def all_messages(conn: sqlite3.Connection, session_id: str) -> tuple[SessionInfo, list[MessageView]]:
+    info = session_info(conn, session_id)
+    rows = conn.execute(f"{_MESSAGE_SQL} WHERE session_id = ? ORDER BY idx", (info.session_id,))
+    return info, [message_view(r) for r in rows]
+
+
+def recent_sessions(
+    conn: sqlite3.Connection, project: str | None = None, limit: int = 5
+) -> list[SessionInfo]:
+    if project is None:
+        rows = conn.execute(_SESSION_SQL + " ORDER BY s.last_epoch DESC LIMIT ?", (limit,))
+    else:
+        rows = conn.execute(
+            _SESSION_SQL + " WHERE p.path = ? ORDER BY s.last_epoch DESC LIMIT ?", (project, limit)
+        )
+    return [_session(r) for r in rows]
+
+
+def list_projects(conn: sqlite3.Connection) -> list[ProjectInfo]:
+    rows = conn.execute(
+        """SELECT p.path, count(s.id), coalesce(sum(s.message_count), 0), max(s.last_ts)
+           FROM projects p JOIN sessions s ON s.project_id = p.id
+           GROUP BY p.id ORDER BY max(s.last_epoch) DESC"""
+    )
+    return [ProjectInfo(r[0], r[1], r[2], r[3]) for r in rows]

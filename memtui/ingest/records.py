@@ -1,0 +1,66 @@
+"""What the parser hands to the store: plain records, no JSONL left in them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+
+class Kind(StrEnum):
+    """What a stored message is. Only PROMPT and ASSISTANT are conversation turns proper."""
+
+    PROMPT = "prompt"  # something the person typed
+    ASSISTANT = "assistant"  # one API message from Claude (may span several lines)
+    TOOL_RESULT = "tool_result"  # a user-role line carrying tool output back to Claude
+    META = "meta"  # isMeta lines: caveats, command wrappers, injected context
+    COMPACT_SUMMARY = "compact_summary"  # isCompactSummary: the summary that replaces history
+
+
+@dataclass(slots=True)
+class ToolCall:
+    name: str
+    arg: str  # the key argument: command, file path, pattern, url, query ...
+
+
+@dataclass(slots=True)
+class Message:
+    uuid: str
+    session_id: str
+    role: str  # "user" | "assistant"
+    kind: Kind
+    timestamp: str | None  # ISO 8601 as written in the transcript
+    cwd: str | None
+    git_branch: str | None
+    api_id: str | None = None  # assistant message.id: lines sharing it are one message
+    is_sidechain: bool = False
+    agent_id: str | None = None
+    text: str = ""  # prose: what was typed or answered
+    thinking: str = ""  # thinking blocks, kept apart from the answer
+    tool_calls: list[ToolCall] = field(default_factory=list)
+    tool_output: str = ""  # tool results, full text (shortened only for display)
+
+
+@dataclass(slots=True)
+class Title:
+    """A session title: `summary` lines point at a leaf uuid, `custom-title` names a session."""
+
+    title: str
+    leaf_uuid: str | None = None
+    session_id: str | None = None
+
+
+@dataclass(slots=True)
+class Other:
+    """A valid record of a type that carries no message (progress, snapshots, hooks ...)."""
+
+    type: str
+
+
+@dataclass(slots=True)
+class Bad:
+    """A line that could not be read: not JSON, not an object, not UTF-8, or too big."""
+
+    reason: str
+
+
+Record = Message | Title | Other | Bad

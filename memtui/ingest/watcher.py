@@ -1,0 +1,31 @@
+"""Live following: watchfiles reports changed transcripts, the pipeline reads what is new."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from pathlib import Path
+
+from watchfiles import watch
+
+# Short debounce: a change should be in the store well within a second.
+DEBOUNCE_MS = 50
+
+
+def follow(
+    root: Path,
+    on_change: Callable[[list[Path] | None], None],
+    stop: threading.Event | None = None,
+) -> None:
+    """Call `on_change` with changed .jsonl files (None: a deletion, rescan all) until `stop`."""
+    root.mkdir(parents=True, exist_ok=True)
+    for changes in watch(
+        root,
+        debounce=DEBOUNCE_MS,
+        step=25,
+        stop_event=stop,
+        watch_filter=lambda _change, path: path.endswith(".jsonl"),
+        raise_interrupt=False,
+    ):
+        paths = sorted({Path(path) for _, path in changes})
+        on_change(paths if all(p.exists() for p in paths) else None)

@@ -1,0 +1,125 @@
+"""The store of record: one SQLite file in WAL mode, upgraded by numbered migrations."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from pathlib import Path
+
+# Each entry moves the schema one version up; PRAGMA user_version records how far a file has come.
+MIGRATIONS: list[str] = [
+    """
+    CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+    INSERT INTO meta VALUES ('seq', '0');
+
+    CREATE TABLE projects (
+        id INTEGER PRIMARY KEY,
+        path TEXT NOT NULL UNIQUE          -- the cwd recorded in the transcript
+    );
+
+    CREATE TABLE sessions (
+        id TEXT PRIMARY KEY,               -- Claude Code's sessionId
+        project_id INTEGER NOT NULL REFERENCES projects(id),
+        summary_title TEXT,                -- from a `summary` line pointing into the session
+        custom_title TEXT,                 -- from a `custom-title` line (wins over the summary)
+        first_prompt TEXT,                 -- fallback title
+        git_branch TEXT,
+        first_ts TEXT,
+        last_ts TEXT,
+        last_epoch INTEGER NOT NULL DEFAULT 0,
+        message_count INTEGER NOT NULL DEFAULT 0,
+        archived INTEGER NOT NULL DEFAULT 0  -- every file of it is gone from disk
+    );
+    CREATE INDEX sessions_project ON sessions(project_id, last_epoch);
+
+    CREATE TABLE files (
+        id INTEGER PRIMARY KEY,
+        path TEXT NOT NULL UNIQUE,
+        session_id TEXT,                   -- the session its records belong to, once known
+        dev INTEGER NOT NULL DEFAULT 0,
+        ino INTEGER NOT NULL DEFAULT 0,
+        offset INTEGER NOT NULL DEFAULT 0, -- bytes read up to the end of the last whole line
+        line INTEGER NOT NULL DEFAULT 0,   -- lines read
+        tail BLOB,                         -- the bytes just before offset: notices a rewrite
+        skipped INTEGER NOT NULL DEFAULT 0,
+        missing INTEGER NOT NULL DEFAULT 0
+    );
+
+    CREATE TABLE messages (
+        id INTEGER PRIMARY KEY,
+        session_id TEXT NOT NULL REFERENCES sessions(id),
+        idx INTEGER NOT NULL,              -- position in the session
+        uuid TEXT NOT NULL,
+        api_id TEXT,
+        role TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        ts TEXT,
+        epoch INTEGER NOT NULL DEFAULT 0,
+        is_sidechain INTEGER NOT NULL DEFAULT 0,
+        agent_id TEXT,
+        text TEXT NOT NULL,
+        thinking TEXT NOT NULL,
+        tool_calls TEXT NOT NULL,          -- JSON list of [name, key argument]
+        tool_output TEXT NOT NULL,
+        file_id INTEGER REFERENCES files(id),
+        line INTEGER NOT NULL DEFAULT 0,   -- 1-based line in that file
+        seq INTEGER NOT NULL               -- bumped on every change: indexes follow it
+    );
+    CREATE UNIQUE INDEX messages_position ON messages(session_id, idx);
+    CREATE INDEX messages_api ON messages(session_id, api_id) WHERE api_id IS NOT NULL;
+    CREATE INDEX messages_seq ON messages(seq);
+
+    -- Every line uuid ever stored: a --resume copy or a re-read never stores a line twice.
+    CREATE TABLE uuids (uuid TEXT PRIMARY KEY, message_id INTEGER NOT NULL) WITHOUT ROWID;
+
+    -- `summary` lines whose leaf message is not stored yet.
+    CREATE TABLE pending_titles (leaf_uuid TEXT PRIMARY KEY, title TEXT NOT NULL) WITHOUT ROWID;
+    """,
+]
+
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+def _create_private(path: Path) -> None:
+    """Create the database file readable by its owner only, before SQLite makes it 0644."""
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    if not path.exists():
+        os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o600))
+
+
+def connect(path: Path, *, readonly: bool = False) -> sqlite3.Connection:
+    """Open the store, creating or migrating it. Autocommit: callers open transactions."""
+    if not readonly:
+        _create_private(path)
+    uri = f"file:{path}?mode=ro" if readonly else f"file:{path}"
+    conn = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
+    conn.row_factory = sqlite3.Row
+    conn.execute("PRAGMA busy_timeout = 30000")
+    if not readonly:
+        conn.execute("PRAGMA journal_mode = WAL")
+        conn.execute("PRAGMA synchronous = NORMAL")
+        migrate(conn)
+    return conn
+
+
+def migrate(conn: sqlite3.Connection) -> None:
+    version = conn.execute("PRAGMA user_version").fetchone()[0]
+    if version > SCHEMA_VERSION:
+        raise RuntimeError(
+            f"the data dir was written by a newer memtui (schema {version} > {SCHEMA_VERSION})"
+        )
+    if version == SCHEMA_VERSION:
+        return
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        # Another process may have migrated while we waited for the lock.
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        for number in range(version, SCHEMA_VERSION):
+            for statement in MIGRATIONS[number].split(";"):
+                if statement.strip():
+                    conn.execute(statement)
+            conn.execute(f"PRAGMA user_version = {number + 1}")
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
