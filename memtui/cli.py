@@ -12,6 +12,18 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import NoReturn
 
+from rich.console import Console
+from rich.markup import escape
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    ProgressColumn,
+    TaskID,
+    TextColumn,
+    TimeElapsedColumn,
+)
+
 from memtui import __version__, config
 from memtui.engine.memory import Memory
 from memtui.engine.types import EngineError, to_dict
@@ -37,6 +49,16 @@ def existing_dir(value: str) -> Path:
     return path
 
 
+def positive(value: str) -> int:
+    try:
+        number = int(value)
+    except ValueError:
+        number = 0
+    if not 1 <= number <= 1000:
+        raise argparse.ArgumentTypeError(f"expected a whole number from 1 to 1000, got {value!r}")
+    return number
+
+
 def build_parser() -> Parser:
     parser = Parser(prog="memtui", description="A local memory for Claude Code.")
     parser.add_argument("--version", action="version", version=f"memtui {__version__}")
@@ -48,6 +70,26 @@ def build_parser() -> Parser:
 
     stats = sub.add_parser("stats", help="counts, sizes, last ingest, index health")
     stats.add_argument("--json", action="store_true", help="one JSON document on stdout")
+
+    search = sub.add_parser("search", help="search the archive from the shell")
+    search.add_argument("query", nargs="+", help="words of one query (or concepts, see --concepts)")
+    search.add_argument(
+        "--concepts", action="store_true", help="each argument is one concept; all must match"
+    )
+    search.add_argument("--mode", choices=("hybrid", "fts", "vector"), default="hybrid")
+    search.add_argument("--project", help="only this project (its working directory)")
+    search.add_argument("--session", help="only this session (id or unique prefix)")
+    search.add_argument("--role", choices=("user", "assistant"))
+    search.add_argument("--after", help="only messages at or after this ISO date or date-time")
+    search.add_argument("--before", help="only messages before this ISO date or date-time")
+    search.add_argument("--limit", type=positive, default=10)
+    search.add_argument("--offset", type=int, default=0, help=argparse.SUPPRESS)
+    search.add_argument("--json", action="store_true", help="one JSON document on stdout")
+
+    sub.add_parser("reindex", help="rebuild Tantivy and hnswlib from the store of record")
+
+    doctor = sub.add_parser("doctor", help="check the store and the indexes agree")
+    doctor.add_argument("--repair", action="store_true", help="repair what differs")
 
     show = sub.add_parser("show", help="print one session (full id or unique prefix)")
     show.add_argument("session", help="session id or a unique prefix of one")
@@ -86,7 +128,12 @@ def main(argv: Sequence[str] | None = None) -> None:
 def cmd_index(memory: Memory, args: argparse.Namespace) -> None:
     source = args.source or memory.config.claude_dir
     if not source.is_dir() and not args.watch:
-        fail(f"no transcripts folder at {source} (set MEMTUI_CLAUDE_DIR or use --source)")
+        # No Claude Code history yet is not an error: there is just nothing to archive.
+        print(
+            f"no transcripts at {source} yet (set MEMTUI_CLAUDE_DIR or use --source)",
+            file=sys.stderr,
+        )
+        return
     report = _index_with_progress(memory, source)
     print(_summary(report), file=sys.stderr)
     if args.watch:
@@ -99,31 +146,41 @@ def cmd_index(memory: Memory, args: argparse.Namespace) -> None:
 
 
 def _index_with_progress(memory: Memory, source: Path) -> IngestReport:
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
     started = time.monotonic()
-    columns = (
-        TextColumn("indexing"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn("files · {task.fields[messages]:,} messages · {task.fields[rate]:,.0f}/s"),
-        TimeElapsedColumn(),
-    )
-    with Progress(*columns, transient=True, console=_stderr_console()) as bar:
-        task = bar.add_task("index", total=None, messages=0, rate=0.0)
+    with Progress(*_bar_columns(), transient=True, console=_stderr_console()) as bar:
+        task = bar.add_task("files", total=None, messages=0, rate=0.0)
 
         def progress(done: int, total: int, report: IngestReport) -> None:
             rate = report.messages / max(time.monotonic() - started, 1e-6)
             bar.update(task, completed=done, total=total, messages=report.messages, rate=rate)
 
-        report = memory.ingest(source, progress=progress)
+        report = memory.ingest(source, progress=progress, index_progress=_index_progress(bar))
     assert report is not None  # a blocking ingest always runs
     return report
 
 
-def _stderr_console():  # noqa: ANN202 - rich is imported lazily to keep start-up fast
-    from rich.console import Console
+def _bar_columns() -> tuple[ProgressColumn, ...]:
+    return (
+        TextColumn("{task.description:<10}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("· {task.fields[messages]:,} messages · {task.fields[rate]:,.0f}/s"),
+        TimeElapsedColumn(),
+    )
 
+
+def _index_progress(bar: Progress) -> Callable[[str, int, int], None]:
+    tasks: dict[str, TaskID] = {}
+
+    def progress(name: str, done: int, total: int) -> None:
+        if name not in tasks:
+            tasks[name] = bar.add_task(name, total=total, messages=0, rate=0.0)
+        bar.update(tasks[name], completed=done, total=total)
+
+    return progress
+
+
+def _stderr_console() -> Console:
     return Console(stderr=True)
 
 
@@ -154,8 +211,12 @@ def cmd_stats(memory: Memory, args: argparse.Namespace) -> None:
     print(f"files         {stats.files:,} ({stats.skipped_lines:,} skipped lines)")
     print(f"store         {stats.store_bytes / 1e6:,.1f} MB")
     print(f"last ingest   {stats.last_ingest or 'never'}")
-    for name, health in stats.indexes.items():
-        print(f"{name:<13} {health}")
+    if stats.index:
+        health = stats.index
+        state = "in step" if health.in_step else "behind the store (run memtui index)"
+        print(f"full text     {health.fts_docs:,} docs, {health.fts_bytes / 1e6:,.1f} MB")
+        print(f"vectors       {health.vectors:,} vectors, {health.vector_bytes / 1e6:,.1f} MB")
+        print(f"indexes       {state}")
 
 
 def cmd_show(memory: Memory, args: argparse.Namespace) -> None:
@@ -166,8 +227,78 @@ def cmd_show(memory: Memory, args: argparse.Namespace) -> None:
         print(memory.session_markdown(args.session))
 
 
+def cmd_search(memory: Memory, args: argparse.Namespace) -> None:
+    query: str | list[str] = args.query if args.concepts else " ".join(args.query)
+    response = memory.search(
+        query,
+        args.mode,
+        project=args.project,
+        session=args.session,
+        role=args.role,
+        after=args.after,
+        before=args.before,
+        limit=args.limit,
+        offset=args.offset,
+    )
+    if args.json:
+        doc = {"results": to_dict(response.results), "total": response.total, "mode": response.mode}
+        if response.note:
+            doc["note"] = response.note
+        print(json.dumps(doc, indent=2))
+        return
+    out = Console(highlight=False)
+    if response.note:
+        out.print(f"[yellow]{escape(response.note)}[/]")
+    for r in response.results:
+        when = (r.timestamp or "")[:16].replace("T", " ")
+        out.print(
+            f"[bold cyan]{r.session_id[:8]}[/]#{r.message_index} [dim]{when}[/] "
+            f"[green]{escape(r.project)}[/] [magenta]{r.role}[/] "
+            f"[dim]{r.score:.4f} {'+'.join(r.found_by)}[/]"
+        )
+        marked = escape(r.snippet).replace("**", "\0")
+        parts = marked.split("\0")
+        out.print(
+            "  " + "".join(f"[bold yellow]{p}[/]" if i % 2 else p for i, p in enumerate(parts))
+        )
+    out.print(f"[dim]{len(response.results)} of {response.total:,} ({response.mode})[/]")
+
+
+def cmd_reindex(memory: Memory, args: argparse.Namespace) -> None:
+    with Progress(*_bar_columns(), transient=True, console=_stderr_console()) as bar:
+        memory.reindex(_index_progress(bar))
+    health = memory.indexes.health()
+    print(
+        f"reindexed: {health.fts_docs:,} full-text docs, {health.vectors:,} vectors",
+        file=sys.stderr,
+    )
+
+
+def cmd_doctor(memory: Memory, args: argparse.Namespace) -> None:
+    diff = memory.doctor(repair=args.repair)
+    problems = 0
+    for name, (missing, extra) in diff.items():
+        problems += len(missing) + len(extra)
+        status = (
+            "ok" if not (missing or extra) else f"{len(missing):,} missing, {len(extra):,} extra"
+        )
+        print(f"{name:<10} {status}")
+    if problems and args.repair:
+        after = memory.doctor()
+        left = sum(len(m) + len(e) for m, e in after.values())
+        print("repaired" if left == 0 else f"{left:,} differences remain")
+        if left:
+            raise SystemExit(1)
+    elif problems:
+        print("run memtui doctor --repair to fix")
+        raise SystemExit(1)
+
+
 COMMANDS: dict[str, Callable[[Memory, argparse.Namespace], None]] = {
     "index": cmd_index,
     "stats": cmd_stats,
     "show": cmd_show,
+    "search": cmd_search,
+    "reindex": cmd_reindex,
+    "doctor": cmd_doctor,
 }

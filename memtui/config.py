@@ -59,6 +59,8 @@ def setup_logging(config: Config) -> None:
         handler: logging.Handler = logging.FileHandler(private_dir(config.log_dir) / "memtui.log")
     except OSError:
         handler = logging.NullHandler()
-    handler.setFormatter(logging.Formatter("%(asctime)s %(process)d %(name)s %(levelname)s %(message)s"))
+    handler.setFormatter(
+        logging.Formatter("%(asctime)s %(process)d %(name)s %(levelname)s %(message)s")
+    )
     root.addHandler(handler)
     root.setLevel(logging.INFO)

@@ -2,18 +2,23 @@
 
 from __future__ import annotations
 
+import sqlite3
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
 from memtui import config as configuration
 from memtui.engine import render, sessions
-from memtui.engine.types import ProjectInfo, SessionInfo, SessionPage
+from memtui.engine.search import Searcher, SearchResponse
+from memtui.engine.types import MessageView, ProjectInfo, SessionInfo, SessionPage
 from memtui.ingest import pipeline, watcher
 from memtui.ingest.pipeline import IngestReport, Progress
+from memtui.store import db
 from memtui.store.archive import Archive
+from memtui.store.indexes import Indexes, IndexHealth
+from memtui.store.indexes import Progress as IndexProgress
 from memtui.store.locks import file_lock
 
 
@@ -29,7 +34,7 @@ class Stats:
     last_ingest: str | None
     data_dir: str
     store_bytes: int
-    indexes: dict[str, object] = field(default_factory=dict)
+    index: IndexHealth | None = None
 
 
 class Memory:
@@ -40,13 +45,34 @@ class Memory:
         configuration.private_dir(self.config.data_dir)
         self.archive = Archive(self.config.db_path)
         self._lock = threading.RLock()  # one sqlite connection: one user at a time
+        self._indexes: Indexes | None = None
+        self._searcher: Searcher | None = None
 
     def close(self) -> None:
+        if self._indexes is not None:
+            self._indexes.conn.close()
         self.archive.close()
 
     @property
-    def _conn(self):  # noqa: ANN202 - internal shorthand
+    def _conn(self) -> sqlite3.Connection:
         return self.archive.conn
+
+    @property
+    def indexes(self) -> Indexes:
+        """Opened on first use, on a connection of its own: a long catch-up or ingest
+        transaction never blocks a search."""
+        with self._lock:
+            if self._indexes is None:
+                conn = db.connect(self.config.db_path)
+                self._indexes = Indexes(self.config.index_dir, conn)
+                self._searcher = Searcher(conn, self._indexes)
+            return self._indexes
+
+    @property
+    def searcher(self) -> Searcher:
+        self.indexes  # noqa: B018 - opens the searcher with the indexes
+        assert self._searcher is not None
+        return self._searcher
 
     # -- ingestion ------------------------------------------------------------------------
 
@@ -56,8 +82,11 @@ class Memory:
         paths: list[Path] | None = None,
         progress: Progress | None = None,
         wait: bool = True,
+        index: bool = True,
+        index_progress: IndexProgress | None = None,
     ) -> IngestReport | None:
-        """Read what is new. Only one process ingests at a time; None if another is (wait=False)."""
+        """Read what is new and index it. One process ingests at a time: None if another
+        is and `wait` is false."""
         root = source or self.config.claude_dir
         with file_lock(self.config.data_dir / "ingest.lock", blocking=wait) as held:
             if not held:
@@ -65,9 +94,9 @@ class Memory:
             with self._lock:
                 report = pipeline.ingest(self.archive, root, paths, progress)
                 now = datetime.now(UTC).isoformat(timespec="seconds")
-                self._conn.execute(
-                    "INSERT OR REPLACE INTO meta VALUES ('last_ingest', ?)", (now,)
-                )
+                self._conn.execute("INSERT OR REPLACE INTO meta VALUES ('last_ingest', ?)", (now,))
+            if index:
+                self.indexes.catch_up(index_progress)
         return report
 
     def follow(
@@ -75,12 +104,13 @@ class Memory:
         source: Path | None = None,
         stop: threading.Event | None = None,
         on_ingest: Callable[[IngestReport], None] | None = None,
+        index: bool = True,
     ) -> None:
-        """Ingest on every change under `source` until `stop` is set."""
+        """Ingest (and index) on every change under `source` until `stop` is set."""
         root = source or self.config.claude_dir
 
         def changed(paths: list[Path] | None) -> None:
-            report = self.ingest(root, paths)
+            report = self.ingest(root, paths, index=index)
             if report is not None and on_ingest is not None:
                 on_ingest(report)
 
@@ -113,7 +143,7 @@ class Memory:
     ) -> str:
         return render.numbered(self.session_markdown(session_id), start_line, end_line)
 
-    def session_json(self, session_id: str) -> tuple[SessionInfo, list]:
+    def session_json(self, session_id: str) -> tuple[SessionInfo, list[MessageView]]:
         with self._lock:
             return sessions.all_messages(self._conn, session_id)
 
@@ -124,6 +154,37 @@ class Memory:
     def list_projects(self) -> list[ProjectInfo]:
         with self._lock:
             return sessions.list_projects(self._conn)
+
+    # -- search ---------------------------------------------------------------------------
+
+    def search(
+        self,
+        query: str | list[str],
+        mode: str = "hybrid",
+        *,
+        project: str | None = None,
+        cwd: str | None = None,
+        session: str | None = None,
+        role: str | None = None,
+        after: str | None = None,
+        before: str | None = None,
+        limit: int = 10,
+        offset: int = 0,
+    ) -> SearchResponse:
+        """Search the archive; `cwd` is another name for `project` (a working directory)."""
+        searcher = self.searcher
+        filt = searcher.filters(project or cwd, session, role, after, before)
+        return searcher.search(query, mode, filt, limit, offset)
+
+    def reindex(self, progress: IndexProgress | None = None) -> None:
+        self.indexes.rebuild(progress)
+
+    def doctor(self, repair: bool = False) -> dict[str, tuple[set[int], set[int]]]:
+        """Differences between the store and each index; with `repair`, fixed, then re-checked."""
+        diff = self.indexes.differences()
+        if repair and any(missing or extra for missing, extra in diff.values()):
+            self.indexes.repair(diff)
+        return diff
 
     # -- stats ----------------------------------------------------------------------------
 
@@ -146,4 +207,5 @@ class Memory:
                     p.stat().st_size
                     for p in self.config.data_dir.glob(self.config.db_path.name + "*")
                 ),
+                index=self.indexes.health(),
             )

@@ -42,7 +42,8 @@ def session_markdown(info: SessionInfo, messages: list[MessageView]) -> str:
             shown = m.tool_output
             if len(shown) > TOOL_OUTPUT_SHOWN:
                 shown = shown[:TOOL_OUTPUT_SHOWN] + f"… [{len(m.tool_output)} characters]"
-            out.extend(["```", shown.replace("```", "ˋˋˋ"), "```", ""])
+            fence = "````" if "```" in shown else "```"  # output that holds a fence stays inside
+            out.extend([fence, shown, fence, ""])
     return "\n".join(out)
 
 

@@ -119,7 +119,9 @@ def get_session(
     )
 
 
-def all_messages(conn: sqlite3.Connection, session_id: str) -> tuple[SessionInfo, list[MessageView]]:
+def all_messages(
+    conn: sqlite3.Connection, session_id: str
+) -> tuple[SessionInfo, list[MessageView]]:
     info = session_info(conn, session_id)
     rows = conn.execute(f"{_MESSAGE_SQL} WHERE session_id = ? ORDER BY idx", (info.session_id,))
     return info, [message_view(r) for r in rows]

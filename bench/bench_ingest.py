@@ -1,0 +1,91 @@
+"""Ingestion into the store of record: cold run, re-run with nothing new, and live latency.
+
+    python bench/bench_ingest.py [--messages 200000] [--work /tmp/memtui-bench]
+
+Each phase runs in a fresh process so its peak RSS is its own. Figures: bench/README.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import threading
+import time
+from pathlib import Path
+
+from common import cached_corpus, run_child
+
+INGEST = """
+import time
+from memtui.engine.memory import Memory
+memory = Memory()
+started = time.perf_counter()
+report = memory.ingest(index=False)
+RESULT = {"seconds": time.perf_counter() - started, "messages": report.messages,
+          "skipped": report.skipped, "sessions": len(report.sessions)}
+"""
+
+
+def live_latency(projects: Path, data: Path, rounds: int = 20) -> list[float]:
+    """Seconds from appending an exchange to a transcript until it is in the store."""
+    import corpus
+
+    from memtui.config import Config
+    from memtui.engine.memory import Memory
+
+    memory = Memory(Config(data, projects, data / "logs"))
+    target = next(projects.glob("*/*.jsonl"))
+    session = target.stem
+    cwd = memory.get_session(session).session.project
+    stop = threading.Event()
+    follower = threading.Thread(
+        target=memory.follow, args=(projects, stop, None, False), daemon=True
+    )
+    follower.start()
+    time.sleep(0.5)
+    latencies = []
+    for n in range(rounds):
+        before = memory.get_session(session).total
+        written = time.perf_counter()
+        corpus.append_session_lines(target, 1, session, cwd, seed=1000 + n)
+        while memory.get_session(session).total == before:
+            time.sleep(0.005)
+        latencies.append(time.perf_counter() - written)
+    stop.set()
+    follower.join(timeout=5)
+    memory.close()
+    return latencies
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--messages", type=int, default=200_000)
+    parser.add_argument("--work", type=Path, default=Path("/tmp/memtui-bench"))
+    args = parser.parse_args()
+
+    started = time.perf_counter()
+    projects, expected = cached_corpus(args.work, args.messages)
+    print(f"corpus: {json.dumps(expected)} ({time.perf_counter() - started:.1f} s)")
+    data = args.work / "data-ingest"
+    shutil.rmtree(data, ignore_errors=True)
+    env = {"MEMTUI_DATA_DIR": str(data), "MEMTUI_CLAUDE_DIR": str(projects)}
+
+    cold = run_child(INGEST, env)
+    stored = cold["messages"]
+    print(
+        f"cold ingest: {cold['seconds']:.1f} s, {stored:,.0f} messages stored "
+        f"({(expected['prompts'] + expected['assistant']) / cold['seconds']:,.0f} user+assistant/s), "
+        f"peak RSS {cold['peak_rss_mb']:.0f} MB"
+    )
+    again = run_child(INGEST, env)
+    print(f"re-run, nothing new: {again['seconds']:.2f} s, {again['messages']:.0f} new messages")
+    latencies = sorted(live_latency(projects, data))
+    print(
+        f"live follow: change → in store p50 {latencies[len(latencies) // 2] * 1000:.0f} ms, "
+        f"max {latencies[-1] * 1000:.0f} ms over {len(latencies)} appends"
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,43 @@
+"""Helpers shared by the benchmarks: a cached generated corpus and measured child processes."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import corpus
+
+BENCH = Path(__file__).resolve().parent
+
+
+def cached_corpus(root: Path, messages: int, seed: int = 0) -> tuple[Path, dict[str, int]]:
+    """Generate once per (size, seed); the stats file marks a finished tree."""
+    tree = root / f"corpus-{messages}-{seed}"
+    stats_file = tree / "stats.json"
+    if not stats_file.exists():
+        stats = corpus.generate(tree / "projects", messages=messages, seed=seed)
+        stats_file.write_text(json.dumps(stats.__dict__))
+    return tree / "projects", json.loads(stats_file.read_text())
+
+
+def run_child(code: str, env: dict[str, str]) -> dict[str, float]:
+    """Run `code` in a fresh interpreter; it prints one JSON object. Adds its peak RSS in MB."""
+    wrapped = textwrap.dedent(code) + textwrap.dedent(
+        """
+        import json as _json, resource as _resource
+        RESULT["peak_rss_mb"] = _resource.getrusage(_resource.RUSAGE_SELF).ru_maxrss / 1024
+        print(_json.dumps(RESULT))
+        """
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", wrapped],
+        env={**os.environ, **env},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return json.loads(out.stdout.strip().splitlines()[-1])

@@ -1,0 +1,304 @@
+"""Hybrid search: Tantivy's ranking and hnswlib's ranking, fused, with the same filters on both."""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime
+
+import numpy as np
+
+from memtui.engine import sessions
+from memtui.engine.types import EngineError
+from memtui.store.fts import FtsFilter
+from memtui.store.indexes import VECTOR_KINDS, Indexes
+
+MODES = ("hybrid", "fts", "vector")
+ALIASES = {"text": "fts", "both": "hybrid"}
+ROLES = ("user", "assistant")
+MAX_QUERY = 4_000
+DEPTH = 100  # candidates each ranking contributes to the fusion
+RRF_K = 60
+SNIPPET = 240
+
+
+@dataclass(slots=True)
+class SearchResult:
+    session_id: str
+    project: str
+    message_index: int
+    uuid: str
+    role: str
+    kind: str
+    timestamp: str | None
+    snippet: str
+    score: float
+    found_by: list[str]
+    session_title: str = ""
+
+
+@dataclass(slots=True)
+class SearchResponse:
+    results: list[SearchResult]
+    total: int
+    mode: str  # the mode that answered: "hybrid" falls back to "fts" until vectors exist
+    offset: int = 0
+    limit: int = 10
+    note: str | None = None
+    terms: list[str] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class Filters:
+    project: str | None = None
+    session_id: str | None = None
+    role: str | None = None
+    after: int | None = None
+    before: int | None = None
+
+    def any(self) -> bool:
+        return any(
+            v is not None
+            for v in (self.project, self.session_id, self.role, self.after, self.before)
+        )
+
+
+def parse_when(value: str | date | datetime | None, name: str) -> int | None:
+    """An ISO 8601 date or date-time as epoch seconds (naive means UTC)."""
+    if value is None or value == "":
+        return None
+    if isinstance(value, datetime):
+        moment = value
+    elif isinstance(value, date):
+        moment = datetime(value.year, value.month, value.day)
+    else:
+        try:
+            moment = datetime.fromisoformat(value.strip())
+        except ValueError:
+            raise EngineError(
+                f"{name} must be an ISO 8601 date or date-time like 2026-11-01 or "
+                f"2026-11-01T14:00:00Z, not {value!r}"
+            ) from None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return int(moment.timestamp())
+
+
+def normalise_query(query: str | list[str]) -> str | list[str]:
+    if isinstance(query, str):
+        if len(query) > MAX_QUERY:
+            raise EngineError(f"query is {len(query):,} characters; the limit is {MAX_QUERY:,}")
+        return query
+    if not isinstance(query, list) or not all(isinstance(q, str) for q in query):
+        raise EngineError("query must be a string or a list of 2 to 5 strings (concepts)")
+    if not 2 <= len(query) <= 5:
+        raise EngineError(f"a concept list needs 2 to 5 strings, got {len(query)}")
+    if sum(map(len, query)) > MAX_QUERY:
+        raise EngineError(f"concepts add up to more than {MAX_QUERY:,} characters")
+    return query
+
+
+def rrf(rankings: list[list[int]], weights: list[float]) -> dict[int, float]:
+    """Reciprocal rank fusion: rank matters, raw scores (BM25 vs cosine) need no calibration."""
+    fused: dict[int, float] = {}
+    for ranking, weight in zip(rankings, weights, strict=True):
+        for rank, mid in enumerate(ranking):
+            fused[mid] = fused.get(mid, 0.0) + weight / (RRF_K + rank + 1)
+    return fused
+
+
+class Searcher:
+    def __init__(self, conn: sqlite3.Connection, indexes: Indexes) -> None:
+        self.conn = conn
+        self.indexes = indexes
+
+    def filters(
+        self,
+        project: str | None,
+        session: str | None,
+        role: str | None,
+        after: str | date | datetime | None,
+        before: str | date | datetime | None,
+    ) -> Filters:
+        if role is not None and role not in ROLES:
+            raise EngineError(f"role must be one of {', '.join(ROLES)}, not {role!r}")
+        full = sessions.resolve(self.conn, session) if session else None
+        return Filters(
+            project or None, full, role, parse_when(after, "after"), parse_when(before, "before")
+        )
+
+    def search(
+        self,
+        query: str | list[str],
+        mode: str,
+        filt: Filters,
+        limit: int,
+        offset: int,
+    ) -> SearchResponse:
+        mode = ALIASES.get(mode, mode)
+        if mode not in MODES:
+            raise EngineError(f"mode must be one of hybrid, fts, vector, not {mode!r}")
+        if limit < 1 or offset < 0:
+            raise EngineError("limit must be ≥ 1 and offset ≥ 0")
+        query = normalise_query(query)
+        want = offset + limit
+        note = None
+        self.indexes.fts_ready()
+        vectors_ready = mode == "fts" or self.indexes.vectors_ready()
+        if mode == "hybrid" and not vectors_ready:
+            mode, note = "fts", "vectors are still being built: these results are full text only"
+        elif mode == "vector" and not vectors_ready:
+            return SearchResponse([], 0, mode, offset, limit, "vectors are still being built")
+        fts_filter = FtsFilter(
+            filt.project, filt.session_id, filt.role, None, filt.after, filt.before
+        )
+        terms = self.indexes.fts.terms(query)
+        if mode == "fts":
+            hits = self.indexes.fts.search(query, fts_filter, limit, offset)
+            total = self.indexes.fts.count(query, fts_filter) if hits or offset else 0
+            scored = [(h.message_id, h.score, ["fts"]) for h in hits]
+            return SearchResponse(
+                self._results(scored, terms), total, mode, offset, limit, note, terms
+            )
+        depth = max(DEPTH, want)
+        vector_ids = self._vector_ranking(query, filt, depth)
+        if mode == "vector":
+            page = vector_ids[offset:want]
+            scored = [(mid, score, ["vector"]) for mid, score in page]
+            return SearchResponse(
+                self._results(scored, terms), len(vector_ids), mode, offset, limit, note, terms
+            )
+        fts_ids = [h.message_id for h in self.indexes.fts.search(query, fts_filter, depth)]
+        vec_ids = [mid for mid, _ in vector_ids]
+        fused = rrf([fts_ids, vec_ids], [1.0, 1.0])
+        ranked = sorted(fused.items(), key=lambda kv: kv[1], reverse=True)
+        fts_set, vec_set = set(fts_ids), set(vec_ids)
+        scored = [
+            (mid, score, [n for n, s in (("fts", fts_set), ("vector", vec_set)) if mid in s])
+            for mid, score in ranked[offset:want]
+        ]
+        return SearchResponse(
+            self._results(scored, terms), len(fused), mode, offset, limit, note, terms
+        )
+
+    # -- vectors -----------------------------------------------------------------------------
+
+    def _vector_ranking(
+        self, query: str | list[str], filt: Filters, depth: int
+    ) -> list[tuple[int, float]]:
+        allowed = self._allowed(filt) if filt.any() else None
+        if allowed is not None and not allowed:
+            return []
+        concepts = [query] if isinstance(query, str) else query
+        concepts = [c for c in concepts if c.strip()]
+        if not concepts:
+            return []
+        vecs = self.indexes.embedder.encode(concepts)
+        if not np.any(vecs):
+            return []
+        vectors = self.indexes.vectors
+        if len(concepts) == 1:
+            return [(mid, 1.0 - dist) for mid, dist in vectors.search(vecs[0], depth, allowed)]
+        # Every concept must be near: keep what each concept's neighbourhood shares, ranked by
+        # the weakest of its similarities.
+        wide = max(depth * 5, 500)
+        sims: dict[int, list[float]] = {}
+        for vec in vecs:
+            for mid, dist in vectors.search(vec, wide, allowed):
+                sims.setdefault(mid, []).append(1.0 - dist)
+        shared = [(mid, min(s)) for mid, s in sims.items() if len(s) == len(concepts)]
+        return sorted(shared, key=lambda kv: kv[1], reverse=True)[:depth]
+
+    def _allowed(self, filt: Filters) -> set[int]:
+        where, args = [f"m.kind IN {VECTOR_KINDS}"], []
+        if filt.session_id:
+            where.append("m.session_id = ?")
+            args.append(filt.session_id)
+        if filt.role:
+            where.append("m.role = ?")
+            args.append(filt.role)
+        if filt.after is not None:
+            where.append("m.epoch >= ?")
+            args.append(filt.after)
+        if filt.before is not None:
+            where.append("m.epoch < ?")
+            args.append(filt.before)
+        if filt.project:
+            where.append(
+                "m.session_id IN (SELECT s.id FROM sessions s JOIN projects p "
+                "ON p.id = s.project_id WHERE p.path = ?)"
+            )
+            args.append(filt.project)
+        sql = f"SELECT m.id FROM messages m WHERE {' AND '.join(where)}"
+        return {row[0] for row in self.conn.execute(sql, args)}
+
+    # -- results -----------------------------------------------------------------------------
+
+    def _results(
+        self, scored: list[tuple[int, float, list[str]]], terms: list[str]
+    ) -> list[SearchResult]:
+        if not scored:
+            return []
+        ids = [mid for mid, _, _ in scored]
+        marks = ",".join("?" * len(ids))
+        rows = {
+            row[0]: row
+            for row in self.conn.execute(
+                f"""SELECT m.id, m.session_id, p.path, m.idx, m.uuid, m.role, m.kind, m.ts,
+                      m.text, m.tool_output, m.tool_calls,
+                      coalesce(s.custom_title, s.summary_title, s.first_prompt, '')
+                    FROM messages m JOIN sessions s ON s.id = m.session_id
+                    JOIN projects p ON p.id = s.project_id WHERE m.id IN ({marks})""",
+                ids,
+            )
+        }
+        results = []
+        for mid, score, found_by in scored:
+            row = rows.get(mid)
+            if row is None:  # forgotten since the index saw it
+                continue
+            body = row[8] or row[9] or row[10]
+            results.append(
+                SearchResult(
+                    session_id=row[1],
+                    project=row[2],
+                    message_index=row[3],
+                    uuid=row[4],
+                    role=row[5],
+                    kind=row[6],
+                    timestamp=row[7],
+                    snippet=snippet(body, terms, row[9]),
+                    score=round(float(score), 6),
+                    found_by=found_by,
+                    session_title=" ".join(row[11].split())[:80],
+                )
+            )
+        return results
+
+
+def snippet(text: str, terms: list[str], fallback: str = "") -> str:
+    """A window of `text` around the first matched word, matched words marked **like this**."""
+    pattern = _pattern(terms)
+    source = text
+    match = pattern.search(text) if pattern else None
+    if match is None and fallback and pattern:
+        fb_match = pattern.search(fallback)
+        if fb_match:
+            source, match = fallback, fb_match
+    start = 0 if match is None else max(0, match.start() - SNIPPET // 3)
+    window = " ".join(source[start : start + SNIPPET + 200].split())[:SNIPPET]
+    if start > 0:
+        window = "…" + window
+    if start + SNIPPET < len(source):
+        window += "…"
+    return pattern.sub(lambda m: f"**{m.group(0)}**", window) if pattern else window
+
+
+def _pattern(terms: list[str]) -> re.Pattern[str] | None:
+    words = sorted({t for t in terms if t}, key=len, reverse=True)
+    if not words:
+        return None
+    # A stem marks the whole word it starts ("migrat" marks "migrations").
+    alternatives = "|".join(re.escape(w) for w in words)
+    return re.compile(rf"(?<!\w)(?:{alternatives})\w*", re.IGNORECASE)

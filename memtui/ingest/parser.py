@@ -1,0 +1,176 @@
+"""One JSONL line of a Claude Code transcript to one record. Stateless and never raises."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+from memtui.ingest.records import Bad, Kind, Message, Other, Record, Title, ToolCall
+
+# Which input field names what a tool call is about, most telling first. `pattern` comes
+# before `path` so Grep/Glob calls show what was searched for, not where.
+_KEY_ARGS = (
+    "command",
+    "file_path",
+    "notebook_path",
+    "pattern",
+    "path",
+    "url",
+    "query",
+    "skill",
+    "subject",
+    "description",
+    "prompt",
+)
+_ARG_LIMIT = 200
+# User lines that Claude Code writes on the person's behalf: command output, interruptions.
+_META_PREFIXES = (
+    "<local-command-stdout>",
+    "<local-command-stderr>",
+    "[Request interrupted by user",
+)
+_TITLE_FIELDS = {"summary": "summary", "custom-title": "customTitle", "ai-title": "aiTitle"}
+
+
+def parse_line(line: bytes, fallback_session: str | None = None) -> Record:
+    """Parse one transcript line; `fallback_session` names lines that carry no sessionId."""
+    try:
+        text = line.decode("utf-8")
+    except UnicodeDecodeError:
+        return Bad("not utf-8")
+    try:
+        # From str, not bytes: json.loads would guess UTF-16/32 from NUL bytes on its own.
+        obj = json.loads(text)
+    except (ValueError, RecursionError):
+        return Bad("not json")
+    if not isinstance(obj, dict):
+        return Bad("not an object")
+    kind = obj.get("type")
+    if not isinstance(kind, str):
+        return Other("")
+    if kind in ("user", "assistant") and isinstance(obj.get("message"), dict):
+        return _message(obj, line, fallback_session)
+    if kind in _TITLE_FIELDS:
+        return _title(obj, kind)
+    return Other(kind)
+
+
+def _message(obj: dict[str, Any], line: bytes, fallback_session: str | None) -> Message:
+    msg = Message(
+        uuid=_str(obj.get("uuid")) or _synthetic_uuid(line),
+        session_id=_str(obj.get("sessionId")) or fallback_session or "",
+        role=obj["type"],
+        kind=Kind.ASSISTANT,
+        timestamp=_str(obj.get("timestamp")),
+        cwd=_str(obj.get("cwd")),
+        git_branch=_str(obj.get("gitBranch")),
+        is_sidechain=obj.get("isSidechain") is True,
+        agent_id=_str(obj.get("agentId")),
+    )
+    if msg.role == "assistant":
+        _fill_assistant(msg, obj["message"])
+    else:
+        _fill_user(msg, obj)
+    return msg
+
+
+def _fill_assistant(msg: Message, message: dict[str, Any]) -> None:
+    msg.api_id = _str(message.get("id"))
+    content = message.get("content")
+    if isinstance(content, str):
+        msg.text = content
+        return
+    texts: list[str] = []
+    thoughts: list[str] = []
+    for block in _blocks(content):
+        kind = block.get("type")
+        if kind == "text" and isinstance(block.get("text"), str):
+            texts.append(block["text"])
+        elif kind == "thinking" and isinstance(block.get("thinking"), str):
+            thoughts.append(block["thinking"])
+        elif kind == "tool_use":
+            name = _str(block.get("name")) or ""
+            msg.tool_calls.append(ToolCall(name, _key_arg(block.get("input"))))
+    msg.text = "\n\n".join(texts)
+    msg.thinking = "\n\n".join(thoughts)
+
+
+def _fill_user(msg: Message, obj: dict[str, Any]) -> None:
+    content = obj["message"].get("content")
+    msg.text = _user_text(content)
+    results = [b for b in _blocks(content) if b.get("type") == "tool_result"]
+    if obj.get("isCompactSummary") is True:
+        msg.kind = Kind.COMPACT_SUMMARY
+    elif obj.get("isMeta") is True:
+        msg.kind = Kind.META
+    elif results:
+        msg.kind = Kind.TOOL_RESULT
+        msg.tool_output = "\n".join(part for r in results for part in _result_parts(r))
+    elif msg.text.startswith(_META_PREFIXES):
+        msg.kind = Kind.META
+    else:
+        msg.kind = Kind.PROMPT
+
+
+def _user_text(content: object) -> str:
+    if isinstance(content, str):
+        return content
+    return "\n\n".join(_text_parts(_blocks(content)))
+
+
+def _result_parts(result: dict[str, Any]) -> list[str]:
+    content = result.get("content")
+    if isinstance(content, str):
+        return [content]
+    return _text_parts(_blocks(content))
+
+
+def _text_parts(blocks: list[dict[str, Any]]) -> list[str]:
+    parts: list[str] = []
+    for block in blocks:
+        kind = block.get("type")
+        if kind == "text" and isinstance(block.get("text"), str):
+            parts.append(block["text"])
+        elif kind == "image":
+            parts.append("[image]")
+    return parts
+
+
+def _blocks(content: object) -> list[dict[str, Any]]:
+    """The dict blocks of a content list; anything else has no blocks."""
+    if not isinstance(content, list):
+        return []
+    return [b for b in content if isinstance(b, dict)]
+
+
+def _key_arg(tool_input: object) -> str:
+    if isinstance(tool_input, dict):
+        for key in _KEY_ARGS:
+            value = tool_input.get(key)
+            if isinstance(value, str) and value:
+                return value[:_ARG_LIMIT]
+    try:
+        dumped = json.dumps(tool_input, ensure_ascii=False, separators=(",", ":"))
+    except (ValueError, RecursionError):
+        # Nesting that json.loads just managed can still overflow the encoder.
+        return ""
+    return dumped[:_ARG_LIMIT]
+
+
+def _title(obj: dict[str, Any], kind: str) -> Record:
+    title = obj.get(_TITLE_FIELDS[kind])
+    if not isinstance(title, str) or not title:
+        return Other(kind)
+    if kind == "summary":
+        return Title(title=title, leaf_uuid=_str(obj.get("leafUuid")))
+    return Title(title=title, session_id=_str(obj.get("sessionId")))
+
+
+def _str(value: object) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _synthetic_uuid(line: bytes) -> str:
+    # Hash without the line ending so the id does not depend on how the caller split lines.
+    return "line-" + hashlib.sha1(line.rstrip(b"\r\n")).hexdigest()

@@ -1,0 +1,44 @@
+"""Shared fixtures: a private data dir and transcripts folder per test, real parts only."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = ROOT.parent / "shared" / "transcripts"
+sys.path.insert(0, str(ROOT / "bench"))  # the corpus generator lives beside the benchmarks
+
+from memtui.config import Config  # noqa: E402
+from memtui.engine.memory import Memory  # noqa: E402
+
+
+@pytest.fixture
+def claude_dir(tmp_path: Path) -> Path:
+    path = tmp_path / "projects"
+    path.mkdir()
+    return path
+
+
+@pytest.fixture
+def cfg(tmp_path: Path, claude_dir: Path, monkeypatch: pytest.MonkeyPatch) -> Config:
+    monkeypatch.setenv("MEMTUI_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("MEMTUI_CLAUDE_DIR", str(claude_dir))
+    return Config(data_dir=tmp_path / "data", claude_dir=claude_dir, log_dir=tmp_path / "logs")
+
+
+@pytest.fixture
+def memory(cfg: Config) -> Iterator[Memory]:
+    mem = Memory(cfg)
+    yield mem
+    mem.close()
+
+
+@pytest.fixture
+def shared() -> Path:
+    if not SHARED.is_dir():
+        pytest.skip("../shared/transcripts is not beside this checkout")
+    return SHARED

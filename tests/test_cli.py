@@ -1,0 +1,93 @@
+"""The command line as a user runs it: a real subprocess per command."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from memtui.config import Config
+from tests.lines import exchange, write
+
+
+def memtui(cfg: Config, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {
+        **os.environ,
+        "MEMTUI_DATA_DIR": str(cfg.data_dir),
+        "MEMTUI_CLAUDE_DIR": str(cfg.claude_dir),
+    }
+    return subprocess.run(
+        [sys.executable, "-m", "memtui", *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+@pytest.fixture
+def indexed(cfg: Config) -> Config:
+    for session in ("aaaa1111-one", "aaaa2222-two", "bbbb3333-three"):
+        write(cfg.claude_dir / "-home-dev-shop-api" / f"{session}.jsonl", exchange(1, session))
+    result = memtui(cfg, "index")
+    assert result.returncode == 0, result.stderr
+    assert "3 sessions, 6 new messages" in result.stderr
+    return cfg
+
+
+def test_version_and_help(cfg: Config) -> None:
+    assert memtui(cfg, "--version").stdout.startswith("memtui 0.")
+    help_text = memtui(cfg, "--help").stdout
+    for command in ("index", "stats", "show"):
+        assert command in help_text
+
+
+def test_show_by_unique_prefix(indexed: Config) -> None:
+    markdown = memtui(indexed, "show", "bbbb")
+    assert markdown.returncode == 0
+    assert "bbbb3333-three" in markdown.stdout and "question number 1" in markdown.stdout
+    doc = json.loads(memtui(indexed, "show", "bbbb", "--json").stdout)
+    assert doc["session"]["session_id"] == "bbbb3333-three"
+    assert [m["kind"] for m in doc["messages"]] == ["prompt", "assistant"]
+
+
+def test_ambiguous_prefix_lists_candidates(indexed: Config) -> None:
+    result = memtui(indexed, "show", "aaaa")
+    assert result.returncode == 1
+    assert "aaaa1111-one" in result.stderr and "aaaa2222-two" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_stats_json(indexed: Config) -> None:
+    stats = json.loads(memtui(indexed, "stats", "--json").stdout)
+    assert stats["sessions"] == 3 and stats["by_kind"] == {"assistant": 3, "prompt": 3}
+
+
+@pytest.mark.parametrize(
+    "args",
+    [("show", "nope"), ("index", "--source", "/no/such/dir"), ("bogus",), ("stats", "--xml")],
+)
+def test_bad_input_is_one_line_and_nonzero(indexed: Config, args: tuple[str, ...]) -> None:
+    result = memtui(indexed, *args)
+    assert result.returncode != 0
+    assert len(result.stderr.strip().splitlines()) == 1, result.stderr
+    assert result.stdout == ""
+
+
+def test_data_files_are_private(indexed: Config) -> None:
+    for path in [indexed.data_dir, *indexed.data_dir.rglob("*")]:
+        assert path.stat().st_mode & 0o077 == 0, path
+
+
+def test_nothing_new_reads_nothing(indexed: Config) -> None:
+    result = memtui(indexed, "index")
+    assert "0 new messages" in result.stderr
+
+
+def test_shared_transcripts_index(cfg: Config, shared: Path) -> None:
+    result = memtui(cfg, "index", "--source", str(shared / "projects"))
+    assert result.returncode == 0, result.stderr

@@ -1,0 +1,80 @@
+"""The bundled embedding model loads offline and gives sensible vectors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from memtui.store.embed import ENV_VAR, Embedder, bundled_model_path
+
+
+@pytest.fixture(scope="module")
+def embedder() -> Embedder:
+    # Loading takes a moment; one model serves the whole module.
+    with pytest.MonkeyPatch.context() as mp:
+        mp.delenv(ENV_VAR, raising=False)
+        return Embedder()
+
+
+def test_bundled_model_is_shipped() -> None:
+    path = bundled_model_path()
+    assert (path / "model.safetensors").is_file()
+    assert (path / "tokenizer.json").is_file()
+
+
+def test_loads_bundled_model(embedder: Embedder) -> None:
+    assert embedder.dim == 384
+    assert embedder.name == str(bundled_model_path())
+
+
+def test_semantic_neighbour(embedder: Embedder) -> None:
+    query, near, far = embedder.encode(
+        ["login token expired", "authentication bug", "weather forecast for tomorrow"]
+    )
+    assert float(query @ near) > float(query @ far)
+
+
+def test_shape_dtype_and_norm(embedder: Embedder) -> None:
+    texts = ["first text", "a second, longer text about search indexes", "long text " * 1000]
+    vectors = embedder.encode(texts)
+    assert vectors.shape == (3, embedder.dim)
+    assert vectors.dtype == np.float32
+    np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+
+
+def test_empty_inputs(embedder: Embedder) -> None:
+    vectors = embedder.encode(["", "not empty", "   "])
+    assert vectors.shape == (3, embedder.dim)
+    assert not vectors[0].any()
+    assert not vectors[2].any()
+    assert np.linalg.norm(vectors[1]) == pytest.approx(1.0, abs=1e-5)
+    assert embedder.encode([]).shape == (0, embedder.dim)
+
+
+def test_same_text_same_vector(embedder: Embedder) -> None:
+    one = embedder.encode(["the index is rebuilt nightly"])
+    batch = embedder.encode(["something else", "the index is rebuilt nightly"])
+    np.testing.assert_allclose(one[0], batch[1], atol=1e-6)
+
+
+def test_missing_model_path_names_the_variable(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv(ENV_VAR, str(tmp_path / "no-such-model"))
+    with pytest.raises(ValueError, match=ENV_VAR):
+        Embedder()
+
+
+def test_folder_without_model_names_the_variable(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv(ENV_VAR, str(tmp_path))
+    with pytest.raises(ValueError, match=ENV_VAR):
+        Embedder()
+
+
+def test_env_var_selects_model(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(ENV_VAR, str(bundled_model_path()))
+    assert Embedder().name == str(bundled_model_path())
