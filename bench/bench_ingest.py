@@ -72,11 +72,10 @@ def main() -> None:
     env = {"MEMTUI_DATA_DIR": str(data), "MEMTUI_CLAUDE_DIR": str(projects)}
 
     cold = run_child(INGEST, env)
-    stored = cold["messages"]
+    turns = expected["prompts"] + expected["assistant"]
     print(
-        f"cold ingest: {cold['seconds']:.1f} s, {stored:,.0f} messages stored "
-        f"({(expected['prompts'] + expected['assistant']) / cold['seconds']:,.0f} user+assistant/s), "
-        f"peak RSS {cold['peak_rss_mb']:.0f} MB"
+        f"cold ingest: {cold['seconds']:.1f} s, {cold['messages']:,.0f} messages stored "
+        f"({turns / cold['seconds']:,.0f} user+assistant/s), peak RSS {cold['peak_rss_mb']:.0f} MB"
     )
     again = run_child(INGEST, env)
     print(f"re-run, nothing new: {again['seconds']:.2f} s, {again['messages']:.0f} new messages")

@@ -6,6 +6,8 @@ import hashlib
 import json
 from typing import Any
 
+import orjson
+
 from memtui.ingest.records import Bad, Kind, Message, Other, Record, Title, ToolCall
 
 # Which input field names what a tool call is about, most telling first. `pattern` comes
@@ -36,14 +38,13 @@ _TITLE_FIELDS = {"summary": "summary", "custom-title": "customTitle", "ai-title"
 def parse_line(line: bytes, fallback_session: str | None = None) -> Record:
     """Parse one transcript line; `fallback_session` names lines that carry no sessionId."""
     try:
-        text = line.decode("utf-8")
-    except UnicodeDecodeError:
-        return Bad("not utf-8")
-    try:
-        # From str, not bytes: json.loads would guess UTF-16/32 from NUL bytes on its own.
-        obj = json.loads(text)
-    except (ValueError, RecursionError):
-        return Bad("not json")
+        # orjson reads bytes as strict UTF-8 and is ~3x faster than json: parsing is most of
+        # an ingest's time.
+        obj = orjson.loads(line)
+    except orjson.JSONDecodeError:
+        obj = _slow_loads(line)
+        if isinstance(obj, Bad):
+            return obj
     if not isinstance(obj, dict):
         return Bad("not an object")
     kind = obj.get("type")
@@ -54,6 +55,20 @@ def parse_line(line: bytes, fallback_session: str | None = None) -> Record:
     if kind in _TITLE_FIELDS:
         return _title(obj, kind)
     return Other(kind)
+
+
+def _slow_loads(line: bytes) -> Any:
+    """What orjson refuses but the json module reads (lone surrogate escapes, deep nesting),
+    or why the line is unreadable."""
+    try:
+        text = line.decode("utf-8")
+    except UnicodeDecodeError:
+        return Bad("not utf-8")
+    try:
+        # From str, not bytes: json.loads would guess UTF-16/32 from NUL bytes on its own.
+        return json.loads(text)
+    except (ValueError, RecursionError):
+        return Bad("not json")
 
 
 def _message(obj: dict[str, Any], line: bytes, fallback_session: str | None) -> Message:

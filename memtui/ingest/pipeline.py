@@ -5,13 +5,13 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from memtui.ingest.follower import read_lines, start_state, tail_before
 from memtui.ingest.parser import parse_line
 from memtui.ingest.records import Bad, Message, Title
-from memtui.store.archive import Archive, FileState
+from memtui.store.archive import Archive, FileBatch, FileState
 
 log = logging.getLogger(__name__)
 
@@ -28,16 +28,6 @@ class IngestReport:
     skipped: int = 0  # unreadable lines
     archived: int = 0  # files found gone
     sessions: set[str] = field(default_factory=set)
-
-    def add(self, other: IngestReport) -> None:
-        self.files += other.files
-        self.files_seen += other.files_seen
-        self.messages += other.messages
-        self.merged += other.merged
-        self.duplicates += other.duplicates
-        self.skipped += other.skipped
-        self.archived += other.archived
-        self.sessions |= other.sessions
 
 
 Progress = Callable[[int, int, IngestReport], None]
@@ -73,55 +63,71 @@ def fallbacks(root: Path, path: Path) -> tuple[str, str]:
     return project, session
 
 
-def ingest_file(archive: Archive, root: Path, path: Path) -> IngestReport:
-    report = IngestReport(files_seen=1)
+class _Writer:
+    """Gathers the new records of many files and stores them a few thousand at a time."""
+
+    def __init__(self, archive: Archive, report: IngestReport) -> None:
+        self.archive = archive
+        self.report = report
+        self.pending: list[FileBatch] = []
+        self.size = 0
+
+    def add(
+        self, state: FileState, records: list[tuple[int, Message | Title]], project: str
+    ) -> None:
+        self.pending.append(FileBatch(replace(state), records, project))
+        self.size += len(records) + 1
+        self.report.sessions.update(r.session_id for _, r in records if isinstance(r, Message))
+        if self.size >= BATCH:
+            self.flush()
+
+    def flush(self) -> None:
+        if not self.pending:
+            return
+        result = self.archive.apply(self.pending)
+        self.report.files += len({b.state.path for b in self.pending})
+        self.report.messages += result.messages
+        self.report.merged += result.merged
+        self.report.duplicates += result.duplicates
+        self.pending, self.size = [], 0
+
+
+def _read_file(writer: _Writer, root: Path, path: Path) -> None:
     name = str(path)
     try:
-        state, fresh = start_state(name, archive.file_state(name))
+        state, fresh = start_state(name, writer.archive.file_state(name))
     except OSError:
-        return report
+        return
     if fresh:
         log.info("reading %s from the start", name)
     project, session = fallbacks(root, path)
     batch: list[tuple[int, Message | Title]] = []
-    last_end = state.offset
+    end = state.offset
     try:
         for line in read_lines(name, state):
             state.line = line.number
-            last_end = line.end
+            end = line.end
             record = parse_line(line.data, session) if line.data is not None else Bad("too long")
             if isinstance(record, Bad):
                 state.skipped += 1
-                report.skipped += 1
+                writer.report.skipped += 1
                 log.warning("%s:%d skipped: %s", name, line.number, record.reason)
             elif isinstance(record, Message | Title):
                 batch.append((line.number, record))
             if len(batch) >= BATCH:
-                _commit(archive, state, last_end, batch, project, report)
+                _checkpoint(state, end)
+                writer.add(state, batch, project)
                 batch = []
     except OSError as exc:
         log.warning("stopped reading %s: %s", name, exc)
-    if batch or last_end != state.offset or fresh:
-        _commit(archive, state, last_end, batch, project, report)
-    return report
+    if batch or end != state.offset or fresh:
+        _checkpoint(state, end)
+        writer.add(state, batch, project)
 
 
-def _commit(
-    archive: Archive,
-    state: FileState,
-    end: int,
-    batch: list[tuple[int, Message | Title]],
-    project: str,
-    report: IngestReport,
-) -> None:
+def _checkpoint(state: FileState, end: int) -> None:
     state.offset = end
     state.tail = tail_before(state.path, end)
-    result = archive.apply(state, batch, fallback_project=project)
-    report.files = 1
-    report.messages += result.messages
-    report.merged += result.merged
-    report.duplicates += result.duplicates
-    report.sessions.update(r.session_id for _, r in batch if isinstance(r, Message))
 
 
 def ingest(
@@ -133,12 +139,14 @@ def ingest(
     """Bring the store up to date with `root` (or just `paths` under it)."""
     full_scan = paths is None
     files = discover(root) if paths is None else [p for p in paths if p.suffix == ".jsonl"]
-    report = IngestReport()
+    report = IngestReport(files_seen=len(files))
+    writer = _Writer(archive, report)
     for number, path in enumerate(files, 1):
         if path.exists():
-            report.add(ingest_file(archive, root, path))
-        if progress:
+            _read_file(writer, root, path)
+        if progress and (number % 20 == 0 or number == len(files)):
             progress(number, len(files), report)
+    writer.flush()
     gone = [p for p in archive.known_files(str(root)) if not os.path.exists(p)]
     if not full_scan:
         gone = [p for p in gone if Path(p) in set(files)]

@@ -66,7 +66,7 @@ MIGRATIONS: list[str] = [
         seq INTEGER NOT NULL               -- bumped on every change: indexes follow it
     );
     CREATE UNIQUE INDEX messages_position ON messages(session_id, idx);
-    CREATE INDEX messages_api ON messages(session_id, api_id) WHERE api_id IS NOT NULL;
+    CREATE INDEX messages_api ON messages(api_id) WHERE api_id IS NOT NULL;
     CREATE INDEX messages_seq ON messages(seq);
 
     -- Every line uuid ever stored: a --resume copy or a re-read never stores a line twice.
