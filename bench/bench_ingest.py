@@ -35,7 +35,7 @@ def live_latency(projects: Path, data: Path, rounds: int = 20) -> list[float]:
     from memtui.engine.memory import Memory
 
     memory = Memory(Config(data, projects, data / "logs"))
-    target = next(projects.glob("*/*.jsonl"))
+    target = next(p for p in projects.glob("*/*.jsonl") if not p.name.startswith("agent-"))
     session = target.stem
     cwd = memory.get_session(session).session.project
     stop = threading.Event()
@@ -43,13 +43,13 @@ def live_latency(projects: Path, data: Path, rounds: int = 20) -> list[float]:
         target=memory.follow, args=(projects, stop, None, False), daemon=True
     )
     follower.start()
-    time.sleep(0.5)
+    time.sleep(3)  # setting up watches on a big tree takes a moment
     latencies = []
     for n in range(rounds):
         before = memory.get_session(session).total
         written = time.perf_counter()
         corpus.append_session_lines(target, 1, session, cwd, seed=1000 + n)
-        while memory.get_session(session).total == before:
+        while memory.get_session(session).total == before and time.perf_counter() - written < 10:
             time.sleep(0.005)
         latencies.append(time.perf_counter() - written)
     stop.set()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import subprocess
@@ -20,7 +21,7 @@ def cached_corpus(root: Path, messages: int, seed: int = 0) -> tuple[Path, dict[
     stats_file = tree / "stats.json"
     if not stats_file.exists():
         stats = corpus.generate(tree / "projects", messages=messages, seed=seed)
-        stats_file.write_text(json.dumps(stats.__dict__))
+        stats_file.write_text(json.dumps(dataclasses.asdict(stats)))
     return tree / "projects", json.loads(stats_file.read_text())
 
 

@@ -8,13 +8,19 @@ from pathlib import Path
 CWD = "/home/dev/shop-api"
 
 
-def user(uuid: str, text: str, session: str = "s-1", ts: str = "2026-11-01T10:00:00.000Z") -> bytes:
+def user(
+    uuid: str,
+    text: str,
+    session: str = "s-1",
+    ts: str = "2026-11-01T10:00:00.000Z",
+    cwd: str = CWD,
+) -> bytes:
     record = {
         "type": "user",
         "uuid": uuid,
         "parentUuid": None,
         "sessionId": session,
-        "cwd": CWD,
+        "cwd": cwd,
         "timestamp": ts,
         "isSidechain": False,
         "message": {"role": "user", "content": text},
@@ -28,13 +34,14 @@ def assistant(
     block: dict,
     session: str = "s-1",
     ts: str = "2026-11-01T10:00:05.000Z",
+    cwd: str = CWD,
 ) -> bytes:
     record = {
         "type": "assistant",
         "uuid": uuid,
         "parentUuid": None,
         "sessionId": session,
-        "cwd": CWD,
+        "cwd": cwd,
         "timestamp": ts,
         "isSidechain": False,
         "message": {"id": api_id, "role": "assistant", "content": [block]},

@@ -91,3 +91,55 @@ def test_nothing_new_reads_nothing(indexed: Config) -> None:
 def test_shared_transcripts_index(cfg: Config, shared: Path) -> None:
     result = memtui(cfg, "index", "--source", str(shared / "projects"))
     assert result.returncode == 0, result.stderr
+
+
+def test_search_json_shape(indexed: Config) -> None:
+    result = memtui(indexed, "search", "checkout", "test", "--json", "--limit", "2")
+    assert result.returncode == 0, result.stderr
+    doc = json.loads(result.stdout)
+    assert doc["mode"] == "hybrid" and doc["total"] >= 1 and len(doc["results"]) <= 2
+    first = doc["results"][0]
+    for key in (
+        "session_id",
+        "project",
+        "message_index",
+        "uuid",
+        "role",
+        "timestamp",
+        "snippet",
+        "score",
+    ):
+        assert key in first
+    assert "**checkout**" in first["snippet"]
+
+
+def test_search_readable_output_and_concepts(indexed: Config) -> None:
+    result = memtui(indexed, "search", "--concepts", "checkout", "answer", "--mode", "fts")
+    assert result.returncode == 0
+    assert "0 of 0" in result.stdout  # no message holds both concepts
+    plain = memtui(
+        indexed, "search", "question", "--project", "/home/dev/shop-api", "--mode", "fts"
+    )
+    assert "aaaa1111" in plain.stdout and "3 of 3 (fts)" in plain.stdout
+
+
+def test_reindex_and_doctor(indexed: Config) -> None:
+    assert memtui(indexed, "reindex").returncode == 0
+    doctor = memtui(indexed, "doctor")
+    assert doctor.returncode == 0 and doctor.stdout.count(" ok") == 2
+    stats = json.loads(memtui(indexed, "stats", "--json").stdout)
+    assert stats["index"]["fts_docs"] == 6 and stats["index"]["vectors"] == 6
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("search", "x", "--after", "yesterday"),
+        ("search", "x", "--limit", "0"),
+        ("search", "x", "--mode", "semantic"),
+        ("search", "x", "--session", "zzzz"),
+    ],
+)
+def test_search_bad_input(indexed: Config, args: tuple[str, ...]) -> None:
+    result = memtui(indexed, *args)
+    assert result.returncode != 0 and len(result.stderr.strip().splitlines()) == 1, result.stderr

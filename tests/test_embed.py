@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import socket
 from pathlib import Path
 
 import numpy as np
@@ -78,3 +79,13 @@ def test_folder_without_model_names_the_variable(
 def test_env_var_selects_model(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(ENV_VAR, str(bundled_model_path()))
     assert Embedder().name == str(bundled_model_path())
+
+
+def test_loading_does_not_touch_the_network(monkeypatch: pytest.MonkeyPatch) -> None:
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError("embedding model load tried to open a network connection")
+
+    monkeypatch.delenv(ENV_VAR, raising=False)
+    monkeypatch.setattr(socket.socket, "connect", refuse)
+    monkeypatch.setattr(socket, "create_connection", refuse)
+    assert Embedder().encode(["offline"]).shape == (1, 384)

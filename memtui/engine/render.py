@@ -54,5 +54,5 @@ def numbered(markdown: str, start_line: int | None = None, end_line: int | None 
     end = len(lines) if end_line is None else min(end_line, len(lines))
     if start < 1 or (end_line is not None and end_line < start):
         raise EngineError("start_line must be ≥ 1 and end_line ≥ start_line")
-    width = len(str(end))
+    width = len(str(len(lines)))  # the same width whatever part is asked for
     return "\n".join(f"{n:>{width}}  {lines[n - 1]}" for n in range(start, end + 1))

@@ -17,7 +17,7 @@ from memtui.store.indexes import VECTOR_KINDS, Indexes
 MODES = ("hybrid", "fts", "vector")
 ALIASES = {"text": "fts", "both": "hybrid"}
 ROLES = ("user", "assistant")
-MAX_QUERY = 4_000
+MAX_QUERY = 10_000  # longer text is cut: the first words decide a search anyway
 DEPTH = 100  # candidates each ranking contributes to the fusion
 RRF_K = 60
 SNIPPET = 240
@@ -86,17 +86,14 @@ def parse_when(value: str | date | datetime | None, name: str) -> int | None:
 
 
 def normalise_query(query: str | list[str]) -> str | list[str]:
+    """Any string is a query (an odd one finds nothing); a list must be 2 to 5 concepts."""
     if isinstance(query, str):
-        if len(query) > MAX_QUERY:
-            raise EngineError(f"query is {len(query):,} characters; the limit is {MAX_QUERY:,}")
-        return query
+        return query[:MAX_QUERY]
     if not isinstance(query, list) or not all(isinstance(q, str) for q in query):
         raise EngineError("query must be a string or a list of 2 to 5 strings (concepts)")
     if not 2 <= len(query) <= 5:
         raise EngineError(f"a concept list needs 2 to 5 strings, got {len(query)}")
-    if sum(map(len, query)) > MAX_QUERY:
-        raise EngineError(f"concepts add up to more than {MAX_QUERY:,} characters")
-    return query
+    return [q[:MAX_QUERY] for q in query]
 
 
 def rrf(rankings: list[list[int]], weights: list[float]) -> dict[int, float]:
@@ -295,10 +292,19 @@ def snippet(text: str, terms: list[str], fallback: str = "") -> str:
     return pattern.sub(lambda m: f"**{m.group(0)}**", window) if pattern else window
 
 
+# Words too common to be worth marking in a snippet (they still count in the ranking).
+_STOP = frozenset(
+    "a an and are as at be but by do does for from has have he her his i if in into is it its "
+    "me my no not of on or our she so that the their them then there these they this to too "
+    "us was we were what when where which who why will with you your".split()
+)
+
+
 def _pattern(terms: list[str]) -> re.Pattern[str] | None:
-    words = sorted({t for t in terms if t}, key=len, reverse=True)
+    words = sorted({t for t in terms if t and t not in _STOP}, key=len, reverse=True)
     if not words:
         return None
-    # A stem marks the whole word it starts ("migrat" marks "migrations").
-    alternatives = "|".join(re.escape(w) for w in words)
-    return re.compile(rf"(?<!\w)(?:{alternatives})\w*", re.IGNORECASE)
+    # A stem marks the whole word it starts ("migrat" marks "migrations"); a short word only
+    # itself, or "in" would mark "ink".
+    alternatives = "|".join(re.escape(w) + (r"\w*" if len(w) > 3 else r"\b") for w in words)
+    return re.compile(rf"(?<!\w)(?:{alternatives})", re.IGNORECASE)

@@ -17,8 +17,13 @@ def follow(
     on_change: Callable[[list[Path] | None], None],
     stop: threading.Event | None = None,
 ) -> None:
-    """Call `on_change` with changed .jsonl files (None: a deletion, rescan all) until `stop`."""
+    """Call `on_change` with changed .jsonl files (None: rescan all) until `stop` is set.
+
+    The first call is a rescan, made once the watches are in place: whatever changed while
+    they were being set up (seconds, on a big tree) is read then rather than missed.
+    """
     root.mkdir(parents=True, exist_ok=True)
+    ready = False
     for changes in watch(
         root,
         debounce=DEBOUNCE_MS,
@@ -26,6 +31,12 @@ def follow(
         stop_event=stop,
         watch_filter=lambda _change, path: path.endswith(".jsonl"),
         raise_interrupt=False,
+        rust_timeout=1_000,
+        yield_on_timeout=True,
     ):
-        paths = sorted({Path(path) for _, path in changes})
-        on_change(paths if all(p.exists() for p in paths) else None)
+        if not ready:
+            ready = True
+            on_change(None)
+        if changes:
+            paths = sorted({Path(path) for _, path in changes})
+            on_change(paths if all(p.exists() for p in paths) else None)

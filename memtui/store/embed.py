@@ -1,0 +1,83 @@
+"""Text embeddings for semantic search.
+
+A model2vec StaticModel turns text into a mean of per-token vectors: no torch,
+no GPU, and fast enough to embed a whole transcript archive on a laptop. The
+bundled model is a distillation of all-MiniLM-L6-v2 (see assets/MODEL.md);
+$MEMTUI_MODEL can point at another model2vec folder instead.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+from model2vec import StaticModel
+
+ENV_VAR = "MEMTUI_MODEL"
+
+# Tokens past this are dropped. A static model averages token vectors, so a long
+# chunk's vector is already dominated by its bulk; the cap bounds the cost per text.
+MAX_TOKENS = 256
+BATCH_SIZE = 256
+
+
+def bundled_model_path() -> Path:
+    """The model shipped with memtui, installed or in a source checkout."""
+    # Source checkout without install: assets/ sits beside the memtui package.
+    checkout = Path(__file__).resolve().parents[2] / "assets" / "model"
+    try:
+        # In a wheel the top-level assets/ folder is installed as the package memtui.assets.
+        installed = Path(str(resources.files("memtui.assets") / "model"))
+    except ModuleNotFoundError:
+        return checkout
+    return installed if installed.is_dir() else checkout
+
+
+def _resolve(model: str | None) -> tuple[Path, str]:
+    """Pick the model folder and say where the choice came from, for error messages."""
+    if model is not None:
+        return Path(model).expanduser(), "model argument"
+    env = os.environ.get(ENV_VAR)
+    if env:
+        return Path(env).expanduser(), f"${ENV_VAR}"
+    return bundled_model_path(), "bundled model"
+
+
+class Embedder:
+    """Encode texts into L2-normalised float32 vectors."""
+
+    def __init__(self, model: str | None = None) -> None:
+        path, source = _resolve(model)
+        # Only local folders are accepted: given a name that is not a folder,
+        # model2vec would try to download it from the Hugging Face hub.
+        if not path.is_dir():
+            raise ValueError(f"{source}: {str(path)!r} is not a model2vec model folder")
+        try:
+            self._model = StaticModel.from_pretrained(path, normalize=True)
+        except (OSError, ValueError) as exc:
+            msg = f"{source}: cannot load a model2vec model from {str(path)!r}: {exc}"
+            raise ValueError(msg) from exc
+        self.dim: int = int(self._model.dim)
+        self.name: str = str(path)
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        """Return an (n, dim) float32 array; a text with no known tokens gives a zero row."""
+        if len(texts) == 0:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        vectors = self._model.encode(
+            list(texts),
+            max_length=MAX_TOKENS,
+            batch_size=BATCH_SIZE,
+            # model2vec's multiprocessing uses threads that spin up per call; ours
+            # are small batches from one caller, so keep it in-process.
+            use_multiprocessing=False,
+        )
+        vectors = np.asarray(vectors, dtype=np.float32)
+        # Normalise here rather than trust the model config: a model given by
+        # $MEMTUI_MODEL may not normalise, and the index compares by inner product.
+        norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+        np.divide(vectors, norms, out=vectors, where=norms > 0)
+        return vectors

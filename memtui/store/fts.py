@@ -1,0 +1,307 @@
+"""Full-text index over messages (Tantivy). Derived from the SQLite store and rebuildable.
+
+Tokenising: prose and tool text go into two fields analysed alike (`simple` tokenizer,
+ascii-fold, lowercase, English stemmer), so "migrations" finds "migrate"; tool text is scored
+lower. Identifiers survive that analyser as one token (`useEffect`, `E0502`, `503`) or as
+parts (`src/app/main.rs` -> src app main rs), so a query word that analyses to several tokens
+becomes a phrase query: the parts must appear together, in order. A third field keeping
+identifiers whole (Tantivy's regex tokenizer) was measured and dropped: it doubled indexing
+time (60k docs: 27 s -> 60 s) and only changed ranking, never what is found.
+
+Queries are built from analysed tokens, never by Tantivy's query parser, so no input can be
+a syntax error: words are OR'd (BM25) with a bonus when all are present, a "quoted phrase"
+must match as a phrase, and a list of concepts requires every concept.
+
+Other processes commit to the same directory: before each search one stat of meta.json
+(~2 us) tells whether to reload the reader (~0.07 ms).
+
+Measured on 200k synthetic docs (118 MB index, built in 76 s at 5k docs a commit): search p50
+0.1-1.6 ms, p95 under 4 ms, except phrases of very common words (p95 ~30 ms).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+import tantivy
+from tantivy import Occur, Query
+
+from memtui.store.locks import file_lock
+
+_STEM_TOKENIZER = "memtui_stem"
+# How a query is cut into words: word characters joined by . / : - @ stay one word (a phrase).
+_WORD = re.compile(r"\w+(?:[./:@\-]\w+)*")
+_PHRASE = re.compile(r'"([^"]*)"')
+
+_TOOL_BOOST = 0.4
+_ALL_WORDS_BOOST = 1.0  # docs with every word score roughly double
+_MAX_WORDS = 32  # longer queries are cut: more words add cost, not precision
+
+# One indexing thread leaves the second core to merges; measured faster than two on 2 cores.
+_WRITER_HEAP = 64_000_000
+_WRITER_THREADS = 1
+
+
+def _stem_analyzer() -> tantivy.TextAnalyzer:
+    return (
+        tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.simple())
+        .filter(tantivy.Filter.remove_long(40))
+        .filter(tantivy.Filter.ascii_fold())
+        .filter(tantivy.Filter.lowercase())
+        .filter(tantivy.Filter.stemmer("english"))
+        .build()
+    )
+
+
+def _schema() -> tantivy.Schema:
+    b = tantivy.SchemaBuilder()
+    b.add_integer_field("message_id", stored=True, indexed=True, fast=True)
+    for name in ("session_id", "project", "role", "kind"):
+        b.add_text_field(name, tokenizer_name="raw", index_option="basic")
+    b.add_integer_field("timestamp", indexed=True, fast=True)
+    b.add_text_field("text", tokenizer_name=_STEM_TOKENIZER)
+    b.add_text_field("tool_text", tokenizer_name=_STEM_TOKENIZER)
+    return b.build()
+
+
+@dataclass(slots=True)
+class FtsDoc:
+    message_id: int
+    session_id: str
+    project: str
+    role: str
+    kind: str
+    timestamp: int  # epoch seconds, 0 if unknown
+    text: str  # prose (prompt / answer / summary)
+    tool_text: str  # tool call names+args and tool output: searchable, ranked lower
+
+
+@dataclass(slots=True)
+class FtsFilter:
+    project: str | None = None
+    session_id: str | None = None
+    role: str | None = None
+    kinds: tuple[str, ...] | None = None
+    after: int | None = None  # epoch seconds, inclusive
+    before: int | None = None  # epoch seconds, exclusive
+
+
+@dataclass(slots=True)
+class FtsHit:
+    message_id: int
+    score: float
+
+
+class FullText:
+    def __init__(self, path: Path) -> None:
+        path.mkdir(parents=True, exist_ok=True)
+        self._path = path
+        self._lock = path / "write.lock"
+        self._meta = path / "meta.json"
+        self._schema = _schema()
+        self._stem = _stem_analyzer()
+        if tantivy.Index.exists(str(path)):
+            self._index = tantivy.Index(self._schema, str(path), reuse=True)
+        else:
+            # Two processes starting on an empty dir must not both create an index.
+            with file_lock(self._lock):
+                self._index = tantivy.Index(self._schema, str(path), reuse=True)
+        self._index.register_tokenizer(_STEM_TOKENIZER, self._stem)
+        # We reload ourselves when meta.json changes; the built-in policy polls with a delay.
+        self._index.config_reader("manual")
+        self._meta_key: tuple[int, int, int] | None = None
+        self._refresh()
+
+    # -- writing ---------------------------------------------------------------------------
+
+    def write(self, docs: Iterable[FtsDoc], delete_ids: Iterable[int] = ()) -> None:
+        docs = list(docs)
+        # Deleting every incoming id first makes replaying a batch idempotent.
+        ids = {*delete_ids, *(d.message_id for d in docs)}
+        if not ids:
+            return
+        with file_lock(self._lock):
+            writer = self._index.writer(_WRITER_HEAP, _WRITER_THREADS)
+            try:
+                writer.delete_documents_by_query(
+                    Query.term_set_query(self._schema, "message_id", sorted(ids))
+                )
+                for d in docs:
+                    writer.add_document(self._document(d))
+                writer.commit()
+            finally:
+                # Consumes the writer: merges finish (dropping would cancel them) and Tantivy's
+                # own writer lock is freed before ours, so the next process can open a writer.
+                writer.wait_merging_threads()
+
+    def clear(self) -> None:
+        with file_lock(self._lock):
+            writer = self._index.writer(_WRITER_HEAP, _WRITER_THREADS)
+            try:
+                writer.delete_all_documents()
+                writer.commit()
+            finally:
+                writer.wait_merging_threads()
+
+    def _document(self, d: FtsDoc) -> tantivy.Document:
+        doc = tantivy.Document()
+        doc.add_integer("message_id", d.message_id)
+        doc.add_text("session_id", d.session_id)
+        doc.add_text("project", d.project)
+        doc.add_text("role", d.role)
+        doc.add_text("kind", d.kind)
+        doc.add_integer("timestamp", d.timestamp)
+        doc.add_text("text", d.text)
+        doc.add_text("tool_text", d.tool_text)
+        return doc
+
+    # -- reading ---------------------------------------------------------------------------
+
+    def search(
+        self,
+        query: str | list[str],
+        filt: FtsFilter | None,
+        limit: int,
+        offset: int = 0,
+    ) -> list[FtsHit]:
+        q = self._query(query, filt)
+        if q is None or limit <= 0:
+            return []
+        searcher = self._searcher()
+        hits = searcher.search(q, limit, count=False, offset=max(offset, 0)).hits
+        if not hits:
+            return []
+        ids = searcher.fast_field_values("message_id", [addr for _, addr in hits])
+        return [FtsHit(int(mid), score) for (score, _), mid in zip(hits, ids, strict=True)]
+
+    def count(self, query: str | list[str], filt: FtsFilter | None) -> int:
+        q = self._query(query, filt)
+        if q is None:
+            return 0
+        # Tantivy refuses limit=0; one top hit is the cheapest way to get the count.
+        return self._searcher().search(q, 1, count=True).count
+
+    def terms(self, query: str | list[str]) -> list[str]:
+        """Query words lowercased, each followed by its stems, for prefix highlighting."""
+        out: dict[str, None] = {}
+        for text in [query] if isinstance(query, str) else query:
+            for word in _WORD.findall(text)[:_MAX_WORDS]:
+                stems = self._stem.analyze(word)
+                if stems:
+                    out[word.lower()] = None
+                    out.update(dict.fromkeys(stems))
+        return list(out)
+
+    def ids(self) -> set[int]:
+        searcher = self._searcher()
+        if searcher.num_docs == 0:
+            return set()
+        hits = searcher.search(Query.all_query(), searcher.num_docs, count=False).hits
+        return set(searcher.fast_field_values("message_id", [addr for _, addr in hits]))
+
+    def doc_count(self) -> int:
+        return self._searcher().num_docs
+
+    def size_bytes(self) -> int:
+        return sum(f.stat().st_size for f in self._path.iterdir() if f.is_file())
+
+    def _refresh(self) -> None:
+        st = os.stat(self._meta)
+        # Tantivy replaces meta.json atomically on commit, so a new inode or mtime means a commit.
+        key = (st.st_ino, st.st_mtime_ns, st.st_size)
+        if key != self._meta_key:
+            self._index.reload()
+            self._meta_key = key
+
+    def _searcher(self) -> tantivy.Searcher:
+        self._refresh()
+        return self._index.searcher()
+
+    # -- query building --------------------------------------------------------------------
+
+    def _query(self, query: str | list[str], filt: FtsFilter | None) -> Query | None:
+        if isinstance(query, str):
+            text_query = self._text_query(query)
+        else:
+            # Concepts: each must match; a concept with no words is ignored.
+            parts = [q for q in map(self._text_query, query) if q is not None]
+            text_query = _all(parts) if parts else None
+        if text_query is None:
+            return None
+        filters = self._filters(filt) if filt else []
+        if not filters:
+            return text_query
+        # Filters only select; scoring comes from the text alone.
+        return _all([text_query, Query.const_score_query(_all(filters), 0.0)])
+
+    def _text_query(self, text: str) -> Query | None:
+        phrases = [q for p in _PHRASE.findall(text) if (q := self._stemmed_text(p)) is not None]
+        words = list(dict.fromkeys(_WORD.findall(_PHRASE.sub(" ", text))))[:_MAX_WORDS]
+        word_queries = [q for w in words if (q := self._stemmed_text(w)) is not None]
+        if phrases:
+            return Query.boolean_query(
+                [(Occur.Must, q) for q in phrases] + [(Occur.Should, q) for q in word_queries]
+            )
+        if len(word_queries) > 1:
+            bonus = Query.boost_query(_all(word_queries), _ALL_WORDS_BOOST)
+            return _any([*word_queries, bonus])
+        return word_queries[0] if word_queries else None
+
+    def _stemmed_text(self, text: str) -> Query | None:
+        """A word or a quoted phrase: its stems in order, in prose or (scored lower) tool text."""
+        stems = self._stem.analyze(text)[:_MAX_WORDS]
+        if not stems:
+            return None
+        per_field = []
+        for field, boost in (("text", 1.0), ("tool_text", _TOOL_BOOST)):
+            if len(stems) == 1:  # Tantivy panics on a one-term phrase query
+                q = Query.term_query(self._schema, field, stems[0])
+            else:
+                q = Query.phrase_query(self._schema, field, stems)
+            per_field.append(Query.boost_query(q, boost) if boost != 1.0 else q)
+        return _any(per_field)
+
+    def _filters(self, f: FtsFilter) -> list[Query]:
+        out = [
+            Query.term_query(self._schema, name, value)
+            for name, value in (
+                ("project", f.project),
+                ("session_id", f.session_id),
+                ("role", f.role),
+            )
+            if value is not None
+        ]
+        if f.kinds is not None:
+            out.append(Query.term_set_query(self._schema, "kind", list(f.kinds)))
+        if f.after is not None or f.before is not None:
+            out.append(
+                Query.range_query(
+                    self._schema,
+                    "timestamp",
+                    tantivy.FieldType.Integer,
+                    lower_bound=f.after,
+                    upper_bound=f.before,
+                    include_lower=True,
+                    # Tantivy rejects an exclusive bound on an open side.
+                    include_upper=f.before is None,
+                )
+            )
+        return out
+
+
+def _all(queries: list[Query]) -> Query:
+    return (
+        queries[0] if len(queries) == 1 else Query.boolean_query([(Occur.Must, q) for q in queries])
+    )
+
+
+def _any(queries: list[Query]) -> Query:
+    return (
+        queries[0]
+        if len(queries) == 1
+        else Query.boolean_query([(Occur.Should, q) for q in queries])
+    )

@@ -1,0 +1,290 @@
+"""The Tantivy full-text index, on a real index in a temp dir."""
+
+from __future__ import annotations
+
+import multiprocessing
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from memtui.store.fts import FtsDoc, FtsFilter, FullText
+from memtui.store.locks import file_lock
+
+
+def doc(
+    mid: int,
+    text: str,
+    tool_text: str = "",
+    *,
+    session_id: str = "s1",
+    project: str = "/p",
+    role: str = "user",
+    kind: str = "prompt",
+    timestamp: int = 0,
+) -> FtsDoc:
+    return FtsDoc(mid, session_id, project, role, kind, timestamp, text, tool_text)
+
+
+@pytest.fixture
+def ft(tmp_path: Path) -> FullText:
+    return FullText(tmp_path / "fts")
+
+
+def ids_of(ft: FullText, query: str | list[str], filt: FtsFilter | None = None) -> list[int]:
+    return [h.message_id for h in ft.search(query, filt, 50)]
+
+
+def test_stemming_finds_other_forms(ft: FullText) -> None:
+    ft.write([doc(1, "We should migrate the schema first"), doc(2, "nothing to see here")])
+    for query in ("migrations", "migrated", "migrating", "Migrate"):
+        assert ids_of(ft, query) == [1], query
+
+
+IDENTIFIER_DOCS = [
+    doc(1, "the hook useEffect runs twice in dev"),
+    doc(2, "rename the column to snake_case_name please"),
+    doc(3, "edit file.py and run it again"),
+    doc(4, "it crashes in src/app/main.rs on startup"),
+    doc(5, "error[E0502]: cannot borrow `v` as mutable"),
+    doc(6, "the server answered HTTP 503 again"),
+    # Distractors: the same parts, apart or in another order.
+    doc(7, "use the effect; the file is python, py files and main things"),
+    doc(8, "a snake, a case and a name; the app src; rs232 and main"),
+    doc(9, "HTTP is fine, 503 errors come from elsewhere, e0 and 502"),
+]
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("useEffect", 1),
+        ("useeffect", 1),
+        ("snake_case_name", 2),
+        ("file.py", 3),
+        ("src/app/main.rs", 4),
+        ("main.rs", 4),
+        ("E0502", 5),
+        ("e0502", 5),
+        ("HTTP 503", 6),
+        ('"HTTP 503"', 6),
+    ],
+)
+def test_identifiers_are_found_first(ft: FullText, query: str, expected: int) -> None:
+    ft.write(IDENTIFIER_DOCS)
+    assert ids_of(ft, query)[0] == expected
+
+
+def test_identifier_parts_must_be_adjacent(ft: FullText) -> None:
+    ft.write(IDENTIFIER_DOCS)
+    for query, expected in (("file.py", [3]), ("src/app/main.rs", [4]), ("snake_case_name", [2])):
+        assert ids_of(ft, query) == expected
+
+
+def test_tool_text_is_found_but_ranked_below_prose(ft: FullText) -> None:
+    ft.write([doc(1, "ran the suite", "pytest tests/test_api.py -x"), doc(2, "see test_api.py")])
+    assert ids_of(ft, "test_api.py") == [2, 1]
+
+
+def test_phrase(ft: FullText) -> None:
+    ft.write([doc(1, "red apples and green pears"), doc(2, "green apples and red pears")])
+    assert ids_of(ft, '"red apple"') == [1]
+    assert ids_of(ft, '"red apple" pears') == [1]
+    assert sorted(ids_of(ft, '"red apple')) == [1, 2]  # unbalanced: plain words
+
+
+# Each case: a filter and which of the corpus docs it admits.
+FILTER_CASES: list[tuple[FtsFilter, Callable[[FtsDoc], bool]]] = [
+    (FtsFilter(project="/p3"), lambda d: d.project == "/p3"),
+    (FtsFilter(session_id="s7"), lambda d: d.session_id == "s7"),
+    (FtsFilter(role="assistant"), lambda d: d.role == "assistant"),
+    (FtsFilter(kinds=("summary", "meta")), lambda d: d.kind in ("summary", "meta")),
+    (FtsFilter(kinds=()), lambda d: False),
+    (FtsFilter(after=1_150), lambda d: d.timestamp >= 1_150),
+    (FtsFilter(before=1_030), lambda d: d.timestamp < 1_030),
+    (FtsFilter(after=1_020, before=1_060), lambda d: 1_020 <= d.timestamp < 1_060),
+    (
+        FtsFilter(project="/p1", role="user", after=1_000, before=1_100),
+        lambda d: d.project == "/p1" and d.role == "user" and d.timestamp < 1_100,
+    ),
+]
+
+
+@pytest.mark.parametrize(("filt", "admits"), FILTER_CASES)
+def test_filters_apply_inside_the_query(
+    ft: FullText, filt: FtsFilter, admits: Callable[[FtsDoc], bool]
+) -> None:
+    kinds = ["prompt", "assistant", "tool_result", "summary", "meta"]
+    corpus = [
+        doc(
+            i,
+            "",
+            session_id=f"s{i % 10}",
+            project=f"/p{i % 4}",
+            role=("user", "assistant")[(i // 3) % 2],
+            kind=kinds[i % 5],
+            timestamp=1_000 + i,
+        )
+        for i in range(200)
+    ]
+    for d in corpus:
+        # Filtered-out docs score higher, so filtering after the search would come up short.
+        d.text = "deploy failed later" if admits(d) else "deploy deploy deploy failed"
+    ft.write(corpus)
+    admitted = {d.message_id for d in corpus if admits(d)}
+    hits = ids_of(ft, "deploy", filt)[:10]
+    assert len(hits) == min(10, len(admitted))
+    assert set(hits) <= admitted
+    assert ft.count("deploy", filt) == len(admitted)
+
+
+def test_concepts_must_all_match(ft: FullText) -> None:
+    ft.write([doc(1, "alpha beta"), doc(2, "alpha gamma"), doc(3, "beta gamma")])
+    assert ids_of(ft, ["alpha", "beta"]) == [1]
+    assert sorted(ids_of(ft, ["alpha", "gamma delta"])) == [2]
+    assert ids_of(ft, ["alpha", "beta", "gamma"]) == []
+    assert sorted(ids_of(ft, ["alpha", "  "])) == [1, 2]  # a concept with no words is dropped
+    assert ft.count(["beta", "gamma"], None) == 1
+
+
+def test_all_words_rank_first(ft: FullText) -> None:
+    ft.write([doc(1, "cache invalidation bug"), doc(2, "cache cache cache"), doc(3, "bug bug")])
+    assert ids_of(ft, "cache bug")[0] == 1
+
+
+def test_paging(ft: FullText) -> None:
+    ft.write([doc(i, f"needle {'hay ' * i}") for i in range(1, 31)])
+    pages = [ids_of_page(ft, offset) for offset in (0, 10, 20)]
+    assert [len(p) for p in pages] == [10, 10, 10]
+    assert sorted(mid for page in pages for mid in page) == list(range(1, 31))
+    assert ids_of_page(ft, 30) == []
+    assert ft.count("needle", None) == 30
+
+
+def ids_of_page(ft: FullText, offset: int) -> list[int]:
+    return [h.message_id for h in ft.search("needle", None, 10, offset)]
+
+
+def test_replaying_a_batch_is_idempotent(ft: FullText) -> None:
+    batch = [doc(i, f"message number {i}") for i in range(1, 101)]
+    ft.write(batch)
+    ft.write(batch)
+    assert ft.doc_count() == 100
+    assert ft.ids() == set(range(1, 101))
+    assert sorted(ids_of(ft, "message")) == sorted(set(ids_of(ft, "message")))
+    assert ft.count("message", None) == 100
+
+
+def test_rewrite_replaces_and_delete_removes(ft: FullText) -> None:
+    ft.write([doc(1, "old words"), doc(2, "keep me"), doc(3, "drop me")])
+    ft.write([doc(1, "new words")], delete_ids=[3, 999])
+    assert ids_of(ft, "old") == []
+    assert ids_of(ft, "new") == [1]
+    assert ft.ids() == {1, 2}
+    ft.clear()
+    assert ft.doc_count() == 0
+    assert ft.ids() == set()
+    assert ids_of(ft, "keep") == []
+
+
+AWKWARD = [
+    "",
+    "   ",
+    '"',
+    '"unbalanced quote',
+    'two "unbalanced" quotes"',
+    "AND OR",
+    "NOT",
+    "field:",
+    "text:foo",
+    "message_id:1",
+    "*",
+    "foo*",
+    "-",
+    "-foo",
+    "+",
+    "()",
+    "(foo",
+    "[1 TO 5]",
+    "{}",
+    "foo^2",
+    "~",
+    "foo~2",
+    "\\",
+    "/regex/",
+    "'",
+    "x" * 10_000,
+    "word " * 2_000,
+    "😀🔥",
+    "日本語のテキスト",
+    "\x00\x01\x1b[31m",
+    "\u200b\ufeff",
+    "a" * 100 + ".py",
+    '""',
+    '" "',
+]
+
+
+@pytest.mark.parametrize("query", AWKWARD)
+def test_awkward_queries_never_raise(ft: FullText, query: str) -> None:
+    ft.write([doc(1, "word and foo and text"), doc(2, "日本語のテキスト 😀")])
+    assert isinstance(ft.search(query, None, 10), list)
+    assert isinstance(ft.search([query, "foo"], FtsFilter(project="/p"), 10), list)
+    assert ft.count(query, None) >= 0
+    assert isinstance(ft.terms(query), list)
+
+
+def test_queries_with_no_words_return_nothing(ft: FullText) -> None:
+    ft.write([doc(1, "something")])
+    for query in ("", "  ", "*", "-", "😀", '""', []):
+        assert ft.search(query, None, 10) == []
+        assert ft.count(query, None) == 0
+
+
+def test_terms_for_highlighting(ft: FullText) -> None:
+    assert ft.terms("Migrations useEffect") == ["migrations", "migrat", "useeffect"]
+    assert "main" in ft.terms('"src/app/main.rs"')
+    assert ft.terms(["alpha", "beta"]) == ["alpha", "beta"]
+    assert ft.terms("*") == []
+
+
+def test_a_second_instance_sees_new_commits(tmp_path: Path) -> None:
+    writer, reader = FullText(tmp_path / "fts"), FullText(tmp_path / "fts")
+    assert reader.search("hello", None, 10) == []
+    writer.write([doc(1, "hello there")])
+    assert ids_of(reader, "hello") == [1]
+    writer.write([doc(2, "hello again")], delete_ids=[1])
+    assert ids_of(reader, "hello") == [2]
+    assert reader.doc_count() == 1
+
+
+def test_write_lock_is_exclusive(tmp_path: Path) -> None:
+    lock = tmp_path / "write.lock"
+    with file_lock(lock) as held, file_lock(lock, blocking=False) as second:
+        assert held and not second
+    with file_lock(lock, blocking=False) as again:
+        assert again
+    assert lock.stat().st_mode & 0o777 == 0o600
+
+
+def _write_batches(path: Path, start: int) -> None:
+    ft = FullText(path)
+    for b in range(5):
+        first = start + b * 200
+        ft.write(doc(i, f"process batch {start} item {i}") for i in range(first, first + 200))
+
+
+def test_two_processes_write_at_once(tmp_path: Path) -> None:
+    path = tmp_path / "fts"
+    ctx = multiprocessing.get_context("spawn")
+    procs = [ctx.Process(target=_write_batches, args=(path, start)) for start in (0, 10_000)]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join(120)
+        assert p.exitcode == 0
+    ft = FullText(path)
+    expected = set(range(0, 1_000)) | set(range(10_000, 11_000))
+    assert ft.ids() == expected
+    assert ft.doc_count() == len(expected)
+    assert ft.count("process", None) == len(expected)

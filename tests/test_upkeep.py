@@ -1,0 +1,141 @@
+"""Indexes kept in step with the store: reindex, doctor, crashes, and processes side by side."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import corpus
+import numpy as np
+
+from memtui.config import Config
+from memtui.engine.memory import Memory
+from memtui.store.fts import FtsDoc
+
+QUERIES = ["flaky test", "docker image", "useEffect cleanup", "migration rollback", "HTTP 503"]
+
+
+def answers(memory: Memory) -> list[list[str]]:
+    return [
+        [r.uuid for r in memory.search(q, mode, limit=10).results]
+        for q in QUERIES
+        for mode in ("fts", "vector", "hybrid")
+    ]
+
+
+def test_reindex_after_incremental_equals_fresh(cfg: Config, tmp_path: Path) -> None:
+    root = cfg.claude_dir
+    corpus.generate(root, messages=1_500, seed=11)
+    incremental = Memory(cfg)
+    incremental.ingest()
+    session_file = next(root.glob("*/*.jsonl"))
+    session_id = session_file.stem
+    cwd = incremental.get_session(session_id).session.project
+    for n in range(3):  # grow in small steps, each indexed as it comes
+        corpus.append_session_lines(session_file, 4, session_id, cwd, seed=50 + n)
+        incremental.ingest()
+    before = answers(incremental)
+    incremental.reindex()
+    assert answers(incremental) == before
+    fresh = Memory(Config(tmp_path / "fresh", root, tmp_path / "logs"))
+    fresh.ingest()
+    assert answers(fresh) == before
+    incremental.close()
+    fresh.close()
+
+
+def test_doctor_finds_and_repairs_damage(memory: Memory, claude_dir: Path) -> None:
+    corpus.generate(claude_dir, messages=600, seed=5)
+    memory.ingest()
+    assert all(not m and not e for m, e in memory.doctor().values())
+    fts_ids = sorted(memory.indexes.fts.ids())
+    victims = fts_ids[:7]
+    memory.indexes.fts.write([], delete_ids=victims)  # lost documents
+    ghost = FtsDoc(10_000_000, "ghost", "/nowhere", "user", "prompt", 0, "boo", "")
+    memory.indexes.fts.write([ghost])  # a document the store never had
+    vectors = memory.indexes.vectors
+    vector_victims = sorted(vectors.ids())[:5]
+    vectors.remove(vector_victims)
+    diff = memory.doctor()
+    assert diff["full text"] == (set(victims), {10_000_000})
+    assert diff["vectors"] == (set(vector_victims), set())
+    memory.doctor(repair=True)
+    assert all(not m and not e for m, e in memory.doctor().values())
+    assert memory.search("boo", "fts").total == 0
+
+
+def test_crash_between_store_and_index_is_finished_later(memory: Memory, claude_dir: Path) -> None:
+    corpus.generate(claude_dir, messages=400, seed=9)
+    memory.ingest(index=False)  # as if the process died after the store commit
+    health = memory.indexes.health()
+    assert health.fts_seq == 0 and health.store_seq > 0
+    response = memory.search("test", "hybrid")  # the next reader finishes the job
+    assert response.results and response.mode == "hybrid"
+    assert all(not m and not e for m, e in memory.doctor().values())
+
+
+def test_vector_snapshot_is_shared_between_processes(cfg: Config, claude_dir: Path) -> None:
+    corpus.generate(claude_dir, messages=3_000, seed=4)
+    writer = Memory(cfg)
+    writer.ingest()
+    snapshots = list((cfg.index_dir / "vectors").glob("vectors-*.hnsw"))
+    assert len(snapshots) == 1
+    reader = Memory(cfg)  # another process would load the same snapshot
+    assert reader.indexes.vectors.watermark == writer.indexes.vectors.watermark
+    vec = writer.indexes.embedder.encode(["flaky test"])[0]
+    assert np.array_equal(
+        [i for i, _ in reader.indexes.vectors.search(vec, 5)],
+        [i for i, _ in writer.indexes.vectors.search(vec, 5)],
+    )
+    writer.close()
+    reader.close()
+
+
+SEARCH_LOOP = """
+import json, sys, time
+from memtui.engine.memory import Memory
+memory = Memory()
+errors, rounds = [], 0
+deadline = time.monotonic() + float(sys.argv[1])
+while time.monotonic() < deadline:
+    for mode in ("fts", "vector", "hybrid"):
+        try:
+            memory.search("webhook retry flaky", mode, limit=5)
+        except Exception as exc:
+            errors.append(repr(exc))
+    rounds += 1
+print(json.dumps({"rounds": rounds, "errors": errors}))
+"""
+
+
+def test_indexing_while_another_process_searches(cfg: Config, claude_dir: Path) -> None:
+    env = {**os.environ, "MEMTUI_DATA_DIR": str(cfg.data_dir), "MEMTUI_CLAUDE_DIR": str(claude_dir)}
+    index = [sys.executable, "-m", "memtui", "index"]
+    corpus.generate(claude_dir, messages=500, seed=1)
+    first = subprocess.run(index, env=env, capture_output=True, text=True)
+    assert first.returncode == 0, first.stderr
+    searcher = subprocess.Popen(
+        [sys.executable, "-c", SEARCH_LOOP, "20"], env=env, stdout=subprocess.PIPE, text=True
+    )
+    writers = []
+    for n in range(3):  # the corpus grows while the other process searches
+        grown = corpus.generate(claude_dir.parent / f"grow{n}", messages=400, seed=20 + n)
+        assert grown.sessions
+        for folder in (claude_dir.parent / f"grow{n}").iterdir():
+            folder.rename(claude_dir / f"{folder.name}-{n}")
+        writers.append(subprocess.run(index, env=env, capture_output=True, text=True))
+        time.sleep(0.5)
+    out, _ = searcher.communicate(timeout=120)
+    report = json.loads(out.strip().splitlines()[-1])
+    assert report["errors"] == [] and report["rounds"] > 0
+    assert all(w.returncode == 0 for w in writers), [w.stderr for w in writers]
+    # Afterwards a reader finds everything: the store and both indexes agree.
+    memory = Memory(cfg)
+    assert all(not m and not e for m, e in memory.doctor().values())
+    health = memory.indexes.health()
+    assert health.fts_seq == health.store_seq and health.fts_docs > 0
+    memory.close()
