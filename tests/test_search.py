@@ -236,6 +236,9 @@ def test_bad_arguments_say_what_to_fix(made: Memory) -> None:
 
 
 def test_engine_imports_no_front_end() -> None:
-    code = "import sys, memtui.engine.memory; print(sorted(m for m in ('textual', 'mcp') if m in sys.modules))"
+    code = (
+        "import sys, memtui.engine.memory; "
+        "print(sorted(m for m in ('textual', 'mcp') if m in sys.modules))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
