@@ -51,12 +51,16 @@ def private_dir(path: Path) -> Path:
 
 
 def setup_logging(config: Config) -> None:
+    setup_file_logging(config.log_dir)
+
+
+def setup_file_logging(log_dir: Path) -> None:
     """Log to a file, never to the terminal: the TUI owns it and stdio MCP owns stdout."""
     root = logging.getLogger()
     if any(isinstance(h, logging.FileHandler) for h in root.handlers):
         return
     try:
-        handler: logging.Handler = logging.FileHandler(private_dir(config.log_dir) / "memtui.log")
+        handler: logging.Handler = logging.FileHandler(private_dir(log_dir) / "memtui.log")
     except OSError:
         handler = logging.NullHandler()
     handler.setFormatter(

@@ -42,6 +42,7 @@ class Memory:
 
     def __init__(self, cfg: configuration.Config | None = None) -> None:
         self.config = cfg or configuration.load()
+        configuration.setup_logging(self.config)
         configuration.private_dir(self.config.data_dir)
         self.archive = Archive(self.config.db_path)
         self._lock = threading.RLock()  # one sqlite connection: one user at a time

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -15,7 +15,9 @@ from memtui.store.archive import Archive, FileBatch, FileState
 
 log = logging.getLogger(__name__)
 
-BATCH = 5000  # records per transaction: big enough to be fast, small enough to lose little
+# Records per transaction. Each commit rewrites the pages it dirtied, and uuids land all over
+# their index, so bigger batches are cheaper per record; 20,000 holds ~100 MB at most.
+BATCH = 20_000
 
 
 @dataclass(slots=True)
@@ -72,12 +74,13 @@ class _Writer:
         self.pending: list[FileBatch] = []
         self.size = 0
 
-    def add(
-        self, state: FileState, records: list[tuple[int, Message | Title]], project: str
-    ) -> None:
-        self.pending.append(FileBatch(replace(state), records, project))
-        self.size += len(records) + 1
-        self.report.sessions.update(r.session_id for _, r in records if isinstance(r, Message))
+    def add(self, batch: FileBatch) -> None:
+        self.pending.append(batch)
+        self.size += len(batch.records) + 1
+        self.report.skipped += batch.skipped
+        self.report.sessions.update(
+            r.session_id for _, r in batch.records if isinstance(r, Message)
+        )
         if self.size >= BATCH:
             self.flush()
 
@@ -92,17 +95,18 @@ class _Writer:
         self.pending, self.size = [], 0
 
 
-def _read_file(writer: _Writer, root: Path, path: Path) -> None:
+def read_file(root: Path, path: Path, previous: FileState | None) -> Iterator[FileBatch]:
+    """The new records of one file, in batches, each with the checkpoint that follows it."""
     name = str(path)
     try:
-        state, fresh = start_state(name, writer.archive.file_state(name))
+        state, fresh = start_state(name, previous)
     except OSError:
         return
     if fresh:
         log.info("reading %s from the start", name)
     project, session = fallbacks(root, path)
     batch: list[tuple[int, Message | Title]] = []
-    end = state.offset
+    end, skipped_before = state.offset, state.skipped
     try:
         for line in read_lines(name, state):
             state.line = line.number
@@ -110,24 +114,28 @@ def _read_file(writer: _Writer, root: Path, path: Path) -> None:
             record = parse_line(line.data, session) if line.data is not None else Bad("too long")
             if isinstance(record, Bad):
                 state.skipped += 1
-                writer.report.skipped += 1
                 log.warning("%s:%d skipped: %s", name, line.number, record.reason)
             elif isinstance(record, Message | Title):
                 batch.append((line.number, record))
             if len(batch) >= BATCH:
-                _checkpoint(state, end)
-                writer.add(state, batch, project)
-                batch = []
+                yield _checkpoint(state, end, batch, project, state.skipped - skipped_before)
+                batch, skipped_before = [], state.skipped
     except OSError as exc:
         log.warning("stopped reading %s: %s", name, exc)
     if batch or end != state.offset or fresh:
-        _checkpoint(state, end)
-        writer.add(state, batch, project)
+        yield _checkpoint(state, end, batch, project, state.skipped - skipped_before)
 
 
-def _checkpoint(state: FileState, end: int) -> None:
+def _checkpoint(
+    state: FileState,
+    end: int,
+    batch: list[tuple[int, Message | Title]],
+    project: str,
+    skipped: int,
+) -> FileBatch:
     state.offset = end
     state.tail = tail_before(state.path, end)
+    return FileBatch(replace(state), batch, project, skipped)
 
 
 def ingest(
@@ -143,7 +151,8 @@ def ingest(
     writer = _Writer(archive, report)
     for number, path in enumerate(files, 1):
         if path.exists():
-            _read_file(writer, root, path)
+            for batch in read_file(root, path, archive.file_state(str(path))):
+                writer.add(batch)
         if progress and (number % 20 == 0 or number == len(files)):
             progress(number, len(files), report)
     writer.flush()
