@@ -43,7 +43,8 @@ dst = sqlite3.connect(FTS5)
 dst.execute("CREATE VIRTUAL TABLE m USING fts5(text, tool_text, tokenize='porter unicode61')")
 t0 = time.perf_counter()
 rows = src.execute(
-    f"SELECT id, text, tool_calls || char(10) || tool_output FROM messages WHERE kind IN {FTS_KINDS}"
+    "SELECT id, text, tool_calls || char(10) || tool_output FROM messages "
+    f"WHERE kind IN {FTS_KINDS}"
 )
 dst.execute("BEGIN")
 dst.executemany("INSERT INTO m (rowid, text, tool_text) VALUES (?, ?, ?)", rows)
@@ -86,7 +87,8 @@ for q in queries:
     for mode in ("fts", "vector", "hybrid"):
         t = time.perf_counter(); memory.search(q, mode, limit=10)
         timings[mode].append(time.perf_counter() - t)
-RESULT = {f"{k}_{p}": pct(v, q) for k, v in timings.items() for p, q in (("p50", 0.5), ("p95", 0.95))}
+RESULT = {f"{k}_{p}": pct(v, q)
+          for k, v in timings.items() for p, q in (("p50", 0.5), ("p95", 0.95))}
 RESULT["fts_over_fts5_p50"] = RESULT["fts_p50"] / RESULT["fts5_p50"]
 RESULT["fts_over_fts5_mean"] = statistics.mean(timings["fts"]) / statistics.mean(timings["fts5"])
 """
@@ -115,7 +117,8 @@ for n in range(10):
     latencies.append(time.perf_counter() - t)
 stop.set()
 latencies.sort()
-RESULT = {"fresh_p50_ms": latencies[len(latencies) // 2] * 1000, "fresh_max_ms": latencies[-1] * 1000}
+RESULT = {"fresh_p50_ms": latencies[len(latencies) // 2] * 1000,
+          "fresh_max_ms": latencies[-1] * 1000}
 """
 
 
@@ -140,16 +143,19 @@ def main() -> None:
     print(
         f"cold index: {cold['total']:.1f} s = store {cold['store']:.1f} + full text "
         f"{cold['fts']:.1f} + vectors {cold['vectors']:.1f}; {cold['fts_docs']:,.0f} docs "
-        f"({cold['fts_mb']:.0f} MB), {cold['vector_count']:,.0f} vectors ({cold['vector_mb']:.0f} MB); "
+        f"({cold['fts_mb']:.0f} MB), {cold['vector_count']:,.0f} vectors "
+        f"({cold['vector_mb']:.0f} MB); "
         f"peak RSS {cold['peak_rss_mb']:.0f} MB"
     )
     built = run_child(consts + FTS5_BUILD, env)
     print(f"FTS5 baseline build from the same rows: {built['seconds']:.1f} s")
     started = time.perf_counter()
     serve = run_child(consts + SERVE, env)
-    print(f"{args.queries} queries × 4 ({time.perf_counter() - started:.0f} s):")
+    print(f"{args.queries} queries x 4 ({time.perf_counter() - started:.0f} s):")
     for name in ("fts5", "fts", "vector", "hybrid"):
-        print(f"  {name:<7} p50 {serve[f'{name}_p50']:6.2f} ms   p95 {serve[f'{name}_p95']:6.2f} ms")
+        print(
+            f"  {name:<7} p50 {serve[f'{name}_p50']:6.2f} ms   p95 {serve[f'{name}_p95']:6.2f} ms"
+        )
     print(
         f"  memtui full text / FTS5: p50 ratio {serve['fts_over_fts5_p50']:.2f}, "
         f"mean ratio {serve['fts_over_fts5_mean']:.2f}"

@@ -288,11 +288,14 @@ def convex(alpha: float) -> Callable[[Ranked, Ranked], list[str]]:
 
 
 VARIANTS: dict[str, Callable[[Ranked, Ranked], list[str]]] = {
-    "RRF k=60 1:1 (engine)": rrf(60),
+    "RRF k=60 1:1": rrf(60),
     "RRF k=10 1:1": rrf(10),
+    "RRF k=10 fts 3:2": rrf(10, 1.5, 1.0),
+    "RRF k=10 fts 2:1": rrf(10, 2.0, 1.0),
     "RRF k=60 fts 2:1": rrf(60, 2.0, 1.0),
     "RRF k=60 vec 1:2": rrf(60, 1.0, 2.0),
     "min-max convex a=0.5": convex(0.5),
+    "min-max convex a=0.7": convex(0.7),
 }
 
 

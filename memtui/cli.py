@@ -10,7 +10,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 from rich.console import Console
 from rich.markup import escape
@@ -25,9 +25,11 @@ from rich.progress import (
 )
 
 from memtui import __version__, config
-from memtui.engine.memory import Memory
 from memtui.engine.types import EngineError, to_dict
-from memtui.ingest.pipeline import IngestReport
+
+if TYPE_CHECKING:  # the engine loads numpy, Tantivy and hnswlib: not for --help
+    from memtui.engine.memory import Memory
+    from memtui.ingest.pipeline import IngestReport
 
 
 class Parser(argparse.ArgumentParser):
@@ -105,6 +107,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     if args.command is None:
         build_parser().print_help()
         return
+    from memtui.engine.memory import Memory
+
     cfg = config.load()
     config.setup_logging(cfg)
     handler: Callable[[Memory, argparse.Namespace], None] = COMMANDS[args.command]

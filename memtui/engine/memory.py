@@ -15,7 +15,6 @@ from memtui.engine.search import Searcher, SearchResponse
 from memtui.engine.types import MessageView, ProjectInfo, SessionInfo, SessionPage
 from memtui.ingest import pipeline, watcher
 from memtui.ingest.pipeline import IngestReport, Progress
-from memtui.store import db
 from memtui.store.archive import Archive
 from memtui.store.indexes import Indexes, IndexHealth
 from memtui.store.indexes import Progress as IndexProgress
@@ -64,9 +63,8 @@ class Memory:
         transaction never blocks a search."""
         with self._lock:
             if self._indexes is None:
-                conn = db.connect(self.config.db_path)
-                self._indexes = Indexes(self.config.index_dir, conn)
-                self._searcher = Searcher(conn, self._indexes)
+                self._indexes = Indexes(self.config.index_dir, self.config.db_path)
+                self._searcher = Searcher(self._indexes.conn, self._indexes)
             return self._indexes
 
     @property

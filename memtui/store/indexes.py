@@ -23,6 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
+from memtui.store import db
 from memtui.store.embed import Embedder
 from memtui.store.fts import FtsDoc, FullText
 from memtui.store.locks import file_lock
@@ -34,14 +35,23 @@ BATCH = 20_000  # rows per index commit during a catch-up
 SNAPSHOT_EVERY = 2_000  # vectors ahead of the newest snapshot before the ingester saves one
 QUERY_CATCHUP = 5_000  # at most this many rows embedded on a query's path; more waits for index
 
-# What each index holds. Meta lines (caveats, command output wrappers) are noise in both;
-# tool output is searchable by its words but is not prose, so it stays out of the vectors.
+# What each index holds (measured choices: bench/README.md).
+# - Full text: every turn, tool output included; meta lines (caveats, command wrappers) are noise.
+# - Vectors: one per message, over its opening characters (a static model averages its tokens,
+#   so a long tail only blurs the opening's meaning). Prompts and compaction summaries always;
+#   Claude's answers when they say something (at least VECTOR_MIN_CHARS), because one-liners
+#   like "Let me read the file." repeat by the thousand, blur the neighbourhood graph and cost
+#   embedding time. Tool output stays out: it is not prose.
 FTS_KINDS = ("prompt", "assistant", "tool_result", "compact_summary")
 VECTOR_KINDS = ("prompt", "assistant", "compact_summary")
-VECTOR_TEXT_CHARS = 2_000  # the embedder reads a message's opening; see bench/README.md
+VECTOR_TEXT_CHARS = 1_000
+VECTOR_MIN_CHARS = 80
 
 _FTS_WHERE = f"kind IN {FTS_KINDS}"
-_VECTOR_WHERE = f"kind IN {VECTOR_KINDS} AND length(trim(text)) > 0"
+VECTOR_WHERE = (
+    f"kind IN {VECTOR_KINDS} AND length(trim(text)) > 0 "
+    f"AND (kind != 'assistant' OR length(text) >= {VECTOR_MIN_CHARS})"
+)
 
 Progress = Callable[[str, int, int], None]
 
@@ -77,10 +87,11 @@ def _set_mark(conn: sqlite3.Connection, key: str, value: int) -> None:
 class Indexes:
     """Tantivy and hnswlib over one data dir, with their catch-up from the store."""
 
-    def __init__(self, root: Path, conn: sqlite3.Connection, model: str | None = None) -> None:
+    def __init__(self, root: Path, db_path: Path, model: str | None = None) -> None:
         root.mkdir(parents=True, exist_ok=True, mode=0o700)
         self.root = root
-        self.conn = conn
+        self.db_path = db_path
+        self.conn = db.connect(db_path)
         self.fts = FullText(root / "fts")
         self._model = model
         self._embedder: Embedder | None = None
@@ -104,9 +115,17 @@ class Indexes:
     # -- catching up -------------------------------------------------------------------------
 
     def catch_up(self, progress: Progress | None = None, *, save: bool = True) -> None:
-        """Bring both indexes up to the store (the ingesting process calls this)."""
-        self.catch_up_fts(progress)
-        self.catch_up_vectors(progress)
+        """Bring both indexes up to the store (the ingesting process calls this).
+
+        The two run side by side: Tantivy indexes on its own threads and the embedder's
+        tokenizer and hnswlib release the GIL, so a cold build takes the longer of the two.
+        """
+        fts = threading.Thread(target=self.catch_up_fts, args=(progress,), name="fts-catch-up")
+        fts.start()
+        try:
+            self.catch_up_vectors(progress)
+        finally:
+            fts.join()
         if save:
             self.save_vectors()
 
@@ -115,23 +134,27 @@ class Indexes:
         with file_lock(self.root / "sync.lock", blocking=wait) as held:
             if not held:
                 return False
-            mark, target = _mark(self.conn, "fts_seq"), store_seq(self.conn)
-            start = mark
-            while mark < target:
-                rows = self.conn.execute(
-                    f"""SELECT m.id, m.session_id, p.path, m.role, m.kind, m.epoch, m.text,
-                          m.tool_calls, m.tool_output, m.seq
-                        FROM messages m JOIN sessions s ON s.id = m.session_id
-                        JOIN projects p ON p.id = s.project_id
-                        WHERE m.seq > ? AND m.seq <= ? AND m.{_FTS_WHERE}
-                        ORDER BY m.seq LIMIT ?""",
-                    (mark, target, BATCH),
-                ).fetchall()
-                self.fts.write(_fts_doc(r) for r in rows)
-                mark = rows[-1][9] if len(rows) == BATCH else target
-                _set_mark(self.conn, "fts_seq", mark)
-                if progress:
-                    progress("full text", mark - start, target - start)
+            conn = db.connect(self.db_path)  # its own: it may run beside a vector catch-up
+            try:
+                mark, target = _mark(conn, "fts_seq"), store_seq(conn)
+                start = mark
+                while mark < target:
+                    rows = conn.execute(
+                        f"""SELECT m.id, m.session_id, p.path, m.role, m.kind, m.epoch, m.text,
+                              m.tool_calls, m.tool_output, m.seq
+                            FROM messages m JOIN sessions s ON s.id = m.session_id
+                            JOIN projects p ON p.id = s.project_id
+                            WHERE m.seq > ? AND m.seq <= ? AND m.{_FTS_WHERE}
+                            ORDER BY m.seq LIMIT ?""",
+                        (mark, target, BATCH),
+                    ).fetchall()
+                    self.fts.write(_fts_doc(r) for r in rows)
+                    mark = rows[-1][9] if len(rows) == BATCH else target
+                    _set_mark(conn, "fts_seq", mark)
+                    if progress:
+                        progress("full text", mark - start, target - start)
+            finally:
+                conn.close()
             return True
 
     def catch_up_vectors(self, progress: Progress | None = None, limit: int | None = None) -> bool:
@@ -144,7 +167,7 @@ class Indexes:
                 return True
             if limit is not None:
                 (waiting,) = self.conn.execute(
-                    f"SELECT count(*) FROM messages WHERE seq > ? AND {_VECTOR_WHERE}",
+                    f"SELECT count(*) FROM messages WHERE seq > ? AND {VECTOR_WHERE}",
                     (vectors.watermark,),
                 ).fetchone()
                 if waiting > limit:
@@ -153,7 +176,7 @@ class Indexes:
             while mark < target:
                 rows = self.conn.execute(
                     f"""SELECT id, substr(text, 1, {VECTOR_TEXT_CHARS}), seq FROM messages
-                        WHERE seq > ? AND seq <= ? AND {_VECTOR_WHERE} ORDER BY seq LIMIT ?""",
+                        WHERE seq > ? AND seq <= ? AND {VECTOR_WHERE} ORDER BY seq LIMIT ?""",
                     (mark, target, BATCH),
                 ).fetchall()
                 mark = rows[-1][2] if len(rows) == BATCH else target
@@ -214,7 +237,7 @@ class Indexes:
         """For each index: (ids the store has that it lacks, ids it has that the store lacks)."""
         fts_want = {r[0] for r in self.conn.execute(f"SELECT id FROM messages WHERE {_FTS_WHERE}")}
         vec_want = {
-            r[0] for r in self.conn.execute(f"SELECT id FROM messages WHERE {_VECTOR_WHERE}")
+            r[0] for r in self.conn.execute(f"SELECT id FROM messages WHERE {VECTOR_WHERE}")
         }
         with self._lock:
             self.catch_up_vectors()
