@@ -48,7 +48,8 @@ def live_latency(projects: Path, data: Path, rounds: int = 20) -> list[float]:
     for n in range(rounds):
         before = memory.get_session(session).total
         written = time.perf_counter()
-        corpus.append_session_lines(target, 1, session, cwd, seed=1000 + n)
+        # A fresh seed each run: the same seed would repeat uuids the store already holds.
+        corpus.append_session_lines(target, 1, session, cwd, seed=int(time.time() * 1000) + n)
         while memory.get_session(session).total == before and time.perf_counter() - written < 10:
             time.sleep(0.005)
         latencies.append(time.perf_counter() - written)

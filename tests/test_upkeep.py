@@ -11,9 +11,11 @@ from pathlib import Path
 
 import corpus
 import numpy as np
+import pytest
 
 from memtui.config import Config
 from memtui.engine.memory import Memory
+from memtui.store import indexes
 from memtui.store.fts import FtsDoc
 
 QUERIES = ["flaky test", "docker image", "useEffect cleanup", "migration rollback", "HTTP 503"]
@@ -139,3 +141,17 @@ def test_indexing_while_another_process_searches(cfg: Config, claude_dir: Path) 
     health = memory.indexes.health()
     assert health.fts_seq == health.store_seq and health.fts_docs > 0
     memory.close()
+
+
+def test_hybrid_says_so_while_vectors_are_behind(
+    memory: Memory, claude_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    corpus.generate(claude_dir, messages=300, seed=2)
+    memory.ingest(index=False)
+    monkeypatch.setattr(indexes, "QUERY_CATCHUP", 10)  # too many to embed on a query's path
+    response = memory.search("test", "hybrid")
+    assert response.mode == "fts" and response.note and "full text only" in response.note
+    assert response.results
+    assert memory.search("test", "vector").results == []
+    memory.indexes.catch_up()
+    assert memory.search("test", "hybrid").mode == "hybrid"

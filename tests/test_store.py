@@ -1,0 +1,32 @@
+"""The store of record itself: migrations, WAL, privacy."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from memtui.store import db
+
+
+def test_new_store_is_migrated_in_wal_and_private(tmp_path: Path) -> None:
+    path = tmp_path / "data" / "memtui.db"
+    conn = db.connect(path)
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == db.SCHEMA_VERSION
+    assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert path.stat().st_mode & 0o077 == 0
+    conn.close()
+    again = db.connect(path)  # reopening migrates nothing and loses nothing
+    assert again.execute("SELECT value FROM meta WHERE key = 'seq'").fetchone()[0] == "0"
+    again.close()
+
+
+def test_store_from_a_newer_memtui_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "memtui.db"
+    db.connect(path).close()
+    raw = sqlite3.connect(path)
+    raw.execute(f"PRAGMA user_version = {db.SCHEMA_VERSION + 1}")
+    raw.close()
+    with pytest.raises(RuntimeError, match="newer memtui"):
+        db.connect(path)
