@@ -8,6 +8,20 @@ from pathlib import Path
 CWD = "/home/dev/shop-api"
 
 
+def _line(kind: str, uuid: str, session: str, ts: str, cwd: str, message: dict) -> bytes:
+    record = {
+        "type": kind,
+        "uuid": uuid,
+        "parentUuid": None,
+        "sessionId": session,
+        "cwd": cwd,
+        "timestamp": ts,
+        "isSidechain": False,
+        "message": message,
+    }
+    return json.dumps(record).encode() + b"\n"
+
+
 def user(
     uuid: str,
     text: str,
@@ -15,17 +29,7 @@ def user(
     ts: str = "2026-11-01T10:00:00.000Z",
     cwd: str = CWD,
 ) -> bytes:
-    record = {
-        "type": "user",
-        "uuid": uuid,
-        "parentUuid": None,
-        "sessionId": session,
-        "cwd": cwd,
-        "timestamp": ts,
-        "isSidechain": False,
-        "message": {"role": "user", "content": text},
-    }
-    return json.dumps(record).encode() + b"\n"
+    return _line("user", uuid, session, ts, cwd, {"role": "user", "content": text})
 
 
 def assistant(
@@ -36,17 +40,8 @@ def assistant(
     ts: str = "2026-11-01T10:00:05.000Z",
     cwd: str = CWD,
 ) -> bytes:
-    record = {
-        "type": "assistant",
-        "uuid": uuid,
-        "parentUuid": None,
-        "sessionId": session,
-        "cwd": cwd,
-        "timestamp": ts,
-        "isSidechain": False,
-        "message": {"id": api_id, "role": "assistant", "content": [block]},
-    }
-    return json.dumps(record).encode() + b"\n"
+    message = {"id": api_id, "role": "assistant", "content": [block]}
+    return _line("assistant", uuid, session, ts, cwd, message)
 
 
 def text(value: str) -> dict:

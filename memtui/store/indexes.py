@@ -53,6 +53,13 @@ VECTOR_WHERE = (
     f"AND (kind != 'assistant' OR length(text) >= {VECTOR_MIN_CHARS})"
 )
 
+# A message as the full-text index wants it; {} is the WHERE clause.
+_FTS_ROWS = """
+    SELECT m.id, m.session_id, p.path, m.role, m.kind, m.epoch, m.text, m.tool_calls,
+           m.tool_output, m.seq
+    FROM messages m JOIN sessions s ON s.id = m.session_id JOIN projects p ON p.id = s.project_id
+    WHERE {}"""
+
 Progress = Callable[[str, int, int], None]
 
 
@@ -140,12 +147,9 @@ class Indexes:
                 start = mark
                 while mark < target:
                     rows = conn.execute(
-                        f"""SELECT m.id, m.session_id, p.path, m.role, m.kind, m.epoch, m.text,
-                              m.tool_calls, m.tool_output, m.seq
-                            FROM messages m JOIN sessions s ON s.id = m.session_id
-                            JOIN projects p ON p.id = s.project_id
-                            WHERE m.seq > ? AND m.seq <= ? AND m.{_FTS_WHERE}
-                            ORDER BY m.seq LIMIT ?""",
+                        _FTS_ROWS.format(
+                            f"m.seq > ? AND m.seq <= ? AND m.{_FTS_WHERE} ORDER BY m.seq LIMIT ?"
+                        ),
                         (mark, target, BATCH),
                     ).fetchall()
                     self.fts.write(_fts_doc(r) for r in rows)
@@ -251,13 +255,7 @@ class Indexes:
     def repair(self, diff: dict[str, tuple[set[int], set[int]]]) -> None:
         fts_missing, fts_extra = diff["full text"]
         if fts_missing or fts_extra:
-            rows = self._rows(
-                """SELECT m.id, m.session_id, p.path, m.role, m.kind, m.epoch, m.text,
-                      m.tool_calls, m.tool_output, m.seq
-                    FROM messages m JOIN sessions s ON s.id = m.session_id
-                    JOIN projects p ON p.id = s.project_id WHERE m.id IN ({})""",
-                fts_missing,
-            )
+            rows = self._rows(_FTS_ROWS.format("m.id IN ({})"), fts_missing)
             with file_lock(self.root / "sync.lock"):
                 self.fts.write((_fts_doc(r) for r in rows), delete_ids=fts_extra)
         vec_missing, vec_extra = diff["vectors"]
