@@ -8,12 +8,13 @@ lines never stores a message twice, whichever process reads it.
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
+
+import orjson
 
 from memtui.ingest.records import Kind, Message, Title
 from memtui.store import db
@@ -198,7 +199,7 @@ class Archive:
             "SELECT text, thinking, tool_calls, tool_output FROM messages WHERE id = ?",
             (message_id,),
         ).fetchone()
-        return _Row.stored(message_id, row[0], row[1], json.loads(row[2]), row[3])
+        return _Row.stored(message_id, row[0], row[1], orjson.loads(row[2]), row[3])
 
     def _write_rows(self, touched: Iterable[_Row], new: list[_Row]) -> None:
         self.conn.executemany(
@@ -212,7 +213,7 @@ class Archive:
             "UPDATE messages SET text = ?, thinking = ?, tool_calls = ?, tool_output = ?, seq = ? "
             "WHERE id = ?",
             [
-                (r.text, r.thinking, json.dumps(r.calls, ensure_ascii=False), r.output, r.seq, r.id)
+                (r.text, r.thinking, _calls_json(r.calls), r.output, r.seq, r.id)
                 for r in touched
                 if r.loaded
             ],
@@ -345,12 +346,17 @@ class _Row:
             r.agent_id,
             self.text,
             self.thinking,
-            json.dumps(self.calls, ensure_ascii=False),
+            _calls_json(self.calls),
             self.output,
             self.file_id,
             self.line,
             self.seq,
         )
+
+
+def _calls_json(calls: list[list[str]]) -> str:
+    # orjson: this runs once per stored message, where json.dumps cost ~8% of an ingest.
+    return orjson.dumps(calls).decode() if calls else "[]"
 
 
 def _join(old: str, new: str) -> str:
