@@ -45,6 +45,7 @@ class Memory:
         configuration.private_dir(self.config.data_dir)
         self.archive = Archive(self.config.db_path)
         self._lock = threading.RLock()  # one sqlite connection: one user at a time
+        self._open_lock = threading.Lock()  # not _lock: a search must not wait for an ingest
         self._indexes: Indexes | None = None
         self._searcher: Searcher | None = None
 
@@ -59,19 +60,20 @@ class Memory:
 
     @property
     def indexes(self) -> Indexes:
-        """Opened on first use, on a connection of its own: a long catch-up or ingest
-        transaction never blocks a search."""
-        with self._lock:
-            if self._indexes is None:
-                self._indexes = Indexes(self.config.index_dir, self.config.db_path)
-                self._searcher = Searcher(self._indexes.conn, self._indexes)
-            return self._indexes
+        return self._open()[0]
 
     @property
     def searcher(self) -> Searcher:
-        self.indexes  # noqa: B018 - opens the searcher with the indexes
-        assert self._searcher is not None
-        return self._searcher
+        return self._open()[1]
+
+    def _open(self) -> tuple[Indexes, Searcher]:
+        """The indexes and their searcher, opened on first use on a connection of their own:
+        a long catch-up or ingest transaction never blocks a search."""
+        with self._open_lock:
+            if self._indexes is None or self._searcher is None:
+                self._indexes = Indexes(self.config.index_dir, self.config.db_path)
+                self._searcher = Searcher(self._indexes.conn, self._indexes)
+            return self._indexes, self._searcher
 
     # -- ingestion ------------------------------------------------------------------------
 
@@ -189,7 +191,10 @@ class Memory:
 
     def stats(self) -> Stats:
         with self._lock:
-            one = lambda sql: self._conn.execute(sql).fetchone()[0]  # noqa: E731
+
+            def one(sql: str) -> int:
+                return self._conn.execute(sql).fetchone()[0]
+
             by_kind = dict(self._conn.execute("SELECT kind, count(*) FROM messages GROUP BY kind"))
             last = self._conn.execute("SELECT value FROM meta WHERE key = 'last_ingest'").fetchone()
             return Stats(
