@@ -144,9 +144,14 @@ def cmd_index(memory: Memory, args: argparse.Namespace) -> None:
         print(f"watching {source} (ctrl+c to stop)", file=sys.stderr)
         stop = threading.Event()
         try:
-            memory.follow(source, stop, lambda r: print(_summary(r), file=sys.stderr))
+            memory.follow(source, stop, _print_if_new)
         except KeyboardInterrupt:
             stop.set()
+
+
+def _print_if_new(report: IngestReport) -> None:
+    if report.messages or report.archived or report.skipped:
+        print(_summary(report), file=sys.stderr)
 
 
 def _index_with_progress(memory: Memory, source: Path) -> IngestReport:
