@@ -31,6 +31,8 @@ import corpus
 from common import BENCH, run_child
 from quality_set import NEEDLES, Needle
 
+from memtui.engine.search import RRF_K
+
 QUERY_TYPES = ("lexical", "paraphrase")
 K = 10  # recall@K, MRR@K
 DEPTH = 100  # what each ranking hands to fusion; the engine's search.DEPTH
@@ -339,9 +341,9 @@ def method_ranks(result: dict[str, Any], exact: bool = False) -> dict[str, dict[
 
 
 def agreement(result: dict[str, Any], exact: bool = False) -> int:
-    """Queries whose engine hybrid top K equals our RRF k=60 re-fusion (checks the re-fusion)."""
+    """Queries whose engine hybrid top K equals our re-fusion at the engine's k (checks it)."""
     vector, hybrid = ("vector_exact", "hybrid_exact") if exact else ("vector", "hybrid")
-    fuse = rrf(60)
+    fuse = rrf(RRF_K)
     return sum(
         q[hybrid] == fuse([tuple(x) for x in q["fts"]], [tuple(x) for x in q[vector]])[:K]
         for q in result["queries"]
@@ -414,11 +416,11 @@ def report(label: str, result: dict[str, Any], methods: list[str] | None = None)
     n = len(result["queries"])
     print(f"\nvectors from hnswlib (ef {result['ef']}), as the engine searches today:")
     print(table(method_ranks(result), methods))
-    print(f"engine hybrid == re-fused RRF k=60 on {agreement(result)}/{n} queries")
+    print(f"engine hybrid == re-fused RRF k={RRF_K} on {agreement(result)}/{n} queries")
     if "vector_exact" in result["queries"][0]:
         print("\nexact nearest neighbours (what the model can do; the index's ceiling):")
         print(table(method_ranks(result, exact=True), methods))
-        print(f"engine hybrid == re-fused RRF k=60 on {agreement(result, exact=True)}/{n}")
+        print(f"engine hybrid == re-fused RRF k={RRF_K} on {agreement(result, exact=True)}/{n}")
 
 
 def print_ranks(result: dict[str, Any]) -> None:

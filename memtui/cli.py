@@ -103,14 +103,14 @@ def build_parser() -> Parser:
 
 def main(argv: Sequence[str] | None = None) -> None:
     os.umask(0o077)  # everything memtui writes holds someone's conversations
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
     if args.command is None:
-        build_parser().print_help()
+        parser.print_help()
         return
     from memtui.engine.memory import Memory
 
-    cfg = config.load()
-    config.setup_logging(cfg)
+    cfg = config.load()  # Memory sets up logging to a file first thing
     handler: Callable[[Memory, argparse.Namespace], None] = COMMANDS[args.command]
     try:
         memory = Memory(cfg)

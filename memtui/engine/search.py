@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 import sqlite3
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, date, datetime
 
 import numpy as np
@@ -46,7 +46,6 @@ class SearchResponse:
     offset: int = 0
     limit: int = 10
     note: str | None = None
-    terms: list[str] = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -96,12 +95,12 @@ def normalise_query(query: str | list[str]) -> str | list[str]:
     return [q[:MAX_QUERY] for q in query]
 
 
-def rrf(rankings: list[list[int]], weights: list[float]) -> dict[int, float]:
+def rrf(*rankings: list[int]) -> dict[int, float]:
     """Reciprocal rank fusion: rank matters, raw scores (BM25 vs cosine) need no calibration."""
     fused: dict[int, float] = {}
-    for ranking, weight in zip(rankings, weights, strict=True):
+    for ranking in rankings:
         for rank, mid in enumerate(ranking):
-            fused[mid] = fused.get(mid, 0.0) + weight / (RRF_K + rank + 1)
+            fused[mid] = fused.get(mid, 0.0) + 1 / (RRF_K + rank + 1)
     return fused
 
 
@@ -155,29 +154,25 @@ class Searcher:
             hits = self.indexes.fts.search(query, fts_filter, limit, offset)
             total = self.indexes.fts.count(query, fts_filter) if hits or offset else 0
             scored = [(h.message_id, h.score, ["fts"]) for h in hits]
-            return SearchResponse(
-                self._results(scored, terms), total, mode, offset, limit, note, terms
-            )
+            return SearchResponse(self._results(scored, terms), total, mode, offset, limit, note)
         depth = max(DEPTH, want)
         vector_ids = self._vector_ranking(query, filt, depth)
         if mode == "vector":
             page = vector_ids[offset:want]
             scored = [(mid, score, ["vector"]) for mid, score in page]
             return SearchResponse(
-                self._results(scored, terms), len(vector_ids), mode, offset, limit, note, terms
+                self._results(scored, terms), len(vector_ids), mode, offset, limit, note
             )
         fts_ids = [h.message_id for h in self.indexes.fts.search(query, fts_filter, depth)]
         vec_ids = [mid for mid, _ in vector_ids]
-        fused = rrf([fts_ids, vec_ids], [1.0, 1.0])
+        fused = rrf(fts_ids, vec_ids)
         ranked = sorted(fused.items(), key=lambda kv: kv[1], reverse=True)
         fts_set, vec_set = set(fts_ids), set(vec_ids)
         scored = [
             (mid, score, [n for n, s in (("fts", fts_set), ("vector", vec_set)) if mid in s])
             for mid, score in ranked[offset:want]
         ]
-        return SearchResponse(
-            self._results(scored, terms), len(fused), mode, offset, limit, note, terms
-        )
+        return SearchResponse(self._results(scored, terms), len(fused), mode, offset, limit, note)
 
     # -- vectors -----------------------------------------------------------------------------
 

@@ -59,11 +59,6 @@ def epoch_of(ts: str | None) -> int:
         return 0
 
 
-def _chunks(items: Sequence[str], size: int = 500) -> Iterable[Sequence[str]]:
-    for start in range(0, len(items), size):
-        yield items[start : start + size]
-
-
 class Archive:
     """The store of record, opened on one SQLite file."""
 
@@ -124,7 +119,7 @@ class Archive:
         with self._transaction():
             seen = self._seen_uuids([r.uuid for r in messages])
             stored = self._stored_api_ids({r.api_id for r in messages if r.api_id})
-            seq = int(self.conn.execute("SELECT value FROM meta WHERE key = 'seq'").fetchone()[0])
+            seq = db.store_seq(self.conn)
             (next_id,) = self.conn.execute(
                 "SELECT coalesce(max(id), 0) + 1 FROM messages"
             ).fetchone()
@@ -186,10 +181,10 @@ class Archive:
     def _stored_api_ids(self, api_ids: set[str]) -> dict[tuple[str, str], int]:
         """Messages already stored for these API message ids (a message split across batches)."""
         found: dict[tuple[str, str], int] = {}
-        for chunk in _chunks(sorted(api_ids)):
-            marks = ",".join("?" * len(chunk))
+        for chunk in db.chunks(sorted(api_ids)):
             rows = self.conn.execute(
-                f"SELECT session_id, api_id, id FROM messages WHERE api_id IN ({marks})", chunk
+                f"SELECT session_id, api_id, id FROM messages WHERE api_id IN ({db.marks(chunk)})",
+                chunk,
             )
             found.update(((r[0], r[1]), r[2]) for r in rows)
         return found
@@ -235,9 +230,10 @@ class Archive:
 
     def _seen_uuids(self, uuids: list[str]) -> set[str]:
         seen: set[str] = set()
-        for chunk in _chunks(uuids):
-            marks = ",".join("?" * len(chunk))
-            rows = self.conn.execute(f"SELECT uuid FROM uuids WHERE uuid IN ({marks})", chunk)
+        for chunk in db.chunks(uuids):
+            rows = self.conn.execute(
+                f"SELECT uuid FROM uuids WHERE uuid IN ({db.marks(chunk)})", chunk
+            )
             seen.update(row[0] for row in rows)
         return seen
 

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import os
 import sqlite3
+from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import TypeVar
 
 # Each entry moves the schema one version up; PRAGMA user_version records how far a file has come.
 MIGRATIONS: list[str] = [
@@ -78,6 +80,25 @@ MIGRATIONS: list[str] = [
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)
+CHUNK = 500  # ids per `IN (...)`: well under SQLite's limit on bound parameters
+
+_T = TypeVar("_T")
+
+
+def chunks(items: Sequence[_T]) -> Iterator[Sequence[_T]]:
+    """`items` in slices small enough for one `IN (...)` query each."""
+    for start in range(0, len(items), CHUNK):
+        yield items[start : start + CHUNK]
+
+
+def store_seq(conn: sqlite3.Connection) -> int:
+    """The sequence number of the store's last change (indexes follow it)."""
+    return int(conn.execute("SELECT value FROM meta WHERE key = 'seq'").fetchone()[0])
+
+
+def marks(items: Sequence[object]) -> str:
+    """The `?, ?, ...` placeholders for `items`."""
+    return ",".join("?" * len(items))
 
 
 def _create_private(path: Path) -> None:

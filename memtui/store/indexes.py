@@ -78,8 +78,7 @@ class IndexHealth:
         return self.fts_seq == self.store_seq and self.vector_seq == self.store_seq
 
 
-def store_seq(conn: sqlite3.Connection) -> int:
-    return int(conn.execute("SELECT value FROM meta WHERE key = 'seq'").fetchone()[0])
+store_seq = db.store_seq
 
 
 def _mark(conn: sqlite3.Connection, key: str) -> int:
@@ -184,11 +183,7 @@ class Indexes:
                     (mark, target, BATCH),
                 ).fetchall()
                 mark = rows[-1][2] if len(rows) == BATCH else target
-                if rows:
-                    ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
-                    vectors.add(ids, self.embedder.encode([r[1] for r in rows]), mark)
-                else:
-                    vectors.watermark = mark
+                self._embed(vectors, rows, mark)
                 if progress:
                     progress("vectors", mark - start, target - start)
             return True
@@ -219,7 +214,7 @@ class Indexes:
             _set_mark(self.conn, "fts_seq", 0)
         with self._lock:
             self.vectors.clear()
-        self.catch_up(progress)
+        self.catch_up(progress, save=False)
         self.save_vectors(force=True)
 
     def health(self) -> IndexHealth:
@@ -266,18 +261,22 @@ class Indexes:
                 f"SELECT id, substr(text, 1, {VECTOR_TEXT_CHARS}) FROM messages WHERE id IN ({{}})",
                 vec_missing,
             )
-            if rows:
-                ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
-                vectors.add(ids, self.embedder.encode([r[1] for r in rows]), vectors.watermark)
+            self._embed(vectors, rows, vectors.watermark)
             if vec_missing or vec_extra:
                 vectors.save()
 
+    def _embed(self, vectors: Vectors, rows: list[sqlite3.Row], mark: int) -> None:
+        """Embed (id, text) rows into `vectors`, which then cover the store up to `mark`."""
+        if not rows:
+            vectors.watermark = mark
+            return
+        ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
+        vectors.add(ids, self.embedder.encode([r[1] for r in rows]), mark)
+
     def _rows(self, sql: str, ids: set[int]) -> list[sqlite3.Row]:
         rows: list[sqlite3.Row] = []
-        ordered = sorted(ids)
-        for start in range(0, len(ordered), 500):
-            chunk = ordered[start : start + 500]
-            rows += self.conn.execute(sql.format(",".join("?" * len(chunk))), chunk).fetchall()
+        for chunk in db.chunks(sorted(ids)):
+            rows += self.conn.execute(sql.format(db.marks(chunk)), chunk).fetchall()
         return rows
 
 
