@@ -11,10 +11,12 @@ import time
 from pathlib import Path
 
 import corpus
+import psutil
 import pytest
 
 from memtui.config import Config
 from memtui.engine.memory import Memory
+from memtui.ingest import pipeline
 
 
 def start_index(cfg: Config) -> subprocess.Popen[bytes]:
@@ -75,8 +77,12 @@ def test_kill_9_mid_ingest_then_rerun(
     deadline = time.monotonic() + 60
     while stored_messages(cfg) == 0 and time.monotonic() < deadline:
         time.sleep(0.05)
+    readers = psutil.Process(proc.pid).children()
+    assert readers, "a corpus this big is read by a second process"
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait()
+    _, alive = psutil.wait_procs(readers, timeout=30)
+    assert not alive, "the reader outlived the killed ingester"
     partial = stored_messages(cfg)
     assert 0 < partial < expected.prompts + expected.assistant + expected.tool_results
     rerun = start_index(cfg)
@@ -100,3 +106,26 @@ def test_generated_corpus_counts_exact(memory: Memory, tmp_path: Path) -> None:
     report = memory.ingest(root)
     assert report is not None and report.skipped == expected.broken_lines
     assert_counts(memory.config, expected)
+
+
+def test_reader_process_stores_what_reading_in_process_stores(tmp_path: Path) -> None:
+    root = tmp_path / "gen"
+    expected = corpus.generate(root, messages=3_000, seed=5)
+    tables = []
+    for parallel in (False, True):
+        cfg = Config(tmp_path / f"data-{parallel}", root, tmp_path / "logs")
+        memory = Memory(cfg)
+        try:
+            report = pipeline.ingest(memory.archive, root, parallel=parallel)
+            assert report.skipped == expected.broken_lines
+            conn = memory.archive.conn
+            tables.append(
+                [
+                    [tuple(row) for row in conn.execute(f"SELECT * FROM {table} ORDER BY 1")]
+                    for table in ("messages", "sessions", "projects", "uuids")
+                ]
+            )
+        finally:
+            memory.close()
+        assert_counts(cfg, expected)
+    assert tables[0] == tables[1]

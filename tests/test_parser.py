@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
+import pickle
 from collections import Counter
 from pathlib import Path
 
@@ -549,3 +551,40 @@ def test_any_json_gives_a_record(value: object) -> None:
 @given(TYPED_OBJECTS, st.none() | st.text())
 def test_any_typed_object_gives_a_record(obj: dict[str, object], fallback: str | None) -> None:
     _check(parse_line(json.dumps(obj).encode(), fallback))
+
+
+def test_message_survives_pickling_with_every_field() -> None:
+    """The reader process sends records by pickle; its __reduce__ must name every field."""
+    values = {f.name: f"{f.name}-value" for f in dataclasses.fields(Message) if f.type == "str"}
+    message = Message(
+        **values,
+        kind=Kind.TOOL_RESULT,
+        timestamp="2026-01-02T03:04:05Z",
+        cwd="/work",
+        git_branch="main",
+        api_id="msg_1",
+        is_sidechain=True,
+        agent_id="a1",
+        tool_calls=[ToolCall("Bash", "ls")],
+        epoch=1767323045,
+    )
+    assert len({str(getattr(message, f.name)) for f in dataclasses.fields(Message)}) == len(
+        dataclasses.fields(Message)
+    )
+    assert pickle.loads(pickle.dumps(message)) == message
+
+
+def test_epoch_comes_from_the_timestamp() -> None:
+    line = json.dumps(
+        {
+            "type": "user",
+            "uuid": "u1",
+            "sessionId": "s1",
+            "timestamp": "2026-01-02T03:04:05.123Z",
+            "message": {"role": "user", "content": "hi"},
+        }
+    ).encode()
+    record = parse_line(line)
+    assert isinstance(record, Message) and record.epoch == 1767323045
+    broken = parse_line(line.replace(b"2026-01-02", b"yesterday"))
+    assert isinstance(broken, Message) and broken.epoch == 0

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from datetime import datetime
 from typing import Any
 
 import orjson
@@ -72,12 +73,14 @@ def _slow_loads(line: bytes) -> Any:
 
 
 def _message(obj: dict[str, Any], line: bytes, fallback_session: str | None) -> Message:
+    timestamp = _str(obj.get("timestamp"))
     msg = Message(
         uuid=_str(obj.get("uuid")) or _synthetic_uuid(line),
         session_id=_str(obj.get("sessionId")) or fallback_session or "",
         role=obj["type"],
         kind=Kind.ASSISTANT,
-        timestamp=_str(obj.get("timestamp")),
+        timestamp=timestamp,
+        epoch=_epoch(timestamp),
         cwd=_str(obj.get("cwd")),
         git_branch=_str(obj.get("gitBranch")),
         is_sidechain=obj.get("isSidechain") is True,
@@ -180,6 +183,15 @@ def _title(obj: dict[str, Any], kind: str) -> Record:
     if kind == "summary":
         return Title(title=title, leaf_uuid=_str(obj.get("leafUuid")))
     return Title(title=title, session_id=_str(obj.get("sessionId")))
+
+
+def _epoch(timestamp: str | None) -> int:
+    if not timestamp:
+        return 0
+    try:
+        return int(datetime.fromisoformat(timestamp).timestamp())
+    except ValueError:
+        return 0
 
 
 def _str(value: object) -> str | None:

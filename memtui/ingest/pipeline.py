@@ -8,7 +8,9 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from memtui.bulk import paused_gc
 from memtui.ingest.follower import read_lines, start_state, tail_before
+from memtui.ingest.parallel import Work, read_elsewhere
 from memtui.ingest.parser import parse_line
 from memtui.ingest.records import Bad, Message, Title
 from memtui.store.archive import Archive, FileBatch, FileState
@@ -18,6 +20,8 @@ log = logging.getLogger(__name__)
 # Records per transaction. Each commit rewrites the pages it dirtied, and uuids land all over
 # their index, so bigger batches are cheaper per record; 20,000 holds ~100 MB at most.
 BATCH = 20_000
+# Unread bytes above which a second process reads and parses (starting it costs ~0.2 s).
+PARALLEL_BYTES = 32 * 1024 * 1024
 
 
 @dataclass(slots=True)
@@ -138,26 +142,55 @@ def _checkpoint(
     return FileBatch(replace(state), batch, project, skipped)
 
 
+def read_all(root: Path, work: Work) -> Iterator[tuple[int, FileBatch]]:
+    """The new records of every file in `work`, each batch with its file's index."""
+    for number, (path, previous) in enumerate(work):
+        for batch in read_file(root, path, previous):
+            yield number, batch
+
+
 def ingest(
     archive: Archive,
     root: Path,
     paths: Iterable[Path] | None = None,
     progress: Progress | None = None,
+    parallel: bool | None = None,
 ) -> IngestReport:
-    """Bring the store up to date with `root` (or just `paths` under it)."""
+    """Bring the store up to date with `root` (or just `paths` under it).
+
+    `parallel` reads in a second process; by default only when there is a lot to read.
+    """
     full_scan = paths is None
     files = discover(root) if paths is None else [p for p in paths if p.suffix == ".jsonl"]
     report = IngestReport(files_seen=len(files))
+    states = archive.file_states()
+    work = [(p, states.get(str(p))) for p in files]
+    if parallel is None:
+        parallel = _unread_bytes(work) >= PARALLEL_BYTES
     writer = _Writer(archive, report)
-    for number, path in enumerate(files, 1):
-        if path.exists():
-            for batch in read_file(root, path, archive.file_state(str(path))):
-                writer.add(batch)
-        if progress and (number % 20 == 0 or number == len(files)):
-            progress(number, len(files), report)
-    writer.flush()
+    with paused_gc():
+        batches = read_elsewhere(root, work) if parallel else read_all(root, work)
+        done = 0
+        for number, batch in batches:
+            writer.add(batch)
+            if progress and number + 1 - done >= 20:
+                done = number + 1
+                progress(done, len(files), report)
+        writer.flush()
+    if progress:
+        progress(len(files), len(files), report)
     gone = [p for p in archive.known_files(str(root)) if not os.path.exists(p)]
     if not full_scan:
         gone = [p for p in gone if Path(p) in set(files)]
     report.archived = archive.mark_missing(gone)
     return report
+
+
+def _unread_bytes(work: Work) -> int:
+    total = 0
+    for path, state in work:
+        try:
+            total += os.stat(path).st_size - (state.offset if state else 0)
+        except OSError:
+            continue
+    return total

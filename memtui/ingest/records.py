@@ -21,6 +21,9 @@ class ToolCall:
     name: str
     arg: str  # the key argument: command, file path, pattern, url, query ...
 
+    def __reduce__(self) -> tuple[type[ToolCall], tuple[str, str]]:
+        return ToolCall, (self.name, self.arg)
+
 
 @dataclass(slots=True)
 class Message:
@@ -38,6 +41,28 @@ class Message:
     thinking: str = ""  # thinking blocks, kept apart from the answer
     tool_calls: list[ToolCall] = field(default_factory=list)
     tool_output: str = ""  # tool results, full text (shortened only for display)
+    epoch: int = 0  # the timestamp in seconds, 0 when missing or unreadable
+
+    def __reduce__(self) -> tuple[type[Message], tuple[object, ...]]:
+        # A cold ingest sends every record between processes: positional arguments pickle
+        # in half the time of dataclasses' own state handling.
+        return Message, (
+            self.uuid,
+            self.session_id,
+            self.role,
+            self.kind,
+            self.timestamp,
+            self.cwd,
+            self.git_branch,
+            self.api_id,
+            self.is_sidechain,
+            self.agent_id,
+            self.text,
+            self.thinking,
+            self.tool_calls,
+            self.tool_output,
+            self.epoch,
+        )
 
 
 @dataclass(slots=True)

@@ -11,7 +11,6 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from datetime import datetime
 from pathlib import Path
 
 import orjson
@@ -50,15 +49,6 @@ class BatchResult:
     duplicates: int = 0  # lines already stored (re-read or copied by --resume)
 
 
-def epoch_of(ts: str | None) -> int:
-    if not ts:
-        return 0
-    try:
-        return int(datetime.fromisoformat(ts).timestamp())
-    except ValueError:
-        return 0
-
-
 class Archive:
     """The store of record, opened on one SQLite file."""
 
@@ -75,13 +65,9 @@ class Archive:
 
     # -- ingestion checkpoints -------------------------------------------------------------
 
-    def file_state(self, path: str) -> FileState | None:
-        row = self.conn.execute(
-            "SELECT path, dev, ino, offset, line, tail, skipped FROM files WHERE path = ?", (path,)
-        ).fetchone()
-        if row is None:
-            return None
-        return FileState(row[0], row[1], row[2], row[3], row[4], row[5] or b"", row[6])
+    def file_states(self) -> dict[str, FileState]:
+        rows = self.conn.execute("SELECT path, dev, ino, offset, line, tail, skipped FROM files")
+        return {r[0]: FileState(r[0], r[1], r[2], r[3], r[4], r[5] or b"", r[6]) for r in rows}
 
     def known_files(self, under: str) -> list[str]:
         prefix = under.rstrip("/") + "/"
@@ -309,7 +295,7 @@ class _Row:
             seq=seq,
             record=record,
             idx=idx,
-            epoch=epoch_of(record.timestamp),
+            epoch=record.epoch,
             file_id=file_id,
             line=line,
         )

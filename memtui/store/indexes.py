@@ -23,6 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
+from memtui.bulk import paused_gc
 from memtui.store import db
 from memtui.store.embed import Embedder
 from memtui.store.fts import FtsDoc, FullText
@@ -127,11 +128,12 @@ class Indexes:
         tokenizer and hnswlib release the GIL, so a cold build takes the longer of the two.
         """
         fts = threading.Thread(target=self.catch_up_fts, args=(progress,), name="fts-catch-up")
-        fts.start()
-        try:
-            self.catch_up_vectors(progress)
-        finally:
-            fts.join()
+        with paused_gc():
+            fts.start()
+            try:
+                self.catch_up_vectors(progress)
+            finally:
+                fts.join()
         if save:
             self.save_vectors()
 

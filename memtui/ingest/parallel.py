@@ -1,0 +1,123 @@
+"""Reading and parsing in a second process while this one writes to the store.
+
+A cold ingest is half parsing and half SQLite, and the GIL lets one process do only one of
+them at a time; on two cores a reader process takes the parsing off the writer's path. The
+reader is a plain `python -m` child talking pickles over a pipe (multiprocessing's spawn would
+re-run the caller's main module). Batches come back in file order, so the writer sees exactly
+what reading in-process gives it.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import pickle
+import queue
+import subprocess
+import sys
+import threading
+import traceback
+from collections.abc import Iterator
+from pathlib import Path
+from typing import BinaryIO
+
+import memtui
+from memtui.bulk import paused_gc
+from memtui.config import setup_file_logging
+from memtui.store.archive import FileBatch, FileState
+
+Work = list[tuple[Path, FileState | None]]
+Chunk = list[tuple[int, FileBatch]]  # (index of the file in the work list, one of its batches)
+
+CHUNK_RECORDS = 2_000  # records per pickle sent to the writer
+QUEUED = 16  # pickles the reader may hold ahead of the writer
+_DONE = "done"
+_FAILED = "failed"
+
+
+def read_elsewhere(root: Path, work: Work) -> Iterator[tuple[int, FileBatch]]:
+    """What `pipeline.read_all(root, work)` yields, read and parsed by a child process."""
+    package_root = str(Path(memtui.__file__).resolve().parents[1])
+    path = os.pathsep.join([package_root, os.environ.get("PYTHONPATH", "")])
+    child = subprocess.Popen(
+        [sys.executable, "-m", __name__],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        env={**os.environ, "PYTHONPATH": path},
+    )
+    assert child.stdin is not None and child.stdout is not None
+    try:
+        pickle.dump((root, work, _log_dir()), child.stdin, pickle.HIGHEST_PROTOCOL)
+        child.stdin.close()
+        while True:
+            try:
+                message = pickle.load(child.stdout)
+            except EOFError:
+                raise RuntimeError(
+                    f"the transcript reader stopped (exit code {child.wait()})"
+                ) from None
+            if message == _DONE:
+                break
+            if isinstance(message, tuple) and message[0] == _FAILED:
+                raise RuntimeError(f"the transcript reader failed:\n{message[1]}")
+            yield from message
+    finally:
+        if child.poll() is None:
+            child.kill()
+        child.wait()
+        child.stdout.close()
+
+
+def _child(source: BinaryIO, channel: BinaryIO) -> None:
+    """The reader's side: parse every file in the work list, pickle batches down the pipe."""
+    from memtui.ingest.pipeline import read_all
+
+    root, work, log_dir = pickle.load(source)
+    if log_dir is not None:
+        setup_file_logging(log_dir)
+    # Pickling holds the GIL, writing to the pipe does not: a thread writes while we parse.
+    outbox: queue.Queue[bytes | None] = queue.Queue(QUEUED)
+    sender = threading.Thread(target=_send, args=(outbox, channel))
+    sender.start()
+    try:
+        with paused_gc():
+            chunk: Chunk = []
+            size = 0
+            for number, batch in read_all(root, work):
+                chunk.append((number, batch))
+                size += len(batch.records) + 1
+                if size >= CHUNK_RECORDS:
+                    outbox.put(pickle.dumps(chunk, pickle.HIGHEST_PROTOCOL))
+                    chunk, size = [], 0
+            if chunk:
+                outbox.put(pickle.dumps(chunk, pickle.HIGHEST_PROTOCOL))
+        outbox.put(pickle.dumps(_DONE))
+    except BaseException:
+        outbox.put(pickle.dumps((_FAILED, traceback.format_exc())))
+    finally:
+        outbox.put(None)
+        sender.join()
+
+
+def _send(outbox: queue.Queue[bytes | None], channel: BinaryIO) -> None:
+    try:
+        while (data := outbox.get()) is not None:
+            channel.write(data)
+        channel.flush()
+    except OSError:
+        os._exit(1)  # the writer is gone (killed, or gave up): nobody wants the rest
+
+
+def _log_dir() -> Path | None:
+    """Where this process logs, so that the reader's warnings land in the same file."""
+    for handler in logging.getLogger().handlers:
+        if isinstance(handler, logging.FileHandler):
+            return Path(handler.baseFilename).parent
+    return None
+
+
+if __name__ == "__main__":
+    channel = sys.stdout.buffer
+    sys.stdout = sys.stderr  # the pipe carries pickles only
+    _child(sys.stdin.buffer, channel)
