@@ -31,7 +31,7 @@ import corpus
 from common import BENCH, run_child
 from quality_set import NEEDLES, Needle
 
-from memtui.engine.search import RRF_K
+from memtui.engine.search import DECISIVE, RRF_K
 
 QUERY_TYPES = ("lexical", "paraphrase")
 K = 10  # recall@K, MRR@K
@@ -42,6 +42,7 @@ MANIFEST = "needles.json"
 VERSION = "2.1.9"
 
 Ranked = list[tuple[str, float]]  # (uuid, score), best first
+ENGINE = f"RRF k={RRF_K}, decisive fts x{DECISIVE}"
 
 
 # -- needles into the haystack ----------------------------------------------------------------
@@ -267,6 +268,21 @@ def rrf(k: int, w_fts: float = 1.0, w_vec: float = 1.0) -> Callable[[Ranked, Ran
     return fuse
 
 
+def decisive(k: int, ratio: float) -> Callable[[Ranked, Ranked], list[str]]:
+    """RRF k, plus one more first-place vote for the full-text top hit when its BM25 score is
+    `ratio` times the runner-up's (the engine's fusion at DECISIVE)."""
+    plain = rrf(k)
+
+    def fuse(fts: Ranked, vec: Ranked) -> list[str]:
+        fused = plain(fts, vec)
+        if len(fts) > 1 and fts[0][1] >= ratio * fts[1][1]:
+            fused.remove(fts[0][0])
+            fused.insert(0, fts[0][0])
+        return fused
+
+    return fuse
+
+
 def convex(alpha: float) -> Callable[[Ranked, Ranked], list[str]]:
     """alpha * full text + (1 - alpha) * vector, each score min-max scaled over its top DEPTH.
 
@@ -292,6 +308,9 @@ def convex(alpha: float) -> Callable[[Ranked, Ranked], list[str]]:
 VARIANTS: dict[str, Callable[[Ranked, Ranked], list[str]]] = {
     "RRF k=60 1:1": rrf(60),
     "RRF k=10 1:1": rrf(10),
+    "RRF k=10, decisive fts x1.5": decisive(10, 1.5),
+    "RRF k=10, decisive fts x2": decisive(10, 2.0),
+    "RRF k=10, decisive fts x3": decisive(10, 3.0),
     "RRF k=10 fts 3:2": rrf(10, 1.5, 1.0),
     "RRF k=10 fts 2:1": rrf(10, 2.0, 1.0),
     "RRF k=60 fts 2:1": rrf(60, 2.0, 1.0),
@@ -341,9 +360,9 @@ def method_ranks(result: dict[str, Any], exact: bool = False) -> dict[str, dict[
 
 
 def agreement(result: dict[str, Any], exact: bool = False) -> int:
-    """Queries whose engine hybrid top K equals our re-fusion at the engine's k (checks it)."""
+    """Queries whose engine hybrid top K equals our re-fusion with the engine's settings."""
     vector, hybrid = ("vector_exact", "hybrid_exact") if exact else ("vector", "hybrid")
-    fuse = rrf(RRF_K)
+    fuse = decisive(RRF_K, DECISIVE)
     return sum(
         q[hybrid] == fuse([tuple(x) for x in q["fts"]], [tuple(x) for x in q[vector]])[:K]
         for q in result["queries"]
@@ -416,11 +435,11 @@ def report(label: str, result: dict[str, Any], methods: list[str] | None = None)
     n = len(result["queries"])
     print(f"\nvectors from hnswlib (ef {result['ef']}), as the engine searches today:")
     print(table(method_ranks(result), methods))
-    print(f"engine hybrid == re-fused RRF k={RRF_K} on {agreement(result)}/{n} queries")
+    print(f"engine hybrid == re-fused {ENGINE} on {agreement(result)}/{n} queries")
     if "vector_exact" in result["queries"][0]:
         print("\nexact nearest neighbours (what the model can do; the index's ceiling):")
         print(table(method_ranks(result, exact=True), methods))
-        print(f"engine hybrid == re-fused RRF k={RRF_K} on {agreement(result, exact=True)}/{n}")
+        print(f"engine hybrid == re-fused {ENGINE} on {agreement(result, exact=True)}/{n}")
 
 
 def print_ranks(result: dict[str, Any]) -> None:

@@ -11,7 +11,9 @@ import pytest
 
 from memtui.config import Config
 from memtui.engine.memory import Memory
+from memtui.engine.search import fuse
 from memtui.engine.types import EngineError
+from memtui.store.fts import FtsHit
 from tests.lines import assistant, text, user, write
 
 SHOP, CRAWLER = "/home/dev/shop-api", "/home/dev/crawler"
@@ -242,3 +244,15 @@ def test_engine_imports_no_front_end() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_decisive_full_text_match_leads_the_hybrid_list() -> None:
+    # Message 1 tops full text far ahead of the rest; 2 and 3 sit high in both rankings.
+    fts = [FtsHit(1, 30.0), FtsHit(2, 12.0), FtsHit(3, 11.0)]
+    vector = [3, 2, 4]
+    assert [mid for mid, _ in fuse(fts, vector)][:3] == [1, 3, 2]
+    # Without a clear lead, plain RRF decides: both rankings like 2 and 3 more.
+    close = [FtsHit(1, 13.0), FtsHit(2, 12.0), FtsHit(3, 11.0)]
+    assert [mid for mid, _ in fuse(close, vector)][:3] == [3, 2, 1]
+    scores = [score for _, score in fuse(fts, vector)]
+    assert scores == sorted(scores, reverse=True)

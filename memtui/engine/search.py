@@ -11,7 +11,7 @@ import numpy as np
 
 from memtui.engine import sessions
 from memtui.engine.types import EngineError
-from memtui.store.fts import FtsFilter
+from memtui.store.fts import FtsFilter, FtsHit
 from memtui.store.indexes import VECTOR_WHERE, Indexes
 
 MODES = ("hybrid", "fts", "vector")
@@ -20,6 +20,7 @@ ROLES = ("user", "assistant")
 MAX_QUERY = 10_000  # longer text is cut: the first words decide a search anyway
 DEPTH = 100  # candidates each ranking contributes to the fusion
 RRF_K = 10  # bench/quality.py: k=10 ranks better than the usual 60 (bench/README.md)
+DECISIVE = 1.5  # BM25 top / runner-up at which the full-text top hit leads a hybrid list
 SNIPPET = 240
 
 
@@ -104,6 +105,20 @@ def rrf(*rankings: list[int]) -> dict[int, float]:
     return fused
 
 
+def fuse(fts: list[FtsHit], vector: list[int]) -> list[tuple[int, float]]:
+    """The hybrid order: RRF of both rankings, with a decisive full-text match first.
+
+    When the best BM25 score is DECISIVE times the runner-up's, the words matched one message
+    far better than any other: the person remembered them, and plain RRF would let a message
+    that both rankings like moderately outrank it (bench/quality_results.md). Such a match
+    gets one more first-place vote, which always puts it on top.
+    """
+    fused = rrf([h.message_id for h in fts], vector)
+    if len(fts) > 1 and fts[0].score >= DECISIVE * fts[1].score:
+        fused[fts[0].message_id] += 1 / (RRF_K + 1)
+    return sorted(fused.items(), key=lambda kv: kv[1], reverse=True)
+
+
 class Searcher:
     def __init__(self, conn: sqlite3.Connection, indexes: Indexes) -> None:
         self.conn = conn
@@ -163,16 +178,15 @@ class Searcher:
             return SearchResponse(
                 self._results(scored, terms), len(vector_ids), mode, offset, limit, note
             )
-        fts_ids = [h.message_id for h in self.indexes.fts.search(query, fts_filter, depth)]
+        fts_hits = self.indexes.fts.search(query, fts_filter, depth)
         vec_ids = [mid for mid, _ in vector_ids]
-        fused = rrf(fts_ids, vec_ids)
-        ranked = sorted(fused.items(), key=lambda kv: kv[1], reverse=True)
-        fts_set, vec_set = set(fts_ids), set(vec_ids)
+        ranked = fuse(fts_hits, vec_ids)
+        fts_set, vec_set = {h.message_id for h in fts_hits}, set(vec_ids)
         scored = [
             (mid, score, [n for n, s in (("fts", fts_set), ("vector", vec_set)) if mid in s])
             for mid, score in ranked[offset:want]
         ]
-        return SearchResponse(self._results(scored, terms), len(fused), mode, offset, limit, note)
+        return SearchResponse(self._results(scored, terms), len(ranked), mode, offset, limit, note)
 
     # -- vectors -----------------------------------------------------------------------------
 
