@@ -77,6 +77,7 @@ def main() -> None:
     print(
         f"cold ingest: {cold['seconds']:.1f} s, {cold['messages']:,.0f} messages stored "
         f"({turns / cold['seconds']:,.0f} user+assistant/s), peak RSS {cold['peak_rss_mb']:.0f} MB"
+        f" + reader process {cold['child_rss_mb']:.0f} MB"
     )
     again = run_child(INGEST, env)
     print(f"re-run, nothing new: {again['seconds']:.2f} s, {again['messages']:.0f} new messages")

@@ -26,11 +26,13 @@ def cached_corpus(root: Path, messages: int, seed: int = 0) -> tuple[Path, dict[
 
 
 def run_child(code: str, env: dict[str, str]) -> dict[str, float]:
-    """Run `code` in a fresh interpreter; it prints one JSON object. Adds its peak RSS in MB."""
+    """Run `code` in a fresh interpreter; it prints one JSON object. Adds its peak RSS in MB,
+    and the largest of its own children's (the ingest's reader process)."""
     wrapped = textwrap.dedent(code) + textwrap.dedent(
         """
         import json as _json, resource as _resource
         RESULT["peak_rss_mb"] = _resource.getrusage(_resource.RUSAGE_SELF).ru_maxrss / 1024
+        RESULT["child_rss_mb"] = _resource.getrusage(_resource.RUSAGE_CHILDREN).ru_maxrss / 1024
         print(_json.dumps(RESULT))
         """
     )
