@@ -37,6 +37,7 @@ _FAILED = "failed"
 
 def read_elsewhere(root: Path, work: Work) -> Iterator[tuple[int, FileBatch]]:
     """What `pipeline.read_all(root, work)` yields, read and parsed by a child process."""
+    # The child must import this very memtui, whether installed or run from a checkout.
     package_root = str(Path(memtui.__file__).resolve().parents[1])
     path = os.pathsep.join([package_root, os.environ.get("PYTHONPATH", "")])
     child = subprocess.Popen(
