@@ -163,7 +163,7 @@ def ingest(
     full_scan = paths is None
     files = discover(root) if paths is None else [p for p in paths if p.suffix == ".jsonl"]
     report = IngestReport(files_seen=len(files))
-    states = archive.file_states()
+    states = archive.file_states([str(p) for p in files])
     work = [(p, states.get(str(p))) for p in files]
     if parallel is None:
         parallel = _unread_bytes(work) >= PARALLEL_BYTES

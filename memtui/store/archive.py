@@ -65,9 +65,19 @@ class Archive:
 
     # -- ingestion checkpoints -------------------------------------------------------------
 
-    def file_states(self) -> dict[str, FileState]:
-        rows = self.conn.execute("SELECT path, dev, ino, offset, line, tail, skipped FROM files")
-        return {r[0]: FileState(r[0], r[1], r[2], r[3], r[4], r[5] or b"", r[6]) for r in rows}
+    def file_states(self, paths: Sequence[str]) -> dict[str, FileState]:
+        """The checkpoints of those of `paths` read before."""
+        states: dict[str, FileState] = {}
+        for chunk in db.chunks(paths):
+            rows = self.conn.execute(
+                "SELECT path, dev, ino, offset, line, tail, skipped FROM files "
+                f"WHERE path IN ({db.marks(chunk)})",
+                chunk,
+            )
+            states.update(
+                (r[0], FileState(r[0], r[1], r[2], r[3], r[4], r[5] or b"", r[6])) for r in rows
+            )
+        return states
 
     def known_files(self, under: str) -> list[str]:
         prefix = under.rstrip("/") + "/"
