@@ -16,6 +16,15 @@ from memtui.config import Config  # noqa: E402
 from memtui.engine.memory import Memory  # noqa: E402
 
 
+@pytest.fixture(autouse=True, scope="session")
+def private_logs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """platformdirs' log dir sits under XDG_STATE_HOME: point it, for this process and every
+    `memtui` it starts, at a temp dir, so tests never write to the user's logs."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("XDG_STATE_HOME", str(tmp_path_factory.mktemp("state")))
+        yield
+
+
 @pytest.fixture
 def claude_dir(tmp_path: Path) -> Path:
     path = tmp_path / "projects"
