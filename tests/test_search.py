@@ -13,7 +13,6 @@ from memtui.config import Config
 from memtui.engine.memory import Memory
 from memtui.engine.search import fuse
 from memtui.engine.types import EngineError
-from memtui.store.fts import FtsHit
 from tests.lines import assistant, text, user, write
 
 SHOP, CRAWLER = "/home/dev/shop-api", "/home/dev/crawler"
@@ -248,11 +247,32 @@ def test_engine_imports_no_front_end() -> None:
 
 def test_decisive_full_text_match_leads_the_hybrid_list() -> None:
     # Message 1 tops full text far ahead of the rest; 2 and 3 sit high in both rankings.
-    fts = [FtsHit(1, 30.0), FtsHit(2, 12.0), FtsHit(3, 11.0)]
+    fts = [(1, 30.0), (2, 12.0), (3, 11.0)]
     vector = [3, 2, 4]
     assert [mid for mid, _ in fuse(fts, vector)][:3] == [1, 3, 2]
     # Without a clear lead, plain RRF decides: both rankings like 2 and 3 more.
-    close = [FtsHit(1, 13.0), FtsHit(2, 12.0), FtsHit(3, 11.0)]
+    close = [(1, 13.0), (2, 12.0), (3, 11.0)]
     assert [mid for mid, _ in fuse(close, vector)][:3] == [3, 2, 1]
     scores = [score for _, score in fuse(fts, vector)]
     assert scores == sorted(scores, reverse=True)
+
+
+@pytest.mark.parametrize("mode", ["fts", "vector", "hybrid"])
+def test_equal_scores_come_newest_first_and_page_whole(tmp_path: Path, mode: str) -> None:
+    # 25 identical prompts score the same in both rankings; they were written out of date order.
+    days = [(n * 7) % 25 + 1 for n in range(25)]
+    for n, day in enumerate(days):
+        ts = f"2026-03-{day:02d}T08:00:00Z"
+        write(
+            tmp_path / "projects" / "-p" / "s-1.jsonl",
+            user(f"u{n:02d}", "deploy the canary build again", "s-1", ts, "/p"),
+        )
+    memory = Memory(Config(tmp_path / "data", tmp_path / "projects", tmp_path / "logs"))
+    memory.ingest()
+    pages = [memory.search("canary deploy", mode, limit=10, offset=o).results for o in (0, 10, 20)]
+    whole = memory.search("canary deploy", mode, limit=30).results
+    memory.close()
+    assert [r.uuid for page in pages for r in page] == [r.uuid for r in whole]
+    assert len(whole) == 25
+    stamps = [r.timestamp for r in whole]
+    assert stamps == sorted(stamps, reverse=True)

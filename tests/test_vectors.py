@@ -24,8 +24,11 @@ def ids(*ranges: range) -> np.ndarray:
 
 
 @pytest.fixture
-def filled(tmp_path: Path) -> tuple[Vectors, np.ndarray]:
-    """3,000 vectors with ids 1..3000, added in batches so the index has to grow."""
+def filled(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Vectors, np.ndarray]:
+    """3,000 vectors with ids 1..3000, added in batches so the index has to grow.
+
+    An index this small is normally scored exactly; here the graph answers, as at full size."""
+    monkeypatch.setattr(vectors_module, "_EXACT_INDEX", 0)
     v = Vectors(tmp_path / "vectors", DIM)
     vecs = unit(3_000)
     for start in range(0, 3_000, 700):
@@ -51,6 +54,20 @@ def test_finds_an_exact_vector_at_distance_zero(filled: tuple[Vectors, np.ndarra
     hits = v.search(vecs[0], 10)
     assert len(hits) == 10
     assert [d for _, d in hits] == sorted(d for _, d in hits)
+
+
+def test_a_small_index_is_scored_exactly(
+    filled: tuple[Vectors, np.ndarray], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    v, vecs = filled
+    monkeypatch.setattr(vectors_module, "_EXACT_INDEX", 5_000)
+
+    def graph(*args: object) -> None:
+        raise AssertionError("the graph answered")
+
+    monkeypatch.setattr(Vectors, "_knn", graph)
+    query = unit(1, seed=3)[0]
+    assert [mid for mid, _ in v.search(query, 50)] == exact(vecs, query, set(range(1, 3_001)), 50)
 
 
 def test_k_larger_than_the_index(tmp_path: Path) -> None:

@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import re
 import sqlite3
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
+from itertools import pairwise
 
 import numpy as np
 
 from memtui.engine import sessions
 from memtui.engine.types import EngineError
-from memtui.store.fts import FtsFilter, FtsHit
+from memtui.store import db
+from memtui.store.fts import FtsFilter
 from memtui.store.indexes import VECTOR_WHERE, Indexes
 
 MODES = ("hybrid", "fts", "vector")
@@ -22,6 +25,8 @@ DEPTH = 100  # candidates each ranking contributes to the fusion
 RRF_K = 10  # bench/quality.py: k=10 ranks better than the usual 60 (bench/README.md)
 DECISIVE = 1.5  # BM25 top / runner-up at which the full-text top hit leads a hybrid list
 SNIPPET = 240
+
+Ranking = list[tuple[int, float]]  # (message id, score), best first
 
 
 @dataclass(slots=True)
@@ -105,7 +110,7 @@ def rrf(*rankings: list[int]) -> dict[int, float]:
     return fused
 
 
-def fuse(fts: list[FtsHit], vector: list[int]) -> list[tuple[int, float]]:
+def fuse(fts: Ranking, vector: list[int]) -> Ranking:
     """The hybrid order: RRF of both rankings, with a decisive full-text match first.
 
     When the best BM25 score is DECISIVE times the runner-up's, the words matched one message
@@ -113,9 +118,9 @@ def fuse(fts: list[FtsHit], vector: list[int]) -> list[tuple[int, float]]:
     that both rankings like moderately outrank it (bench/quality_results.md). Such a match
     gets one more first-place vote, which always puts it on top.
     """
-    fused = rrf([h.message_id for h in fts], vector)
-    if len(fts) > 1 and fts[0].score >= DECISIVE * fts[1].score:
-        fused[fts[0].message_id] += 1 / (RRF_K + 1)
+    fused = rrf([mid for mid, _ in fts], vector)
+    if len(fts) > 1 and fts[0][1] >= DECISIVE * fts[1][1]:
+        fused[fts[0][0]] += 1 / (RRF_K + 1)
     return sorted(fused.items(), key=lambda kv: kv[1], reverse=True)
 
 
@@ -165,10 +170,11 @@ class Searcher:
             filt.project, filt.session_id, filt.role, None, filt.after, filt.before
         )
         terms = self.indexes.fts.terms(query)
+        fts_ranking = self._settled(lambda n: self.indexes.fts.search(query, fts_filter, n))
         if mode == "fts":
-            hits = self.indexes.fts.search(query, fts_filter, limit, offset)
+            hits = fts_ranking(want)[offset:]
             total = self.indexes.fts.count(query, fts_filter) if hits or offset else 0
-            scored = [(h.message_id, h.score, ["fts"]) for h in hits]
+            scored = [(mid, score, ["fts"]) for mid, score in hits]
             return SearchResponse(self._results(scored, terms), total, mode, offset, limit, note)
         depth = max(DEPTH, want)
         vector_ids = self._vector_ranking(query, filt, depth)
@@ -178,10 +184,10 @@ class Searcher:
             return SearchResponse(
                 self._results(scored, terms), len(vector_ids), mode, offset, limit, note
             )
-        fts_hits = self.indexes.fts.search(query, fts_filter, depth)
+        fts_hits = fts_ranking(depth)
         vec_ids = [mid for mid, _ in vector_ids]
         ranked = fuse(fts_hits, vec_ids)
-        fts_set, vec_set = {h.message_id for h in fts_hits}, set(vec_ids)
+        fts_set, vec_set = {mid for mid, _ in fts_hits}, set(vec_ids)
         scored = [
             (mid, score, [n for n, s in (("fts", fts_set), ("vector", vec_set)) if mid in s])
             for mid, score in ranked[offset:want]
@@ -204,17 +210,50 @@ class Searcher:
         if not np.any(vecs):
             return []
         vectors = self.indexes.vectors
-        if len(concepts) == 1:
-            return [(mid, 1.0 - dist) for mid, dist in vectors.search(vecs[0], depth, allowed)]
-        # Every concept must be near: keep what each concept's neighbourhood shares, ranked by
-        # the weakest of its similarities.
-        wide = max(depth * 5, 500)
-        sims: dict[int, list[float]] = {}
-        for vec in vecs:
-            for mid, dist in vectors.search(vec, wide, allowed):
-                sims.setdefault(mid, []).append(1.0 - dist)
-        shared = [(mid, min(s)) for mid, s in sims.items() if len(s) == len(concepts)]
-        return sorted(shared, key=lambda kv: kv[1], reverse=True)[:depth]
+
+        def nearest(n: int) -> Ranking:
+            if len(concepts) == 1:
+                return [(mid, 1.0 - dist) for mid, dist in vectors.search(vecs[0], n, allowed)]
+            # Every concept must be near: keep what each concept's neighbourhood shares, ranked
+            # by the weakest of its similarities.
+            sims: dict[int, list[float]] = {}
+            for vec in vecs:
+                for mid, dist in vectors.search(vec, max(n * 5, 500), allowed):
+                    sims.setdefault(mid, []).append(1.0 - dist)
+            shared = [(mid, min(s)) for mid, s in sims.items() if len(s) == len(concepts)]
+            return sorted(shared, key=lambda kv: kv[1], reverse=True)[:n]
+
+        return self._settled(nearest)(depth)
+
+    # -- ties --------------------------------------------------------------------------------
+
+    def _settled(self, fetch: Callable[[int], Ranking]) -> Callable[[int], Ranking]:
+        """`fetch` (the best n of an index's ranking) with equal scores in a fixed order.
+
+        An index orders equal scores by how it was built (segments, insertion order), so a
+        rebuilt index would shuffle them. Fetching on while the n-th score is shared makes its
+        group whole; ordering each group newest first, then by uuid, gives one answer for one
+        archive however its indexes grew, and pages that never repeat or skip a message.
+        """
+
+        def top(n: int) -> Ranking:
+            size = n + 1
+            ranked = fetch(size)
+            while len(ranked) == size and ranked[-1][1] == ranked[n - 1][1]:
+                size *= 2
+                ranked = fetch(size)
+            return self._order_ties(ranked)[:n]
+
+        return top
+
+    def _order_ties(self, ranked: Ranking) -> Ranking:
+        if all(a[1] != b[1] for a, b in pairwise(ranked)):
+            return ranked
+        keys: dict[int, tuple[int, str]] = {}
+        for chunk in db.chunks([mid for mid, _ in ranked]):
+            sql = f"SELECT id, epoch, uuid FROM messages WHERE id IN ({db.marks(chunk)})"
+            keys.update((mid, (-epoch, uuid)) for mid, epoch, uuid in self.conn.execute(sql, chunk))
+        return sorted(ranked, key=lambda r: (-r[1], keys.get(r[0], (0, ""))))
 
     def _allowed(self, filt: Filters) -> set[int]:
         where, args = [VECTOR_WHERE], []

@@ -90,12 +90,6 @@ class FtsFilter:
     before: int | None = None  # epoch seconds, exclusive
 
 
-@dataclass(slots=True)
-class FtsHit:
-    message_id: int
-    score: float
-
-
 class FullText:
     def __init__(self, path: Path) -> None:
         path.mkdir(parents=True, exist_ok=True)
@@ -166,17 +160,17 @@ class FullText:
         query: str | list[str],
         filt: FtsFilter | None,
         limit: int,
-        offset: int = 0,
-    ) -> list[FtsHit]:
+    ) -> list[tuple[int, float]]:
+        """(message id, BM25 score), best first."""
         q = self._query(query, filt)
         if q is None or limit <= 0:
             return []
         searcher = self._searcher()
-        hits = searcher.search(q, limit, count=False, offset=max(offset, 0)).hits
+        hits = searcher.search(q, limit, count=False).hits
         if not hits:
             return []
         ids = searcher.fast_field_values("message_id", [addr for _, addr in hits])
-        return [FtsHit(int(mid), score) for (score, _), mid in zip(hits, ids, strict=True)]
+        return [(int(mid), score) for (score, _), mid in zip(hits, ids, strict=True)]
 
     def count(self, query: str | list[str], filt: FtsFilter | None) -> int:
         q = self._query(query, filt)

@@ -35,6 +35,9 @@ _EF_SEARCH = 400
 # exact scoring grows with the size (1/12/32 ms; 2-4x that on first touch of the mapping).
 _BRUTE_FORCE_MAX = 10_000
 _BRUTE_FORCE_SHARE = 0.1
+# A whole index this small is always scored exactly (~2 ms): a graph can miss a true
+# neighbour, and a small archive should get the same answer however its index grew.
+_EXACT_INDEX = 5_000
 _ADD_THREADS = 2
 
 # hnswlib's file header (hnswalg.h saveIndex): offsetLevel0, max_elements, cur_element_count,
@@ -111,7 +114,7 @@ class Vectors:
             if k <= 0:
                 return []
             small = len(candidates) <= min(_BRUTE_FORCE_MAX, len(self._live) * _BRUTE_FORCE_SHARE)
-            if not small:
+            if not small and len(self._live) > _EXACT_INDEX:
                 try:
                     return self._knn(query, k, None if allowed is None else candidates.__contains__)
                 except RuntimeError:
@@ -183,17 +186,16 @@ class Vectors:
 
     def _stored(self, ids: np.ndarray) -> np.ndarray:
         """Stored vectors of live ids: from the mapped snapshot unless changed since."""
-        if self._mapped is None:
+        m = self._mapped
+        if m is None:
             return self._index.get_items(ids)
-        fresh = np.zeros(len(ids), dtype=bool)
-        if self._fresh:
-            fresh = np.fromiter(
-                (i in self._fresh for i in ids.tolist()), dtype=bool, count=len(ids)
-            )
+        if not self._fresh:
+            return m.vecs[m.rows[np.searchsorted(m.labels, ids)]]
+        fresh = np.fromiter((i in self._fresh for i in ids.tolist()), dtype=bool, count=len(ids))
         out = np.empty((len(ids), self._dim), dtype=np.float32)
         if fresh.any():
             out[fresh] = self._index.get_items(ids[fresh])
-        m, old = self._mapped, ids[~fresh]
+        old = ids[~fresh]
         out[~fresh] = m.vecs[m.rows[np.searchsorted(m.labels, old)]]
         return out
 
