@@ -11,7 +11,7 @@ import pytest
 
 from memtui.config import Config
 from memtui.engine.memory import Memory
-from memtui.engine.search import fuse
+from memtui.engine.search import fuse, settled
 from memtui.engine.types import EngineError
 from tests.lines import assistant, text, user, write
 
@@ -258,21 +258,44 @@ def test_decisive_full_text_match_leads_the_hybrid_list() -> None:
 
 
 @pytest.mark.parametrize("mode", ["fts", "vector", "hybrid"])
-def test_equal_scores_come_newest_first_and_page_whole(tmp_path: Path, mode: str) -> None:
-    # 25 identical prompts score the same in both rankings; they were written out of date order.
-    days = [(n * 7) % 25 + 1 for n in range(25)]
-    for n, day in enumerate(days):
-        ts = f"2026-03-{day:02d}T08:00:00Z"
-        write(
-            tmp_path / "projects" / "-p" / "s-1.jsonl",
-            user(f"u{n:02d}", "deploy the canary build again", "s-1", ts, "/p"),
-        )
+def test_equal_scores_page_whole_and_survive_a_reindex(tmp_path: Path, mode: str) -> None:
+    # 25 identical prompts score the same in both rankings.
+    for n in range(25):
+        session, ts = f"s-{n % 3}", f"2026-03-{n + 1:02d}T08:00:00Z"
+        prompt = user(f"u{n:02d}", "deploy the canary build again", session, ts, "/p")
+        write(tmp_path / "projects" / "-p" / f"{session}.jsonl", prompt)
     memory = Memory(Config(tmp_path / "data", tmp_path / "projects", tmp_path / "logs"))
     memory.ingest()
-    pages = [memory.search("canary deploy", mode, limit=10, offset=o).results for o in (0, 10, 20)]
-    whole = memory.search("canary deploy", mode, limit=30).results
+
+    def pages() -> list[str]:
+        found = [memory.search("canary deploy", mode, limit=10, offset=o) for o in (0, 10, 20)]
+        return [r.uuid for page in found for r in page.results]
+
+    before = pages()
+    assert before == [r.uuid for r in memory.search("canary deploy", mode, limit=30).results]
+    assert len(set(before)) == 25
+    memory.reindex()
+    assert pages() == before
     memory.close()
-    assert [r.uuid for page in pages for r in page] == [r.uuid for r in whole]
-    assert len(whole) == 25
-    stamps = [r.timestamp for r in whole]
-    assert stamps == sorted(stamps, reverse=True)
+
+
+def test_settled_makes_the_group_at_the_cut_whole_or_drops_it() -> None:
+    # Scores 9, then eight messages tied at 5, then 1; the index returns the tie in any order.
+    ranking = [(1, 9.0)] + [(mid, 5.0) for mid in (14, 11, 17, 12, 16, 13, 15, 18)] + [(2, 1.0)]
+    asked: list[int] = []
+
+    def fetch(n: int) -> list[tuple[int, float]]:
+        asked.append(n)
+        return ranking[:n]
+
+    # The cut at 3 falls inside the tie: it is fetched whole, then ordered last archived first.
+    assert settled(fetch, 3, keep=3) == [(1, 9.0), (18, 5.0), (17, 5.0)]
+    assert asked == [4, 16]
+    # When `keep` messages rank above the tie, the tie is dropped instead of fetched.
+    asked.clear()
+    assert settled(fetch, 3, keep=1) == [(1, 9.0)]
+    assert asked == [4]
+    # No tie at the cut: one fetch, nothing reordered.
+    asked.clear()
+    assert settled(fetch, 1, keep=1) == [(1, 9.0)]
+    assert asked == [2]

@@ -7,13 +7,11 @@ import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
-from itertools import pairwise
 
 import numpy as np
 
 from memtui.engine import sessions
 from memtui.engine.types import EngineError
-from memtui.store import db
 from memtui.store.fts import FtsFilter
 from memtui.store.indexes import VECTOR_WHERE, Indexes
 
@@ -124,6 +122,27 @@ def fuse(fts: Ranking, vector: list[int]) -> Ranking:
     return sorted(fused.items(), key=lambda kv: kv[1], reverse=True)
 
 
+def settled(fetch: Callable[[int], Ranking], n: int, keep: int) -> Ranking:
+    """The best n of `fetch` (an index's ranking), with equal scores in a fixed order.
+
+    An index orders equal scores by how it was built (segments, insertion order), so a rebuilt
+    index would shuffle them and pick different members of a group cut at n. The group at the
+    cut is made whole, by fetching further, or dropped when at least `keep` rank above it; each
+    group is then ordered by message id, the last archived first. One store gives one answer
+    however its indexes grew, and pages never repeat or skip a message.
+    """
+    size = n + 1
+    ranked = fetch(size)
+    while len(ranked) == size and ranked[-1][1] == ranked[n - 1][1]:
+        start = next(i for i, (_, score) in enumerate(ranked) if score == ranked[n - 1][1])
+        if start >= keep:
+            ranked = ranked[:start]
+            break
+        size *= 4
+        ranked = fetch(size)
+    return sorted(ranked, key=lambda r: (-r[1], -r[0]))[:n]
+
+
 class Searcher:
     def __init__(self, conn: sqlite3.Connection, indexes: Indexes) -> None:
         self.conn = conn
@@ -170,21 +189,24 @@ class Searcher:
             filt.project, filt.session_id, filt.role, None, filt.after, filt.before
         )
         terms = self.indexes.fts.terms(query)
-        fts_ranking = self._settled(lambda n: self.indexes.fts.search(query, fts_filter, n))
+
+        def fts_ranking(n: int, keep: int) -> Ranking:
+            return settled(lambda size: self.indexes.fts.search(query, fts_filter, size), n, keep)
+
         if mode == "fts":
-            hits = fts_ranking(want)[offset:]
+            hits = fts_ranking(want, want)[offset:]
             total = self.indexes.fts.count(query, fts_filter) if hits or offset else 0
             scored = [(mid, score, ["fts"]) for mid, score in hits]
             return SearchResponse(self._results(scored, terms), total, mode, offset, limit, note)
         depth = max(DEPTH, want)
-        vector_ids = self._vector_ranking(query, filt, depth)
+        vector_ids = self._vector_ranking(query, filt, depth, want)
         if mode == "vector":
             page = vector_ids[offset:want]
             scored = [(mid, score, ["vector"]) for mid, score in page]
             return SearchResponse(
                 self._results(scored, terms), len(vector_ids), mode, offset, limit, note
             )
-        fts_hits = fts_ranking(depth)
+        fts_hits = fts_ranking(depth, want)
         vec_ids = [mid for mid, _ in vector_ids]
         ranked = fuse(fts_hits, vec_ids)
         fts_set, vec_set = {mid for mid, _ in fts_hits}, set(vec_ids)
@@ -197,8 +219,8 @@ class Searcher:
     # -- vectors -----------------------------------------------------------------------------
 
     def _vector_ranking(
-        self, query: str | list[str], filt: Filters, depth: int
-    ) -> list[tuple[int, float]]:
+        self, query: str | list[str], filt: Filters, depth: int, keep: int
+    ) -> Ranking:
         allowed = self._allowed(filt) if filt.any() else None
         if allowed is not None and not allowed:
             return []
@@ -223,37 +245,7 @@ class Searcher:
             shared = [(mid, min(s)) for mid, s in sims.items() if len(s) == len(concepts)]
             return sorted(shared, key=lambda kv: kv[1], reverse=True)[:n]
 
-        return self._settled(nearest)(depth)
-
-    # -- ties --------------------------------------------------------------------------------
-
-    def _settled(self, fetch: Callable[[int], Ranking]) -> Callable[[int], Ranking]:
-        """`fetch` (the best n of an index's ranking) with equal scores in a fixed order.
-
-        An index orders equal scores by how it was built (segments, insertion order), so a
-        rebuilt index would shuffle them. Fetching on while the n-th score is shared makes its
-        group whole; ordering each group newest first, then by uuid, gives one answer for one
-        archive however its indexes grew, and pages that never repeat or skip a message.
-        """
-
-        def top(n: int) -> Ranking:
-            size = n + 1
-            ranked = fetch(size)
-            while len(ranked) == size and ranked[-1][1] == ranked[n - 1][1]:
-                size *= 2
-                ranked = fetch(size)
-            return self._order_ties(ranked)[:n]
-
-        return top
-
-    def _order_ties(self, ranked: Ranking) -> Ranking:
-        if all(a[1] != b[1] for a, b in pairwise(ranked)):
-            return ranked
-        keys: dict[int, tuple[int, str]] = {}
-        for chunk in db.chunks([mid for mid, _ in ranked]):
-            sql = f"SELECT id, epoch, uuid FROM messages WHERE id IN ({db.marks(chunk)})"
-            keys.update((mid, (-epoch, uuid)) for mid, epoch, uuid in self.conn.execute(sql, chunk))
-        return sorted(ranked, key=lambda r: (-r[1], keys.get(r[0], (0, ""))))
+        return settled(nearest, depth, keep)
 
     def _allowed(self, filt: Filters) -> set[int]:
         where, args = [VECTOR_WHERE], []
