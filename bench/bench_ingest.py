@@ -18,10 +18,10 @@ from common import cached_corpus, run_child
 
 INGEST = """
 import time
-from memtui.engine.memory import Memory
-memory = Memory()
+from memtui.engine import Memory, load
+memory = Memory(load())
 started = time.perf_counter()
-report = memory.ingest(index=False)
+report = memory.upkeep.ingest(index=False)
 RESULT = {"seconds": time.perf_counter() - started, "messages": report.messages,
           "skipped": report.skipped, "sessions": len(report.sessions)}
 """
@@ -37,7 +37,7 @@ def live_latency(projects: Path, data: Path, rounds: int = 20) -> list[float]:
     memory = Memory(Config(data, projects, data / "logs"))
     target = next(p for p in projects.glob("*/*.jsonl") if not p.name.startswith("agent-"))
     session = target.stem
-    cwd = memory.get_session(session).session.project
+    cwd = memory.history.get_session(session).session.project
     stop = threading.Event()
     follower = threading.Thread(
         target=memory.follow, args=(projects, stop, None, False), daemon=True
@@ -46,11 +46,14 @@ def live_latency(projects: Path, data: Path, rounds: int = 20) -> list[float]:
     time.sleep(3)  # setting up watches on a big tree takes a moment
     latencies = []
     for n in range(rounds):
-        before = memory.get_session(session).total
+        before = memory.history.get_session(session).total
         written = time.perf_counter()
         # A fresh seed each run: the same seed would repeat uuids the store already holds.
         corpus.append_session_lines(target, 1, session, cwd, seed=int(time.time() * 1000) + n)
-        while memory.get_session(session).total == before and time.perf_counter() - written < 10:
+        while (
+            memory.history.get_session(session).total == before
+            and time.perf_counter() - written < 10
+        ):
             time.sleep(0.005)
         latencies.append(time.perf_counter() - written)
     stop.set()

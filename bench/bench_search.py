@@ -19,15 +19,15 @@ from common import cached_corpus, run_child
 
 COLD = """
 import time
-from memtui.engine.memory import Memory
-memory = Memory()
+from memtui.engine import Memory, load
+memory = Memory(load())
 t0 = time.perf_counter()
-memory.ingest(index=False)
+memory.upkeep.ingest(index=False)
 t1 = time.perf_counter()
-memory.indexes.catch_up()  # what `memtui index` does: full text and vectors side by side
-memory.indexes.save_vectors(force=True)
+memory._index().catch_up()  # what `memtui index` does: full text and vectors side by side
+memory._index().save_vectors(force=True)
 t2 = time.perf_counter()
-health = memory.indexes.health()
+health = memory._index().health()
 RESULT = {"store": t1 - t0, "indexes": t2 - t1, "total": t2 - t0,
           "fts_docs": health.fts_docs, "vector_count": health.vectors,
           "fts_mb": health.fts_bytes / 1e6, "vector_mb": health.vector_bytes / 1e6}
@@ -52,7 +52,7 @@ RESULT = {"seconds": time.perf_counter() - t0}
 
 SERVE = """
 import json, random, re, sqlite3, statistics, time
-from memtui.engine.memory import Memory
+from memtui.engine import Memory, load
 
 def pct(xs, p):
     xs = sorted(xs)
@@ -77,13 +77,13 @@ def fts5_search(q):
     return fts5.execute("SELECT rowid FROM m WHERE m MATCH ? ORDER BY bm25(m, 1.0, 0.4) LIMIT 10",
                         (terms,)).fetchall()
 
-memory = Memory()
-memory.search("warm up", "hybrid")
+memory = Memory(load())
+memory.history.search("warm up", "hybrid")
 timings = {"fts5": [], "fts": [], "vector": [], "hybrid": []}
 for q in queries:
     t = time.perf_counter(); fts5_search(q); timings["fts5"].append(time.perf_counter() - t)
     for mode in ("fts", "vector", "hybrid"):
-        t = time.perf_counter(); memory.search(q, mode, limit=10)
+        t = time.perf_counter(); memory.history.search(q, mode, limit=10)
         timings[mode].append(time.perf_counter() - t)
 RESULT = {f"{k}_{p}": pct(v, q)
           for k, v in timings.items() for p, q in (("p50", 0.5), ("p95", 0.95))}
@@ -93,11 +93,11 @@ RESULT["fts_over_fts5_mean"] = statistics.mean(timings["fts"]) / statistics.mean
 
 FRESH = """
 import json, threading, time
-from memtui.engine.memory import Memory
-memory = Memory()
+from memtui.engine import Memory, load
+memory = Memory(load())
 projects = memory.config.claude_dir
 target = next(p for p in projects.glob("*/*.jsonl") if not p.name.startswith("agent-"))
-cwd = memory.get_session(target.stem).session.project
+cwd = memory.history.get_session(target.stem).session.project
 stop = threading.Event()
 threading.Thread(target=memory.follow, args=(projects, stop), daemon=True).start()
 time.sleep(5)  # watches on a big tree take a moment to set up
@@ -110,7 +110,7 @@ for n in range(10):
     t = time.perf_counter()
     with open(target, "ab") as f:
         f.write(json.dumps(record).encode() + b"\\n")
-    while not memory.search(marker, "fts").results and time.perf_counter() - t < 10:
+    while not memory.history.search(marker, "fts").results and time.perf_counter() - t < 10:
         time.sleep(0.01)
     latencies.append(time.perf_counter() - t)
 stop.set()

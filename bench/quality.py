@@ -186,21 +186,21 @@ def evaluate(projects: str, data: str, ef: int | None = None) -> dict[str, Any]:
     root = Path(data)
     memory = Memory(Config(data_dir=root, claude_dir=Path(projects), log_dir=root / "logs"))
     started = time.perf_counter()
-    memory.ingest(Path(projects))
-    memory.indexes.catch_up()  # ingest may or may not index; a caught-up index is a no-op
+    memory.upkeep.ingest(Path(projects))
+    memory._index().catch_up()  # ingest may or may not index; a caught-up index is a no-op
     ingest_s = time.perf_counter() - started
 
     targets = [target_uuid(n) for n in NEEDLES]
     marks = ",".join("?" * len(targets))
     kinds = dict(
-        memory.archive.conn.execute(
+        memory._archive_now().conn.execute(
             f"SELECT uuid, kind FROM messages WHERE uuid IN ({marks})", targets
         )
     )
     missing = [n.key for n in NEEDLES if kinds.get(target_uuid(n)) not in ("prompt", "assistant")]
     if missing:
         raise SystemExit(f"needle targets not stored as prompt/assistant: {missing}")
-    stats = memory.stats()
+    stats = memory.upkeep.stats()
     n_vectors = stats.index.vectors if stats.index else 0
 
     seconds: dict[str, float] = {}  # per mode, summed over the queries
@@ -208,7 +208,7 @@ def evaluate(projects: str, data: str, ef: int | None = None) -> dict[str, Any]:
     def ranked(query: str, mode: str, limit: int, exact: bool = False) -> Ranked:
         vectors._EXACT_INDEX = EXACT if exact else GRAPH
         started = time.perf_counter()
-        found = memory.search(query, mode, limit=limit).results
+        found = memory.history.search(query, mode, limit=limit).results
         name = f"{mode} exact" if exact else mode
         seconds[name] = seconds.get(name, 0.0) + time.perf_counter() - started
         return [(r.uuid, r.score) for r in found]
@@ -227,7 +227,7 @@ def evaluate(projects: str, data: str, ef: int | None = None) -> dict[str, Any]:
                 "hybrid_exact": [u for u, _ in ranked(query, "hybrid", K, exact=True)],
             }
             queries.append(q)
-    dim = memory.indexes.embedder.dim
+    dim = memory._index().embedder.dim
     memory.close()
     return {
         "queries": queries,

@@ -7,10 +7,9 @@ import json
 import os
 import sys
 import threading
-import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, NoReturn
+from typing import TYPE_CHECKING, NoReturn, TypeVar
 
 from rich.console import Console
 from rich.markup import escape
@@ -25,11 +24,14 @@ from rich.progress import (
 )
 
 from memtui import __version__, config
-from memtui.engine.types import EngineError, to_dict
+from memtui.engine.types import MODES, ROLES, to_dict
+from memtui.errors import MemtuiError
 
 if TYPE_CHECKING:  # the engine loads numpy, Tantivy and hnswlib: not for --help
-    from memtui.engine.memory import Memory
-    from memtui.ingest.pipeline import IngestReport
+    from memtui.engine import IngestReport, Memory, ProgressEvent
+
+
+_T = TypeVar("_T")
 
 
 class Parser(argparse.ArgumentParser):
@@ -40,8 +42,18 @@ class Parser(argparse.ArgumentParser):
 
 
 def fail(message: str) -> NoReturn:
-    print(f"memtui: error: {message}", file=sys.stderr)
+    print(f"memtui: {message}", file=sys.stderr)
     raise SystemExit(1)
+
+
+def argument(value: str) -> str:
+    """A text argument as typed; a byte that is not UTF-8 is a usage error, not a crash."""
+    try:
+        value.encode()
+    except UnicodeEncodeError:
+        shown = value.encode(errors="backslashreplace").decode()
+        raise argparse.ArgumentTypeError(f"{shown!r} is not valid UTF-8") from None
+    return value
 
 
 def existing_dir(value: str) -> Path:
@@ -51,14 +63,19 @@ def existing_dir(value: str) -> Path:
     return path
 
 
-def positive(value: str) -> int:
-    try:
-        number = int(value)
-    except ValueError:
-        number = 0
-    if not 1 <= number <= 1000:
-        raise argparse.ArgumentTypeError(f"expected a whole number from 1 to 1000, got {value!r}")
-    return number
+def whole(low: int, high: int) -> Callable[[str], int]:
+    def parse(value: str) -> int:
+        try:
+            number = int(value)
+        except ValueError:
+            number = low - 1
+        if not low <= number <= high:
+            raise argparse.ArgumentTypeError(
+                f"expected a whole number from {low:,} to {high:,}, got {value!r}"
+            )
+        return number
+
+    return parse
 
 
 def build_parser() -> Parser:
@@ -74,19 +91,36 @@ def build_parser() -> Parser:
     stats.add_argument("--json", action="store_true", help="one JSON document on stdout")
 
     search = sub.add_parser("search", help="search the archive from the shell")
-    search.add_argument("query", nargs="+", help="words of one query (or concepts, see --concepts)")
+    search.add_argument(
+        "query", nargs="+", type=argument, help="words of one query (or concepts, see --concepts)"
+    )
     search.add_argument(
         "--concepts", action="store_true", help="each argument is one concept; all must match"
     )
-    search.add_argument("--mode", choices=("hybrid", "fts", "vector"), default="hybrid")
-    search.add_argument("--project", help="only this project (its working directory)")
-    search.add_argument("--session", help="only this session (id or unique prefix)")
-    search.add_argument("--role", choices=("user", "assistant"))
+    search.add_argument(
+        "--alt",
+        action="append",
+        type=argument,
+        metavar="TEXT",
+        help="another phrasing of the same question (repeatable, up to 4)",
+    )
+    search.add_argument("--mode", choices=MODES, default="hybrid")
+    search.add_argument("--project", type=argument, help="only this project (its directory)")
+    search.add_argument("--session", type=argument, help="only this session (id or prefix)")
+    search.add_argument("--role", choices=ROLES)
     search.add_argument("--after", help="only messages at or after this ISO date or date-time")
     search.add_argument("--before", help="only messages before this ISO date or date-time")
-    search.add_argument("--limit", type=positive, default=10)
-    search.add_argument("--offset", type=int, default=0, help=argparse.SUPPRESS)
+    search.add_argument("--limit", type=whole(1, 1000), default=10)
+    search.add_argument("--offset", type=whole(0, 10_000), default=0, help="skip this many")
     search.add_argument("--json", action="store_true", help="one JSON document on stdout")
+
+    projects = sub.add_parser("projects", help="list the archived projects")
+    projects.add_argument("--json", action="store_true", help="one JSON document on stdout")
+
+    sessions = sub.add_parser("sessions", help="list sessions, the last active first")
+    sessions.add_argument("--project", type=argument, help="only this project (its directory)")
+    sessions.add_argument("--limit", type=whole(1, 10_000), default=50)
+    sessions.add_argument("--json", action="store_true", help="one JSON document on stdout")
 
     sub.add_parser("reindex", help="rebuild Tantivy and hnswlib from the store of record")
 
@@ -94,7 +128,7 @@ def build_parser() -> Parser:
     doctor.add_argument("--repair", action="store_true", help="repair what differs")
 
     show = sub.add_parser("show", help="print one session (full id or unique prefix)")
-    show.add_argument("session", help="session id or a unique prefix of one")
+    show.add_argument("session", type=argument, help="session id or a unique prefix of one")
     fmt = show.add_mutually_exclusive_group()
     fmt.add_argument("--markdown", action="store_true", help="Markdown (the default)")
     fmt.add_argument("--json", action="store_true", help="one JSON document on stdout")
@@ -108,22 +142,27 @@ def main(argv: Sequence[str] | None = None) -> None:
     if args.command is None:
         parser.print_help()
         return
-    from memtui.engine.memory import Memory
-
-    cfg = config.load()  # Memory sets up logging to a file first thing
-    handler: Callable[[Memory, argparse.Namespace], None] = COMMANDS[args.command]
     try:
-        memory = Memory(cfg)
-    except Exception as exc:  # a broken data dir is a one-line reason, not a traceback
-        fail(f"cannot open the data dir {cfg.data_dir}: {exc}")
-    try:
-        handler(memory, args)
-    except EngineError as exc:
-        fail(str(exc))
+        run(args)
+    except MemtuiError as exc:
+        fail(exc.line())
+    except BrokenPipeError:
+        # The reader went away (`memtui show ... | head -1`): stop quietly, as cat does.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        raise SystemExit(141) from None
     except KeyboardInterrupt:
         raise SystemExit(130) from None
-    finally:
-        memory.close()
+
+
+def run(args: argparse.Namespace) -> None:
+    cfg = config.load()
+    config.setup_logging(cfg.log_dir)
+    from memtui.engine import Memory
+
+    handler: Callable[[Memory, argparse.Namespace], None] = COMMANDS[args.command]
+    with Memory(cfg) as memory:
+        handler(memory, args)
 
 
 # -- commands ---------------------------------------------------------------------------------
@@ -138,59 +177,57 @@ def cmd_index(memory: Memory, args: argparse.Namespace) -> None:
             file=sys.stderr,
         )
         return
-    report = _index_with_progress(memory, source)
+
+    def work(on_progress: Callable[[ProgressEvent], None]) -> IngestReport | None:
+        report = memory.upkeep.ingest(source, on_progress=on_progress, wait=False)
+        if report is None:
+            print("another memtui is indexing this data dir: waiting for it…", file=sys.stderr)
+            report = memory.upkeep.ingest(source, on_progress=on_progress)
+        return report
+
+    report = _with_progress(work)
+    assert report is not None  # a waiting ingest always runs
     print(_summary(report), file=sys.stderr)
     if args.watch:
         print(f"watching {source} (ctrl+c to stop)", file=sys.stderr)
         stop = threading.Event()
         try:
-            memory.follow(source, stop, _print_if_new)
+            memory.upkeep.follow(source, stop, _print_if_new)
         except KeyboardInterrupt:
             stop.set()
 
 
 def _print_if_new(report: IngestReport) -> None:
-    if report.messages or report.archived or report.skipped:
+    if report.messages or report.archived or report.skipped or report.unreadable:
         print(_summary(report), file=sys.stderr)
 
 
-def _index_with_progress(memory: Memory, source: Path) -> IngestReport:
-    started = time.monotonic()
-    with Progress(*_bar_columns(), transient=True, console=_stderr_console()) as bar:
-        task = bar.add_task("files", total=None, messages=0, rate=0.0)
+def _with_progress(work: Callable[[Callable[[ProgressEvent], None]], _T]) -> _T:
+    """Run `work` with a progress bar on stderr, one row a phase, fed by the engine's events."""
+    with Progress(*_bar_columns(), transient=True, console=Console(stderr=True)) as bar:
+        tasks: dict[str, TaskID] = {}
 
-        def progress(done: int, total: int, report: IngestReport) -> None:
-            rate = report.messages / max(time.monotonic() - started, 1e-6)
-            bar.update(task, completed=done, total=total, messages=report.messages, rate=rate)
+        def on_progress(event: ProgressEvent) -> None:
+            if event.phase not in tasks:
+                tasks[event.phase] = bar.add_task(event.phase, total=event.total, detail="")
+            bar.update(
+                tasks[event.phase],
+                completed=event.done,
+                total=event.total,
+                detail=f"{event.detail} · {event.rate:,.0f}/s" if event.detail else "",
+            )
 
-        report = memory.ingest(source, progress=progress, index_progress=_index_progress(bar))
-    assert report is not None  # a blocking ingest always runs
-    return report
+        return work(on_progress)
 
 
 def _bar_columns() -> tuple[ProgressColumn, ...]:
     return (
-        TextColumn("{task.description:<10}"),
+        TextColumn("{task.description:<12}"),
         BarColumn(),
         MofNCompleteColumn(),
-        TextColumn("· {task.fields[messages]:,} messages · {task.fields[rate]:,.0f}/s"),
+        TextColumn("{task.fields[detail]}"),
         TimeElapsedColumn(),
     )
-
-
-def _index_progress(bar: Progress) -> Callable[[str, int, int], None]:
-    tasks: dict[str, TaskID] = {}
-
-    def progress(name: str, done: int, total: int) -> None:
-        if name not in tasks:
-            tasks[name] = bar.add_task(name, total=total, messages=0, rate=0.0)
-        bar.update(tasks[name], completed=done, total=total)
-
-    return progress
-
-
-def _stderr_console() -> Console:
-    return Console(stderr=True)
 
 
 def _summary(report: IngestReport) -> str:
@@ -204,11 +241,15 @@ def _summary(report: IngestReport) -> str:
         parts.append(f"{report.duplicates:,} duplicate lines")
     if report.archived:
         parts.append(f"{report.archived:,} files gone (sessions kept, archived)")
-    return "indexed: " + ", ".join(parts)
+    if report.unreadable:
+        parts.append(f"{len(report.unreadable):,} entries skipped (unreadable, see the log)")
+    lines = ["indexed: " + ", ".join(parts)]
+    lines += [f"  skipped {entry}" for entry in report.unreadable[:10]]
+    return "\n".join(lines)
 
 
 def cmd_stats(memory: Memory, args: argparse.Namespace) -> None:
-    stats = memory.stats()
+    stats = memory.upkeep.stats()
     if args.json:
         print(json.dumps(to_dict(stats), indent=2))
         return
@@ -218,11 +259,18 @@ def cmd_stats(memory: Memory, args: argparse.Namespace) -> None:
     print(f"sessions      {stats.sessions:,} ({stats.archived_sessions:,} archived)")
     print(f"messages      {stats.messages:,} ({kinds})")
     print(f"files         {stats.files:,} ({stats.skipped_lines:,} skipped lines)")
+    if stats.unreadable_files:
+        print(f"unreadable    {stats.unreadable_files:,} entries at the last ingest (see the log)")
     print(f"store         {stats.store_bytes / 1e6:,.1f} MB")
     print(f"last ingest   {stats.last_ingest or 'never'}")
     if stats.index:
         health = stats.index
-        state = "in step" if health.in_step else "behind the store (run memtui index)"
+        if health.torn:
+            state = f"{' and '.join(health.torn)} damaged (memtui index rebuilds it)"
+        elif health.in_step:
+            state = "in step"
+        else:
+            state = "behind the store (run memtui index)"
         print(f"full text     {health.fts_docs:,} docs, {health.fts_bytes / 1e6:,.1f} MB")
         print(f"vectors       {health.vectors:,} vectors, {health.vector_bytes / 1e6:,.1f} MB")
         print(f"indexes       {state}")
@@ -230,15 +278,40 @@ def cmd_stats(memory: Memory, args: argparse.Namespace) -> None:
 
 def cmd_show(memory: Memory, args: argparse.Namespace) -> None:
     if args.json:
-        info, messages = memory.session_json(args.session)
+        info, messages = memory.history.session_messages(args.session)
         print(json.dumps({"session": to_dict(info), "messages": to_dict(messages)}, indent=2))
     else:
-        print(memory.session_markdown(args.session))
+        print(memory.history.session_markdown(args.session))
+
+
+def cmd_projects(memory: Memory, args: argparse.Namespace) -> None:
+    projects = memory.history.list_projects()
+    if args.json:
+        print(json.dumps({"projects": to_dict(projects)}, indent=2))
+        return
+    if not projects:
+        print("the archive is empty: run memtui index", file=sys.stderr)
+    for p in projects:
+        when = (p.last_activity or "")[:16].replace("T", " ")
+        print(f"{when:<16}  {p.sessions:>5,} sessions  {p.messages:>8,} messages  {p.project}")
+
+
+def cmd_sessions(memory: Memory, args: argparse.Namespace) -> None:
+    found = memory.history.list_sessions(args.project, limit=args.limit)
+    if args.json:
+        print(json.dumps({"sessions": to_dict(found)}, indent=2))
+        return
+    if not found:
+        print("no sessions archived yet: run memtui index", file=sys.stderr)
+    for s in found:
+        when = (s.last_timestamp or "")[:16].replace("T", " ")
+        mark = " (archived)" if s.archived else ""
+        print(f"{s.session_id}  {when:<16}  {s.message_count:>5,} msgs  {s.title[:60]}{mark}")
 
 
 def cmd_search(memory: Memory, args: argparse.Namespace) -> None:
     query: str | list[str] = args.query if args.concepts else " ".join(args.query)
-    response = memory.search(
+    response = memory.history.search(
         query,
         args.mode,
         project=args.project,
@@ -246,6 +319,7 @@ def cmd_search(memory: Memory, args: argparse.Namespace) -> None:
         role=args.role,
         after=args.after,
         before=args.before,
+        alternatives=args.alt,
         limit=args.limit,
         offset=args.offset,
     )
@@ -274,9 +348,11 @@ def cmd_search(memory: Memory, args: argparse.Namespace) -> None:
 
 
 def cmd_reindex(memory: Memory, args: argparse.Namespace) -> None:
-    with Progress(*_bar_columns(), transient=True, console=_stderr_console()) as bar:
-        memory.reindex(_index_progress(bar))
-    health = memory.indexes.health()
+    done = _with_progress(lambda on: memory.upkeep.reindex(on))
+    if not done:
+        fail("reindex cancelled: the old indexes are still in place")
+    health = memory.upkeep.stats().index
+    assert health is not None
     print(
         f"reindexed: {health.fts_docs:,} full-text docs, {health.vectors:,} vectors",
         file=sys.stderr,
@@ -284,22 +360,20 @@ def cmd_reindex(memory: Memory, args: argparse.Namespace) -> None:
 
 
 def cmd_doctor(memory: Memory, args: argparse.Namespace) -> None:
-    diff = memory.doctor(repair=args.repair)
-    problems = 0
-    for name, (missing, extra) in diff.items():
-        problems += len(missing) + len(extra)
+    report = memory.upkeep.doctor(repair=args.repair)
+    print(f"{'store':<10} {report.store}")
+    if report.store != "ok":
+        fail("the store is damaged: restore memtui.db from a backup (the indexes can be rebuilt)")
+    for name, (missing, extra) in report.differences.items():
         status = (
             "ok" if not (missing or extra) else f"{len(missing):,} missing, {len(extra):,} extra"
         )
         print(f"{name:<10} {status}")
-    if problems and args.repair:
-        after = memory.doctor()
-        left = sum(len(m) + len(e) for m, e in after.values())
-        print("repaired" if left == 0 else f"{left:,} differences remain")
-        if left:
-            raise SystemExit(1)
-    elif problems:
+    if report.repaired:
+        print("repaired" if report.ok else "differences remain after repair")
+    elif not report.ok:
         print("run memtui doctor --repair to fix")
+    if not report.ok:
         raise SystemExit(1)
 
 
@@ -307,6 +381,8 @@ COMMANDS: dict[str, Callable[[Memory, argparse.Namespace], None]] = {
     "index": cmd_index,
     "stats": cmd_stats,
     "show": cmd_show,
+    "projects": cmd_projects,
+    "sessions": cmd_sessions,
     "search": cmd_search,
     "reindex": cmd_reindex,
     "doctor": cmd_doctor,

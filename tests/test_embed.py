@@ -8,15 +8,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from memtui.store.embed import ENV_VAR, Embedder, bundled_model_path
+from memtui.config import load
+from memtui.errors import ModelUnavailable
+from memtui.store.embed import Embedder, bundled_model_path
 
 
 @pytest.fixture(scope="module")
 def embedder() -> Embedder:
     # Loading takes a moment; one model serves the whole module.
-    with pytest.MonkeyPatch.context() as mp:
-        mp.delenv(ENV_VAR, raising=False)
-        return Embedder()
+    return Embedder()
 
 
 def test_bundled_model_is_shipped() -> None:
@@ -63,29 +63,28 @@ def test_same_text_same_vector(embedder: Embedder) -> None:
 def test_missing_model_path_names_the_variable(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    monkeypatch.setenv(ENV_VAR, str(tmp_path / "no-such-model"))
-    with pytest.raises(ValueError, match=ENV_VAR):
-        Embedder()
+    monkeypatch.setenv("MEMTUI_MODEL", str(tmp_path / "no-such-model"))
+    with pytest.raises(ModelUnavailable, match="MEMTUI_MODEL"):
+        Embedder(load().model)
 
 
 def test_folder_without_model_names_the_variable(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    monkeypatch.setenv(ENV_VAR, str(tmp_path))
-    with pytest.raises(ValueError, match=ENV_VAR):
-        Embedder()
+    monkeypatch.setenv("MEMTUI_MODEL", str(tmp_path))
+    with pytest.raises(ModelUnavailable, match="MEMTUI_MODEL"):
+        Embedder(load().model)
 
 
 def test_env_var_selects_model(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv(ENV_VAR, str(bundled_model_path()))
-    assert Embedder().name == str(bundled_model_path())
+    monkeypatch.setenv("MEMTUI_MODEL", str(bundled_model_path()))
+    assert Embedder(load().model).name == str(bundled_model_path())
 
 
 def test_loading_does_not_touch_the_network(monkeypatch: pytest.MonkeyPatch) -> None:
     def refuse(*args: object, **kwargs: object) -> None:
         raise AssertionError("embedding model load tried to open a network connection")
 
-    monkeypatch.delenv(ENV_VAR, raising=False)
     monkeypatch.setattr(socket.socket, "connect", refuse)
     monkeypatch.setattr(socket, "create_connection", refuse)
     assert Embedder().encode(["offline"]).shape == (1, 384)

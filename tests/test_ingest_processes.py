@@ -44,15 +44,19 @@ def stored_messages(cfg: Config) -> int:
 def assert_counts(cfg: Config, expected: corpus.CorpusStats) -> None:
     memory = Memory(cfg)
     try:
-        stats = memory.stats()
+        stats = memory.upkeep.stats()
         assert stats.projects == expected.projects
         assert stats.sessions == expected.sessions
         assert stats.by_kind.get("prompt", 0) == expected.prompts
         assert stats.by_kind.get("assistant", 0) == expected.assistant
         assert stats.skipped_lines == expected.broken_lines
-        (dupes,) = memory.archive.conn.execute(
-            "SELECT count(*) FROM (SELECT uuid FROM messages GROUP BY uuid HAVING count(*) > 1)"
-        ).fetchone()
+        (dupes,) = (
+            memory._archive_now()
+            .conn.execute(
+                "SELECT count(*) FROM (SELECT uuid FROM messages GROUP BY uuid HAVING count(*) > 1)"
+            )
+            .fetchone()
+        )
         assert dupes == 0
     finally:
         memory.close()
@@ -103,7 +107,7 @@ def test_two_ingesting_processes_at_once(
 def test_generated_corpus_counts_exact(memory: Memory, tmp_path: Path) -> None:
     root = tmp_path / "gen"
     expected = corpus.generate(root, messages=3_000, seed=3)
-    report = memory.ingest(root)
+    report = memory.upkeep.ingest(root)
     assert report is not None and report.skipped == expected.broken_lines
     assert_counts(memory.config, expected)
 
@@ -116,9 +120,9 @@ def test_reader_process_stores_what_reading_in_process_stores(tmp_path: Path) ->
         cfg = Config(tmp_path / f"data-{parallel}", root, tmp_path / "logs")
         memory = Memory(cfg)
         try:
-            report = pipeline.ingest(memory.archive, root, parallel=parallel)
+            report = pipeline.ingest(memory._archive_now(), root, parallel=parallel)
             assert report.skipped == expected.broken_lines
-            conn = memory.archive.conn
+            conn = memory._archive_now().conn
             tables.append(
                 [
                     [tuple(row) for row in conn.execute(f"SELECT * FROM {table} ORDER BY 1")]

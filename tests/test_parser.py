@@ -14,7 +14,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from memtui.ingest.parser import _key_arg, parse_line
-from memtui.ingest.records import Bad, Kind, Message, Other, Record, Title, ToolCall
+from memtui.store.records import Bad, Kind, Message, Other, Record, Title, ToolCall
 
 TRANSCRIPTS = Path(__file__).resolve().parents[1].parent / "shared" / "transcripts"
 DOV = "-home-USER-projects-spotter-worktrees-spotter-dov"

@@ -12,7 +12,7 @@ import pytest
 from memtui.config import Config
 from memtui.engine.memory import Memory
 from memtui.engine.search import fuse, settled
-from memtui.engine.types import EngineError
+from memtui.errors import InvalidArgument, NotFound
 from tests.lines import assistant, text, user, write
 
 SHOP, CRAWLER = "/home/dev/shop-api", "/home/dev/crawler"
@@ -73,7 +73,7 @@ def made(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Memory]:
     tmp = tmp_path_factory.mktemp("made")
     build(tmp / "projects")
     memory = Memory(Config(tmp / "data", tmp / "projects", tmp / "logs"))
-    memory.ingest()
+    memory.upkeep.ingest()
     yield memory
     memory.close()
 
@@ -85,7 +85,7 @@ def real(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Memory]:
         pytest.skip("../shared/transcripts is not beside this checkout")
     tmp = tmp_path_factory.mktemp("real")
     memory = Memory(Config(tmp / "data", shared, tmp / "logs"))
-    memory.ingest()
+    memory.upkeep.ingest()
     yield memory
     memory.close()
 
@@ -95,47 +95,47 @@ def real(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Memory]:
 
 @pytest.mark.parametrize("mode", ["fts", "hybrid"])
 def test_known_phrase_found_in_its_session(real: Memory, mode: str) -> None:
-    response = real.search("phx.server doesnt seem to start", mode)
+    response = real.history.search("phx.server doesnt seem to start", mode)
     top = response.results[0]
     assert top.uuid == "7d48cbd2-6615-4dd8-87f6-38f12b8167d6"
     assert top.session_id == "55604662-cf2a-4331-851a-ec234028f8ca"
     assert top.project == "/home/marco/projects/spotter"
-    page = real.get_session(top.session_id, offset=top.message_index, limit=1)
+    page = real.history.get_session(top.session_id, offset=top.message_index, limit=1)
     assert page.messages[0].uuid == top.uuid and page.messages[0].kind == "prompt"
     assert "**phx.server**" in top.snippet or "**phx**" in top.snippet
 
 
 def test_vector_mode_finds_by_meaning(real: Memory) -> None:
-    response = real.search("elixir server fails to launch", "vector", limit=5)
+    response = real.history.search("elixir server fails to launch", "vector", limit=5)
     uuids = [r.uuid for r in response.results]
     assert "7d48cbd2-6615-4dd8-87f6-38f12b8167d6" in uuids  # "mix phx.server doesnt seem to start"
     assert all(r.found_by == ["vector"] for r in response.results)
 
 
 def test_tool_output_is_searchable(real: Memory) -> None:
-    response = real.search("Reconnected to tidewave", "fts")
+    response = real.history.search("Reconnected to tidewave", "fts")
     assert response.total >= 1
 
 
 def test_list_projects_and_recent(real: Memory) -> None:
-    projects = {p.project: p for p in real.list_projects()}
+    projects = {p.project: p for p in real.history.list_projects()}
     assert projects["/home/marco/projects/spotter"].sessions == 3
-    recent = real.recent_sessions("/home/marco/projects/spotter", limit=2)
+    recent = real.history.recent_sessions("/home/marco/projects/spotter", limit=2)
     assert len(recent) == 2 and recent[0].last_timestamp >= recent[1].last_timestamp
 
 
 def test_read_session_numbered_lines(real: Memory) -> None:
-    full = real.read_session("55604662")
+    full = real.history.read_session("55604662")
     lines = full.splitlines()
     assert lines[0].lstrip().startswith("1  # ")
-    part = real.read_session("55604662", start_line=3, end_line=5)
+    part = real.history.read_session("55604662", start_line=3, end_line=5)
     assert part.splitlines() == lines[2:5]
 
 
 def test_get_session_cuts_long_pages(real: Memory) -> None:
-    long_page = real.get_session("4d5611e5", limit=50)
+    long_page = real.history.get_session("4d5611e5", limit=50)
     assert all(len(m.text) <= 500 for m in long_page.messages)
-    short_page = real.get_session("4d5611e5", limit=5, order="desc")
+    short_page = real.history.get_session("4d5611e5", limit=5, order="desc")
     assert short_page.messages[0].message_index == short_page.total - 1
     assert short_page.has_more
 
@@ -145,56 +145,58 @@ def test_get_session_cuts_long_pages(real: Memory) -> None:
 
 @pytest.mark.parametrize("mode", ["fts", "vector", "hybrid"])
 def test_project_filter_still_fills_the_limit(made: Memory, mode: str) -> None:
-    shop = made.search("webhook", mode, project=SHOP, limit=5)
+    shop = made.history.search("webhook", mode, project=SHOP, limit=5)
     assert shop.results and {r.project for r in shop.results} == {SHOP}
-    crawler = made.search("webhook", mode, cwd=CRAWLER, limit=25)
+    crawler = made.history.search("webhook", mode, cwd=CRAWLER, limit=25)
     assert len(crawler.results) == 25 and {r.project for r in crawler.results} == {CRAWLER}
 
 
 @pytest.mark.parametrize("mode", ["fts", "vector", "hybrid"])
 def test_role_session_and_date_filters(made: Memory, mode: str) -> None:
-    users = made.search("webhook retry", mode, role="user", limit=20)
+    users = made.history.search("webhook retry", mode, role="user", limit=20)
     assert len(users.results) == 20 and {r.role for r in users.results} == {"user"}
-    in_session = made.search("webhook", mode, session="shop", limit=10)  # a prefix
+    in_session = made.history.search("webhook", mode, session="shop", limit=10)  # a prefix
     assert in_session.results and {r.session_id for r in in_session.results} == {"shop-1"}
-    june = made.search("webhook", mode, after="2026-06-10", before="2026-06-12", limit=50)
+    june = made.history.search("webhook", mode, after="2026-06-10", before="2026-06-12", limit=50)
     days = {r.timestamp[:10] for r in june.results}
     assert days == {"2026-06-10", "2026-06-11"}
 
 
 def test_hybrid_marks_which_ranking_found_it(made: Memory) -> None:
-    response = made.search("checkout webhook flaky", "hybrid")
+    response = made.history.search("checkout webhook flaky", "hybrid")
     assert response.mode == "hybrid"
     top = response.results[0]
     assert top.uuid == "shop-u1" and set(top.found_by) == {"fts", "vector"}
 
 
 def test_identifiers_and_stemming(made: Memory) -> None:
-    assert made.search("snake_case_helper", "fts").results[0].uuid == "shop-u2"
-    assert made.search("invoice.py", "fts").results[0].uuid == "shop-u2"
-    assert made.search("freezing clocks", "fts").results[0].uuid == "shop-a1"  # froze ≠ freez
-    assert made.search("HTTP 503", "fts").total == 40
+    assert made.history.search("snake_case_helper", "fts").results[0].uuid == "shop-u2"
+    assert made.history.search("invoice.py", "fts").results[0].uuid == "shop-u2"
+    assert (
+        made.history.search("freezing clocks", "fts").results[0].uuid == "shop-a1"
+    )  # froze ≠ freez
+    assert made.history.search("HTTP 503", "fts").total == 40
 
 
 def test_concepts_all_must_match(made: Memory) -> None:
-    both = made.search(["webhook", "flaky"], "fts")
+    both = made.history.search(["webhook", "flaky"], "fts")
     assert [r.uuid for r in both.results] == ["shop-u1"]
-    hybrid = made.search(["webhook", "flaky"], "hybrid")
+    hybrid = made.history.search(["webhook", "flaky"], "hybrid")
     assert hybrid.results[0].uuid == "shop-u1"
-    with pytest.raises(EngineError, match="2 to 5"):
-        made.search(["only one"], "fts")
+    with pytest.raises(InvalidArgument, match="2 to 5"):
+        made.history.search(["only one"], "fts")
 
 
 def test_paging_is_stable_and_disjoint(made: Memory) -> None:
-    first = made.search("webhook retry", "hybrid", limit=10)
-    second = made.search("webhook retry", "hybrid", limit=10, offset=10)
-    both = made.search("webhook retry", "hybrid", limit=20)
+    first = made.history.search("webhook retry", "hybrid", limit=10)
+    second = made.history.search("webhook retry", "hybrid", limit=10, offset=10)
+    both = made.history.search("webhook retry", "hybrid", limit=20)
     assert [r.uuid for r in first.results + second.results] == [r.uuid for r in both.results]
     assert not {r.uuid for r in first.results} & {r.uuid for r in second.results}
 
 
 def test_snippet_marks_matched_words(made: Memory) -> None:
-    result = made.search("refresh tokens", "fts").results[0]
+    result = made.history.search("refresh tokens", "fts").results[0]
     assert "**refresh**" in result.snippet and "**token**" in result.snippet
 
 
@@ -206,7 +208,7 @@ AWKWARD = [
     "-",
     "(((",
     "title:webhook",
-    "webhook " * 1_250,  # 10,000 characters
+    "webhook " * 500,  # 4,000 characters: the most a query may have
     "🔥💥 webhook 🚀",
     "\x00\x1b[31m",
     "",
@@ -219,21 +221,29 @@ AWKWARD = [
 @pytest.mark.parametrize("query", AWKWARD)
 @pytest.mark.parametrize("mode", ["fts", "vector", "hybrid"])
 def test_awkward_queries_never_raise(made: Memory, query: str, mode: str) -> None:
-    response = made.search(query, mode)
+    response = made.history.search(query, mode)
     assert isinstance(response.results, list)
 
 
 def test_bad_arguments_say_what_to_fix(made: Memory) -> None:
-    with pytest.raises(EngineError, match="mode"):
-        made.search("x", "semantic")
-    with pytest.raises(EngineError, match="ISO 8601"):
-        made.search("x", after="last tuesday")
-    with pytest.raises(EngineError, match="role"):
-        made.search("x", role="system")
-    with pytest.raises(EngineError, match="limit"):
-        made.search("x", limit=0)
-    with pytest.raises(EngineError, match="no session"):
-        made.search("x", session="nope")
+    with pytest.raises(InvalidArgument, match="mode"):
+        made.history.search("x", "semantic")
+    with pytest.raises(InvalidArgument, match="ISO 8601"):
+        made.history.search("x", after="last tuesday")
+    with pytest.raises(InvalidArgument, match="role"):
+        made.history.search("x", role="system")
+    with pytest.raises(InvalidArgument, match="limit"):
+        made.history.search("x", limit=0)
+    with pytest.raises(NotFound, match="no session"):
+        made.history.search("x", session="nope")
+    with pytest.raises(InvalidArgument, match="4,000"):
+        made.history.search("webhook " * 501)
+    with pytest.raises(InvalidArgument, match="offset"):
+        made.history.search("x", offset=10**12)
+    with pytest.raises(InvalidArgument, match="UTF-8"):
+        made.history.search("caf\udcff")
+    with pytest.raises(NotFound, match="no project"):
+        made.history.search("x", project="/no/such/project")
 
 
 def test_engine_imports_no_front_end() -> None:
@@ -265,16 +275,20 @@ def test_equal_scores_page_whole_and_survive_a_reindex(tmp_path: Path, mode: str
         prompt = user(f"u{n:02d}", "deploy the canary build again", session, ts, "/p")
         write(tmp_path / "projects" / "-p" / f"{session}.jsonl", prompt)
     memory = Memory(Config(tmp_path / "data", tmp_path / "projects", tmp_path / "logs"))
-    memory.ingest()
+    memory.upkeep.ingest()
 
     def pages() -> list[str]:
-        found = [memory.search("canary deploy", mode, limit=10, offset=o) for o in (0, 10, 20)]
+        found = [
+            memory.history.search("canary deploy", mode, limit=10, offset=o) for o in (0, 10, 20)
+        ]
         return [r.uuid for page in found for r in page.results]
 
     before = pages()
-    assert before == [r.uuid for r in memory.search("canary deploy", mode, limit=30).results]
+    assert before == [
+        r.uuid for r in memory.history.search("canary deploy", mode, limit=30).results
+    ]
     assert len(set(before)) == 25
-    memory.reindex()
+    memory.upkeep.reindex()
     assert pages() == before
     memory.close()
 

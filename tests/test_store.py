@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from memtui.errors import StoreUnavailable
 from memtui.store import db
 
 
@@ -28,5 +29,5 @@ def test_store_from_a_newer_memtui_is_refused(tmp_path: Path) -> None:
     raw = sqlite3.connect(path)
     raw.execute(f"PRAGMA user_version = {db.SCHEMA_VERSION + 1}")
     raw.close()
-    with pytest.raises(RuntimeError, match="newer memtui"):
+    with pytest.raises(StoreUnavailable, match="newer memtui"):
         db.connect(path)

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from memtui.config import Config
-from memtui.engine.memory import Memory
+from memtui.engine import Memory
 from memtui.store import indexes
 from memtui.store.fts import FtsDoc
 
@@ -23,7 +23,7 @@ QUERIES = ["flaky test", "docker image", "useEffect cleanup", "migration rollbac
 
 def answers(memory: Memory) -> list[list[str]]:
     return [
-        [r.uuid for r in memory.search(q, mode, limit=10).results]
+        [r.uuid for r in memory.history.search(q, mode, limit=10).results]
         for q in QUERIES
         for mode in ("fts", "vector", "hybrid")
     ]
@@ -37,61 +37,64 @@ def test_reindex_after_incremental_equals_fresh(cfg: Config) -> None:
     root = cfg.claude_dir
     corpus.generate(root, messages=1_500, seed=11)
     incremental = Memory(cfg)
-    incremental.ingest()
+    incremental.upkeep.ingest()
     session_file = next(root.glob("*/*.jsonl"))
     session_id = session_file.stem
-    cwd = incremental.get_session(session_id).session.project
+    cwd = incremental.history.get_session(session_id).session.project
     for n in range(3):  # grow in small steps, each indexed as it comes
         corpus.append_session_lines(session_file, 4, session_id, cwd, seed=50 + n)
-        incremental.ingest()
+        incremental.upkeep.ingest()
     before = answers(incremental)
-    incremental.reindex()
+    incremental.upkeep.reindex()
     assert answers(incremental) == before
     incremental.close()
 
 
 def test_doctor_finds_and_repairs_damage(memory: Memory, claude_dir: Path) -> None:
     corpus.generate(claude_dir, messages=600, seed=5)
-    memory.ingest()
-    assert all(not m and not e for m, e in memory.doctor().values())
-    fts_ids = sorted(memory.indexes.fts.ids())
+    memory.upkeep.ingest()
+    assert all(not m and not e for m, e in memory.upkeep.doctor().differences.values())
+    fts_ids = sorted(memory._index().fts.ids())
     victims = fts_ids[:7]
-    memory.indexes.fts.write([], delete_ids=victims)  # lost documents
+    memory._index().fts.write([], delete_ids=victims)  # lost documents
     ghost = FtsDoc(10_000_000, "ghost", "/nowhere", "user", "prompt", 0, "boo", "")
-    memory.indexes.fts.write([ghost])  # a document the store never had
-    vectors = memory.indexes.vectors
+    memory._index().fts.write([ghost])  # a document the store never had
+    vectors = memory._index().vectors
     vector_victims = sorted(vectors.ids())[:5]
     vectors.remove(vector_victims)
-    diff = memory.doctor()
+    diff = memory.upkeep.doctor().differences
     assert diff["full text"] == (set(victims), {10_000_000})
     assert diff["vectors"] == (set(vector_victims), set())
-    memory.doctor(repair=True)
-    assert all(not m and not e for m, e in memory.doctor().values())
-    assert memory.search("boo", "fts").total == 0
+    memory.upkeep.doctor(repair=True)
+    assert all(not m and not e for m, e in memory.upkeep.doctor().differences.values())
+    assert memory.history.search("boo", "fts").total == 0
 
 
 def test_crash_between_store_and_index_is_finished_later(memory: Memory, claude_dir: Path) -> None:
     corpus.generate(claude_dir, messages=400, seed=9)
-    memory.ingest(index=False)  # as if the process died after the store commit
-    health = memory.indexes.health()
+    memory.upkeep.ingest(index=False)  # as if the process died after the store commit
+    health = memory._index().health()
     assert health.fts_seq == 0 and health.store_seq > 0
-    response = memory.search("test", "hybrid")  # the next reader finishes the job
+    # A reader never does the writer's job: full text stays behind until the next ingest.
+    assert memory.history.search("test", "fts").results == []
+    memory.upkeep.ingest()
+    response = memory.history.search("test", "hybrid")
     assert response.results and response.mode == "hybrid"
-    assert all(not m and not e for m, e in memory.doctor().values())
+    assert all(not m and not e for m, e in memory.upkeep.doctor().differences.values())
 
 
 def test_vector_snapshot_is_shared_between_processes(cfg: Config, claude_dir: Path) -> None:
     corpus.generate(claude_dir, messages=3_000, seed=4)
     writer = Memory(cfg)
-    writer.ingest()
+    writer.upkeep.ingest()
     snapshots = list((cfg.index_dir / "vectors").glob("vectors-*.hnsw"))
     assert len(snapshots) == 1
     reader = Memory(cfg)  # another process would load the same snapshot
-    assert reader.indexes.vectors.watermark == writer.indexes.vectors.watermark
-    vec = writer.indexes.embedder.encode(["flaky test"])[0]
+    assert reader._index().vectors.watermark == writer._index().vectors.watermark
+    vec = writer._index().embedder.encode(["flaky test"])[0]
     assert np.array_equal(
-        [i for i, _ in reader.indexes.vectors.search(vec, 5)],
-        [i for i, _ in writer.indexes.vectors.search(vec, 5)],
+        [i for i, _ in reader._index().vectors.search(vec, 5)],
+        [i for i, _ in writer._index().vectors.search(vec, 5)],
     )
     writer.close()
     reader.close()
@@ -99,14 +102,14 @@ def test_vector_snapshot_is_shared_between_processes(cfg: Config, claude_dir: Pa
 
 SEARCH_LOOP = """
 import json, sys, time
-from memtui.engine.memory import Memory
-memory = Memory()
+from memtui.engine import Memory, load
+memory = Memory(load())
 errors, rounds = [], 0
 deadline = time.monotonic() + float(sys.argv[1])
 while time.monotonic() < deadline:
     for mode in ("fts", "vector", "hybrid"):
         try:
-            memory.search("webhook retry flaky", mode, limit=5)
+            memory.history.search("webhook retry flaky", mode, limit=5)
         except Exception as exc:
             errors.append(repr(exc))
     rounds += 1
@@ -137,8 +140,8 @@ def test_indexing_while_another_process_searches(cfg: Config, claude_dir: Path) 
     assert all(w.returncode == 0 for w in writers), [w.stderr for w in writers]
     # Afterwards a reader finds everything: the store and both indexes agree.
     memory = Memory(cfg)
-    assert all(not m and not e for m, e in memory.doctor().values())
-    health = memory.indexes.health()
+    assert all(not m and not e for m, e in memory.upkeep.doctor().differences.values())
+    health = memory._index().health()
     assert health.fts_seq == health.store_seq and health.fts_docs > 0
     memory.close()
 
@@ -147,11 +150,12 @@ def test_hybrid_says_so_while_vectors_are_behind(
     memory: Memory, claude_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     corpus.generate(claude_dir, messages=300, seed=2)
-    memory.ingest(index=False)
+    memory.upkeep.ingest(index=False)
+    memory._index().catch_up_fts()
     monkeypatch.setattr(indexes, "QUERY_CATCHUP", 10)  # too many to embed on a query's path
-    response = memory.search("test", "hybrid")
+    response = memory.history.search("test", "hybrid")
     assert response.mode == "fts" and response.note and "full text only" in response.note
     assert response.results
-    assert memory.search("test", "vector").results == []
-    memory.indexes.catch_up()
-    assert memory.search("test", "hybrid").mode == "hybrid"
+    assert memory.history.search("test", "vector").results == []
+    memory._index().catch_up()
+    assert memory.history.search("test", "hybrid").mode == "hybrid"

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from memtui.engine.types import EngineError, MessageView, SessionInfo
+from memtui.engine.types import MessageView, SessionInfo
+from memtui.errors import InvalidArgument
 
 TOOL_OUTPUT_SHOWN = 400  # tool output is searchable in full but shortened for reading
 
@@ -53,6 +54,6 @@ def numbered(markdown: str, start_line: int | None = None, end_line: int | None 
     start = 1 if start_line is None else start_line
     end = len(lines) if end_line is None else min(end_line, len(lines))
     if start < 1 or (end_line is not None and end_line < start):
-        raise EngineError("start_line must be ≥ 1 and end_line ≥ start_line")
+        raise InvalidArgument("start_line must be ≥ 1 and end_line ≥ start_line")
     width = len(str(len(lines)))  # the same width whatever part is asked for
     return "\n".join(f"{n:>{width}}  {lines[n - 1]}" for n in range(start, end + 1))

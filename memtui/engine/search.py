@@ -10,15 +10,12 @@ from datetime import UTC, date, datetime
 
 import numpy as np
 
-from memtui.engine import sessions
-from memtui.engine.types import EngineError
+from memtui.engine import sessions, validate
+from memtui.engine.types import MODE_ALIASES, MODES, ROLES
+from memtui.errors import InvalidArgument
 from memtui.store.fts import FtsFilter
 from memtui.store.indexes import VECTOR_WHERE, Indexes
 
-MODES = ("hybrid", "fts", "vector")
-ALIASES = {"text": "fts", "both": "hybrid"}
-ROLES = ("user", "assistant")
-MAX_QUERY = 10_000  # longer text is cut: the first words decide a search anyway
 DEPTH = 100  # candidates each ranking contributes to the fusion
 RRF_K = 10  # bench/quality.py: k=10 ranks better than the usual 60 (bench/README.md)
 DECISIVE = 1.5  # BM25 top / runner-up at which the full-text top hit leads a hybrid list
@@ -79,7 +76,7 @@ def parse_when(value: str | date | datetime | None, name: str) -> int | None:
         try:
             moment = datetime.fromisoformat(value.strip())
         except ValueError:
-            raise EngineError(
+            raise InvalidArgument(
                 f"{name} must be an ISO 8601 date or date-time like 2026-11-01 or "
                 f"2026-11-01T14:00:00Z, not {value!r}"
             ) from None
@@ -91,12 +88,12 @@ def parse_when(value: str | date | datetime | None, name: str) -> int | None:
 def normalise_query(query: str | list[str]) -> str | list[str]:
     """Any string is a query (an odd one finds nothing); a list must be 2 to 5 concepts."""
     if isinstance(query, str):
-        return query[:MAX_QUERY]
+        return validate.text("query", query)
     if not isinstance(query, list) or not all(isinstance(q, str) for q in query):
-        raise EngineError("query must be a string or a list of 2 to 5 strings (concepts)")
+        raise InvalidArgument("query must be a string or a list of 2 to 5 strings (concepts)")
     if not 2 <= len(query) <= 5:
-        raise EngineError(f"a concept list needs 2 to 5 strings, got {len(query)}")
-    return [q[:MAX_QUERY] for q in query]
+        raise InvalidArgument(f"a concept list needs 2 to 5 strings, got {len(query)}")
+    return [validate.text("a concept", q) for q in query]
 
 
 def rrf(*rankings: list[int]) -> dict[int, float]:
@@ -144,8 +141,10 @@ def settled(fetch: Callable[[int], Ranking], n: int, keep: int) -> Ranking:
 
 
 class Searcher:
-    def __init__(self, conn: sqlite3.Connection, indexes: Indexes) -> None:
-        self.conn = conn
+    """Searches on the calling thread's own read connection (`reader`): never the writer's."""
+
+    def __init__(self, reader: Callable[[], sqlite3.Connection], indexes: Indexes) -> None:
+        self.reader = reader
         self.indexes = indexes
 
     def filters(
@@ -157,8 +156,9 @@ class Searcher:
         before: str | date | datetime | None,
     ) -> Filters:
         if role is not None and role not in ROLES:
-            raise EngineError(f"role must be one of {', '.join(ROLES)}, not {role!r}")
-        full = sessions.resolve(self.conn, session) if session else None
+            raise InvalidArgument(f"role must be one of {', '.join(ROLES)}, not {role!r}")
+        conn = self.reader()
+        full = sessions.resolve(conn, validate.text("session", session)) if session else None
         return Filters(
             project or None, full, role, parse_when(after, "after"), parse_when(before, "before")
         )
@@ -170,16 +170,17 @@ class Searcher:
         filt: Filters,
         limit: int,
         offset: int,
+        alternatives: list[str] | None = None,
     ) -> SearchResponse:
-        mode = ALIASES.get(mode, mode)
+        if alternatives:
+            raise InvalidArgument("alternatives are not supported yet")
+        mode = MODE_ALIASES.get(mode, mode)
         if mode not in MODES:
-            raise EngineError(f"mode must be one of hybrid, fts, vector, not {mode!r}")
-        if limit < 1 or offset < 0:
-            raise EngineError("limit must be ≥ 1 and offset ≥ 0")
+            raise InvalidArgument(f"mode must be one of hybrid, fts, vector, not {mode!r}")
+        validate.page(limit, offset)
         query = normalise_query(query)
         want = offset + limit
         note = None
-        self.indexes.fts_ready()
         vectors_ready = mode == "fts" or self.indexes.vectors_ready()
         if mode == "hybrid" and not vectors_ready:
             mode, note = "fts", "vectors are still being built: these results are full text only"
@@ -268,7 +269,7 @@ class Searcher:
             )
             args.append(filt.project)
         sql = f"SELECT m.id FROM messages m WHERE {' AND '.join(where)}"
-        return {row[0] for row in self.conn.execute(sql, args)}
+        return {row[0] for row in self.reader().execute(sql, args)}
 
     # -- results -----------------------------------------------------------------------------
 
@@ -281,7 +282,7 @@ class Searcher:
         marks = ",".join("?" * len(ids))
         rows = {
             row[0]: row
-            for row in self.conn.execute(
+            for row in self.reader().execute(
                 f"""SELECT m.id, m.session_id, p.path, m.idx, m.uuid, m.role, m.kind, m.ts,
                       m.text, m.tool_output, m.tool_calls,
                       coalesce(s.custom_title, s.summary_title, s.first_prompt, '')

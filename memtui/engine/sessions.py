@@ -3,18 +3,18 @@
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 
 from memtui.engine.types import (
-    Ambiguous,
-    EngineError,
+    ORDERS,
     MessageView,
-    NotFound,
     ProjectInfo,
     SessionInfo,
     SessionPage,
     ToolCallView,
 )
+from memtui.errors import Ambiguous, InvalidArgument, NotFound
 
 CUT = 500  # characters of a message shown when a page holds more than a few
 
@@ -66,7 +66,9 @@ def resolve(conn: sqlite3.Connection, session_id: str) -> str:
     """A full session id, from the id or a unique prefix of it."""
     session_id = session_id.strip()
     if not session_id:
-        raise EngineError("session_id is empty: give a session id or a unique prefix of one")
+        raise InvalidArgument("session_id is empty", "give a session id or a unique prefix of one")
+    if len(session_id) > 64:
+        raise NotFound(f"no session matches {session_id[:40]!r}…", "a session id has 36 characters")
     if conn.execute("SELECT 1 FROM sessions WHERE id = ?", (session_id,)).fetchone():
         return session_id
     escaped = session_id.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
@@ -75,9 +77,12 @@ def resolve(conn: sqlite3.Connection, session_id: str) -> str:
         (escaped + "%",),
     ).fetchall()
     if not rows:
-        raise NotFound(f"no session matches {session_id!r}")
+        raise NotFound(
+            f"no session matches {session_id!r}",
+            "memtui sessions lists them; memtui index archives new ones",
+        )
     if len(rows) > 1:
-        raise Ambiguous(session_id, [r[0] for r in rows])
+        raise Ambiguous("session prefix", session_id, [r[0] for r in rows])
     return rows[0][0]
 
 
@@ -94,10 +99,10 @@ def get_session(
     order: str = "asc",
     search: str | None = None,
 ) -> SessionPage:
-    if order not in ("asc", "desc"):
-        raise EngineError("order must be 'asc' or 'desc'")
+    if order not in ORDERS:
+        raise InvalidArgument(f"order must be 'asc' or 'desc', not {order!r}")
     if offset < 0 or limit < 1:
-        raise EngineError("offset must be ≥ 0 and limit ≥ 1")
+        raise InvalidArgument("offset must be ≥ 0 and limit ≥ 1")
     info = session_info(conn, session_id)
     where, args = "session_id = ?", [info.session_id]
     if search:
@@ -128,15 +133,31 @@ def all_messages(
 
 
 def recent_sessions(
-    conn: sqlite3.Connection, project: str | None = None, limit: int = 5
+    conn: sqlite3.Connection, project: str | None = None, limit: int = 5, offset: int = 0
 ) -> list[SessionInfo]:
-    if project is None:
-        rows = conn.execute(_SESSION_SQL + " ORDER BY s.last_epoch DESC LIMIT ?", (limit,))
-    else:
-        rows = conn.execute(
-            _SESSION_SQL + " WHERE p.path = ? ORDER BY s.last_epoch DESC LIMIT ?", (project, limit)
-        )
+    """Sessions, the last active first; only `project`'s when given."""
+    if limit < 1 or offset < 0:
+        raise InvalidArgument("limit must be ≥ 1 and offset ≥ 0")
+    where, args = ("", []) if project is None else (" WHERE p.path = ?", [project])
+    rows = conn.execute(
+        _SESSION_SQL + where + " ORDER BY s.last_epoch DESC LIMIT ? OFFSET ?",
+        [*args, limit, offset],
+    )
     return [_session(r) for r in rows]
+
+
+def resolve_project(conn: sqlite3.Connection, project: str) -> str:
+    """A project as stored, from its path as typed: a trailing slash or `~` is fine."""
+    wanted = project.strip()
+    if not wanted:
+        raise InvalidArgument("project is empty", "give a project's working directory")
+    if wanted.startswith("~"):
+        wanted = os.path.expanduser(wanted)
+    if len(wanted) > 1:
+        wanted = wanted.rstrip("/")
+    if conn.execute("SELECT 1 FROM projects WHERE path = ?", (wanted,)).fetchone():
+        return wanted
+    raise NotFound(f"no project {project!r} in the archive", "memtui projects lists them")
 
 
 def list_projects(conn: sqlite3.Connection) -> list[ProjectInfo]:

@@ -3,24 +3,17 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, Literal, get_args
 
-
-class EngineError(ValueError):
-    """Bad input from a caller: the message says what to fix."""
-
-
-class NotFound(EngineError):
-    pass
-
-
-class Ambiguous(EngineError):
-    def __init__(self, prefix: str, candidates: list[str]) -> None:
-        super().__init__(
-            f"session prefix {prefix!r} matches {len(candidates)} sessions: "
-            + ", ".join(candidates[:10])
-        )
-        self.candidates = candidates
+# Shared by every front end: argparse choices, MCP schemas and TUI toggles read these.
+Mode = Literal["hybrid", "fts", "vector"]
+ModeAlias = Literal["text", "both"]  # SPEC's other names for fts and hybrid
+Role = Literal["user", "assistant"]
+Order = Literal["asc", "desc"]
+MODES: tuple[Mode, ...] = get_args(Mode)
+ROLES: tuple[Role, ...] = get_args(Role)
+ORDERS: tuple[Order, ...] = get_args(Order)
+MODE_ALIASES: dict[str, Mode] = {"text": "fts", "both": "hybrid"}
 
 
 @dataclass(slots=True)

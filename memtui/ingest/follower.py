@@ -27,48 +27,46 @@ class Line:
     end: int  # byte offset just past its newline
 
 
-def start_state(path: str, previous: FileState | None) -> tuple[FileState, bool]:
-    """Where to resume reading `path`, and whether that is a fresh start."""
-    st = os.stat(path)
+def start_state(f: BinaryIO, path: str, previous: FileState | None) -> tuple[FileState, bool]:
+    """Where to resume reading the open file `f`, and whether that is a fresh start."""
+    st = os.fstat(f.fileno())
     fresh = FileState(path=path, dev=st.st_dev, ino=st.st_ino)
     if previous is None or (previous.dev, previous.ino) != (st.st_dev, st.st_ino):
         return fresh, True
-    if st.st_size < previous.offset or not _tail_matches(path, previous):
+    if st.st_size < previous.offset or not _tail_matches(f, previous):
         return fresh, True
     return previous, False
 
 
-def _tail_matches(path: str, state: FileState) -> bool:
+def _tail_matches(f: BinaryIO, state: FileState) -> bool:
     if not state.tail:
         return True
-    with open(path, "rb") as f:
-        f.seek(state.offset - len(state.tail))
-        return f.read(len(state.tail)) == state.tail
+    f.seek(state.offset - len(state.tail))
+    return f.read(len(state.tail)) == state.tail
 
 
-def read_lines(path: str, state: FileState) -> Iterator[Line]:
+def read_lines(f: BinaryIO, state: FileState) -> Iterator[Line]:
     """Whole lines after `state.offset`; stops before a trailing line with no newline yet."""
-    with open(path, "rb") as f:
-        f.seek(state.offset)
-        number = state.line
-        pos = state.offset
-        while True:
-            data = f.readline(MAX_LINE + 1)
-            if not data:
+    f.seek(state.offset)
+    number = state.line
+    pos = state.offset
+    while True:
+        data = f.readline(MAX_LINE + 1)
+        if not data:
+            return
+        if not data.endswith(b"\n"):
+            if len(data) <= MAX_LINE:
+                return  # half-written: wait for the rest
+            skipped = _skip_rest(f)
+            if skipped is None:
                 return
-            if not data.endswith(b"\n"):
-                if len(data) <= MAX_LINE:
-                    return  # half-written: wait for the rest
-                skipped = _skip_rest(f)
-                if skipped is None:
-                    return
-                number += 1
-                pos += len(data) + skipped
-                yield Line(number, None, pos)
-                continue
             number += 1
-            pos += len(data)
-            yield Line(number, data, pos)
+            pos += len(data) + skipped
+            yield Line(number, None, pos)
+            continue
+        number += 1
+        pos += len(data)
+        yield Line(number, data, pos)
 
 
 def _skip_rest(f: BinaryIO) -> int | None:
@@ -84,8 +82,8 @@ def _skip_rest(f: BinaryIO) -> int | None:
     return None
 
 
-def tail_before(path: str, offset: int) -> bytes:
+def tail_before(f: BinaryIO, offset: int) -> bytes:
+    """Read through the handle already open: the file may be gone from its folder by now."""
     start = max(0, offset - TAIL)
-    with open(path, "rb") as f:
-        f.seek(start)
-        return f.read(offset - start)
+    f.seek(start)
+    return f.read(offset - start)

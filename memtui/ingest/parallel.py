@@ -23,11 +23,14 @@ from typing import BinaryIO
 
 import memtui
 from memtui.bulk import paused_gc
-from memtui.config import setup_file_logging
-from memtui.store.archive import FileBatch, FileState
+from memtui.config import setup_logging
+from memtui.errors import StoreUnavailable
+from memtui.ingest.reader import Unreadable, Work, read_all
+from memtui.store.archive import FileBatch
 
-Work = list[tuple[Path, FileState | None]]
-Chunk = list[tuple[int, FileBatch]]  # (index of the file in the work list, one of its batches)
+# (index of the file in the work list, one of its batches)
+log = logging.getLogger(__name__)
+Chunk = list[tuple[int, FileBatch | Unreadable]]
 
 CHUNK_RECORDS = 2_000  # records per pickle sent to the writer
 QUEUED = 16  # pickles the reader may hold ahead of the writer
@@ -35,8 +38,8 @@ _DONE = "done"
 _FAILED = "failed"
 
 
-def read_elsewhere(root: Path, work: Work) -> Iterator[tuple[int, FileBatch]]:
-    """What `pipeline.read_all(root, work)` yields, read and parsed by a child process."""
+def read_elsewhere(root: Path, work: Work) -> Iterator[tuple[int, FileBatch | Unreadable]]:
+    """What `reader.read_all(root, work)` yields, read and parsed by a child process."""
     # The child must import this very memtui, whether installed or run from a checkout.
     package_root = str(Path(memtui.__file__).resolve().parents[1])
     path = os.pathsep.join([package_root, os.environ.get("PYTHONPATH", "")])
@@ -55,13 +58,14 @@ def read_elsewhere(root: Path, work: Work) -> Iterator[tuple[int, FileBatch]]:
             try:
                 message = pickle.load(child.stdout)
             except EOFError:
-                raise RuntimeError(
+                raise StoreUnavailable(
                     f"the transcript reader stopped (exit code {child.wait()})"
                 ) from None
             if message == _DONE:
                 break
             if isinstance(message, tuple) and message[0] == _FAILED:
-                raise RuntimeError(f"the transcript reader failed:\n{message[1]}")
+                log.error("the transcript reader failed:\n%s", message[1])
+                raise StoreUnavailable("the transcript reader failed (see the log)")
             yield from message
     finally:
         if child.poll() is None:
@@ -72,11 +76,9 @@ def read_elsewhere(root: Path, work: Work) -> Iterator[tuple[int, FileBatch]]:
 
 def _child(source: BinaryIO, channel: BinaryIO) -> None:
     """The reader's side: parse every file in the work list, pickle batches down the pipe."""
-    from memtui.ingest.pipeline import read_all
-
     root, work, log_dir = pickle.load(source)
     if log_dir is not None:
-        setup_file_logging(log_dir)
+        setup_logging(log_dir)
     # Pickling holds the GIL, writing to the pipe does not: a thread writes while we parse.
     outbox: queue.Queue[bytes | None] = queue.Queue(QUEUED)
     sender = threading.Thread(target=_send, args=(outbox, channel))

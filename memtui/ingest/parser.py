@@ -9,7 +9,7 @@ from typing import Any
 
 import orjson
 
-from memtui.ingest.records import Bad, Kind, Message, Other, Record, Title, ToolCall
+from memtui.store.records import Bad, Kind, Message, Other, Record, Title, ToolCall
 
 # Which input field names what a tool call is about, most telling first. `pattern` comes
 # before `path` so Grep/Glob calls show what was searched for, not where.

@@ -4,22 +4,20 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field, replace
+import threading
+from collections.abc import Iterable
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from memtui.bulk import paused_gc
-from memtui.ingest.follower import read_lines, start_state, tail_before
-from memtui.ingest.parallel import Work, read_elsewhere
-from memtui.ingest.parser import parse_line
-from memtui.ingest.records import Bad, Message, Title
-from memtui.store.archive import Archive, FileBatch, FileState
+from memtui.ingest.parallel import read_elsewhere
+from memtui.ingest.reader import BATCH, Unreadable, Work, read_all
+from memtui.progress import Meter, OnProgress, cancelled
+from memtui.store.archive import Archive, FileBatch
+from memtui.store.records import Message
 
 log = logging.getLogger(__name__)
 
-# Records per transaction. Each commit rewrites the pages it dirtied, and uuids land all over
-# their index, so bigger batches are cheaper per record; 20,000 holds ~100 MB at most.
-BATCH = 20_000
 # Unread bytes above which a second process reads and parses (starting it costs ~0.2 s).
 PARALLEL_BYTES = 32 * 1024 * 1024
 
@@ -33,21 +31,37 @@ class IngestReport:
     duplicates: int = 0  # lines already stored
     skipped: int = 0  # unreadable lines
     archived: int = 0  # files found gone
+    unreadable: list[str] = field(default_factory=list)  # entries skipped whole, with why
     sessions: set[str] = field(default_factory=set)
+    cancelled: bool = False
 
 
-Progress = Callable[[int, int, IngestReport], None]
+def _nameable(path: Path) -> bool:
+    """A path SQLite can store: a name that is not valid UTF-8 decodes to lone surrogates."""
+    try:
+        str(path).encode()
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
-def discover(root: Path) -> list[Path]:
-    """Transcripts as Claude Code lays them out: sessions first, then their subagents."""
+def discover(root: Path) -> tuple[list[Path], list[str]]:
+    """Transcripts as Claude Code lays them out, sessions first, then their subagents; and
+    the entries that look like transcripts but cannot be stored, with why."""
     if not root.is_dir():
-        return []
-    mains, agents = [], []
-    for path in root.glob("*/*.jsonl"):
-        (agents if path.name.startswith("agent-") else mains).append(path)
-    agents.extend(root.glob("*/*/subagents/*.jsonl"))
-    return sorted(mains, key=_mtime) + sorted(agents, key=_mtime)
+        return [], []
+    mains, agents, bad = [], [], []
+    found = [*root.glob("*/*.jsonl"), *root.glob("*/*/subagents/*.jsonl")]
+    for path in found:
+        if not _nameable(path):
+            shown = str(path).encode(errors="backslashreplace").decode()
+            log.warning("skipped %s: the name is not valid UTF-8", shown)
+            bad.append(f"{shown}: the name is not valid UTF-8")
+        elif path.name.startswith("agent-") or path.parent.name == "subagents":
+            agents.append(path)
+        else:
+            mains.append(path)
+    return sorted(mains, key=_mtime) + sorted(agents, key=_mtime), bad
 
 
 def _mtime(path: Path) -> float:
@@ -55,18 +69,6 @@ def _mtime(path: Path) -> float:
         return path.stat().st_mtime
     except OSError:
         return 0.0
-
-
-def fallbacks(root: Path, path: Path) -> tuple[str, str]:
-    """Project and session for records that lack `cwd` or `sessionId`."""
-    try:
-        parts = path.relative_to(root).parts
-    except ValueError:
-        parts = path.parts[-2:]
-    # The folder name is a lossy encoding of the cwd (every non-alphanumeric became "-").
-    project = parts[0].replace("-", "/") if len(parts) > 1 else str(path.parent)
-    session = parts[-3] if len(parts) >= 3 and parts[-2] == "subagents" else path.stem
-    return project, session
 
 
 class _Writer:
@@ -78,7 +80,10 @@ class _Writer:
         self.pending: list[FileBatch] = []
         self.size = 0
 
-    def add(self, batch: FileBatch) -> None:
+    def add(self, batch: FileBatch | Unreadable) -> None:
+        if isinstance(batch, Unreadable):
+            self.report.unreadable.append(f"{batch.path}: {batch.reason}")
+            return
         self.pending.append(batch)
         self.size += len(batch.records) + 1
         self.report.skipped += batch.skipped
@@ -99,86 +104,48 @@ class _Writer:
         self.pending, self.size = [], 0
 
 
-def read_file(root: Path, path: Path, previous: FileState | None) -> Iterator[FileBatch]:
-    """The new records of one file, in batches, each with the checkpoint that follows it."""
-    name = str(path)
-    try:
-        state, fresh = start_state(name, previous)
-    except OSError:
-        return
-    if fresh:
-        log.info("reading %s from the start", name)
-    project, session = fallbacks(root, path)
-    batch: list[tuple[int, Message | Title]] = []
-    end, skipped_before = state.offset, state.skipped
-    try:
-        for line in read_lines(name, state):
-            state.line = line.number
-            end = line.end
-            record = parse_line(line.data, session) if line.data is not None else Bad("too long")
-            if isinstance(record, Bad):
-                state.skipped += 1
-                log.warning("%s:%d skipped: %s", name, line.number, record.reason)
-            elif isinstance(record, Message | Title):
-                batch.append((line.number, record))
-            if len(batch) >= BATCH:
-                yield _checkpoint(state, end, batch, project, state.skipped - skipped_before)
-                batch, skipped_before = [], state.skipped
-    except OSError as exc:
-        log.warning("stopped reading %s: %s", name, exc)
-    if batch or end != state.offset or fresh:
-        yield _checkpoint(state, end, batch, project, state.skipped - skipped_before)
-
-
-def _checkpoint(
-    state: FileState,
-    end: int,
-    batch: list[tuple[int, Message | Title]],
-    project: str,
-    skipped: int,
-) -> FileBatch:
-    state.offset = end
-    state.tail = tail_before(state.path, end)
-    return FileBatch(replace(state), batch, project, skipped)
-
-
-def read_all(root: Path, work: Work) -> Iterator[tuple[int, FileBatch]]:
-    """The new records of every file in `work`, each batch with its file's index."""
-    for number, (path, previous) in enumerate(work):
-        for batch in read_file(root, path, previous):
-            yield number, batch
-
-
 def ingest(
     archive: Archive,
     root: Path,
     paths: Iterable[Path] | None = None,
-    progress: Progress | None = None,
+    on_progress: OnProgress | None = None,
+    cancel: threading.Event | None = None,
     parallel: bool | None = None,
 ) -> IngestReport:
     """Bring the store up to date with `root` (or just `paths` under it).
 
-    `parallel` reads in a second process; by default only when there is a lot to read.
+    `cancel` is checked between batches; batches already written stay (each commits with its
+    checkpoints), so the next run resumes. `parallel` reads in a second process; by default
+    only when there is a lot to read.
     """
     full_scan = paths is None
-    files = discover(root) if paths is None else [p for p in paths if p.suffix == ".jsonl"]
-    report = IngestReport(files_seen=len(files))
+    if paths is None:
+        files, bad = discover(root)
+    else:
+        files, bad = [p for p in paths if p.suffix == ".jsonl" and _nameable(p)], []
+    report = IngestReport(files_seen=len(files), unreadable=bad)
     states = archive.file_states([str(p) for p in files])
-    work = [(p, states.get(str(p))) for p in files]
+    work: Work = [(p, states.get(str(p))) for p in files]
     if parallel is None:
         parallel = _unread_bytes(work) >= PARALLEL_BYTES
     writer = _Writer(archive, report)
+    meter = Meter("transcripts", on_progress)
     with paused_gc():
         batches = read_elsewhere(root, work) if parallel else read_all(root, work)
         done = 0
-        for number, batch in batches:
-            writer.add(batch)
-            if progress and number + 1 - done >= 20:
-                done = number + 1
-                progress(done, len(files), report)
-        writer.flush()
-    if progress:
-        progress(len(files), len(files), report)
+        try:
+            for number, batch in batches:
+                if cancelled(cancel):
+                    report.cancelled = True
+                    return report
+                writer.add(batch)
+                if number + 1 - done >= 20:
+                    done = number + 1
+                    meter(done, len(files), f"{report.messages:,} messages")
+            writer.flush()
+        finally:
+            batches.close()  # stops the reader process on a cancel or an error
+    meter(len(files), len(files), f"{report.messages:,} messages")
     gone = [p for p in archive.known_files(str(root)) if not os.path.exists(p)]
     if not full_scan:
         gone = [p for p in gone if Path(p) in set(files)]

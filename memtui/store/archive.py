@@ -15,8 +15,8 @@ from pathlib import Path
 
 import orjson
 
-from memtui.ingest.records import Kind, Message, Title
 from memtui.store import db
+from memtui.store.records import Kind, Message, Title
 
 
 @dataclass(slots=True)

@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import threading
 from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TypeVar
+
+from memtui.errors import StoreCorrupt, StoreUnavailable
 
 # Each entry moves the schema one version up; PRAGMA user_version records how far a file has come.
 MIGRATIONS: list[str] = [
@@ -108,26 +112,102 @@ def _create_private(path: Path) -> None:
         os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o600))
 
 
-def connect(path: Path, *, readonly: bool = False) -> sqlite3.Connection:
-    """Open the store, creating or migrating it. Autocommit: callers open transactions."""
-    if not readonly:
+def connect(path: Path, *, migrate_schema: bool = True) -> sqlite3.Connection:
+    """Open the store, creating or migrating it. Autocommit: callers open transactions.
+
+    Every connection may write (a WAL reader still maps the -shm file read-write); readers
+    simply never open a transaction that writes, so they never wait for the writer.
+    """
+    with translated(path):
         _create_private(path)
-    uri = f"file:{path}?mode=ro" if readonly else f"file:{path}"
-    conn = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
-    conn.row_factory = sqlite3.Row
-    conn.execute("PRAGMA busy_timeout = 30000")
-    if not readonly:
-        conn.execute("PRAGMA journal_mode = WAL")
-        conn.execute("PRAGMA synchronous = NORMAL")
-        migrate(conn)
-    return conn
+        conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+        try:
+            conn.row_factory = sqlite3.Row
+            conn.execute("PRAGMA busy_timeout = 30000")
+            conn.execute("PRAGMA journal_mode = WAL")
+            conn.execute("PRAGMA synchronous = NORMAL")
+            if migrate_schema:
+                migrate(conn)
+            else:
+                conn.execute("SELECT 1 FROM meta LIMIT 1").fetchall()
+        except BaseException:
+            conn.close()
+            raise
+        return conn
+
+
+@contextmanager
+def translated(path: Path) -> Iterator[None]:
+    """SQLite's and the disk's failures as memtui errors that say what to do."""
+    try:
+        yield
+    except sqlite3.DatabaseError as exc:
+        raise _translate(exc, path) from exc
+    except OSError as exc:
+        raise StoreUnavailable(
+            f"cannot use the data dir {path.parent}: {exc.strerror or exc}",
+            "check that the disk has room and the folder is yours and writable",
+        ) from exc
+
+
+def _translate(exc: sqlite3.DatabaseError, path: Path) -> StoreUnavailable | StoreCorrupt:
+    text = str(exc)
+    if isinstance(exc, sqlite3.OperationalError) and "malformed" not in text:
+        return StoreUnavailable(
+            f"cannot use the store {path}: {text}",
+            "check that the disk has room and the data dir is yours and writable",
+        )
+    return StoreCorrupt(f"the store {path} is damaged: {text}")
+
+
+class Readers:
+    """One read connection per thread: reads never share a connection, or a lock, with the
+    writer, and WAL lets each see the last commit while an ingest writes the next."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._local = threading.local()
+        self._all: list[sqlite3.Connection] = []
+        self._lock = threading.Lock()
+
+    def get(self) -> sqlite3.Connection:
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = connect(self.path, migrate_schema=False)
+            conn.execute("PRAGMA query_only = 1")
+            self._local.conn = conn
+            with self._lock:
+                self._all.append(conn)
+        return conn
+
+    def close(self) -> None:
+        with self._lock:
+            for conn in self._all:
+                conn.close()
+            self._all.clear()
+        self._local = threading.local()
+
+
+def statements(script: str) -> Iterator[str]:
+    """The statements of a script, whole: a trigger's body (BEGIN ...; END) holds semicolons,
+    so a statement ends where SQLite says it is complete, not at every `;`."""
+    pending = ""
+    for piece in script.split(";"):
+        pending += piece + ";"
+        if sqlite3.complete_statement(pending):
+            if pending.strip(" \n\t;"):
+                yield pending
+            pending = ""
+    if pending.strip(" \n\t;"):
+        yield pending
 
 
 def migrate(conn: sqlite3.Connection) -> None:
     version = conn.execute("PRAGMA user_version").fetchone()[0]
     if version > SCHEMA_VERSION:
-        raise RuntimeError(
-            f"the data dir was written by a newer memtui (schema {version} > {SCHEMA_VERSION})"
+        raise StoreUnavailable(
+            f"the data dir was written by a newer memtui (schema {version} > {SCHEMA_VERSION})",
+            "upgrade memtui, or point MEMTUI_DATA_DIR at another folder",
         )
     if version == SCHEMA_VERSION:
         return
@@ -136,9 +216,8 @@ def migrate(conn: sqlite3.Connection) -> None:
         # Another process may have migrated while we waited for the lock.
         version = conn.execute("PRAGMA user_version").fetchone()[0]
         for number in range(version, SCHEMA_VERSION):
-            for statement in MIGRATIONS[number].split(";"):
-                if statement.strip():
-                    conn.execute(statement)
+            for statement in statements(MIGRATIONS[number]):
+                conn.execute(statement)
             conn.execute(f"PRAGMA user_version = {number + 1}")
         conn.execute("COMMIT")
     except BaseException:

@@ -8,15 +8,13 @@ $MEMTUI_MODEL can point at another model2vec folder instead.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
 
 import numpy as np
-from model2vec import StaticModel
 
-ENV_VAR = "MEMTUI_MODEL"
+from memtui.errors import ModelUnavailable
 
 # Tokens past this are dropped. A static model averages token vectors, so a long
 # chunk's vector is already dominated by its bulk; the cap bounds the cost per text.
@@ -39,27 +37,28 @@ def bundled_model_path() -> Path:
 def _resolve(model: str | None) -> tuple[Path, str]:
     """Pick the model folder and say where the choice came from, for error messages."""
     if model is not None:
-        return Path(model).expanduser(), "model argument"
-    env = os.environ.get(ENV_VAR)
-    if env:
-        return Path(env).expanduser(), f"${ENV_VAR}"
-    return bundled_model_path(), "bundled model"
+        return Path(model).expanduser(), "$MEMTUI_MODEL"
+    return bundled_model_path(), "the bundled model"
 
 
 class Embedder:
     """Encode texts into L2-normalised float32 vectors."""
 
     def __init__(self, model: str | None = None) -> None:
+        from model2vec import StaticModel  # ~0.5 s of imports: only once a model is needed
+
         path, source = _resolve(model)
         # Only local folders are accepted: given a name that is not a folder,
         # model2vec would try to download it from the Hugging Face hub.
         if not path.is_dir():
-            raise ValueError(f"{source}: {str(path)!r} is not a model2vec model folder")
+            raise ModelUnavailable(f"{source}: {str(path)!r} is not a model2vec model folder")
         try:
             self._model = StaticModel.from_pretrained(path, normalize=True)
-        except (OSError, ValueError) as exc:
-            msg = f"{source}: cannot load a model2vec model from {str(path)!r}: {exc}"
-            raise ValueError(msg) from exc
+        except Exception as exc:  # a damaged folder fails in many ways inside model2vec
+            first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            raise ModelUnavailable(
+                f"{source}: cannot load a model2vec model from {str(path)!r}: {first}"
+            ) from exc
         self.dim: int = int(self._model.dim)
         self.name: str = str(path)
 

@@ -92,18 +92,24 @@ class FtsFilter:
 
 class FullText:
     def __init__(self, path: Path) -> None:
-        path.mkdir(parents=True, exist_ok=True)
         self._path = path
         self._lock = path / "write.lock"
         self._meta = path / "meta.json"
         self._schema = _schema()
         self._stem = _stem_analyzer()
-        if tantivy.Index.exists(str(path)):
-            self._index = tantivy.Index(self._schema, str(path), reuse=True)
+        self._open()
+
+    def _open(self) -> None:
+        """Open the index in the folder (creating it), and remember which folder that was:
+        a rebuild swaps in a new one, and readers notice by its inode."""
+        self._path.mkdir(parents=True, exist_ok=True)
+        self._dir_ino = os.stat(self._path).st_ino
+        if tantivy.Index.exists(str(self._path)):
+            self._index = tantivy.Index(self._schema, str(self._path), reuse=True)
         else:
             # Two processes starting on an empty dir must not both create an index.
             with file_lock(self._lock):
-                self._index = tantivy.Index(self._schema, str(path), reuse=True)
+                self._index = tantivy.Index(self._schema, str(self._path), reuse=True)
         self._index.register_tokenizer(_STEM_TOKENIZER, self._stem)
         # We reload ourselves when meta.json changes; the built-in policy polls with a delay.
         self._index.config_reader("manual")
@@ -201,10 +207,20 @@ class FullText:
         return self._searcher().num_docs
 
     def size_bytes(self) -> int:
-        return sum(f.stat().st_size for f in self._path.iterdir() if f.is_file())
+        try:
+            return sum(f.stat().st_size for f in self._path.iterdir() if f.is_file())
+        except FileNotFoundError:
+            return 0
 
     def _refresh(self) -> None:
-        st = os.stat(self._meta)
+        try:
+            if os.stat(self._path).st_ino != self._dir_ino:
+                self._open()  # a rebuild swapped in a new folder
+                return
+            st = os.stat(self._meta)
+        except FileNotFoundError:
+            self._open()  # the folder was deleted: an empty index until the next catch-up
+            return
         # Tantivy replaces meta.json atomically on commit, so a new inode or mtime means a commit.
         key = (st.st_ino, st.st_mtime_ns, st.st_size)
         if key != self._meta_key:

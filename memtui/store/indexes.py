@@ -15,15 +15,18 @@ replaying is harmless (a replayed row replaces itself).
 from __future__ import annotations
 
 import logging
+import os
+import shutil
 import sqlite3
 import threading
-from collections.abc import Callable
-from dataclasses import dataclass
+import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
 from memtui.bulk import paused_gc
+from memtui.progress import Meter, OnProgress, cancelled
 from memtui.store import db
 from memtui.store.embed import Embedder
 from memtui.store.fts import FtsDoc, FullText
@@ -34,6 +37,7 @@ log = logging.getLogger(__name__)
 
 BATCH = 20_000  # rows per index commit during a catch-up
 SNAPSHOT_EVERY = 2_000  # vectors ahead of the newest snapshot before the ingester saves one
+SAVE_AFTER = 30.0  # seconds after which a smaller lead is saved too
 QUERY_CATCHUP = 5_000  # at most this many rows embedded on a query's path; more waits for index
 
 # What each index holds (measured choices: bench/README.md).
@@ -61,8 +65,6 @@ _FTS_ROWS = """
     FROM messages m JOIN sessions s ON s.id = m.session_id JOIN projects p ON p.id = s.project_id
     WHERE {}"""
 
-Progress = Callable[[str, int, int], None]
-
 
 @dataclass(slots=True)
 class IndexHealth:
@@ -73,10 +75,13 @@ class IndexHealth:
     vectors: int
     fts_bytes: int
     vector_bytes: int
+    torn: list[str] = field(default_factory=list)  # indexes whose contents disagree with marks
 
     @property
     def in_step(self) -> bool:
-        return self.fts_seq == self.store_seq and self.vector_seq == self.store_seq
+        return (
+            not self.torn and self.fts_seq == self.store_seq and self.vector_seq == self.store_seq
+        )
 
 
 store_seq = db.store_seq
@@ -91,6 +96,16 @@ def _set_mark(conn: sqlite3.Connection, key: str, value: int) -> None:
     conn.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, str(value)))
 
 
+def _plausible(conn: sqlite3.Connection, where: str, mark: int, have: int) -> bool:
+    """Whether an index holding `have` rows can be the one its mark says: at least the rows
+    at or below the mark (a row changed since may already be in it), at most all of them."""
+    (least,) = conn.execute(
+        f"SELECT count(*) FROM messages m WHERE m.seq <= ? AND {where}", (mark,)
+    ).fetchone()
+    (most,) = conn.execute(f"SELECT count(*) FROM messages m WHERE {where}").fetchone()
+    return least <= have <= most
+
+
 class Indexes:
     """Tantivy and hnswlib over one data dir, with their catch-up from the store."""
 
@@ -98,12 +113,16 @@ class Indexes:
         root.mkdir(parents=True, exist_ok=True, mode=0o700)
         self.root = root
         self.db_path = db_path
-        self.conn = db.connect(db_path)
+        self.conn = db.connect(db_path, migrate_schema=False)
         self.fts = FullText(root / "fts")
         self._model = model
         self._embedder: Embedder | None = None
         self._vectors: Vectors | None = None
         self._lock = threading.RLock()
+        self._saved_at = 0.0  # monotonic time of this process's last vector snapshot
+
+    def close(self) -> None:
+        self.conn.close()
 
     @property
     def embedder(self) -> Embedder:
@@ -121,48 +140,86 @@ class Indexes:
 
     # -- catching up -------------------------------------------------------------------------
 
-    def catch_up(self, progress: Progress | None = None, *, save: bool = True) -> None:
+    def catch_up(
+        self, on_progress: OnProgress | None = None, cancel: threading.Event | None = None
+    ) -> None:
         """Bring both indexes up to the store (the ingesting process calls this).
 
         The two run side by side: Tantivy indexes on its own threads and the embedder's
         tokenizer and hnswlib release the GIL, so a cold build takes the longer of the two.
+        An index found empty or torn (its contents not what its mark says) is rebuilt.
         """
-        fts = threading.Thread(target=self.catch_up_fts, args=(progress,), name="fts-catch-up")
+        failed: list[BaseException] = []
+
+        def fts_side() -> None:
+            try:
+                self.catch_up_fts(on_progress, cancel)
+            except BaseException as exc:  # re-raised on the caller's thread below
+                failed.append(exc)
+
+        fts = threading.Thread(target=fts_side, name="fts-catch-up")
+        self._check_vectors()
         with paused_gc():
             fts.start()
             try:
-                self.catch_up_vectors(progress)
+                self.catch_up_vectors(on_progress, cancel=cancel)
             finally:
                 fts.join()
-        if save:
-            self.save_vectors()
+        if failed:
+            raise failed[0]
+        self.save_vectors()
 
-    def catch_up_fts(self, progress: Progress | None = None, *, wait: bool = True) -> bool:
-        """Replay store rows after the full-text mark; False if another process holds the lock."""
-        with file_lock(self.root / "sync.lock", blocking=wait) as held:
-            if not held:
-                return False
-            conn = db.connect(self.db_path)  # its own: it may run beside a vector catch-up
+    def catch_up_fts(
+        self, on_progress: OnProgress | None = None, cancel: threading.Event | None = None
+    ) -> None:
+        """Replay store rows after the full-text mark, one commit a batch."""
+        with file_lock(self.root / "sync.lock"):
+            conn = db.connect(self.db_path, migrate_schema=False)  # beside a vector catch-up
             try:
-                mark, target = _mark(conn, "fts_seq"), store_seq(conn)
-                start = mark
-                while mark < target:
-                    rows = conn.execute(
-                        _FTS_ROWS.format(
-                            f"m.seq > ? AND m.seq <= ? AND m.{_FTS_WHERE} ORDER BY m.seq LIMIT ?"
-                        ),
-                        (mark, target, BATCH),
-                    ).fetchall()
-                    self.fts.write(_fts_doc(r) for r in rows)
-                    mark = rows[-1][9] if len(rows) == BATCH else target
-                    _set_mark(conn, "fts_seq", mark)
-                    if progress:
-                        progress("full text", mark - start, target - start)
+                mark = _mark(conn, "fts_seq")
+                if mark and not _plausible(conn, "m." + _FTS_WHERE, mark, self.fts.doc_count()):
+                    log.warning("the full-text index is empty or torn: rebuilding it")
+                    self.fts.clear()
+                    mark = 0
+                    _set_mark(conn, "fts_seq", 0)
+                self._fill_fts(conn, self.fts, mark, "fts_seq", on_progress, cancel)
             finally:
                 conn.close()
-            return True
 
-    def catch_up_vectors(self, progress: Progress | None = None, limit: int | None = None) -> bool:
+    def _fill_fts(
+        self,
+        conn: sqlite3.Connection,
+        fts: FullText,
+        mark: int,
+        key: str | None,
+        on_progress: OnProgress | None,
+        cancel: threading.Event | None,
+        target: int | None = None,
+    ) -> int:
+        """Write store rows after `mark` into `fts`, moving the mark `key` after each commit;
+        the mark reached (short of the target when cancelled)."""
+        target = store_seq(conn) if target is None else target
+        start, meter = mark, Meter("full text", on_progress)
+        while mark < target and not cancelled(cancel):
+            rows = conn.execute(
+                _FTS_ROWS.format(
+                    f"m.seq > ? AND m.seq <= ? AND m.{_FTS_WHERE} ORDER BY m.seq LIMIT ?"
+                ),
+                (mark, target, BATCH),
+            ).fetchall()
+            fts.write(_fts_doc(r) for r in rows)
+            mark = rows[-1][9] if len(rows) == BATCH else target
+            if key:
+                _set_mark(conn, key, mark)
+            meter(mark - start, target - start)
+        return mark
+
+    def catch_up_vectors(
+        self,
+        on_progress: OnProgress | None = None,
+        limit: int | None = None,
+        cancel: threading.Event | None = None,
+    ) -> bool:
         """Embed store rows after this process's vector mark; False if more than `limit` wait."""
         with self._lock:
             vectors = self.vectors
@@ -177,65 +234,124 @@ class Indexes:
                 ).fetchone()
                 if waiting > limit:
                     return False
-            start = mark = vectors.watermark
-            while mark < target:
-                rows = self.conn.execute(
-                    f"""SELECT id, substr(text, 1, {VECTOR_TEXT_CHARS}), seq FROM messages
-                        WHERE seq > ? AND seq <= ? AND {VECTOR_WHERE} ORDER BY seq LIMIT ?""",
-                    (mark, target, BATCH),
-                ).fetchall()
-                mark = rows[-1][2] if len(rows) == BATCH else target
-                self._embed(vectors, rows, mark)
-                if progress:
-                    progress("vectors", mark - start, target - start)
+            self._fill_vectors(self.conn, vectors, target, on_progress, cancel)
             return True
 
-    def save_vectors(self, force: bool = False) -> None:
-        """Write a snapshot when this process is well ahead of the newest one on disk."""
+    def _check_vectors(self) -> None:
+        """Vectors that are not what their snapshot's mark says (a torn or stale file) start
+        again from nothing."""
         with self._lock:
-            if self._vectors is None:
-                return
-            if force or self._vectors.watermark - self._vectors.saved_watermark >= SNAPSHOT_EVERY:
-                self._vectors.save()
+            vectors = self.vectors
+            vectors.reload_if_newer()
+            if vectors.watermark and not _plausible(
+                self.conn, VECTOR_WHERE, vectors.watermark, len(vectors)
+            ):
+                log.warning("the vector index is torn: rebuilding it")
+                vectors.clear()
 
-    def fts_ready(self) -> None:
-        """Before a search: finish a catch-up that a crashed or busy ingester left undone."""
-        if _mark(self.conn, "fts_seq") < store_seq(self.conn):
-            self.catch_up_fts(wait=False)
+    def _fill_vectors(
+        self,
+        conn: sqlite3.Connection,
+        vectors: Vectors,
+        target: int,
+        on_progress: OnProgress | None,
+        cancel: threading.Event | None,
+    ) -> None:
+        start = mark = vectors.watermark
+        meter = Meter("vectors", on_progress)
+        while mark < target and not cancelled(cancel):
+            rows = conn.execute(
+                f"""SELECT id, substr(text, 1, {VECTOR_TEXT_CHARS}), seq FROM messages
+                    WHERE seq > ? AND seq <= ? AND {VECTOR_WHERE} ORDER BY seq LIMIT ?""",
+                (mark, target, BATCH),
+            ).fetchall()
+            mark = rows[-1][2] if len(rows) == BATCH else target
+            self._embed(vectors, rows, mark)
+            meter(mark - start, target - start)
+
+    def save_vectors(self, force: bool = False) -> None:
+        """Write a snapshot when this process is ahead of the newest one on disk: at once when
+        far ahead, else once a while has passed, so that `memtui index` always leaves one and
+        `--watch` does not rewrite a large file on every new line."""
+        with self._lock:
+            v = self._vectors
+            if v is None or (v.watermark <= v.saved_watermark and not force):
+                return
+            ahead = v.watermark - v.saved_watermark
+            if force or ahead >= SNAPSHOT_EVERY or time.monotonic() - self._saved_at >= SAVE_AFTER:
+                v.save()
+                self._saved_at = time.monotonic()
 
     def vectors_ready(self) -> bool:
-        """Before a search: embed the few rows since our mark; False when too far behind."""
-        return self.catch_up_vectors(limit=QUERY_CATCHUP)
+        """Before a search: embed the few rows since our mark; False when too far behind, or
+        while this process's writer is busy with the vectors (a search never waits for it)."""
+        if not self._lock.acquire(blocking=False):
+            return False
+        try:
+            return self.catch_up_vectors(limit=QUERY_CATCHUP)
+        finally:
+            self._lock.release()
 
     # -- upkeep ----------------------------------------------------------------------------
 
-    def rebuild(self, progress: Progress | None = None) -> None:
-        """Throw both indexes away and build them again from the store."""
-        with file_lock(self.root / "sync.lock"):
-            self.fts.clear()
-            _set_mark(self.conn, "fts_seq", 0)
+    def rebuild(
+        self, on_progress: OnProgress | None = None, cancel: threading.Event | None = None
+    ) -> bool:
+        """Build both indexes again from the store, beside the old ones, and swap them in
+        only when both are complete: a failure or a cancel leaves the old ones serving.
+        False if cancelled."""
+        fresh = self.root / "fts.new"
+        shutil.rmtree(fresh, ignore_errors=True)
+        new_fts = FullText(fresh)
+        new_vectors = Vectors(self.root / "vectors", self.embedder.dim, load=False)
+        target = store_seq(self.conn)
+        self._fill_fts(self.conn, new_fts, 0, None, on_progress, cancel, target)
+        self._fill_vectors(self.conn, new_vectors, target, on_progress, cancel)
+        if cancelled(cancel):
+            shutil.rmtree(fresh, ignore_errors=True)
+            return False
         with self._lock:
-            self.vectors.clear()
-        self.catch_up(progress, save=False)
-        self.save_vectors(force=True)
+            new_vectors.save()
+            self._vectors = new_vectors
+            self._saved_at = time.monotonic()
+        with file_lock(self.root / "sync.lock"):
+            old = self.root / "fts.old"
+            shutil.rmtree(old, ignore_errors=True)
+            if (self.root / "fts").exists():
+                os.replace(self.root / "fts", old)
+            os.replace(fresh, self.root / "fts")
+            _set_mark(self.conn, "fts_seq", target)
+            shutil.rmtree(old, ignore_errors=True)
+        self.fts = FullText(self.root / "fts")
+        return True
 
     def health(self) -> IndexHealth:
         """Where each index stands; vectors as of the newest snapshot plus this process's work."""
         with self._lock:
             vectors = self.vectors
             vectors.reload_if_newer()
+            fts_seq, fts_docs = _mark(self.conn, "fts_seq"), self.fts.doc_count()
+            torn = []
+            if fts_seq and not _plausible(self.conn, "m." + _FTS_WHERE, fts_seq, fts_docs):
+                torn.append("full text")
+            if vectors.watermark and not _plausible(
+                self.conn, VECTOR_WHERE, vectors.watermark, len(vectors)
+            ):
+                torn.append("vectors")
             return IndexHealth(
                 store_seq=store_seq(self.conn),
-                fts_seq=_mark(self.conn, "fts_seq"),
+                fts_seq=fts_seq,
                 vector_seq=vectors.watermark,
-                fts_docs=self.fts.doc_count(),
+                fts_docs=fts_docs,
                 vectors=len(vectors),
                 fts_bytes=self.fts.size_bytes(),
                 vector_bytes=vectors.size_bytes(),
+                torn=torn,
             )
 
     def differences(self) -> dict[str, tuple[set[int], set[int]]]:
-        """For each index: (ids the store has that it lacks, ids it has that the store lacks)."""
+        """For each index: (ids the store has that it lacks, ids it has that the store lacks);
+        a sampled vector that is not its message's embedding counts as both."""
         fts_want = {r[0] for r in self.conn.execute(f"SELECT id FROM messages WHERE {_FTS_WHERE}")}
         vec_want = {
             r[0] for r in self.conn.execute(f"SELECT id FROM messages WHERE {VECTOR_WHERE}")
@@ -243,11 +359,27 @@ class Indexes:
         with self._lock:
             self.catch_up_vectors()
             vec_have = self.vectors.ids()
+            wrong = self._wrong_vectors(vec_want & vec_have)
         fts_have = self.fts.ids()
         return {
             "full text": (fts_want - fts_have, fts_have - fts_want),
-            "vectors": (vec_want - vec_have, vec_have - vec_want),
+            "vectors": ((vec_want - vec_have) | wrong, (vec_have - vec_want) | wrong),
         }
+
+    def _wrong_vectors(self, ids: set[int], sample: int = 500) -> set[int]:
+        """Of a sample of `ids`, those whose stored vector is not their text's embedding."""
+        chosen = set(sorted(ids)[:: max(1, len(ids) // sample)])
+        rows = self._rows(
+            f"SELECT id, substr(text, 1, {VECTOR_TEXT_CHARS}) FROM messages WHERE id IN ({{}})",
+            chosen,
+        )
+        if not rows:
+            return set()
+        want = self.embedder.encode([r[1] for r in rows])
+        have = self.vectors.vectors(np.array([r[0] for r in rows], dtype=np.int64))
+        sims = np.einsum("ij,ij->i", want, have)
+        known = np.any(want, axis=1)  # a text with no known tokens has no direction to compare
+        return {r[0] for r, sim, k in zip(rows, sims, known, strict=True) if k and sim < 0.99}
 
     def repair(self, diff: dict[str, tuple[set[int], set[int]]]) -> None:
         fts_missing, fts_extra = diff["full text"]
@@ -258,14 +390,14 @@ class Indexes:
         vec_missing, vec_extra = diff["vectors"]
         with self._lock:
             vectors = self.vectors
-            vectors.remove(vec_extra)
+            vectors.remove(vec_extra - vec_missing)
             rows = self._rows(
                 f"SELECT id, substr(text, 1, {VECTOR_TEXT_CHARS}) FROM messages WHERE id IN ({{}})",
                 vec_missing,
             )
             self._embed(vectors, rows, vectors.watermark)
             if vec_missing or vec_extra:
-                vectors.save()
+                self.save_vectors(force=True)
 
     def _embed(self, vectors: Vectors, rows: list[sqlite3.Row], mark: int) -> None:
         """Embed (id, text) rows into `vectors`, which then cover the store up to `mark`."""

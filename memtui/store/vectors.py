@@ -57,7 +57,9 @@ class _Mapped:
 
 
 class Vectors:
-    def __init__(self, path: Path, dim: int) -> None:
+    def __init__(self, path: Path, dim: int, *, load: bool = True) -> None:
+        """The newest readable snapshot in `path`; with `load` false, an empty index that a
+        rebuild fills and then saves over the old snapshots."""
         path.mkdir(parents=True, exist_ok=True)
         self._path = path
         self._dim = dim
@@ -68,7 +70,8 @@ class Vectors:
         self._live: set[int] = set()  # hnswlib keeps deleted labels; these are the others
         self._mapped: _Mapped | None = None
         self._fresh: set[int] = set()  # ids whose vector changed since the mapped snapshot
-        self._load_newest(above=-1)
+        if load:
+            self._load_newest(above=-1)
 
     def add(self, ids: np.ndarray, vecs: np.ndarray, watermark: int) -> None:
         """Add or replace vectors (L2-normalised float32, one row per id)."""
@@ -145,6 +148,11 @@ class Vectors:
     def reload_if_newer(self) -> bool:
         """Load the newest readable snapshot that covers more than memory does."""
         return self._load_newest(above=self.watermark)
+
+    def vectors(self, ids: np.ndarray) -> np.ndarray:
+        """The stored (normalised) vectors of live `ids`, one row each."""
+        with self._mutex:
+            return np.asarray(self._index.get_items(ids), dtype=np.float32).reshape(-1, self._dim)
 
     def ids(self) -> set[int]:
         with self._mutex:

@@ -1,0 +1,114 @@
+"""Conversation history: projects, sessions, messages and search over them. Reads only."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+from datetime import date, datetime
+from pathlib import Path
+
+from memtui.engine import render, sessions, validate
+from memtui.engine.search import Searcher, SearchResponse
+from memtui.engine.types import MessageView, Mode, Order, ProjectInfo, SessionInfo, SessionPage
+from memtui.store.db import translated
+
+
+class History:
+    """Each call reads on the calling thread's own connection, so none waits for an ingest."""
+
+    def __init__(
+        self,
+        db_path: Path,
+        reader: Callable[[], sqlite3.Connection],
+        searcher: Callable[[], Searcher],
+    ) -> None:
+        self._db_path = db_path
+        self._conn = reader
+        self._searcher = searcher
+
+    def list_projects(self) -> list[ProjectInfo]:
+        with translated(self._db_path):
+            return sessions.list_projects(self._conn())
+
+    def list_sessions(
+        self, project: str | None = None, limit: int = 50, offset: int = 0
+    ) -> list[SessionInfo]:
+        """Sessions, the last active first; only those of `project` when given."""
+        validate.page(limit, offset, max_limit=10_000)
+        with translated(self._db_path):
+            conn = self._conn()
+            path = None
+            if project is not None:
+                path = sessions.resolve_project(conn, validate.text("project", project))
+            return sessions.recent_sessions(conn, path, limit, offset)
+
+    def recent_sessions(self, cwd: str | None = None, limit: int = 5) -> list[SessionInfo]:
+        """The last sessions, of the project at `cwd` when given (an unknown one: none)."""
+        validate.page(limit, 0, max_limit=50)
+        with translated(self._db_path):
+            cwd = validate.optional_text("cwd", cwd)
+            return sessions.recent_sessions(self._conn(), cwd.rstrip("/") if cwd else None, limit)
+
+    def resolve_session(self, session_id: str) -> str:
+        with translated(self._db_path):
+            return sessions.resolve(self._conn(), validate.text("session_id", session_id))
+
+    def get_session(
+        self,
+        session_id: str,
+        offset: int = 0,
+        limit: int = 10,
+        order: Order = "asc",
+        search: str | None = None,
+    ) -> SessionPage:
+        validate.page(limit, offset, max_limit=10_000)
+        with translated(self._db_path):
+            return sessions.get_session(
+                self._conn(),
+                validate.text("session_id", session_id),
+                offset,
+                limit,
+                order,
+                validate.optional_text("search", search),
+            )
+
+    def session_messages(self, session_id: str) -> tuple[SessionInfo, list[MessageView]]:
+        """A whole session: its info and every message, uncut."""
+        with translated(self._db_path):
+            return sessions.all_messages(self._conn(), validate.text("session_id", session_id))
+
+    def session_markdown(self, session_id: str) -> str:
+        return render.session_markdown(*self.session_messages(session_id))
+
+    def read_session(
+        self, session_id: str, start_line: int | None = None, end_line: int | None = None
+    ) -> str:
+        """The session as Markdown with line numbers; a line range for long sessions."""
+        return render.numbered(self.session_markdown(session_id), start_line, end_line)
+
+    def search(
+        self,
+        query: str | list[str],
+        mode: Mode | str = "hybrid",
+        *,
+        project: str | None = None,
+        cwd: str | None = None,
+        session: str | None = None,
+        role: str | None = None,
+        after: str | date | datetime | None = None,
+        before: str | date | datetime | None = None,
+        alternatives: list[str] | None = None,
+        limit: int = 10,
+        offset: int = 0,
+    ) -> SearchResponse:
+        """Search messages. `query` is one query, or 2-5 concepts that must all match;
+        `alternatives` are other phrasings of the same question, fused with it; `cwd` is
+        another name for `project` (a working directory)."""
+        searcher = self._searcher()
+        with translated(self._db_path):
+            if project is not None:
+                where = sessions.resolve_project(self._conn(), validate.text("project", project))
+            else:  # a working directory memtui has not seen simply finds nothing
+                where = validate.optional_text("cwd", cwd)
+            filt = searcher.filters(where, session, role, after, before)
+            return searcher.search(query, mode, filt, limit, offset, alternatives=alternatives)

@@ -1,0 +1,179 @@
+"""Keeping the archive current and sound: ingest, follow, reindex, doctor, stats."""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+from memtui.config import Config
+from memtui.errors import Busy
+from memtui.ingest import pipeline, watcher
+from memtui.ingest.pipeline import IngestReport
+from memtui.progress import OnProgress, cancelled
+from memtui.store.archive import Archive
+from memtui.store.db import translated
+from memtui.store.indexes import Indexes, IndexHealth
+from memtui.store.locks import file_lock
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(slots=True)
+class Stats:
+    projects: int
+    sessions: int
+    archived_sessions: int
+    messages: int
+    by_kind: dict[str, int]
+    files: int
+    skipped_lines: int
+    unreadable_files: int  # entries the last ingest could not read (see the log)
+    last_ingest: str | None
+    data_dir: str
+    store_bytes: int
+    index: IndexHealth | None = None
+
+
+@dataclass(slots=True)
+class DoctorReport:
+    store: str  # "ok", or what SQLite's integrity check found
+    differences: dict[str, tuple[set[int], set[int]]] = field(default_factory=dict)
+    repaired: bool = False
+
+    @property
+    def ok(self) -> bool:
+        return self.store == "ok" and not any(m or e for m, e in self.differences.values())
+
+
+class Upkeep:
+    """The writer's side. One thread of a process writes at a time (`_write`), one process
+    of a data dir ingests at a time (`ingest.lock`); reads never wait for either."""
+
+    def __init__(
+        self,
+        config: Config,
+        archive: Callable[[], Archive],
+        indexes: Callable[[], Indexes],
+        reader: Callable[[], sqlite3.Connection],
+    ) -> None:
+        self.config = config
+        self._archive = archive
+        self._indexes = indexes
+        self._conn = reader
+        self._write = threading.Lock()
+
+    def ingest(
+        self,
+        source: Path | None = None,
+        paths: list[Path] | None = None,
+        *,
+        on_progress: OnProgress | None = None,
+        cancel: threading.Event | None = None,
+        wait: bool = True,
+        index: bool = True,
+    ) -> IngestReport | None:
+        """Archive what is new under `source` (or just `paths`) and index it.
+
+        Another process ingesting: with `wait`, wait for it; without, return None at once.
+        `cancel` stops between batches, keeping every batch already written.
+        """
+        root = source or self.config.claude_dir
+        lock = file_lock(self.config.data_dir / "ingest.lock", blocking=wait)
+        with translated(self.config.db_path), lock as held:
+            if not held:
+                return None
+            with self._write:
+                report = pipeline.ingest(self._archive(), root, paths, on_progress, cancel)
+                self._record_ingest(report)
+            if index and not report.cancelled:
+                self._indexes().catch_up(on_progress, cancel)
+                report.cancelled = cancelled(cancel)
+        return report
+
+    def _record_ingest(self, report: IngestReport) -> None:
+        now = datetime.now(UTC).isoformat(timespec="seconds")
+        conn = self._archive().conn
+        conn.executemany(
+            "INSERT OR REPLACE INTO meta VALUES (?, ?)",
+            [("last_ingest", now), ("unreadable_files", str(len(report.unreadable)))],
+        )
+
+    def follow(
+        self,
+        source: Path | None = None,
+        stop: threading.Event | None = None,
+        on_ingest: Callable[[IngestReport], None] | None = None,
+    ) -> None:
+        """Ingest and index on every change under `source` until `stop` is set. Another
+        process already ingesting is left to it: this one waits its turn, change by change."""
+        root = source or self.config.claude_dir
+
+        def changed(paths: list[Path] | None) -> None:
+            report = self.ingest(root, paths, cancel=stop)
+            if report is not None and on_ingest is not None:
+                on_ingest(report)
+
+        watcher.follow(root, changed, stop)
+
+    def reindex(
+        self, on_progress: OnProgress | None = None, cancel: threading.Event | None = None
+    ) -> bool:
+        """Rebuild both indexes from the store beside the old ones, swapped in on success.
+        False if cancelled (the old indexes stay as they were)."""
+        lock = file_lock(self.config.data_dir / "ingest.lock", blocking=False)
+        with translated(self.config.db_path), lock as held:
+            if not held:
+                raise Busy(
+                    "another memtui is indexing this data dir",
+                    "wait for it to finish, then run memtui reindex again",
+                )
+            return self._indexes().rebuild(on_progress, cancel)
+
+    def doctor(self, repair: bool = False) -> DoctorReport:
+        """SQLite's integrity check, then what each index lacks or has too many of; with
+        `repair`, fixed and checked again."""
+        with translated(self.config.db_path):
+            rows = [r[0] for r in self._conn().execute("PRAGMA integrity_check").fetchall()]
+            store = "ok" if rows == ["ok"] else "; ".join(rows[:5])
+            if store != "ok":
+                return DoctorReport(store)
+            indexes = self._indexes()
+            diff = indexes.differences()
+            if repair and any(m or e for m, e in diff.values()):
+                indexes.repair(diff)
+                return DoctorReport(store, indexes.differences(), repaired=True)
+            return DoctorReport(store, diff)
+
+    def stats(self) -> Stats:
+        with translated(self.config.db_path):
+            conn = self._conn()
+
+            def one(sql: str) -> int:
+                return conn.execute(sql).fetchone()[0]
+
+            def meta(key: str) -> str | None:
+                row = conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+                return row[0] if row else None
+
+            return Stats(
+                projects=one("SELECT count(*) FROM projects"),
+                sessions=one("SELECT count(*) FROM sessions"),
+                archived_sessions=one("SELECT count(*) FROM sessions WHERE archived = 1"),
+                messages=one("SELECT count(*) FROM messages"),
+                by_kind=dict(conn.execute("SELECT kind, count(*) FROM messages GROUP BY kind")),
+                files=one("SELECT count(*) FROM files"),
+                skipped_lines=one("SELECT coalesce(sum(skipped), 0) FROM files"),
+                unreadable_files=int(meta("unreadable_files") or 0),
+                last_ingest=meta("last_ingest"),
+                data_dir=str(self.config.data_dir),
+                store_bytes=sum(
+                    p.stat().st_size
+                    for p in self.config.data_dir.glob(self.config.db_path.name + "*")
+                ),
+                index=self._indexes().health(),
+            )

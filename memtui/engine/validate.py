@@ -1,0 +1,36 @@
+"""Argument checks every front end gets the same way: one InvalidArgument that says what to fix."""
+
+from __future__ import annotations
+
+from memtui.errors import InvalidArgument
+
+MAX_QUERY = 4_000  # SPEC: a query of at most 4,000 characters
+MAX_OFFSET = 10_000  # deeper pages are not a way anyone reads results
+
+
+def text(name: str, value: object, max_chars: int = MAX_QUERY) -> str:
+    """A string argument that SQLite and Tantivy can take: valid Unicode, not too long."""
+    if not isinstance(value, str):
+        raise InvalidArgument(f"{name} must be a string, not {type(value).__name__}")
+    try:
+        value.encode()
+    except UnicodeEncodeError:
+        raise InvalidArgument(
+            f"{name} is not valid UTF-8 text", "type it again without the stray bytes"
+        ) from None
+    if len(value) > max_chars:
+        raise InvalidArgument(
+            f"{name} has {len(value):,} characters; at most {max_chars:,} are taken"
+        )
+    return value
+
+
+def optional_text(name: str, value: object, max_chars: int = MAX_QUERY) -> str | None:
+    return None if value is None else text(name, value, max_chars)
+
+
+def page(limit: int, offset: int, max_limit: int = 1000) -> None:
+    if not 1 <= limit <= max_limit:
+        raise InvalidArgument(f"limit must be from 1 to {max_limit}, not {limit}")
+    if not 0 <= offset <= MAX_OFFSET:
+        raise InvalidArgument(f"offset must be from 0 to {MAX_OFFSET:,}, not {offset}")

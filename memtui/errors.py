@@ -1,0 +1,69 @@
+"""One error family for every layer, each with a stable code the front ends show as is.
+
+The CLI prints `memtui: CODE: message (hint)` and exits non-zero, MCP answers an `isError`
+result whose text starts with the code, the TUI shows a notification. Codes are SPEC.md's.
+"""
+
+from __future__ import annotations
+
+
+class MemtuiError(Exception):
+    """Something the caller can act on: `code` is stable, `hint` says what to do instead."""
+
+    code = "ERROR"
+    hint = ""
+
+    def __init__(self, message: str, hint: str | None = None) -> None:
+        super().__init__(message)
+        if hint is not None:
+            self.hint = hint
+
+    def __str__(self) -> str:
+        message = super().__str__()
+        return f"{message} ({self.hint})" if self.hint else message
+
+    def line(self) -> str:
+        """The one line a front end shows: code, message and hint."""
+        return f"{self.code}: {self}"
+
+
+class InvalidArgument(MemtuiError):
+    code = "INVALID_ARGUMENT"
+
+
+class NotFound(MemtuiError):
+    code = "NOT_FOUND"
+
+
+class Ambiguous(MemtuiError):
+    code = "AMBIGUOUS"
+
+    def __init__(self, what: str, prefix: str, candidates: list[str]) -> None:
+        shown = ", ".join(candidates[:10]) + (" …" if len(candidates) > 10 else "")
+        super().__init__(
+            f"{what} {prefix!r} matches {len(candidates)}: {shown}",
+            "give more characters of the one you mean",
+        )
+        self.candidates = candidates
+
+
+class Busy(MemtuiError):
+    """Another process holds the lock this needs (an index run, a rebuild)."""
+
+    code = "BUSY"
+
+
+class StoreCorrupt(MemtuiError):
+    code = "STORE_CORRUPT"
+    hint = "restore memtui.db from a backup, or run `memtui doctor` to see what is damaged"
+
+
+class StoreUnavailable(MemtuiError):
+    """The data dir cannot be opened or written: permissions, a full disk, a newer schema."""
+
+    code = "STORE_UNAVAILABLE"
+
+
+class ModelUnavailable(MemtuiError):
+    code = "MODEL_UNAVAILABLE"
+    hint = "point MEMTUI_MODEL at a model2vec model folder, or unset it to use the bundled model"

@@ -1,0 +1,110 @@
+"""Reads transcript files into batches of parsed records, each with the checkpoint after it.
+
+A file that cannot be read (no permission, a folder named like a transcript, gone before it
+was opened) becomes one Unreadable entry with the reason: it is logged and counted, and the
+other files are read as usual.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import BinaryIO
+
+from memtui.ingest.follower import read_lines, start_state, tail_before
+from memtui.ingest.parser import parse_line
+from memtui.store.archive import FileBatch, FileState
+from memtui.store.records import Bad, Message, Title
+
+log = logging.getLogger(__name__)
+
+# Records per transaction. Each commit rewrites the pages it dirtied, and uuids land all over
+# their index, so bigger batches are cheaper per record; 20,000 holds ~100 MB at most.
+BATCH = 20_000
+
+Work = list[tuple[Path, FileState | None]]
+
+
+@dataclass(slots=True)
+class Unreadable:
+    path: str
+    reason: str
+
+
+def fallbacks(root: Path, path: Path) -> tuple[str, str]:
+    """Project and session for records that lack `cwd` or `sessionId`."""
+    try:
+        parts = path.relative_to(root).parts
+    except ValueError:
+        parts = path.parts[-2:]
+    # The folder name is a lossy encoding of the cwd (every non-alphanumeric became "-").
+    project = parts[0].replace("-", "/") if len(parts) > 1 else str(path.parent)
+    session = parts[-3] if len(parts) >= 3 and parts[-2] == "subagents" else path.stem
+    return project, session
+
+
+def read_file(
+    root: Path, path: Path, previous: FileState | None
+) -> Iterator[FileBatch | Unreadable]:
+    """The new records of one file, in batches, each with the checkpoint that follows it."""
+    name = str(path)
+    try:
+        f = open(name, "rb")  # noqa: SIM115 (closed by the `with f` below)
+    except OSError as exc:
+        log.warning("skipped %s: %s", name, exc.strerror or exc)
+        yield Unreadable(name, exc.strerror or str(exc))
+        return
+    with f:
+        try:
+            yield from _read_open(f, root, path, previous)
+        except OSError as exc:
+            log.warning("stopped reading %s: %s", name, exc.strerror or exc)
+            yield Unreadable(name, exc.strerror or str(exc))
+
+
+def _read_open(
+    f: BinaryIO, root: Path, path: Path, previous: FileState | None
+) -> Iterator[FileBatch]:
+    name = str(path)
+    state, fresh = start_state(f, name, previous)
+    if fresh:
+        log.info("reading %s from the start", name)
+    project, session = fallbacks(root, path)
+    batch: list[tuple[int, Message | Title]] = []
+    end, skipped_before = state.offset, state.skipped
+    for line in read_lines(f, state):
+        state.line = line.number
+        end = line.end
+        record = parse_line(line.data, session) if line.data is not None else Bad("too long")
+        if isinstance(record, Bad):
+            state.skipped += 1
+            log.warning("%s:%d skipped: %s", name, line.number, record.reason)
+        elif isinstance(record, Message | Title):
+            batch.append((line.number, record))
+        if len(batch) >= BATCH:
+            yield _checkpoint(f, state, end, batch, project, state.skipped - skipped_before)
+            batch, skipped_before = [], state.skipped
+    if batch or end != state.offset or fresh:
+        yield _checkpoint(f, state, end, batch, project, state.skipped - skipped_before)
+
+
+def _checkpoint(
+    f: BinaryIO,
+    state: FileState,
+    end: int,
+    batch: list[tuple[int, Message | Title]],
+    project: str,
+    skipped: int,
+) -> FileBatch:
+    state.offset = end
+    state.tail = tail_before(f, end)
+    return FileBatch(replace(state), batch, project, skipped)
+
+
+def read_all(root: Path, work: Work) -> Iterator[tuple[int, FileBatch | Unreadable]]:
+    """The new records of every file in `work`, each batch with its file's index."""
+    for number, (path, previous) in enumerate(work):
+        for batch in read_file(root, path, previous):
+            yield number, batch
