@@ -1,0 +1,1 @@
+"""The MCP server: Claude Code's way into the archive (stdio), and the TUI's (loopback HTTP)."""

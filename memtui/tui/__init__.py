@@ -1,0 +1,1 @@
+"""The terminal UI: browse and search every conversation from the keyboard."""
