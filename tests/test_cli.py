@@ -3,30 +3,13 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from memtui.config import Config
+from tests.cli_run import memtui
 from tests.lines import exchange, write
-
-
-def memtui(cfg: Config, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {
-        **os.environ,
-        "MEMTUI_DATA_DIR": str(cfg.data_dir),
-        "MEMTUI_CLAUDE_DIR": str(cfg.claude_dir),
-    }
-    return subprocess.run(
-        [sys.executable, "-m", "memtui", *args],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
 
 
 @pytest.fixture

@@ -111,4 +111,10 @@ class History:
             else:  # a working directory memtui has not seen simply finds nothing
                 where = validate.optional_text("cwd", cwd)
             filt = searcher.filters(where, session, role, after, before)
-            return searcher.search(query, mode, filt, limit, offset, alternatives=alternatives)
+            response = searcher.search(query, mode, filt, limit, offset, alternatives=alternatives)
+            if (
+                not response.results
+                and not self._conn().execute("SELECT 1 FROM messages LIMIT 1").fetchone()
+            ):
+                response.note = "the archive is empty: run `memtui index` to archive transcripts"
+            return response

@@ -7,7 +7,10 @@ other files are read as usual.
 
 from __future__ import annotations
 
+import errno
 import logging
+import os
+import stat
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -51,7 +54,7 @@ def read_file(
     """The new records of one file, in batches, each with the checkpoint that follows it."""
     name = str(path)
     try:
-        f = open(name, "rb")  # noqa: SIM115 (closed by the `with f` below)
+        f = _open_regular(name)
     except OSError as exc:
         log.warning("skipped %s: %s", name, exc.strerror or exc)
         yield Unreadable(name, exc.strerror or str(exc))
@@ -62,6 +65,19 @@ def read_file(
         except OSError as exc:
             log.warning("stopped reading %s: %s", name, exc.strerror or exc)
             yield Unreadable(name, exc.strerror or str(exc))
+
+
+def _open_regular(name: str) -> BinaryIO:
+    """Open a transcript for reading; a folder, pipe or socket by that name is refused
+    (O_NONBLOCK: opening a pipe with no writer would wait forever)."""
+    fd = os.open(name, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file")
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
 
 
 def _read_open(
