@@ -31,3 +31,22 @@ def test_store_from_a_newer_memtui_is_refused(tmp_path: Path) -> None:
     raw.close()
     with pytest.raises(StoreUnavailable, match="newer memtui"):
         db.connect(path)
+
+
+def test_migration_statements_keep_a_trigger_body_whole() -> None:
+    script = """
+        CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT);
+        CREATE TABLE log (note_id INTEGER, what TEXT);
+        CREATE TRIGGER notes_changed AFTER UPDATE ON notes BEGIN
+            INSERT INTO log VALUES (new.id, 'body; changed');
+            DELETE FROM log WHERE note_id < 0;
+        END;
+    """
+    parts = list(db.statements(script))
+    assert len(parts) == 3 and parts[2].strip().endswith("END;")
+    conn = sqlite3.connect(":memory:")
+    for statement in parts:
+        conn.execute(statement)
+    conn.execute("INSERT INTO notes VALUES (1, 'a')")
+    conn.execute("UPDATE notes SET body = 'b'")
+    assert conn.execute("SELECT what FROM log").fetchall() == [("body; changed",)]

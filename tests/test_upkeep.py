@@ -159,3 +159,13 @@ def test_hybrid_says_so_while_vectors_are_behind(
     assert memory.history.search("test", "vector").results == []
     memory._index().catch_up()
     assert memory.history.search("test", "hybrid").mode == "hybrid"
+
+
+def test_a_small_index_run_leaves_a_snapshot(cfg: Config, claude_dir: Path) -> None:
+    """Fewer than SNAPSHOT_EVERY new rows are saved too: the next process starts in step."""
+    corpus.generate(claude_dir, messages=300, seed=13)
+    with Memory(cfg) as memory:
+        memory.upkeep.ingest()
+    with Memory(cfg) as other:
+        health = other._index().health()
+        assert 0 < health.vectors < indexes.SNAPSHOT_EVERY and health.in_step
