@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
+import threading
 from pathlib import Path
 
 import pytest
@@ -50,3 +51,15 @@ def test_migration_statements_keep_a_trigger_body_whole() -> None:
     conn.execute("INSERT INTO notes VALUES (1, 'a')")
     conn.execute("UPDATE notes SET body = 'b'")
     assert conn.execute("SELECT what FROM log").fetchall() == [("body; changed",)]
+
+
+def test_readers_close_the_connections_of_ended_threads(tmp_path: Path) -> None:
+    db.connect(tmp_path / "memtui.db").close()
+    readers = db.Readers(tmp_path / "memtui.db")
+    for _ in range(20):  # a front end starts a thread per worker
+        worker = threading.Thread(target=lambda: readers.get().execute("SELECT 1"))
+        worker.start()
+        worker.join()
+    readers.get()
+    assert len(readers._open) <= 2
+    readers.close()

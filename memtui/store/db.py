@@ -162,12 +162,14 @@ def _translate(exc: sqlite3.DatabaseError, path: Path) -> StoreUnavailable | Sto
 
 class Readers:
     """One read connection per thread: reads never share a connection, or a lock, with the
-    writer, and WAL lets each see the last commit while an ingest writes the next."""
+    writer, and WAL lets each see the last commit while an ingest writes the next. A thread
+    that has ended leaves its connection behind; the next new one closes it (front ends
+    start a thread per worker)."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
         self._local = threading.local()
-        self._all: list[sqlite3.Connection] = []
+        self._open: dict[threading.Thread, sqlite3.Connection] = {}
         self._lock = threading.Lock()
 
     def get(self) -> sqlite3.Connection:
@@ -177,14 +179,16 @@ class Readers:
             conn.execute("PRAGMA query_only = 1")
             self._local.conn = conn
             with self._lock:
-                self._all.append(conn)
+                for thread in [t for t in self._open if not t.is_alive()]:
+                    self._open.pop(thread).close()
+                self._open[threading.current_thread()] = conn
         return conn
 
     def close(self) -> None:
         with self._lock:
-            for conn in self._all:
+            for conn in self._open.values():
                 conn.close()
-            self._all.clear()
+            self._open.clear()
         self._local = threading.local()
 
 
