@@ -9,7 +9,7 @@ import sys
 import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, NoReturn, TypeVar
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 from rich.console import Console
 from rich.markup import escape
@@ -285,28 +285,42 @@ def cmd_show(memory: Memory, args: argparse.Namespace) -> None:
 
 
 def cmd_projects(memory: Memory, args: argparse.Namespace) -> None:
-    projects = memory.history.list_projects()
-    if args.json:
-        print(json.dumps({"projects": to_dict(projects)}, indent=2))
-        return
-    if not projects:
-        print("the archive is empty: run memtui index", file=sys.stderr)
-    for p in projects:
-        when = (p.last_activity or "")[:16].replace("T", " ")
-        print(f"{when:<16}  {p.sessions:>5,} sessions  {p.messages:>8,} messages  {p.project}")
+    _listing(
+        "projects",
+        memory.history.list_projects(),
+        args.json,
+        lambda p: (
+            f"{_when(p.last_activity)}  {p.sessions:>5,} sessions  "
+            f"{p.messages:>8,} messages  {p.project}"
+        ),
+    )
 
 
 def cmd_sessions(memory: Memory, args: argparse.Namespace) -> None:
-    found = memory.history.list_sessions(args.project, limit=args.limit)
-    if args.json:
-        print(json.dumps({"sessions": to_dict(found)}, indent=2))
+    _listing(
+        "sessions",
+        memory.history.list_sessions(args.project, limit=args.limit),
+        args.json,
+        lambda s: (
+            f"{s.session_id}  {_when(s.last_timestamp)}  {s.message_count:>5,} msgs  "
+            f"{s.title[:60]}{' (archived)' if s.archived else ''}"
+        ),
+    )
+
+
+def _listing(name: str, items: Sequence[Any], as_json: bool, line: Callable[[Any], str]) -> None:
+    """A list as one JSON document, or a line an item (and a word on stderr when empty)."""
+    if as_json:
+        print(json.dumps({name: to_dict(list(items))}, indent=2))
         return
-    if not found:
-        print("no sessions archived yet: run memtui index", file=sys.stderr)
-    for s in found:
-        when = (s.last_timestamp or "")[:16].replace("T", " ")
-        mark = " (archived)" if s.archived else ""
-        print(f"{s.session_id}  {when:<16}  {s.message_count:>5,} msgs  {s.title[:60]}{mark}")
+    if not items:
+        print(f"no {name} archived yet: run memtui index", file=sys.stderr)
+    for item in items:
+        print(line(item))
+
+
+def _when(timestamp: str | None) -> str:
+    return f"{(timestamp or '')[:16].replace('T', ' '):<16}"
 
 
 def cmd_search(memory: Memory, args: argparse.Namespace) -> None:
@@ -333,9 +347,8 @@ def cmd_search(memory: Memory, args: argparse.Namespace) -> None:
     if response.note:
         out.print(f"[yellow]{escape(response.note)}[/]")
     for r in response.results:
-        when = (r.timestamp or "")[:16].replace("T", " ")
         out.print(
-            f"[bold cyan]{r.session_id[:8]}[/]#{r.message_index} [dim]{when}[/] "
+            f"[bold cyan]{r.session_id[:8]}[/]#{r.message_index} [dim]{_when(r.timestamp)}[/] "
             f"[green]{escape(r.project)}[/] [magenta]{r.role}[/] "
             f"[dim]{r.score:.4f} {'+'.join(r.found_by)}[/]"
         )

@@ -38,7 +38,9 @@ log = logging.getLogger(__name__)
 BATCH = 20_000  # rows per index commit during a catch-up
 SNAPSHOT_EVERY = 2_000  # vectors ahead of the newest snapshot before the ingester saves one
 SAVE_AFTER = 30.0  # seconds after which a smaller lead is saved too
-QUERY_CATCHUP = 5_000  # at most this many rows embedded on a query's path; more waits for index
+# Rows a search may embed on its own path (~1 ms each): a reader process that is further
+# behind searches the vectors it has, and the ingester's next snapshot brings it up to date.
+QUERY_CATCHUP = 32
 
 # What each index holds (measured choices: bench/README.md).
 # - Full text: every turn, tool output included; meta lines (caveats, command wrappers) are noise.
@@ -228,12 +230,17 @@ class Indexes:
             if vectors.watermark >= target:
                 return True
             if limit is not None:
-                (waiting,) = self.conn.execute(
-                    f"SELECT count(*) FROM messages WHERE seq > ? AND {VECTOR_WHERE}",
-                    (vectors.watermark,),
-                ).fetchone()
-                if waiting > limit:
+                # Read one row past the limit rather than count the backlog: counting a large
+                # one scans it, on a search's path.
+                rows = self.conn.execute(
+                    f"""SELECT id, substr(text, 1, {VECTOR_TEXT_CHARS}) FROM messages
+                        WHERE seq > ? AND seq <= ? AND {VECTOR_WHERE} ORDER BY seq LIMIT ?""",
+                    (vectors.watermark, target, limit + 1),
+                ).fetchall()
+                if len(rows) > limit:
                     return False
+                self._embed(vectors, rows, target)
+                return True
             self._fill_vectors(self.conn, vectors, target, on_progress, cancel)
             return True
 
@@ -283,12 +290,14 @@ class Indexes:
                 self._saved_at = time.monotonic()
 
     def vectors_ready(self) -> bool:
-        """Before a search: embed the few rows since our mark; False when too far behind, or
-        while this process's writer is busy with the vectors (a search never waits for it)."""
+        """Before a search: embed the few rows since our mark. True when the vectors can
+        answer: caught up, or behind but not empty (newer messages are then found by full
+        text alone). False while this process's writer is busy with them: a search never
+        waits for a writer."""
         if not self._lock.acquire(blocking=False):
             return False
         try:
-            return self.catch_up_vectors(limit=QUERY_CATCHUP)
+            return self.catch_up_vectors(limit=QUERY_CATCHUP) or len(self.vectors) > 0
         finally:
             self._lock.release()
 
