@@ -28,20 +28,20 @@ RESULT = {"seconds": time.perf_counter() - started, "messages": report.messages,
 
 
 def live_latency(projects: Path, data: Path, rounds: int = 20) -> list[float]:
-    """Seconds from appending an exchange to a transcript until it is in the store."""
+    """Seconds from appending an exchange to a transcript until it is in the store (and
+    indexed: following always indexes what it stores)."""
     import corpus
 
     from memtui.config import Config
     from memtui.engine.memory import Memory
 
     memory = Memory(Config(data, projects, data / "logs"))
+    memory.upkeep.ingest()  # build the indexes first: the follower keeps them in step
     target = next(p for p in projects.glob("*/*.jsonl") if not p.name.startswith("agent-"))
     session = target.stem
     cwd = memory.history.get_session(session).session.project
     stop = threading.Event()
-    follower = threading.Thread(
-        target=memory.follow, args=(projects, stop, None, False), daemon=True
-    )
+    follower = threading.Thread(target=memory.upkeep.follow, args=(projects, stop), daemon=True)
     follower.start()
     time.sleep(3)  # setting up watches on a big tree takes a moment
     latencies = []
