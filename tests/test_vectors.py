@@ -228,3 +228,20 @@ def test_clear_forgets_memory_and_snapshots(filled: tuple[Vectors, np.ndarray]) 
     assert v.search(vecs[0], 5) == []
     v.add(ids(range(1, 3)), vecs[:2], 5)
     assert v.search(vecs[1], 1)[0][0] == 2
+
+
+def test_a_reader_searches_the_mapped_snapshot_without_a_graph(tmp_path: Path) -> None:
+    """Every memtui process shares the snapshot through the page cache; none but the one
+    writing a snapshot builds hnswlib's graph in its own memory."""
+    rng = np.random.default_rng(3)
+    vecs = rng.standard_normal((3_000, DIM)).astype(np.float32)
+    vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
+    writer = Vectors(tmp_path, DIM)
+    writer.add(ids(range(3_000)), vecs, 3_000)
+    writer.save()
+    assert writer._graph is None  # dropped once the file is written
+    reader = Vectors(tmp_path, DIM)
+    assert [i for i, _ in reader.search(vecs[42], 3)][0] == 42
+    reader.add(ids([5_000]), vecs[7:8], 3_001)  # a reader embeds a few new rows itself
+    assert [i for i, _ in reader.search(vecs[7], 2)] in ([7, 5_000], [5_000, 7])
+    assert reader._graph is None and reader._mapped is not None

@@ -1,10 +1,17 @@
-"""Message vectors (hnswlib, cosine). Derived from the SQLite store and rebuildable.
+"""Message vectors (cosine). Derived from the SQLite store and rebuildable.
 
-Each process keeps the whole index in memory. Snapshots are files named for the store sequence
-number they cover, `vectors-<watermark>.hnsw`, written under a temp name and renamed into
-place, so a reader only ever sees complete files; a reader that cannot load the newest falls
-back to the next older one. The snapshot a process loaded or wrote stays mapped read-only:
-exact scoring of a small allowed set reads its vectors there.
+Snapshots are hnswlib index files named for the store sequence number they cover,
+`vectors-<watermark>.hnsw`, written under a temp name and renamed into place, so a reader
+only ever sees complete files; a reader that cannot read the newest falls back to the next
+older one.
+
+A process maps the newest snapshot read-only and keeps only what it added since (`_Delta`)
+in its own memory. Searches score exactly: one matrix-vector product over the mapping
+(78k vectors: ~9 ms) plus the delta. The mapping is the page cache's, shared by every
+memtui process on the data dir (the TUI and one MCP server per Claude Code window), so a
+fifth process costs its delta, not another copy of the index. hnswlib's graph is loaded
+into a process's memory only to write a snapshot (the ingester) or to search an index too
+large to score exactly (`_EXACT_INDEX`).
 """
 
 from __future__ import annotations
@@ -14,7 +21,7 @@ import re
 import struct
 import threading
 from collections.abc import Callable, Collection, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import hnswlib
@@ -30,14 +37,16 @@ _EF_CONSTRUCTION = 64
 # Raised to k when more are asked for. Static-model vectors crowd together, and at ef 96 the
 # graph missed half the true neighbours on bench/quality.py; 400 finds nearly all (~1 ms).
 _EF_SEARCH = 400
-# An allowed set is scored exactly when it is small both in size and as a share of the index:
-# hnswlib's filter slows as the share falls (200k index, 1k/5k/20k allowed: 108/33/10 ms),
-# exact scoring grows with the size.
+# On an index past _EXACT_INDEX, an allowed set is still scored exactly when it is small both
+# in size and as a share of the index: hnswlib's filter slows as the share falls (200k index,
+# 1k/5k/20k allowed: 108/33/10 ms).
 _BRUTE_FORCE_MAX = 10_000
 _BRUTE_FORCE_SHARE = 0.1
-# A whole index this small is always scored exactly (10k vectors: ~2 ms): a graph can miss a
-# true neighbour, and a small archive should get the same answer however its index grew.
-_EXACT_INDEX = 10_000
+# Up to this many vectors every search is exact: the graph misses true neighbours among
+# static-model vectors (bench/quality_results.md), and exact scoring of the mapped snapshot
+# takes ~1 ms per 10k vectors with no private copy of the index. Past it (about 1.2M
+# messages) the graph answers, loaded on first use.
+_EXACT_INDEX = 500_000
 _ADD_THREADS = 2
 
 # hnswlib's file header (hnswalg.h saveIndex): offsetLevel0, max_elements, cur_element_count,
@@ -48,12 +57,45 @@ _HEADER = struct.Struct("<6QiI3QdQ")
 
 @dataclass(slots=True)
 class _Mapped:
-    """A snapshot file mapped read-only, for exact scoring: gathering rows here is plain numpy,
-    while hnswlib's get_items builds Python floats (~30 us a vector)."""
+    """A snapshot file mapped read-only: gathering rows here is plain numpy, while hnswlib's
+    get_items builds Python floats (~30 us a vector)."""
 
+    path: Path
     labels: np.ndarray  # live labels, sorted
     rows: np.ndarray  # the file row of each
     vecs: np.ndarray  # (rows, dim) float32, normalised by hnswlib, a view into the file
+
+
+@dataclass(slots=True)
+class _Delta:
+    """Vectors added or replaced since the mapped snapshot, in this process's memory."""
+
+    dim: int
+    rows: dict[int, int] = field(default_factory=dict)  # id -> row in vecs
+    vecs: np.ndarray = field(init=False)
+    used: int = 0
+
+    def __post_init__(self) -> None:
+        self.vecs = np.zeros((0, self.dim), dtype=np.float32)
+
+    def put(self, ids: np.ndarray, vecs: np.ndarray) -> None:
+        new = [i for i in dict.fromkeys(ids.tolist()) if i not in self.rows]
+        if self.used + len(new) > len(self.vecs):
+            grown = np.zeros((max(self.used + len(new), 2 * len(self.vecs), 64), self.dim))
+            grown[: self.used] = self.vecs[: self.used]
+            self.vecs = grown.astype(np.float32)
+        for i in new:
+            self.rows[i] = self.used
+            self.used += 1
+        at = np.fromiter((self.rows[i] for i in ids.tolist()), dtype=np.int64, count=len(ids))
+        self.vecs[at] = vecs
+
+    def discard(self, i: int) -> None:
+        self.rows.pop(i, None)  # its row stays unused until the next snapshot
+
+    def get(self, ids: np.ndarray) -> np.ndarray:
+        at = np.fromiter((self.rows[i] for i in ids.tolist()), dtype=np.int64, count=len(ids))
+        return self.vecs[at]
 
 
 class Vectors:
@@ -63,13 +105,14 @@ class Vectors:
         path.mkdir(parents=True, exist_ok=True)
         self._path = path
         self._dim = dim
-        self._mutex = threading.Lock()  # a reload swaps the index under a running query
-        self.watermark = 0  # store sequence number the in-memory contents cover
+        self._mutex = threading.Lock()  # a reload swaps the snapshot under a running query
+        self.watermark = 0  # store sequence number the contents cover
         self.saved_watermark = 0  # ... and the snapshot this process last loaded or wrote
-        self._index = self._empty()
-        self._live: set[int] = set()  # hnswlib keeps deleted labels; these are the others
         self._mapped: _Mapped | None = None
-        self._fresh: set[int] = set()  # ids whose vector changed since the mapped snapshot
+        self._delta = _Delta(dim)
+        self._removed: set[int] = set()  # snapshot labels deleted since
+        self._live: set[int] = set()
+        self._graph: hnswlib.Index | None = None  # when loaded, it holds exactly _live
         if load:
             self._load_newest(above=-1)
 
@@ -79,31 +122,31 @@ class Vectors:
         vecs = np.asarray(vecs, dtype=np.float32).reshape(len(ids), self._dim)
         with self._mutex:
             if len(ids):
-                # An existing label is updated in place, so this over-counts: harmless.
-                needed = self._index.element_count + len(ids)
-                capacity = self._index.max_elements
-                if needed > capacity:
-                    self._index.resize_index(max(needed, capacity * 3 // 2))
-                self._index.add_items(vecs, ids, num_threads=_ADD_THREADS)
+                self._delta.put(ids, vecs)
                 self._live.update(ids.tolist())
-                self._fresh.update(ids.tolist())
+                self._removed.difference_update(ids.tolist())
+                if self._graph is not None:
+                    _graph_add(self._graph, ids, vecs)
             self.watermark = watermark
 
     def remove(self, ids: Iterable[int]) -> None:
         with self._mutex:
             for i in ids:
-                if i in self._live:
-                    self._index.mark_deleted(i)
-                    self._live.discard(i)
-                    self._fresh.discard(i)
+                if i not in self._live:
+                    continue
+                self._live.discard(i)
+                self._delta.discard(i)
+                if self._in_snapshot(i):
+                    self._removed.add(i)
+                if self._graph is not None:
+                    self._graph.mark_deleted(i)
 
     def clear(self) -> None:
         """Forget everything, in memory and on disk (a rebuild starts from nothing)."""
         with file_lock(self._path / "write.lock"), self._mutex:
             for _, snapshot in self._snapshots():
                 snapshot.unlink(missing_ok=True)
-            self._index = self._empty()
-            self._live, self._mapped, self._fresh = set(), None, set()
+            self._reset(None)
             self.watermark = self.saved_watermark = 0
 
     def search(
@@ -133,26 +176,34 @@ class Vectors:
                 watermark = self.watermark
                 target = self._path / f"vectors-{watermark:012d}.hnsw"
                 tmp = self._path / f".vectors-{watermark:012d}.{os.getpid()}.tmp"
-                self._index.save_index(str(tmp))
-                # The mapping survives the rename below: it holds the inode, not the name.
-                self._mapped, self._fresh = _map(tmp, self._dim), set()
-            with open(tmp, "rb") as f:
-                os.fsync(f.fileno())
-            os.replace(tmp, target)
-            _fsync_dir(self._path)
+                self._load_graph().save_index(str(tmp))
+                with open(tmp, "rb") as f:
+                    os.fsync(f.fileno())
+                os.replace(tmp, target)
+                _fsync_dir(self._path)
+                # The graph is dropped: the next save loads it again from this file, so a
+                # process that once ingested does not keep a private copy of the index.
+                self._reset(_map(target, self._dim))
             self.saved_watermark = watermark
             for mark, snapshot in self._snapshots():
                 if mark < watermark:
                     snapshot.unlink(missing_ok=True)
 
     def reload_if_newer(self) -> bool:
-        """Load the newest readable snapshot that covers more than memory does."""
+        """Map the newest readable snapshot that covers more than memory does."""
         return self._load_newest(above=self.watermark)
 
     def vectors(self, ids: np.ndarray) -> np.ndarray:
         """The stored (normalised) vectors of live `ids`, one row each."""
+        ids = np.asarray(ids, dtype=np.int64)
         with self._mutex:
-            return np.asarray(self._index.get_items(ids), dtype=np.float32).reshape(-1, self._dim)
+            out = np.empty((len(ids), self._dim), dtype=np.float32)
+            fresh = np.array([i in self._delta.rows for i in ids.tolist()], dtype=bool)
+            out[fresh] = self._delta.get(ids[fresh])
+            m = self._mapped
+            if m is not None and (~fresh).any():
+                out[~fresh] = m.vecs[m.rows[np.searchsorted(m.labels, ids[~fresh])]]
+            return out
 
     def ids(self) -> set[int]:
         with self._mutex:
@@ -166,16 +217,43 @@ class Vectors:
 
     # -- internals -------------------------------------------------------------------------
 
-    def _empty(self, capacity: int = 1024) -> hnswlib.Index:
-        index = hnswlib.Index(space="cosine", dim=self._dim)
-        index.init_index(capacity, M=_M, ef_construction=_EF_CONSTRUCTION)
-        return index
+    def _reset(self, mapped: _Mapped | None) -> None:
+        """Contents = the snapshot `mapped` (nothing added or removed since)."""
+        self._mapped = mapped
+        self._delta = _Delta(self._dim)
+        self._removed = set()
+        self._live = set() if mapped is None else set(mapped.labels.tolist())
+        self._graph = None
+
+    def _in_snapshot(self, i: int) -> bool:
+        m = self._mapped
+        if m is None:
+            return False
+        at = int(np.searchsorted(m.labels, i))
+        return at < len(m.labels) and int(m.labels[at]) == i
+
+    def _load_graph(self) -> hnswlib.Index:
+        """hnswlib's graph of the live vectors: the snapshot's, with what changed since."""
+        if self._graph is None:
+            graph = hnswlib.Index(space="cosine", dim=self._dim)
+            if self._mapped is not None:
+                graph.load_index(str(self._mapped.path), max_elements=len(self._live) + 1024)
+                for i in self._removed:
+                    graph.mark_deleted(i)
+            else:
+                graph.init_index(len(self._live) + 1024, M=_M, ef_construction=_EF_CONSTRUCTION)
+            fresh = np.fromiter(self._delta.rows, dtype=np.int64, count=len(self._delta.rows))
+            if len(fresh):
+                _graph_add(graph, fresh, self._delta.get(fresh))
+            self._graph = graph
+        return self._graph
 
     def _knn(
         self, query: np.ndarray, k: int, filt: Callable[[int], bool] | None
     ) -> list[tuple[int, float]]:
-        self._index.set_ef(max(_EF_SEARCH, k))
-        labels, dists = self._index.knn_query(query, k=k, num_threads=1, filter=filt)
+        graph = self._load_graph()
+        graph.set_ef(max(_EF_SEARCH, k))
+        labels, dists = graph.knn_query(query, k=k, num_threads=1, filter=filt)
         return list(zip(labels[0].tolist(), dists[0].tolist(), strict=True))
 
     def _exact(self, query: np.ndarray, k: int, candidates: set[int]) -> list[tuple[int, float]]:
@@ -187,14 +265,16 @@ class Vectors:
         return [(int(ids[i]), float(1.0 - sims[i])) for i in top]
 
     def _similarities(self, ids: np.ndarray, q: np.ndarray) -> np.ndarray:
-        """Cosine similarity of `q` to each live id's vector: hnswlib's cosine space stores
-        normalised copies, so it is a dot product. Vectors come from the mapped snapshot
-        unless they changed since."""
-        m = self._mapped
+        """Cosine similarity of `q` to each live id's vector: vectors are stored normalised,
+        so it is a dot product. From the delta when changed since the snapshot, else from
+        the mapped snapshot."""
         sims = np.empty(len(ids), dtype=np.float32)
-        fresh = np.ones(len(ids), dtype=bool)  # no snapshot yet: every vector from hnswlib
-        if m is not None:
-            fresh = np.isin(ids, np.fromiter(self._fresh, dtype=np.int64, count=len(self._fresh)))
+        delta = self._delta.rows
+        fresh = np.fromiter((i in delta for i in ids.tolist()), dtype=bool, count=len(ids))
+        if fresh.any():
+            sims[fresh] = self._delta.get(ids[fresh]) @ q
+        m = self._mapped
+        if m is not None and not fresh.all():
             rows = m.rows[np.searchsorted(m.labels, ids[~fresh])]
             # Gathering rows costs far more than reading them in order (78k of 78k: 50 ms
             # against 9 ms), so a large share is scored in one pass over the whole file.
@@ -202,10 +282,6 @@ class Vectors:
                 sims[~fresh] = (m.vecs @ q)[rows]
             else:
                 sims[~fresh] = m.vecs[rows] @ q
-        where = np.flatnonzero(fresh)
-        for i in range(0, len(where), _BRUTE_FORCE_MAX):
-            part = where[i : i + _BRUTE_FORCE_MAX]
-            sims[part] = self._index.get_items(ids[part]) @ q
         return sims
 
     def _snapshots(self) -> list[tuple[int, Path]]:
@@ -221,25 +297,24 @@ class Vectors:
             if mark <= above:
                 return False
             try:
-                index, mapped = self._read(snapshot)
-            except Exception:
+                mapped = _map(snapshot, self._dim)
+            except (OSError, ValueError):
                 if not snapshot.exists():  # a newer save replaced it while we read: list again
                     return self._load_newest(above)
                 continue  # damaged: try the next older
             with self._mutex:
-                self._index, self._mapped, self._fresh = index, mapped, set()
-                self._live = set(mapped.labels.tolist())
+                self._reset(mapped)
                 self.watermark = self.saved_watermark = mark
             return True
         return False
 
-    def _read(self, snapshot: Path) -> tuple[hnswlib.Index, _Mapped]:
-        mapped = _map(snapshot, self._dim)
-        index = hnswlib.Index(space="cosine", dim=self._dim)
-        index.load_index(str(snapshot))
-        if index.element_count != len(mapped.vecs):
-            raise ValueError("header and contents disagree")
-        return index, mapped
+
+def _graph_add(graph: hnswlib.Index, ids: np.ndarray, vecs: np.ndarray) -> None:
+    # An existing label is updated in place, so this over-counts: harmless.
+    needed = graph.element_count + len(ids)
+    if needed > graph.max_elements:
+        graph.resize_index(max(needed, graph.max_elements * 3 // 2))
+    graph.add_items(vecs, ids, num_threads=_ADD_THREADS)
 
 
 def _map(snapshot: Path, dim: int) -> _Mapped:
@@ -260,13 +335,32 @@ def _map(snapshot: Path, dim: int) -> _Mapped:
         or _HEADER.size + count * per_element > size
     ):
         raise ValueError("not a snapshot of this shape")
+    _check_links(snapshot, _HEADER.size + count * per_element, count, size)
     raw = np.memmap(
         snapshot, dtype=np.uint8, mode="r", offset=_HEADER.size, shape=(count, per_element)
     )
     labels = raw[:, label_at : label_at + 8].copy().view("<u8").ravel().astype(np.int64)
     rows = np.flatnonzero((raw[:, level0 + 2] & 1) == 0)  # hnswlib's DELETE_MARK
     rows = rows[np.argsort(labels[rows])]
-    return _Mapped(labels[rows], rows, raw[:, data_at : data_at + dim * 4].view(np.float32))
+    return _Mapped(
+        snapshot, labels[rows], rows, raw[:, data_at : data_at + dim * 4].view(np.float32)
+    )
+
+
+def _check_links(snapshot: Path, start: int, count: int, size: int) -> None:
+    """The upper layers' link lists follow level 0, each a 4-byte length then that many bytes:
+    they must end exactly at the end of the file, or hnswlib would read past a torn one."""
+    with open(snapshot, "rb") as f:
+        f.seek(start)
+        data = f.read()
+    at = 0
+    for _ in range(count):
+        if at + 4 > len(data):
+            raise ValueError("link lists cut short")
+        (length,) = struct.unpack_from("<I", data, at)
+        at += 4 + length
+    if start + at != size:
+        raise ValueError("link lists do not end with the file")
 
 
 def _fsync_dir(path: Path) -> None:
