@@ -241,7 +241,7 @@ def test_a_reader_searches_the_mapped_snapshot_without_a_graph(tmp_path: Path) -
     writer.save()
     assert writer._graph is None  # dropped once the file is written
     reader = Vectors(tmp_path, DIM)
-    assert [i for i, _ in reader.search(vecs[42], 3)][0] == 42
+    assert reader.search(vecs[42], 3)[0][0] == 42
     reader.add(ids([5_000]), vecs[7:8], 3_001)  # a reader embeds a few new rows itself
     assert [i for i, _ in reader.search(vecs[7], 2)] in ([7, 5_000], [5_000, 7])
     assert reader._graph is None and reader._mapped is not None
