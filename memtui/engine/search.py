@@ -19,6 +19,7 @@ MODES = ("hybrid", "fts", "vector")
 ALIASES = {"text": "fts", "both": "hybrid"}
 ROLES = ("user", "assistant")
 MAX_QUERY = 10_000  # longer text is cut: the first words decide a search anyway
+MAX_ALTERNATIVES = 4
 DEPTH = 100  # candidates each ranking contributes to the fusion
 RRF_K = 10  # bench/quality.py: k=10 ranks better than the usual 60 (bench/README.md)
 DECISIVE = 1.5  # BM25 top / runner-up at which the full-text top hit leads a hybrid list
@@ -99,6 +100,19 @@ def normalise_query(query: str | list[str]) -> str | list[str]:
     return [q[:MAX_QUERY] for q in query]
 
 
+def normalise_alternatives(alternatives: object) -> list[str]:
+    """Other phrasings of the query: a list of 0 to 4 strings; blank ones are ignored."""
+    if alternatives is None:
+        return []
+    if not isinstance(alternatives, list) or not all(isinstance(a, str) for a in alternatives):
+        raise EngineError("alternatives must be a list of 0 to 4 strings (other phrasings)")
+    if len(alternatives) > MAX_ALTERNATIVES:
+        raise EngineError(
+            f"alternatives takes at most {MAX_ALTERNATIVES} phrasings, got {len(alternatives)}"
+        )
+    return [a[:MAX_QUERY] for a in alternatives if a.strip()]
+
+
 def rrf(*rankings: list[int]) -> dict[int, float]:
     """Reciprocal rank fusion: rank matters, raw scores (BM25 vs cosine) need no calibration."""
     fused: dict[int, float] = {}
@@ -108,18 +122,31 @@ def rrf(*rankings: list[int]) -> dict[int, float]:
     return fused
 
 
-def fuse(fts: Ranking, vector: list[int]) -> Ranking:
-    """The hybrid order: RRF of both rankings, with a decisive full-text match first.
+def fuse(fts: list[Ranking], vector: list[Ranking]) -> Ranking:
+    """The hybrid order: RRF of every ranking, with a decisive full-text match first.
 
+    `fts` and `vector` hold one ranking per phrasing (the query, then its alternatives).
     When the best BM25 score is DECISIVE times the runner-up's, the words matched one message
     far better than any other: the person remembered them, and plain RRF would let a message
     that both rankings like moderately outrank it (bench/quality_results.md). Such a match
     gets one more first-place vote, which always puts it on top.
     """
-    fused = rrf([mid for mid, _ in fts], vector)
-    if len(fts) > 1 and fts[0][1] >= DECISIVE * fts[1][1]:
-        fused[fts[0][0]] += 1 / (RRF_K + 1)
+    fused = rrf(*([mid for mid, _ in r] for r in (*fts, *vector)))
+    for ranking in fts:
+        if len(ranking) > 1 and ranking[0][1] >= DECISIVE * ranking[1][1]:
+            fused[ranking[0][0]] += 1 / (RRF_K + 1)
     return sorted(fused.items(), key=lambda kv: kv[1], reverse=True)
+
+
+def nearest(rankings: list[Ranking]) -> Ranking:
+    """Vector rankings of several phrasings as one: each message at its closest similarity.
+    One model's cosines compare across phrasings, so a phrasing with a close match wins over
+    one whose neighbours are all far (rank fusion would count both the same)."""
+    best: dict[int, float] = {}
+    for ranking in rankings:
+        for mid, sim in ranking:
+            best[mid] = max(sim, best.get(mid, sim))
+    return sorted(best.items(), key=lambda kv: (-kv[1], -kv[0]))
 
 
 def settled(fetch: Callable[[int], Ranking], n: int, keep: int) -> Ranking:
@@ -170,14 +197,20 @@ class Searcher:
         filt: Filters,
         limit: int,
         offset: int,
+        alternatives: list[str] | None = None,
     ) -> SearchResponse:
+        """One page of results. `alternatives` are other phrasings of the same question (the
+        words the answer may use): each is searched like the query, in every mode, and all
+        rankings are fused; a message need not match them all."""
         mode = ALIASES.get(mode, mode)
         if mode not in MODES:
             raise EngineError(f"mode must be one of hybrid, fts, vector, not {mode!r}")
         if limit < 1 or offset < 0:
             raise EngineError("limit must be ≥ 1 and offset ≥ 0")
         query = normalise_query(query)
+        phrasings: list[str | list[str]] = [query, *normalise_alternatives(alternatives)]
         want = offset + limit
+        depth = max(DEPTH, want)
         note = None
         self.indexes.fts_ready()
         vectors_ready = mode == "fts" or self.indexes.vectors_ready()
@@ -188,33 +221,38 @@ class Searcher:
         fts_filter = FtsFilter(
             filt.project, filt.session_id, filt.role, None, filt.after, filt.before
         )
-        terms = self.indexes.fts.terms(query)
+        terms = list(dict.fromkeys(t for p in phrasings for t in self.indexes.fts.terms(p)))
 
-        def fts_ranking(n: int, keep: int) -> Ranking:
-            return settled(lambda size: self.indexes.fts.search(query, fts_filter, size), n, keep)
+        def fts_ranking(q: str | list[str], n: int, keep: int) -> Ranking:
+            return settled(lambda size: self.indexes.fts.search(q, fts_filter, size), n, keep)
+
+        def page(ranked: Ranking, total: int, by: Callable[[int], list[str]]) -> SearchResponse:
+            scored = [(mid, score, by(mid)) for mid, score in ranked[offset:want]]
+            return SearchResponse(self._results(scored, terms), total, mode, offset, limit, note)
 
         if mode == "fts":
-            hits = fts_ranking(want, want)[offset:]
-            total = self.indexes.fts.count(query, fts_filter) if hits or offset else 0
-            scored = [(mid, score, ["fts"]) for mid, score in hits]
-            return SearchResponse(self._results(scored, terms), total, mode, offset, limit, note)
-        depth = max(DEPTH, want)
-        vector_ids = self._vector_ranking(query, filt, depth, want)
+            if len(phrasings) == 1:
+                hits = fts_ranking(query, want, want)
+                total = self.indexes.fts.count(query, fts_filter) if hits[offset:] or offset else 0
+                return page(hits, total, lambda _: ["fts"])
+            fused = fuse([fts_ranking(p, depth, want) for p in phrasings], [])
+            total = max(len(fused), *(self.indexes.fts.count(p, fts_filter) for p in phrasings))
+            return page(fused, total if fused else 0, lambda _: ["fts"])
+        vector_rankings = [self._vector_ranking(p, filt, depth, want) for p in phrasings]
         if mode == "vector":
-            page = vector_ids[offset:want]
-            scored = [(mid, score, ["vector"]) for mid, score in page]
-            return SearchResponse(
-                self._results(scored, terms), len(vector_ids), mode, offset, limit, note
-            )
-        fts_hits = fts_ranking(depth, want)
-        vec_ids = [mid for mid, _ in vector_ids]
-        ranked = fuse(fts_hits, vec_ids)
-        fts_set, vec_set = {mid for mid, _ in fts_hits}, set(vec_ids)
-        scored = [
-            (mid, score, [n for n, s in (("fts", fts_set), ("vector", vec_set)) if mid in s])
-            for mid, score in ranked[offset:want]
-        ]
-        return SearchResponse(self._results(scored, terms), len(ranked), mode, offset, limit, note)
+            if len(phrasings) == 1:
+                return page(vector_rankings[0], len(vector_rankings[0]), lambda _: ["vector"])
+            merged = nearest(vector_rankings)
+            return page(merged, len(merged), lambda _: ["vector"])
+        fts_rankings = [fts_ranking(p, depth, want) for p in phrasings]
+        ranked = fuse(fts_rankings, [nearest(vector_rankings)])
+        fts_set = {mid for r in fts_rankings for mid, _ in r}
+        vec_set = {mid for r in vector_rankings for mid, _ in r}
+        return page(
+            ranked,
+            len(ranked),
+            lambda mid: [n for n, s in (("fts", fts_set), ("vector", vec_set)) if mid in s],
+        )
 
     # -- vectors -----------------------------------------------------------------------------
 
