@@ -311,6 +311,7 @@ def evaluate(projects: str, data: str, ef: int | None = None) -> dict[str, Any]:
         r: dict[str, Any] = {
             "fts": ranked(q, "fts", DEPTH, False),
             "fts5": baseline(q),
+            "weight": memory.indexes.fts.weight(q.text),
             "vector": ranked(q, "vector", DEPTH, False),
             "vector_exact": ranked(q, "vector", DEPTH, True),
             "hybrid": [u for u, _ in ranked(q, "hybrid", K, False)],
@@ -394,11 +395,13 @@ def _ids(ranking: Ranked) -> dict[str, int]:
     return {u: i for i, (u, _) in enumerate(ranking)}
 
 
-def engine(fts: Ranked, vec: Ranked) -> list[str]:
-    """The engine's own fuse(), over uuids turned into stand-in ids."""
+def engine(fts: Ranked, vec: Ranked, weight: float) -> list[str]:
+    """The engine's own fuse(), over uuids turned into stand-in ids; `weight` turns full-text
+    scores into the coverages it takes (FullText.weight)."""
     ids = {u: n for n, u in enumerate(dict.fromkeys([u for u, _ in fts] + [u for u, _ in vec]))}
     back = {n: u for u, n in ids.items()}
-    fused = engine_fuse([[(ids[u], s) for u, s in fts]], [[(ids[u], s) for u, s in vec]])
+    covered = [(ids[u], s / (weight or 1.0)) for u, s in fts]
+    fused = engine_fuse(covered, [(ids[u], s) for u, s in vec])
     return [back[n] for n, _ in fused]
 
 
@@ -431,7 +434,7 @@ def decisive(k: int, ratio: float) -> Fusion:
 
 
 VARIANTS: dict[str, Fusion] = {
-    "RRF k=10, decisive fts x1.5 (before)": decisive(10, 1.5),
+    "RRF k=10, decisive fts x1.5 (before issue 11)": decisive(10, 1.5),
     "RRF k=10 1:1": rrf(10),
     "RRF k=60 1:1": rrf(60),
 }
@@ -479,7 +482,7 @@ def method_ranks(result: dict[str, Any]) -> dict[str, list[tuple[Query, int]]]:
             put("vector + alternatives", q, r["vector_alts_exact"])
             put("hybrid + alternatives", q, r["hybrid_alts_exact"])
             put("hybrid + alternatives (graph)", q, r["hybrid_alts"])
-        put("engine fuse() re-fused", q, engine(fts, vec))
+        put("engine fuse() re-fused", q, engine(fts, vec, r["weight"]))
         for name, fuse in VARIANTS.items():
             put(name, q, fuse(fts, vec))
     return out

@@ -295,16 +295,28 @@ def test_engine_imports_no_front_end() -> None:
     assert out.stdout.strip() == "[]"
 
 
-def test_decisive_full_text_match_leads_the_hybrid_list() -> None:
-    # Message 1 tops full text far ahead of the rest; 2 and 3 sit high in both rankings.
-    fts = [(1, 30.0), (2, 12.0), (3, 11.0)]
-    vector = [(3, 0.9), (2, 0.8), (4, 0.7)]
-    assert [mid for mid, _ in fuse([fts], [vector])][:3] == [1, 3, 2]
-    # Without a clear lead, plain RRF decides: both rankings like 2 and 3 more.
-    close = [(1, 13.0), (2, 12.0), (3, 11.0)]
-    assert [mid for mid, _ in fuse([close], [vector])][:3] == [3, 2, 1]
-    scores = [score for _, score in fuse([fts], [vector])]
+def test_full_text_that_covers_the_query_leads_the_hybrid_list() -> None:
+    # Message 1 has all of the query's words; 3 sits third in both rankings, 4 tops vectors.
+    fts = [(1, 1.0), (2, 0.7), (3, 0.65)]
+    vector = [(4, 0.9), (5, 0.85), (3, 0.8)]
+    assert [mid for mid, _ in fuse(fts, vector)][:2] == [1, 3]
+    # With no full-text hit covering the query, the vector ranking's top leads.
+    weak = [(mid, score / 2) for mid, score in fts]
+    assert [mid for mid, _ in fuse(weak, vector)][:2] == [4, 3]
+    scores = [score for _, score in fuse(fts, vector)]
     assert scores == sorted(scores, reverse=True)
+
+
+def test_flat_full_text_keeps_the_vector_finds() -> None:
+    # A paraphrase: full text matched incidental words (a third of the query) in ten messages;
+    # vectors found 20 first. Vectors lead, and their top five all stay in the top 10.
+    fts = [(mid, 0.34 - mid / 1000) for mid in range(1, 11)]
+    vector = [(mid, 0.8 - mid / 100) for mid in range(20, 30)]
+    top = [mid for mid, _ in fuse(fts, vector)][:10]
+    assert top[0] == 20
+    assert set(range(20, 25)) <= set(top)
+    # Each ranking's own top hit stays in the top 10 whichever leads.
+    assert {1, 20} <= set(top)
 
 
 @pytest.mark.parametrize("mode", ["fts", "vector", "hybrid"])

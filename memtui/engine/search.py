@@ -21,8 +21,14 @@ ROLES = ("user", "assistant")
 MAX_QUERY = 10_000  # longer text is cut: the first words decide a search anyway
 MAX_ALTERNATIVES = 4
 DEPTH = 100  # candidates each ranking contributes to the fusion
-RRF_K = 10  # bench/quality.py: k=10 ranks better than the usual 60 (bench/README.md)
-DECISIVE = 1.5  # BM25 top / runner-up at which the full-text top hit leads a hybrid list
+# Fusion (bench/quality.py, chosen on the tuning half of its labelled set): a message scores
+# its better rank, 1 / (RANK_K + rank) weighted, plus AGREE times the sum of both. Full text
+# leads when its top hit has at least LEAD of the query's words (by rarity), vectors
+# otherwise; the other ranking counts FOLLOW as much.
+RANK_K = 5
+AGREE = 0.3
+LEAD = 0.6
+FOLLOW = 0.8
 SNIPPET = 240
 
 Ranking = list[tuple[int, float]]  # (message id, score), best first
@@ -113,35 +119,34 @@ def normalise_alternatives(alternatives: object) -> list[str]:
     return [a[:MAX_QUERY] for a in alternatives if a.strip()]
 
 
-def rrf(*rankings: list[int]) -> dict[int, float]:
-    """Reciprocal rank fusion: rank matters, raw scores (BM25 vs cosine) need no calibration."""
-    fused: dict[int, float] = {}
-    for ranking in rankings:
-        for rank, mid in enumerate(ranking):
-            fused[mid] = fused.get(mid, 0.0) + 1 / (RRF_K + rank + 1)
-    return fused
+def fuse(fts: Ranking, vector: Ranking) -> Ranking:
+    """The hybrid order of a full-text ranking scored by coverage (the share of the query's
+    words a message has, by rarity: `FullText.weight`) and a vector ranking.
 
-
-def fuse(fts: list[Ranking], vector: list[Ranking]) -> Ranking:
-    """The hybrid order: RRF of every ranking, with a decisive full-text match first.
-
-    `fts` and `vector` hold one ranking per phrasing (the query, then its alternatives).
-    When the best BM25 score is DECISIVE times the runner-up's, the words matched one message
-    far better than any other: the person remembered them, and plain RRF would let a message
-    that both rankings like moderately outrank it (bench/quality_results.md). Such a match
-    gets one more first-place vote, which always puts it on top.
+    Each message scores the better of its two reciprocal ranks plus AGREE times their sum, so
+    the top of each ranking is interleaved and agreement breaks ties. Reciprocal rank fusion
+    summed the two instead: a message both rankings liked moderately then outranked the
+    target one of them had found first, and flat full-text lists (a paraphrase shares only
+    incidental words with its answer) pushed vector finds out of the top 10. The ranking
+    that leads is the one to trust: full text when its top hit covers the query, vectors
+    when it covers little of it.
     """
-    fused = rrf(*([mid for mid, _ in r] for r in (*fts, *vector)))
-    for ranking in fts:
-        if len(ranking) > 1 and ranking[0][1] >= DECISIVE * ranking[1][1]:
-            fused[ranking[0][0]] += 1 / (RRF_K + 1)
+    lead = bool(fts) and fts[0][1] >= LEAD
+    w_fts, w_vec = (1.0, FOLLOW) if lead else (FOLLOW, 1.0)
+    by_fts = {mid: w_fts / (RANK_K + rank + 1) for rank, (mid, _) in enumerate(fts)}
+    by_vec = {mid: w_vec / (RANK_K + rank + 1) for rank, (mid, _) in enumerate(vector)}
+    fused = {}
+    for mid in dict.fromkeys([*by_fts, *by_vec]):
+        a, b = by_fts.get(mid, 0.0), by_vec.get(mid, 0.0)
+        fused[mid] = max(a, b) + AGREE * (a + b)
     return sorted(fused.items(), key=lambda kv: kv[1], reverse=True)
 
 
 def nearest(rankings: list[Ranking]) -> Ranking:
-    """Vector rankings of several phrasings as one: each message at its closest similarity.
-    One model's cosines compare across phrasings, so a phrasing with a close match wins over
-    one whose neighbours are all far (rank fusion would count both the same)."""
+    """Rankings of several phrasings as one: each message at its best score. Vector
+    similarities compare across phrasings, and so do full-text coverages: a phrasing with a
+    close match wins over one whose hits are all far (rank fusion would count both the same).
+    """
     best: dict[int, float] = {}
     for ranking in rankings:
         for mid, sim in ranking:
@@ -200,8 +205,8 @@ class Searcher:
         alternatives: list[str] | None = None,
     ) -> SearchResponse:
         """One page of results. `alternatives` are other phrasings of the same question (the
-        words the answer may use): each is searched like the query, in every mode, and all
-        rankings are fused; a message need not match them all."""
+        words the answer may use): each is searched like the query, in every mode, and the
+        rankings are merged, each message at its best; a message need not match them all."""
         mode = ALIASES.get(mode, mode)
         if mode not in MODES:
             raise EngineError(f"mode must be one of hybrid, fts, vector, not {mode!r}")
@@ -226,6 +231,11 @@ class Searcher:
         def fts_ranking(q: str | list[str], n: int, keep: int) -> Ranking:
             return settled(lambda size: self.indexes.fts.search(q, fts_filter, size), n, keep)
 
+        def covered(q: str | list[str]) -> Ranking:
+            """The full-text ranking with each score as the share of `q` it covers."""
+            weight = self.indexes.fts.weight(q) or 1.0
+            return [(mid, score / weight) for mid, score in fts_ranking(q, depth, want)]
+
         def page(ranked: Ranking, total: int, by: Callable[[int], list[str]]) -> SearchResponse:
             scored = [(mid, score, by(mid)) for mid, score in ranked[offset:want]]
             return SearchResponse(self._results(scored, terms), total, mode, offset, limit, note)
@@ -235,19 +245,19 @@ class Searcher:
                 hits = fts_ranking(query, want, want)
                 total = self.indexes.fts.count(query, fts_filter) if hits[offset:] or offset else 0
                 return page(hits, total, lambda _: ["fts"])
-            fused = fuse([fts_ranking(p, depth, want) for p in phrasings], [])
-            total = max(len(fused), *(self.indexes.fts.count(p, fts_filter) for p in phrasings))
-            return page(fused, total if fused else 0, lambda _: ["fts"])
+            merged = nearest([covered(p) for p in phrasings])
+            total = max(len(merged), *(self.indexes.fts.count(p, fts_filter) for p in phrasings))
+            return page(merged, total if merged else 0, lambda _: ["fts"])
         vector_rankings = [self._vector_ranking(p, filt, depth, want) for p in phrasings]
         if mode == "vector":
             if len(phrasings) == 1:
                 return page(vector_rankings[0], len(vector_rankings[0]), lambda _: ["vector"])
             merged = nearest(vector_rankings)
             return page(merged, len(merged), lambda _: ["vector"])
-        fts_rankings = [fts_ranking(p, depth, want) for p in phrasings]
-        ranked = fuse(fts_rankings, [nearest(vector_rankings)])
-        fts_set = {mid for r in fts_rankings for mid, _ in r}
-        vec_set = {mid for r in vector_rankings for mid, _ in r}
+        fts_merged = nearest([covered(p) for p in phrasings])
+        vec_merged = nearest(vector_rankings)
+        ranked = fuse(fts_merged, vec_merged)
+        fts_set, vec_set = {mid for mid, _ in fts_merged}, {mid for mid, _ in vec_merged}
         return page(
             ranked,
             len(ranked),

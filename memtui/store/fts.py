@@ -205,6 +205,17 @@ class FullText:
         # Tantivy refuses limit=0; one top hit is the cheapest way to get the count.
         return searcher.search(q, 1, count=True).count
 
+    def weight(self, query: str | list[str]) -> float:
+        """What a message with every content word of `query` scores, BM25's share aside: a
+        hit's score over this says how much of the query it matched."""
+        searcher = self._searcher()
+        total = 0.0
+        for text in [query] if isinstance(query, str) else query:
+            words = list(dict.fromkeys(_WORD.findall(_PHRASE.sub(" ", text))))[:_MAX_WORDS]
+            content = [w for w in words if w.lower() not in STOP_WORDS] or words
+            total += sum(self._idf(w, searcher) for w in content)
+        return total
+
     def terms(self, query: str | list[str]) -> list[str]:
         """Query words lowercased, each followed by its stems, for prefix highlighting."""
         out: dict[str, None] = {}
@@ -273,11 +284,28 @@ class FullText:
             return Query.boolean_query(
                 [(Occur.Must, q) for q in phrases] + [(Occur.Should, q) for q in word_queries]
             )
-        if len(word_queries) <= 1:
-            return word_queries[0] if word_queries else None
         weighed = [q for w in content if (q := self._weighed(w, searcher)) is not None]
+        if not weighed:
+            return None
         bm25 = Query.boost_query(_any(word_queries), _BM25_WEIGHT)
         return _any([*weighed, bm25])
+
+    def _idf(self, word: str, searcher: tantivy.Searcher) -> float:
+        """The most a word can add to a message's score (its best field)."""
+        stems = self._stem.analyze(word)[:_MAX_WORDS]
+        if not stems:
+            return 0.0
+        n = max(searcher.num_docs, 1)
+        best = 0.0
+        for field, boost in (("text", 1.0), ("tool_text", _TOOL_BOOST)):
+            if len(stems) == 1:
+                df = searcher.doc_freq(field, stems[0])
+            else:
+                q = Query.phrase_query(self._schema, field, stems)
+                df = searcher.search(q, 1, count=True).count
+            if df:
+                best = max(best, math.log(1 + (n - df + 0.5) / (df + 0.5)) * boost)
+        return best
 
     def _weighed(self, word: str, searcher: tantivy.Searcher) -> Query | None:
         """A word that scores its rarity (BM25's idf) wherever it appears, however long the
