@@ -559,6 +559,15 @@ def check() -> None:
     ]
     if leaks:
         raise SystemExit(f"paraphrases sharing content words with their target: {leaks}")
+    # A lexical query remembers some of the target's own words, not only the prompt's.
+    vague = [
+        (n.key, t)
+        for n in NEEDLES
+        for t in queries(n, "lexical")
+        if len(shared_words(str(t), n.fact)) < 2
+    ]
+    if vague:
+        raise SystemExit(f"lexical queries sharing fewer than 2 content words: {vague}")
     # A concept query is an AND over one message: each concept must be in the target's words.
     absent = [
         (n.key, c) for n in NEEDLES for c in MORE[n.key].concepts if not shared_words(c, n.fact)

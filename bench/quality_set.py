@@ -921,7 +921,7 @@ MORE: dict[str, More] = {
         ("access token refresh token storage httpOnly cookie", "tokens localStorage security"),
     ),
     "unicode-nfc": More(
-        ("why were there duplicate accounts for josé?", "NFC normalisation of emails"),
+        ("why did the unique index let duplicate emails in?", "NFC normalisation of emails"),
         (
             "the same address registered twice with a diacritic",
             "identical-looking addresses the database accepted twice",
@@ -972,7 +972,7 @@ MORE: dict[str, More] = {
         ("integer overflow primary key sequence", "id column out of range"),
     ),
     "log-costs": More(
-        ("why did the datadog bill triple?", "LOG_LEVEL defaulted to DEBUG"),
+        ("why did log ingestion jump to 130 GB a day?", "LOG_LEVEL defaulted to DEBUG"),
         ("monitoring costs jumped in spring", "the vendor charge that tripled after a release"),
         ("log ingestion", "DEBUG"),
         ("datadog bill log volume debug level", "logging costs increase"),
@@ -1002,7 +1002,10 @@ MORE: dict[str, More] = {
         ("python package manager poetry uv lockfile", "dependency resolution slow CI install"),
     ),
     "autovacuum": More(
-        ("why was audit_events 180GB?", "autovacuum scale factor dead tuples"),
+        (
+            "why couldn't autovacuum keep up with the nightly DELETE?",
+            "autovacuum scale factor dead tuples",
+        ),
         (
             "the log of events that kept ballooning though we purge expired entries",
             "bloat after the 90-day purge",
@@ -1035,7 +1038,10 @@ MORE: dict[str, More] = {
         ("search input race out of order responses", "cancel previous request typing"),
     ),
     "sigterm-pid1": More(
-        ("why did pods sit in Terminating for 30s?", "exec in the entrypoint so node gets SIGTERM"),
+        (
+            "why did node never get SIGTERM from sh -c?",
+            "exec in the entrypoint so node gets SIGTERM",
+        ),
         (
             "deploys were slow since pods wouldn't shut down",
             "the backend didn't get told to wind down",
@@ -1119,7 +1125,7 @@ MORE: dict[str, More] = {
         ("export skipped duplicated rows pagination", "LIMIT OFFSET inserts during export"),
     ),
     "feature-flag-cache": More(
-        ("why did the new_checkout flag stay on?", "flag cache TTL of 60 minutes"),
+        ("why did pods keep the flag cache for 60 minutes?", "flag cache TTL of 60 minutes"),
         (
             "disabling the purchase experiment didn't apply for half of users",
             "a kill switch that was ignored for a long while",
