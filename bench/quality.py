@@ -2,47 +2,65 @@
 
     python bench/quality.py [--messages 20000] [--work /tmp/memtui-quality] [--check]
 
-The haystack is bench/corpus.py's generated tree; the needles (bench/quality_set.py) are
-written into it as extra sessions whose target message uuid we choose. Each needle is looked
-for with a lexical and a paraphrase query; we report recall@10 and MRR@10 (the target's uuid
-must be in the top 10) for full text, vectors and the engine's hybrid, plus fusion variants
-computed here from the same two rankings, so the engine's fusion can be picked by measurement
-without editing it. Other embedding models (MEMTUI_MODEL) are measured in child processes,
-each on a fresh data dir. `--check` only lists the words each query shares with its target.
-Figures: bench/quality_results.md.
+The haystack is bench/corpus.py's generated tree. Two labelled sets are written into it as
+extra sessions whose message uuids we choose:
+
+- needles (bench/quality_set.py): one exchange each about a decision, bug or finding, looked
+  for with lexical queries, paraphrases (no rare word shared with the target) and 2-3-concept
+  AND queries; paraphrases also with `alternatives`, rewritten as Claude would;
+- conversations (bench/natural_set.py): plain questions ("what did Priya say her new hobby
+  was?") over conversation turns.
+
+Both are split in fixed halves: parameters are chosen on the tuning half, figures reported on
+the held-back half. For every query we take full text, vectors (exact and through hnswlib's
+graph) and the engine's hybrid, plus two rankings built in the same run from the same
+messages: an SQLite FTS5 bm25 baseline with common words dropped, and the full
+all-MiniLM-L6-v2 transformer's exact neighbours (the ceiling for the static model; computed
+by bench/transformer_vectors.py in the distillation venv, cached under --work). Fusion
+variants are re-fused here from the same rankings. Other models (MEMTUI_MODEL) are measured
+in child processes, each on a fresh data dir. `--check` only lists the words each query
+shares with its target. Figures: bench/quality_results.md.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import logging
 import os
+import re
 import shutil
+import sqlite3
+import subprocess
 import time
 import uuid
 from collections.abc import Callable
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import corpus
+import natural_set
+import numpy as np
 from common import BENCH, run_child
-from quality_set import NEEDLES, Needle
+from quality_set import HELD_BACK, MORE, NEEDLES, Needle, queries
 
-from memtui.engine.search import DECISIVE, RRF_K
+from memtui.engine.search import fuse as engine_fuse
+from memtui.store.fts import STOP_WORDS
 
-QUERY_TYPES = ("lexical", "paraphrase")
+KINDS = ("lexical", "paraphrase", "concepts", "natural")
+HALVES = ("tuning", "held back", "all")
 K = 10  # recall@K, MRR@K
 DEPTH = 100  # what each ranking hands to fusion; the engine's search.DEPTH
 MODELS = ("/tmp/models/minilm-256", "/tmp/models/mpnet-768")
 NS = uuid.UUID("5b1d3c2e-0f4a-4e8b-9c61-7d2a8e9f0b13")  # fixed: needle uuids are stable
 MANIFEST = "needles.json"
 VERSION = "2.1.9"
+DISTILL_PYTHON = Path("/work/venv-distill/bin/python")
 
 Ranked = list[tuple[str, float]]  # (uuid, score), best first
-ENGINE = f"RRF k={RRF_K}, decisive fts x{DECISIVE}"
 
 
 # -- needles into the haystack ----------------------------------------------------------------
@@ -158,25 +176,89 @@ def add_needles(projects: Path) -> None:
     manifest.write_text(json.dumps(written))
 
 
+# -- the queries ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Query:
+    kind: str
+    key: str  # the needle's or conversation's key
+    text: str | list[str]
+    target: str  # the answering message's uuid
+    held_back: bool
+    alternatives: tuple[str, ...] = ()
+
+
+def all_queries() -> list[Query]:
+    out = []
+    for needle in NEEDLES:
+        held = needle.key in HELD_BACK
+        for kind in ("lexical", "paraphrase", "concepts"):
+            alts = MORE[needle.key].alternatives if kind == "paraphrase" else ()
+            for text in queries(needle, kind):
+                out.append(Query(kind, needle.key, text, target_uuid(needle), held, alts))
+    for i, conv in enumerate(natural_set.CONVERSATIONS):
+        for text, turn in conv.questions:
+            target = natural_set.turn_uuid(conv, turn)
+            out.append(Query("natural", conv.key, text, target, bool(i % 2)))
+    return out
+
+
+# -- the FTS5 baseline ------------------------------------------------------------------------
+
+_FTS5_WORD = re.compile(r"\w+")
+
+
+def fts5_match(query: str | list[str]) -> str | None:
+    """An FTS5 MATCH expression: the content words OR'd, concepts AND'd."""
+
+    def words(text: str) -> str | None:
+        kept = [w for w in _FTS5_WORD.findall(text.lower()) if w not in STOP_WORDS]
+        return " OR ".join(f'"{w}"' for w in dict.fromkeys(kept)) or None
+
+    parts = [words(q) for q in ([query] if isinstance(query, str) else query)]
+    parts = [p for p in parts if p]
+    return " AND ".join(f"({p})" for p in parts) or None
+
+
+def build_fts5(store: sqlite3.Connection, path: Path) -> sqlite3.Connection:
+    """FTS5 over the messages memtui's full text indexes, as bench_search.py builds it."""
+    from memtui.store.indexes import FTS_KINDS
+
+    path.unlink(missing_ok=True)
+    db = sqlite3.connect(path)
+    db.execute("CREATE VIRTUAL TABLE m USING fts5(text, tool_text, tokenize='porter unicode61')")
+    rows = store.execute(
+        "SELECT id, text, tool_calls || char(10) || tool_output FROM messages "
+        f"WHERE kind IN {FTS_KINDS}"
+    )
+    with db:
+        db.executemany("INSERT INTO m (rowid, text, tool_text) VALUES (?, ?, ?)", rows)
+    return db
+
+
 # -- evaluation (runs in this process or a child, one data dir per model) ---------------------
 
 
 # The engine scores a whole index exactly up to vectors._EXACT_INDEX vectors and walks
 # hnswlib's graph above that. Each vector ranking is taken both ways here: the graph's, as a
-# large archive gets it, and the exact one, the model's ceiling.
+# large archive gets it, and the exact one, what an archive of this size gets.
 GRAPH, EXACT = 0, 1 << 62
 
 
 def evaluate(projects: str, data: str, ef: int | None = None) -> dict[str, Any]:
     """Ingest `projects` into a fresh `data` dir and run every query.
 
-    Returns, per query, the top-DEPTH full-text and vector rankings (uuid, score) and the
-    engine's hybrid top K, each also with exact vectors, so fusion variants can be scored
-    afterwards. `ef` overrides hnswlib's search breadth.
+    Returns, per query (in `all_queries()` order), the top-DEPTH rankings (uuid, score) of full
+    text, FTS5 and vectors (graph and exact), the engine's hybrid top K (graph and exact), and
+    for queries with alternatives the same with them; plus the embedded texts, for the
+    transformer. `ef` overrides hnswlib's search breadth.
     """
     from memtui.config import Config
     from memtui.engine.memory import Memory
+    from memtui.engine.search import Filters
     from memtui.store import vectors
+    from memtui.store.indexes import VECTOR_TEXT_CHARS, VECTOR_WHERE
 
     # The haystack has broken lines on purpose; the ingester's warnings about them are noise.
     logging.disable(logging.WARNING)
@@ -190,49 +272,69 @@ def evaluate(projects: str, data: str, ef: int | None = None) -> dict[str, Any]:
     memory._index().catch_up()  # ingest may or may not index; a caught-up index is a no-op
     ingest_s = time.perf_counter() - started
 
-    targets = [target_uuid(n) for n in NEEDLES]
+    store = memory._archive_now().conn
+    wanted = all_queries()
+    targets = sorted({q.target for q in wanted})
     marks = ",".join("?" * len(targets))
-    kinds = dict(
-        memory._archive_now().conn.execute(
-            f"SELECT uuid, kind FROM messages WHERE uuid IN ({marks})", targets
-        )
-    )
-    missing = [n.key for n in NEEDLES if kinds.get(target_uuid(n)) not in ("prompt", "assistant")]
+    kinds = dict(store.execute(f"SELECT uuid, kind FROM messages WHERE uuid IN ({marks})", targets))
+    missing = [t for t in targets if kinds.get(t) not in ("prompt", "assistant")]
     if missing:
-        raise SystemExit(f"needle targets not stored as prompt/assistant: {missing}")
+        raise SystemExit(f"targets not stored as prompt/assistant: {missing}")
+    uuid_of = dict(store.execute("SELECT id, uuid FROM messages"))
+    fts5 = build_fts5(store, root / "fts5.db")
     stats = memory.upkeep.stats()
     n_vectors = stats.index.vectors if stats.index else 0
-
+    searcher = memory._search()
     seconds: dict[str, float] = {}  # per mode, summed over the queries
 
-    def ranked(query: str, mode: str, limit: int, exact: bool = False) -> Ranked:
+    def ranked(q: Query, mode: str, limit: int, exact: bool, alts: bool = False) -> Ranked:
         vectors._EXACT_INDEX = EXACT if exact else GRAPH
+        extra = list(q.alternatives) if alts else None
         started = time.perf_counter()
-        found = memory.history.search(query, mode, limit=limit).results
-        name = f"{mode} exact" if exact else mode
+        found = searcher.search(q.text, mode, Filters(), limit, 0, alternatives=extra).results
+        name = f"{mode}{' exact' if exact else ''}{' alts' if alts else ''}"
         seconds[name] = seconds.get(name, 0.0) + time.perf_counter() - started
         return [(r.uuid, r.score) for r in found]
 
-    queries = []
-    for needle in NEEDLES:
-        for qtype in QUERY_TYPES:
-            query = getattr(needle, qtype)
-            q: dict[str, Any] = {
-                "key": needle.key,
-                "type": qtype,
-                "fts": ranked(query, "fts", DEPTH),
-                "vector": ranked(query, "vector", DEPTH),
-                "hybrid": [u for u, _ in ranked(query, "hybrid", K)],
-                "vector_exact": ranked(query, "vector", DEPTH, exact=True),
-                "hybrid_exact": [u for u, _ in ranked(query, "hybrid", K, exact=True)],
-            }
-            queries.append(q)
+    def baseline(q: Query) -> Ranked:
+        match = fts5_match(q.text)
+        if match is None:
+            return []
+        rows = fts5.execute(
+            "SELECT rowid, bm25(m, 1.0, 0.4) AS s FROM m WHERE m MATCH ? ORDER BY s LIMIT ?",
+            (match, DEPTH),
+        )
+        return [(uuid_of[mid], -s) for mid, s in rows]
+
+    results = []
+    for q in wanted:
+        r: dict[str, Any] = {
+            "fts": ranked(q, "fts", DEPTH, False),
+            "fts5": baseline(q),
+            "weight": memory._index().fts.weight(q.text),
+            "vector": ranked(q, "vector", DEPTH, False),
+            "vector_exact": ranked(q, "vector", DEPTH, True),
+            "hybrid": [u for u, _ in ranked(q, "hybrid", K, False)],
+            "hybrid_exact": [u for u, _ in ranked(q, "hybrid", K, True)],
+        }
+        if q.alternatives:
+            r["fts_alts"] = ranked(q, "fts", DEPTH, False, alts=True)
+            r["vector_alts_exact"] = ranked(q, "vector", DEPTH, True, alts=True)
+            r["hybrid_alts"] = [u for u, _ in ranked(q, "hybrid", K, False, alts=True)]
+            r["hybrid_alts_exact"] = [u for u, _ in ranked(q, "hybrid", K, True, alts=True)]
+        results.append(r)
+    texts = store.execute(
+        f"SELECT uuid, substr(text, 1, {VECTOR_TEXT_CHARS}) FROM messages WHERE {VECTOR_WHERE} "
+        "ORDER BY id"
+    ).fetchall()
     dim = memory._index().embedder.dim
     memory.close()
+    fts5.close()
     return {
-        "queries": queries,
+        "results": results,
+        "texts": texts,
         "ingest_s": ingest_s,
-        "ms": {name: total / len(queries) * 1000 for name, total in seconds.items()},
+        "ms": {name: total / len(wanted) * 1000 for name, total in seconds.items()},
         "messages": stats.messages,
         "vectors": n_vectors,
         "dim": dim,
@@ -251,11 +353,60 @@ def evaluate_child(projects: Path, data: Path, model: str, ef: int | None) -> di
     return run_child(code, {"MEMTUI_MODEL": model})
 
 
+# -- the transformer's ceiling ----------------------------------------------------------------
+
+
+def transformer_vectors(work: Path, texts: list[str], python: Path) -> np.ndarray:
+    """The transformer's vectors for `texts`, cached under `work` by content."""
+    blob = json.dumps(texts).encode()
+    cache = work / f"transformer-{hashlib.sha256(blob).hexdigest()[:16]}.npy"
+    if not cache.exists():
+        src = work / "transformer-in.json"
+        src.write_bytes(blob)
+        script = BENCH / "transformer_vectors.py"
+        subprocess.run([str(python), str(script), str(src), str(cache)], check=True)
+    return np.load(cache)
+
+
+def add_transformer(work: Path, result: dict[str, Any], python: Path) -> None:
+    """Add each query's exact top-DEPTH neighbours under the transformer as "transformer"."""
+    uuids = [u for u, _ in result["texts"]]
+    docs = transformer_vectors(work, [t for _, t in result["texts"]], python)
+    wanted = all_queries()
+    phrasings = sorted(
+        {t for q in wanted for t in ([q.text] if isinstance(q.text, str) else q.text)}
+    )
+    at = {t: i for i, t in enumerate(phrasings)}
+    qvecs = transformer_vectors(work, phrasings, python)
+    for q, r in zip(wanted, result["results"], strict=True):
+        parts = [q.text] if isinstance(q.text, str) else q.text
+        # Every concept must be near: a message scores its weakest similarity, as in the engine.
+        sims = np.min(np.stack([docs @ qvecs[at[p]] for p in parts]), axis=0)
+        top = np.argsort(-sims, kind="stable")[:DEPTH]
+        r["transformer"] = [(uuids[i], float(sims[i])) for i in top]
+
+
 # -- fusion variants --------------------------------------------------------------------------
 
+Fusion = Callable[[Ranked, Ranked], list[str]]
 
-def rrf(k: int, w_fts: float = 1.0, w_vec: float = 1.0) -> Callable[[Ranked, Ranked], list[str]]:
-    """The engine's reciprocal rank fusion with its k and weights as parameters."""
+
+def _ids(ranking: Ranked) -> dict[str, int]:
+    return {u: i for i, (u, _) in enumerate(ranking)}
+
+
+def engine(fts: Ranked, vec: Ranked, weight: float) -> list[str]:
+    """The engine's own fuse(), over uuids turned into stand-in ids; `weight` turns full-text
+    scores into the coverages it takes (FullText.weight)."""
+    ids = {u: n for n, u in enumerate(dict.fromkeys([u for u, _ in fts] + [u for u, _ in vec]))}
+    back = {n: u for u, n in ids.items()}
+    covered = [(ids[u], s / (weight or 1.0)) for u, s in fts]
+    fused = engine_fuse(covered, [(ids[u], s) for u, s in vec])
+    return [back[n] for n, _ in fused]
+
+
+def rrf(k: int, w_fts: float = 1.0, w_vec: float = 1.0) -> Fusion:
+    """Reciprocal rank fusion with k and weights as parameters."""
 
     def fuse(fts: Ranked, vec: Ranked) -> list[str]:
         fused: dict[str, float] = {}
@@ -267,9 +418,9 @@ def rrf(k: int, w_fts: float = 1.0, w_vec: float = 1.0) -> Callable[[Ranked, Ran
     return fuse
 
 
-def decisive(k: int, ratio: float) -> Callable[[Ranked, Ranked], list[str]]:
+def decisive(k: int, ratio: float) -> Fusion:
     """RRF k, plus one more first-place vote for the full-text top hit when its BM25 score is
-    `ratio` times the runner-up's (the engine's fusion at DECISIVE)."""
+    `ratio` times the runner-up's (the engine's fusion before issue 11)."""
     plain = rrf(k)
 
     def fuse(fts: Ranked, vec: Ranked) -> list[str]:
@@ -282,40 +433,10 @@ def decisive(k: int, ratio: float) -> Callable[[Ranked, Ranked], list[str]]:
     return fuse
 
 
-def convex(alpha: float) -> Callable[[Ranked, Ranked], list[str]]:
-    """alpha * full text + (1 - alpha) * vector, each score min-max scaled over its top DEPTH.
-
-    Unlike RRF this keeps how far apart scores are: a BM25 hit far above the rest stays far
-    above. Missing from a ranking counts as that ranking's minimum (0).
-    """
-
-    def scaled(ranking: Ranked) -> dict[str, float]:
-        if not ranking:
-            return {}
-        hi, lo = ranking[0][1], ranking[-1][1]
-        span = (hi - lo) or 1.0
-        return {u: (s - lo) / span for u, s in ranking}
-
-    def fuse(fts: Ranked, vec: Ranked) -> list[str]:
-        a, b = scaled(fts), scaled(vec)
-        fused = {u: alpha * a.get(u, 0.0) + (1 - alpha) * b.get(u, 0.0) for u in {*a, *b}}
-        return [u for u, _ in sorted(fused.items(), key=lambda kv: (-kv[1], kv[0]))]
-
-    return fuse
-
-
-VARIANTS: dict[str, Callable[[Ranked, Ranked], list[str]]] = {
-    "RRF k=60 1:1": rrf(60),
+VARIANTS: dict[str, Fusion] = {
+    "RRF k=10, decisive fts x1.5 (before issue 11)": decisive(10, 1.5),
     "RRF k=10 1:1": rrf(10),
-    "RRF k=10, decisive fts x1.5": decisive(10, 1.5),
-    "RRF k=10, decisive fts x2": decisive(10, 2.0),
-    "RRF k=10, decisive fts x3": decisive(10, 3.0),
-    "RRF k=10 fts 3:2": rrf(10, 1.5, 1.0),
-    "RRF k=10 fts 2:1": rrf(10, 2.0, 1.0),
-    "RRF k=60 fts 2:1": rrf(60, 2.0, 1.0),
-    "RRF k=60 vec 1:2": rrf(60, 1.0, 2.0),
-    "min-max convex a=0.5": convex(0.5),
-    "min-max convex a=0.7": convex(0.7),
+    "RRF k=60 1:1": rrf(60),
 }
 
 
@@ -334,53 +455,62 @@ def score(ranks: list[int]) -> tuple[float, float]:
     return sum(r > 0 for r in ranks) / n, sum(1 / r for r in ranks if r) / n
 
 
-def method_ranks(result: dict[str, Any], exact: bool = False) -> dict[str, dict[str, list[int]]]:
-    """Per method, per query type, the target's rank for every query.
+def _uuids(ranking: list[Any]) -> list[str]:
+    return [x[0] if isinstance(x, list | tuple) else x for x in ranking]
 
-    `exact`: with the exact vector ranking in place of hnswlib's.
-    """
-    target = {n.key: target_uuid(n) for n in NEEDLES}
-    vector, hybrid = ("vector_exact", "hybrid_exact") if exact else ("vector", "hybrid")
-    out: dict[str, dict[str, list[int]]] = {}
 
-    def put(method: str, qtype: str, rank: int) -> None:
-        out.setdefault(method, {t: [] for t in QUERY_TYPES})[qtype].append(rank)
+def method_ranks(result: dict[str, Any]) -> dict[str, list[tuple[Query, int]]]:
+    """Per method, (query, the target's rank) for every query the method answers."""
+    out: dict[str, list[tuple[Query, int]]] = {}
 
-    for q in result["queries"]:
-        t = target[q["key"]]
-        fts = [tuple(x) for x in q["fts"]]
-        vec = [tuple(x) for x in q[vector]]
-        put("fts", q["type"], rank_of(t, [u for u, _ in fts]))
-        put("vector", q["type"], rank_of(t, [u for u, _ in vec]))
-        put("hybrid (engine)", q["type"], rank_of(t, q[hybrid]))
+    def put(method: str, q: Query, ranking: list[Any]) -> None:
+        out.setdefault(method, []).append((q, rank_of(q.target, _uuids(ranking))))
+
+    for q, r in zip(all_queries(), result["results"], strict=True):
+        fts = [tuple(x) for x in r["fts"]]
+        vec = [tuple(x) for x in r["vector_exact"]]
+        put("fts", q, fts)
+        put("FTS5 bm25, common words dropped", q, r["fts5"])
+        put("vector", q, vec)
+        put("vector (graph)", q, r["vector"])
+        put("hybrid (engine)", q, r["hybrid_exact"])
+        put("hybrid (engine, graph)", q, r["hybrid"])
+        if "transformer" in r:
+            put("transformer (ceiling)", q, r["transformer"])
+        if q.alternatives:
+            put("fts + alternatives", q, r["fts_alts"])
+            put("vector + alternatives", q, r["vector_alts_exact"])
+            put("hybrid + alternatives", q, r["hybrid_alts_exact"])
+            put("hybrid + alternatives (graph)", q, r["hybrid_alts"])
+        put("engine fuse() re-fused", q, engine(fts, vec, r["weight"]))
         for name, fuse in VARIANTS.items():
-            put(name, q["type"], rank_of(t, fuse(fts, vec)))
+            put(name, q, fuse(fts, vec))
     return out
 
 
-def agreement(result: dict[str, Any], exact: bool = False) -> int:
-    """Queries whose engine hybrid top K equals our re-fusion with the engine's settings."""
-    vector, hybrid = ("vector_exact", "hybrid_exact") if exact else ("vector", "hybrid")
-    fuse = decisive(RRF_K, DECISIVE)
-    return sum(
-        q[hybrid] == fuse([tuple(x) for x in q["fts"]], [tuple(x) for x in q[vector]])[:K]
-        for q in result["queries"]
-    )
-
-
-def table(ranks: dict[str, dict[str, list[int]]], methods: list[str] | None = None) -> str:
-    cols = [*QUERY_TYPES, "all"]
-    head = "| method | " + " | ".join(f"{c} R@{K} | {c} MRR" for c in cols) + " |"
-    rows = [head, "|" + "---|" * (1 + 2 * len(cols))]
+def table(ranks: dict[str, list[tuple[Query, int]]], half: str, methods: list[str] | None) -> str:
+    head = "| method | " + " | ".join(f"{k} R@{K} / MRR" for k in KINDS) + " |"
+    rows = [head, "|" + "---|" * (1 + len(KINDS))]
     for method in methods or list(ranks):
-        by_type = ranks[method]
         cells = []
-        for col in cols:
-            r = by_type[col] if col != "all" else [x for t in QUERY_TYPES for x in by_type[t]]
-            recall, mrr = score(r)
-            cells += [f"{recall:.3f}", f"{mrr:.3f}"]
+        for kind in KINDS:
+            r = [
+                rank
+                for q, rank in ranks.get(method, [])
+                if q.kind == kind and (half == "all" or q.held_back == (half == "held back"))
+            ]
+            cells.append("{:.3f} / {:.3f}".format(*score(r)) if r else "")
         rows.append(f"| {method} | " + " | ".join(cells) + " |")
     return "\n".join(rows)
+
+
+def counts() -> str:
+    qs = all_queries()
+    parts = []
+    for kind in KINDS:
+        n = [q for q in qs if q.kind == kind]
+        parts.append(f"{kind} {sum(q.held_back for q in n)}/{len(n)}")
+    return "queries held back / all: " + ", ".join(parts)
 
 
 # -- the paraphrase check ---------------------------------------------------------------------
@@ -410,45 +540,77 @@ def shared_words(query: str, text: str) -> list[str]:
 
 
 def check() -> None:
-    totals = {t: 0 for t in QUERY_TYPES}
+    totals = {k: 0 for k in ("lexical", "paraphrase")}
     for n in NEEDLES:
-        shared = {t: shared_words(getattr(n, t), n.fact) for t in QUERY_TYPES}
-        for t in QUERY_TYPES:
-            totals[t] += len(shared[t])
-        print(f"{n.key:26} lexical {shared['lexical']}  paraphrase {shared['paraphrase']}")
-    means = ", ".join(f"{t} {totals[t] / len(NEEDLES):.2f}" for t in QUERY_TYPES)
+        for kind in totals:
+            for text in queries(n, kind):
+                shared = shared_words(str(text), n.fact)
+                totals[kind] += len(shared)
+                print(f"{n.key:26} {kind:10} {shared}  {text}")
+    means = ", ".join(
+        f"{k} {totals[k] / sum(len(queries(n, k)) for n in NEEDLES):.2f}" for k in totals
+    )
     print(f"\n{len(NEEDLES)} needles; mean content words shared with the target: {means}")
+    leaks = [
+        (n.key, t)
+        for n in NEEDLES
+        for t in queries(n, "paraphrase")
+        if shared_words(str(t), n.fact)
+    ]
+    if leaks:
+        raise SystemExit(f"paraphrases sharing content words with their target: {leaks}")
+    # A lexical query remembers some of the target's own words, not only the prompt's.
+    vague = [
+        (n.key, t)
+        for n in NEEDLES
+        for t in queries(n, "lexical")
+        if len(shared_words(str(t), n.fact)) < 2
+    ]
+    if vague:
+        raise SystemExit(f"lexical queries sharing fewer than 2 content words: {vague}")
+    # A concept query is an AND over one message: each concept must be in the target's words.
+    absent = [
+        (n.key, c) for n in NEEDLES for c in MORE[n.key].concepts if not shared_words(c, n.fact)
+    ]
+    if absent:
+        raise SystemExit(f"concepts not in their target: {absent}")
 
 
 # -- main -------------------------------------------------------------------------------------
+
+MAIN = [
+    "fts",
+    "FTS5 bm25, common words dropped",
+    "vector",
+    "hybrid (engine)",
+    "hybrid + alternatives",
+    "transformer (ceiling)",
+    "vector (graph)",
+    "hybrid (engine, graph)",
+    "hybrid + alternatives (graph)",
+]
 
 
 def report(label: str, result: dict[str, Any], methods: list[str] | None = None) -> None:
     print(
         f"\n## {label}: {result['messages']:,} messages, {result['vectors']:,} vectors "
-        f"(dim {result['dim']}), ingest+index {result['ingest_s']:.0f} s"
+        f"(dim {result['dim']}), ingest+index {result['ingest_s']:.0f} s, ef {result['ef']}"
     )
     # Searches at depth DEPTH for fts/vector, K for hybrid.
     print("ms/search: " + ", ".join(f"{n} {ms:.1f}" for n, ms in result["ms"].items()))
-    n = len(result["queries"])
-    print(f"\nvectors from hnswlib's graph (ef {result['ef']}), as a large archive gets them:")
-    print(table(method_ranks(result), methods))
-    print(f"engine hybrid == re-fused {ENGINE} on {agreement(result)}/{n} queries")
-    print("\nexact nearest neighbours (what the model can do; an index under 10k vectors):")
-    print(table(method_ranks(result, exact=True), methods))
-    print(f"engine hybrid == re-fused {ENGINE} on {agreement(result, exact=True)}/{n}")
+    print(counts())
+    ranks = method_ranks(result)
+    for half in HALVES:
+        print(f"\n### {half} half" if half != "all" else "\n### all")
+        print(table(ranks, half, methods))
 
 
 def print_ranks(result: dict[str, Any]) -> None:
-    for exact in (False, True):
-        ranks = method_ranks(result, exact)
-        for method in ("fts", "vector", "hybrid (engine)"):
-            if exact and method == "fts":
-                continue
-            name = f"{method}{' exact' if exact else ''}"
-            for qtype in QUERY_TYPES:
-                pairs = zip(NEEDLES, ranks[method][qtype], strict=True)
-                print(f"{name:22} {qtype:10} " + " ".join(f"{n.key}:{r}" for n, r in pairs))
+    ranks = method_ranks(result)
+    for method in ("fts", "FTS5 bm25, common words dropped", "vector", "hybrid (engine)"):
+        for kind in KINDS:
+            row = [f"{q.key}:{r}" for q, r in ranks[method] if q.kind == kind]
+            print(f"{method[:22]:22} {kind:10} " + " ".join(row))
 
 
 def main() -> None:
@@ -457,9 +619,16 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--work", type=Path, default=Path("/tmp/memtui-quality"))
     parser.add_argument("--model", action="append", default=[], help="another model dir")
-    parser.add_argument("--ef", type=int, help="hnswlib search breadth (engine default 96)")
+    parser.add_argument("--ef", type=int, help="hnswlib search breadth")
     parser.add_argument("--ranks", action="store_true", help="print each query's ranks")
     parser.add_argument("--check", action="store_true", help="query/target word overlap only")
+    parser.add_argument(
+        "--transformer-python",
+        type=Path,
+        default=DISTILL_PYTHON,
+        help="a python with torch and sentence-transformers, for the ceiling ('' to skip)",
+    )
+    parser.add_argument("--save", type=Path, help="write the raw rankings here (JSON)")
     args = parser.parse_args()
     if args.check:
         check()
@@ -468,23 +637,34 @@ def main() -> None:
     started = time.perf_counter()
     projects = haystack(args.work, args.messages, args.seed)
     add_needles(projects)
+    natural_set.add_conversations(projects, args.seed)
     print(
-        f"haystack {args.messages:,} messages + {len(NEEDLES)} needles: {projects} "
+        f"haystack {args.messages:,} messages + {len(NEEDLES)} needles + "
+        f"{len(natural_set.CONVERSATIONS)} conversations: {projects} "
         f"({time.perf_counter() - started:.1f} s)"
     )
+    ceiling = args.transformer_python if str(args.transformer_python) not in ("", ".") else None
+    if ceiling and not ceiling.exists():
+        print(f"no {ceiling}: the transformer's ceiling is left out")
+        ceiling = None
 
-    label = os.environ.get("MEMTUI_MODEL") or "bundled model"
-    base = evaluate(str(projects), str(args.work / "data"), args.ef)
-    report(label, base)
-    if args.ranks:
-        print_ranks(base)
-
-    for model in [m for m in (*MODELS, *args.model) if Path(m).exists()]:
-        data = args.work / f"data-{Path(model).name}"
-        result = evaluate_child(projects, data, model, args.ef)
-        report(model, result, ["vector", "hybrid (engine)", *list(VARIANTS)[1:]])
+    runs = [(os.environ.get("MEMTUI_MODEL") or "bundled model", None)]
+    runs += [(m, m) for m in (*MODELS, *args.model) if Path(m).exists()]
+    for label, model in runs:
+        if model is None:
+            result = evaluate(str(projects), str(args.work / "data"), args.ef)
+        else:
+            result = evaluate_child(
+                projects, args.work / f"data-{Path(model).name}", model, args.ef
+            )
+        if ceiling:
+            add_transformer(args.work, result, ceiling)
+        report(label, result, [*MAIN, "engine fuse() re-fused", *VARIANTS])
         if args.ranks:
             print_ranks(result)
+        if args.save:
+            save = args.save.with_suffix(f".{Path(label).name.replace(' ', '-')}.json")
+            save.write_text(json.dumps(result["results"]))
 
 
 if __name__ == "__main__":

@@ -633,4 +633,533 @@ NEEDLES: tuple[Needle, ...] = (
         "grpc keepalive NLB idle connection UNAVAILABLE",
         "the opening request after a quiet spell always errored",
     ),
+    Needle(
+        "pagination-offset",
+        "/home/dev/work/reports-service",
+        "the export of all transactions skips some rows and repeats others when it runs during "
+        "business hours. at night it's fine",
+        "The export pages with `LIMIT 500 OFFSET n` ordered by `created_at`, and rows inserted "
+        "while it runs shift every later page: one row moves into a page already read "
+        "(skipped) or back into the next one (repeated). I switched to keyset pagination, "
+        "`WHERE (created_at, id) > (%s, %s) ORDER BY created_at, id LIMIT 500`, which "
+        "continues from the last row seen, so concurrent inserts can no longer move pages.",
+        "keyset pagination instead of OFFSET export skips rows",
+        "why the daytime dump lost some entries and doubled others",
+    ),
+    Needle(
+        "feature-flag-cache",
+        DASHBOARD,
+        "we turned off the new_checkout flag an hour ago and half the users still get the new "
+        "checkout",
+        "Each web pod keeps the flag set in an in-process cache for 60 minutes, and a pod only "
+        "refetches when its entry expires, so pods flip at different times within the hour. "
+        "I cut the TTL to 30 seconds and subscribed the pods to the LaunchDarkly streaming "
+        "updates, so a toggle reaches every pod within a second.",
+        "feature flag TTL in-process cache LaunchDarkly streaming",
+        "switching something off took ages to apply for everyone",
+    ),
+    Needle(
+        "disk-full-journald",
+        INFRA,
+        "build agent 3 keeps failing with 'No space left on device' even after we cleaned docker",
+        "The root volume is full of systemd journal files: `journalctl --disk-usage` reports "
+        "38 GB because `SystemMaxUse` was never set and a crash-looping service logged 2,000 "
+        "lines a second. I vacuumed to 1 GB with `journalctl --vacuum-size=1G`, set "
+        "`SystemMaxUse=1G` in journald.conf on all agents, and fixed the service's restart loop.",
+        "journald SystemMaxUse No space left on device",
+        "the CI box ran out of room even after we pruned images",
+    ),
 )
+
+
+@dataclass(frozen=True, slots=True)
+class More:
+    """A needle's further queries: asked as questions, months later."""
+
+    lexical: tuple[str, str]  # remembering some of the words the target used
+    paraphrase: tuple[str, str]  # in other words (no rare word shared with the target)
+    concepts: tuple[str, ...]  # 2-3 concepts that must all match (an AND query)
+    alternatives: tuple[str, ...]  # the paraphrase rewritten as Claude would: the answer's words
+
+
+MORE: dict[str, More] = {
+    "job-queue-deadlock": More(
+        ("what was the deadlock in the job queue about?", "which lock order did requeue_stale use"),
+        (
+            "the time our background processors froze, each held up by another",
+            "why did everything hang with idle processors",
+        ),
+        ("deadlock", "advisory lock"),
+        ("worker pool deadlock lock ordering", "jobs stuck waiting on a lock"),
+    ),
+    "sessions-to-redis": More(
+        ("did we move sessions to redis?", "when did we change SESSION_BACKEND"),
+        (
+            "where is sign-in state kept now",
+            "how we took pressure off the main database from sign-in lookups",
+        ),
+        ("sessions", "redis"),
+        ("session storage redis instead of postgres", "user sessions table moved"),
+    ),
+    "billing-timezone": More(
+        ("why was the invoice issued a day early in Sydney?", "next_invoice_date timezone bug"),
+        (
+            "Australians got charged too soon",
+            "charges landing prematurely for clients overseas",
+        ),
+        ("invoice", "timezone", "Sydney"),
+        ("invoice date timezone UTC bug", "billing date wrong for Australia customers"),
+    ),
+    "websocket-leak": More(
+        ("what was the websocket memory leak?", "listener never removed on socket close"),
+        (
+            "the streaming service got OOM killed regularly",
+            "why did the push server's RAM keep growing",
+        ),
+        ("websocket", "leak"),
+        ("websocket memory leak event listener", "realtime service out of memory"),
+    ),
+    "argon2": More(
+        ("did we pick argon2 or bcrypt?", "argon2id parameters for password hashes"),
+        (
+            "how are account passphrases protected at rest",
+            "what do we run logins through before saving them",
+        ),
+        ("password", "argon2id"),
+        ("password hashing bcrypt argon2", "hash passwords algorithm"),
+    ),
+    "flaky-test-order": More(
+        (
+            "why did test_export_csv fail only in the full run?",
+            "EXPORT_DELIMITER leaked between tests",
+        ),
+        (
+            "that intermittent CI failure caused by leftover state from another suite",
+            "a check that broke depending on what ran earlier",
+        ),
+        ("flaky test", "monkeypatch"),
+        ("flaky test ordering global settings", "pytest randomly order dependent failure"),
+    ),
+    "cors-credentials": More(
+        (
+            "why were POSTs blocked by CORS after cookie auth?",
+            "Access-Control-Allow-Credentials with wildcard origin",
+        ),
+        (
+            "chrome refused cross-site calls after the login rework",
+            "the web client could read but not submit after the sign-in rework",
+        ),
+        ("CORS", "credentials"),
+        ("CORS error credentials cookies preflight", "blocked by CORS policy POST"),
+    ),
+    "composite-index": More(
+        (
+            "which composite index did we add on orders?",
+            "why was the orders query doing a sequential scan",
+        ),
+        ("making the big clients' purchase list fast", "that 4 second endpoint for big accounts"),
+        ("composite index", "orders"),
+        ("slow orders query index postgres", "sequential scan orders customer"),
+    ),
+    "sliding-window-limiter": More(
+        (
+            "when did we move to a sliding window rate limiter?",
+            "fixed window burst at the boundary",
+        ),
+        (
+            "the partner saw double the allowed traffic in a flash",
+            "how we stopped callers firing off twice their quota around the minute mark",
+        ),
+        ("rate limiter", "sliding window"),
+        ("rate limit burst fixed window", "rate limiter redis window"),
+    ),
+    "alpine-musl": More(
+        ("why was pip slow on the alpine image?", "no manylinux wheels on musl"),
+        (
+            "the container that took ages to make",
+            "which distro did we move to so numeric libraries came ready-made",
+        ),
+        ("alpine", "wheels"),
+        ("docker build slow pip install alpine", "base image python slim"),
+    ),
+    "kafka-rebalance": More(
+        ("why did kafka rebalance and reprocess a batch?", "what did we set max.poll.records to"),
+        (
+            "rows stored twice whenever a lookup service had a rough spell",
+            "repeated work whenever something downstream dragged",
+        ),
+        ("kafka", "rebalance"),
+        ("kafka consumer duplicates rebalance", "consumer group timeout slow processing"),
+    ),
+    "presigned-content-type": More(
+        (
+            "why did the presigned upload fail with SignatureDoesNotMatch?",
+            "ContentType in the presigned URL",
+        ),
+        (
+            "certain profile pictures refused by the storage bucket",
+            "the 403 on some user photo saves",
+        ),
+        ("presigned", "content type"),
+        ("S3 upload 403 signature", "presigned URL content type mismatch"),
+    ),
+    "idle-in-transaction": More(
+        (
+            "what was idle in transaction at month end?",
+            "QueuePool limit reached generate_statement",
+        ),
+        (
+            "we ran out of database handles every end of month",
+            "why producing monthly paperwork exhausted our database handles",
+        ),
+        ("connection pool", "transaction"),
+        (
+            "connection pool exhausted idle in transaction",
+            "database connections held during http call",
+        ),
+    ),
+    "time-after-leak": More(
+        ("was it time.After in the select loop?", "proxyLoop timers allocation"),
+        (
+            "the gateway's resident size climbing while goroutine count was flat",
+            "what kept the go service growing at constant traffic",
+        ),
+        ("timer", "select"),
+        ("go memory leak timers", "gateway memory growth pprof"),
+    ),
+    "hydration-date": More(
+        ("what caused the hydration mismatch on the activity page?", "toLocaleString during SSR"),
+        (
+            "initial paint and the client disagreed about the clock time shown",
+            "console warning about content differing between backend output and the client",
+        ),
+        ("hydration", "date"),
+        ("react hydration mismatch date format", "SSR locale timezone"),
+    ),
+    "terraform-lock": More(
+        ("how did we fix the terraform state lock?", "did we run force-unlock on DynamoDB"),
+        (
+            "plans in CI all erroring after an aborted pipeline",
+            "a stuck hold from a killed deployment blocked everything",
+        ),
+        ("terraform", "lock"),
+        ("terraform state lock error", "force unlock cancelled apply"),
+    ),
+    "sqlite-wal": More(
+        ("when did we enable WAL mode?", "busy_timeout 5000 sqlite"),
+        (
+            "reads refused during background saves",
+            "the journaling switch for our embedded store",
+        ),
+        ("sqlite", "WAL"),
+        ("sqlite database is locked WAL", "journal mode busy timeout"),
+    ),
+    "postgres-not-mongo": More(
+        ("did we choose postgres or mongodb for reports?", "the ADR about MongoDB"),
+        (
+            "why we kept a tabular store for finance summaries",
+            "our call against a schemaless store",
+        ),
+        ("postgres", "mongodb"),
+        ("datastore decision postgres mongodb ADR", "relational vs document database reports"),
+    ),
+    "nginx-body-size": More(
+        ("where did the 413 come from?", "client_max_body_size on the ingress"),
+        ("the 30 MB spreadsheet import was refused", "large files refused by the cluster edge"),
+        ("413", "ingress"),
+        ("413 request entity too large nginx", "upload size limit ingress"),
+    ),
+    "celery-visibility-timeout": More(
+        ("why did celery redeliver long tasks?", "visibility_timeout and acks_late"),
+        (
+            "media conversions executing on two machines simultaneously",
+            "double execution of very lengthy background work",
+        ),
+        ("visibility timeout", "redelivered"),
+        ("celery task runs twice redis broker", "long tasks redelivered"),
+    ),
+    "lru-cache-method": More(
+        ("was it lru_cache on a method?", "PriceCalculator kept alive"),
+        (
+            "the estimates service's heap growing with each call",
+            "a memoisation decorator that pinned instances",
+        ),
+        ("lru_cache", "PriceCalculator"),
+        ("lru_cache method memory leak self", "python cache decorator leak"),
+    ),
+    "filter-repo": More(
+        ("did we run git filter-repo?", "dropping storybook-static from history"),
+        ("the 2.3 GB checkout we trimmed", "removing compiled output from old revisions"),
+        ("filter-repo", "history"),
+        ("rewrite git history remove large files", "repo size build folder committed"),
+    ),
+    "dst-cron": More(
+        ("why did the cron run twice on daylight saving?", "Europe/Berlin schedule 02:30"),
+        (
+            "the overnight task that executed double one autumn weekend",
+            "the autumn DST shift made a planned task execute double",
+        ),
+        ("cron", "daylight saving"),
+        ("cron job ran twice daylight saving time", "backup schedule timezone UTC"),
+    ),
+    "cents-not-floats": More(
+        ("did we store money as integer cents?", "the bigint cents migration for amounts"),
+        (
+            "the rule about one-penny rounding differences",
+            "how currency values are held to avoid rounding drift",
+        ),
+        ("cents", "float"),
+        ("money amounts integer cents not floats", "currency rounding decimal storage"),
+    ),
+    "httponly-cookie": More(
+        ("where is the refresh token kept?", "httpOnly cookie SameSite Strict"),
+        (
+            "after the audit, where do login secrets live in the web client",
+            "nothing sensitive in the browser's persistent key store",
+        ),
+        ("refresh token", "cookie"),
+        ("access token refresh token storage httpOnly cookie", "tokens localStorage security"),
+    ),
+    "unicode-nfc": More(
+        ("why did the unique index let duplicate emails in?", "NFC normalisation of emails"),
+        (
+            "the same address registered twice with a diacritic",
+            "identical-looking addresses the database accepted twice",
+        ),
+        ("unicode", "normalization"),
+        ("duplicate accounts unicode email normalization", "unique constraint accented characters"),
+    ),
+    "webhook-raw-body": More(
+        ("why did stripe webhook signatures fail?", "express.raw for the webhook route"),
+        (
+            "callbacks from our card processor rejected after a library upgrade",
+            "checking payment events broke once body parsing ran everywhere",
+        ),
+        ("stripe", "raw bytes"),
+        ("stripe webhook signature verification raw body", "webhook HMAC express parser"),
+    ),
+    "cpu-throttling": More(
+        ("was the checkout latency CFS throttling?", "did we remove the cpu limit"),
+        (
+            "tail response-time jumps at 30% host usage",
+            "the service stalled now and then though cores were free",
+        ),
+        ("cpu limit", "throttling"),
+        ("kubernetes cpu throttling latency spikes", "cpu limits pods slow"),
+    ),
+    "mutable-default": More(
+        ("was it a mutable default argument?", "add_tags tags=[] bug"),
+        ("labels leaking across posts", "why saved posts picked up each other's labels"),
+        ("default argument", "tags"),
+        ("python mutable default list bug", "tags shared between articles"),
+    ),
+    "pnpm-monorepo": More(
+        ("when did we set up pnpm workspaces?", "turborepo and the @acme/ui package"),
+        (
+            "putting all frontend projects and the component library in a single repository",
+            "we stopped releasing the design system as a package",
+        ),
+        ("pnpm", "turborepo"),
+        ("monorepo workspaces frontend apps shared package", "one repo for web and admin"),
+    ),
+    "int-overflow": More(
+        (
+            "why did payments inserts fail with integer out of range?",
+            "changing payments id to bigint",
+        ),
+        ("the primary key that hit its ceiling", "a primary-key counter that exceeded the maximum"),
+        ("integer", "bigint"),
+        ("integer overflow primary key sequence", "id column out of range"),
+    ),
+    "log-costs": More(
+        ("why did log ingestion jump to 130 GB a day?", "LOG_LEVEL defaulted to DEBUG"),
+        ("monitoring costs jumped in spring", "the vendor charge that tripled after a release"),
+        ("log ingestion", "DEBUG"),
+        ("datadog bill log volume debug level", "logging costs increase"),
+    ),
+    "retry-storm": More(
+        ("what caused the retry storm on inventory?", "retry budget at the gateway"),
+        (
+            "the stock system got 30x its usual traffic during a short outage",
+            "layers each re-sending made the outage worse",
+        ),
+        ("retry", "inventory"),
+        ("retry storm cascading retries", "retries multiplied requests outage"),
+    ),
+    "excel-bom": More(
+        ("why did Excel show mojibake in the CSV?", "utf-8-sig BOM for exports"),
+        ("finance saw garbage instead of ä ö ü", "German letters broken when opening our export"),
+        ("CSV", "BOM"),
+        ("CSV encoding Excel umlauts UTF-8", "export special characters garbled"),
+    ),
+    "uv": More(
+        ("when did we switch from poetry to uv?", "uv sync --frozen in CI"),
+        (
+            "which tool replaced the sluggish one for python libraries",
+            "packaging tool migration for the pipeline",
+        ),
+        ("poetry", "uv"),
+        ("python package manager poetry uv lockfile", "dependency resolution slow CI install"),
+    ),
+    "autovacuum": More(
+        (
+            "why couldn't autovacuum keep up with the nightly DELETE?",
+            "autovacuum scale factor dead tuples",
+        ),
+        (
+            "the log of events that kept ballooning though we purge expired entries",
+            "bloat after the 90-day purge",
+        ),
+        ("autovacuum", "dead rows"),
+        ("postgres table bloat autovacuum", "deleted rows disk space vacuum"),
+    ),
+    "double-withdrawal": More(
+        ("was the double withdrawal a race condition?", "atomic UPDATE on wallet balance"),
+        (
+            "an account paid out double what it held",
+            "two simultaneous clicks got the money out twice",
+        ),
+        ("withdraw", "race"),
+        ("race condition balance check concurrent requests", "double spend wallet"),
+    ),
+    "cert-manager": More(
+        ("why did the grafana certificate expire?", "cert-manager DNS-01 solver"),
+        (
+            "the privacy warning on a company dashboard",
+            "TLS refresh broke since the host was private",
+        ),
+        ("certificate", "cert-manager"),
+        ("certificate expired renewal lets encrypt", "TLS cert not renewed internal"),
+    ),
+    "search-debounce": More(
+        ("did we add a debounce to search?", "AbortController cancels the previous fetch"),
+        ("results flickered while typing", "stale results overwrote newer ones in the search box"),
+        ("debounce", "AbortController"),
+        ("search input race out of order responses", "cancel previous request typing"),
+    ),
+    "sigterm-pid1": More(
+        (
+            "why did node never get SIGTERM from sh -c?",
+            "exec in the entrypoint so node gets SIGTERM",
+        ),
+        (
+            "deploys were slow since pods wouldn't shut down",
+            "the backend didn't get told to wind down",
+        ),
+        ("SIGTERM", "entrypoint"),
+        ("pod terminating slow graceful shutdown", "signal not forwarded shell pid 1"),
+    ),
+    "uuid-v7": More(
+        ("did we use UUIDv7 for the ledger tables?", "random v4 keys fragmenting the btree"),
+        (
+            "identifiers that sort chronologically for accounting records",
+            "write speed fell as identifiers got scattered",
+        ),
+        ("UUIDv7", "primary key"),
+        ("uuid primary key ordering insert performance", "uuid v7 vs v4"),
+    ),
+    "gil-thumbnails": More(
+        ("was it the GIL that limited thumbnail threads?", "ProcessPoolExecutor for resizing"),
+        (
+            "eight threads were no quicker than one",
+            "why adding threads gave no speedup for pictures",
+        ),
+        ("GIL", "thumbnails"),
+        ("python threads GIL CPU bound image resize", "thread pool no speedup"),
+    ),
+    "leaked-key": More(
+        ("what did we do about the leaked stripe key?", "gitleaks pre-commit hook"),
+        (
+            "the live credentials file that ended up on github",
+            "revoking a credential after an accidental push",
+        ),
+        ("stripe key", "gitleaks"),
+        ("secret committed to git rotate key", "leaked API key env file"),
+    ),
+    "playwright": More(
+        ("why did we move from cypress to playwright?", "webkit support for e2e"),
+        (
+            "browser automation migration for apple's engine and several windows",
+            "which automation tool covers apple's engine",
+        ),
+        ("cypress", "playwright"),
+        ("e2e testing framework cypress playwright", "browser tests safari multiple tabs"),
+    ),
+    "n-plus-one-graphql": More(
+        ("did we add a DataLoader for avatars?", "N+1 on the team page graphql"),
+        (
+            "300 SQL calls to show the people screen",
+            "grouping lookups into one trip on that screen",
+        ),
+        ("DataLoader", "resolver"),
+        ("graphql N+1 queries dataloader", "too many SQL queries per request"),
+    ),
+    "jwt-clock-skew-mobile": More(
+        (
+            "why were android users logged out right after login?",
+            "token exp checked against the device clock",
+        ),
+        (
+            "cheap handsets with wrong time kicking people out",
+            "relying on the backend's time instead of the handset's",
+        ),
+        ("device clock", "token"),
+        ("jwt expiry clock skew mobile", "token expired device time wrong"),
+    ),
+    "grpc-keepalive": More(
+        ("why did the first grpc call fail with UNAVAILABLE?", "keepalive pings for the NLB"),
+        (
+            "the opening request to pricing erroring after ten quiet minutes",
+            "the load balancer silently cutting quiet links",
+        ),
+        ("keepalive", "NLB"),
+        ("grpc idle connection dropped load balancer", "keepalive timeout first request fails"),
+    ),
+    "pagination-offset": More(
+        ("why did the transactions export skip rows?", "OFFSET pagination during inserts"),
+        (
+            "the dump missed records and duplicated others only during the day",
+            "how we made the nightly-fine extract correct at busy hours",
+        ),
+        ("pagination", "export"),
+        ("export skipped duplicated rows pagination", "LIMIT OFFSET inserts during export"),
+    ),
+    "feature-flag-cache": More(
+        ("why did pods keep the flag cache for 60 minutes?", "flag cache TTL of 60 minutes"),
+        (
+            "disabling the purchase experiment didn't apply for half of users",
+            "a kill switch that was ignored for a long while",
+        ),
+        ("feature flag", "cache"),
+        ("feature flag turned off still enabled", "flag cache TTL pods"),
+    ),
+    "disk-full-journald": More(
+        ("what filled the disk on the build agent?", "journalctl vacuum SystemMaxUse"),
+        (
+            "the build machine's storage filling though we cleared containers",
+            "OS diagnostics eating all the storage",
+        ),
+        ("disk", "journald"),
+        ("no space left on device logs", "journal logs disk full"),
+    ),
+}
+
+KINDS = ("lexical", "paraphrase", "concepts")
+# The fixed split: models and parameters are chosen on the tuning half (even positions) and
+# reported on the held-back half (odd positions). A needle's queries all go to one half.
+HELD_BACK = frozenset(n.key for i, n in enumerate(NEEDLES) if i % 2)
+
+
+def queries(needle: Needle, kind: str) -> list[str | list[str]]:
+    """Every query of one kind that looks for `needle`'s target."""
+    more = MORE[needle.key]
+    if kind == "lexical":
+        return [needle.lexical, *more.lexical]
+    if kind == "paraphrase":
+        return [needle.paraphrase, *more.paraphrase]
+    if kind == "concepts":
+        return [list(more.concepts)]
+    raise ValueError(f"unknown query kind {kind!r}")
+
+
+assert set(MORE) == {n.key for n in NEEDLES}, "every needle needs its further queries"

@@ -40,6 +40,7 @@ and distil at 768 dimensions (~11 min on 2 cores):
 from __future__ import annotations
 
 import argparse
+import hashlib
 import os
 from pathlib import Path
 
@@ -63,6 +64,17 @@ def parse_pca_dims(value: str) -> int | str | None:
     if value.lower() == "auto":
         return "auto"
     return int(value)
+
+
+CHECKSUMMED = ("model.safetensors", "tokenizer.json", "config.json")
+
+
+def checksums(folder: Path) -> str:
+    """The lines assets/MODEL.md records and tests/test_model.py checks (sha256sum format)."""
+    return "\n".join(
+        f"{hashlib.sha256((folder / name).read_bytes()).hexdigest()}  {name}"
+        for name in CHECKSUMMED
+    )
 
 
 def dir_size(path: Path) -> int:
@@ -132,6 +144,7 @@ def main() -> None:
     print(f"saved:   {args.out}")
     print(f"shape:   {model.embedding.shape} {model.embedding.dtype}")
     print(f"size:    {dir_size(args.out) / 2**20:.1f} MiB")
+    print(f"checksums (assets/MODEL.md):\n{checksums(args.out)}")
 
 
 if __name__ == "__main__":

@@ -275,3 +275,44 @@ def test_two_processes_write_at_once(tmp_path: Path) -> None:
     assert ft.ids() == expected
     assert ft.doc_count() == len(expected)
     assert ft.count("process", None) == len(expected)
+
+
+def test_question_words_do_not_weigh_in(ft: FullText) -> None:
+    # Message 1 answers the question; the others are full of the question's small words.
+    filler = [
+        doc(i, "what did we say we would do about that last time? when did you talk to them?")
+        for i in range(2, 12)
+    ]
+    ft.write([doc(1, "the staging migration moves the databases first, then services"), *filler])
+    assert ids_of(ft, "when did we last talk about the staging migration?") == [1]
+
+
+def test_a_query_of_small_words_still_searches(ft: FullText) -> None:
+    ft.write([doc(1, "what was it"), doc(2, "a plain note")])
+    assert ids_of(ft, "what was it") == [1]
+
+
+def test_rare_words_beat_common_words_in_short_messages(ft: FullText) -> None:
+    # A long answer with the question's rarest word, against short messages that have its
+    # two common words; tool results (no prose) make every message's prose look long to BM25.
+    answer = (
+        "A race in the withdraw handler: both requests read the balance, both pass the check, "
+        "and both write. I replaced the read-check-write with one atomic statement and treat "
+        "zero updated rows as insufficient funds, which the client shows as a plain error."
+    )
+    common = [doc(i, f"fix the race condition in module {i}") for i in range(2, 12)]
+    tools = [doc(i, "", "exit code 0", kind="tool_result") for i in range(12, 60)]
+    ft.write([doc(1, answer), *common, *tools])
+    assert ids_of(ft, "was the double withdrawal a race condition?")[0] == 1
+
+
+def test_scores_fall_with_fewer_rare_words(ft: FullText) -> None:
+    ft.write(
+        [
+            doc(1, "kafka rebalance duplicates"),
+            doc(2, "kafka rebalance"),
+            doc(3, "kafka"),
+            *(doc(i, "unrelated words here") for i in range(4, 20)),
+        ]
+    )
+    assert ids_of(ft, "why did kafka rebalance and make duplicates") == [1, 2, 3]

@@ -11,7 +11,7 @@ import pytest
 
 from memtui.config import Config
 from memtui.engine.memory import Memory
-from memtui.engine.search import fuse, settled
+from memtui.engine.search import SearchResponse, fuse, nearest, settled
 from memtui.errors import InvalidArgument, NotFound
 from tests.lines import assistant, text, user, write
 
@@ -246,6 +246,56 @@ def test_bad_arguments_say_what_to_fix(made: Memory) -> None:
         made.history.search("x", project="/no/such/project")
 
 
+def search_alt(
+    made: Memory, query: str, mode: str, alternatives: object, limit: int = 10
+) -> SearchResponse:
+    return made.history.search(query, mode, alternatives=alternatives, limit=limit)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("mode", ["fts", "vector", "hybrid"])
+def test_alternatives_find_what_the_answer_says(made: Memory, mode: str) -> None:
+    # The question has none of the message's words; the alternative has some of them.
+    question, alternative = "tidy up naming in the money code", "rename the billing helper"
+    alone = [r.uuid for r in search_alt(made, question, mode, None).results]
+    both = search_alt(made, question, mode, [alternative])
+    assert both.results[0].uuid == "shop-u2"
+    if mode == "fts":
+        assert "shop-u2" not in alone
+    assert both.total >= len(both.results)
+
+
+def test_alternatives_are_fused_not_anded(made: Memory) -> None:
+    # Each phrasing finds its own message; a message need not match them all.
+    found = search_alt(made, "snake_case_helper", "fts", ["refresh token expiry"])
+    assert {r.uuid for r in found.results} == {"shop-u2", "shop-a1"}
+    assert "**snake_case_helper**" in " ".join(r.snippet for r in found.results)
+    assert "**token**" in " ".join(r.snippet for r in found.results)
+    # Nothing to add: the same page as without them.
+    plain = search_alt(made, "webhook retry", "hybrid", None)
+    empty = search_alt(made, "webhook retry", "hybrid", ["", "  "])
+    assert [r.uuid for r in plain.results] == [r.uuid for r in empty.results]
+
+
+def test_phrasings_vector_rankings_merge_at_their_closest() -> None:
+    # The alternative's close match beats the question's far neighbours.
+    question = [(1, 0.41), (2, 0.40), (3, 0.39)]
+    alternative = [(3, 0.82), (4, 0.35)]
+    assert nearest([question, alternative]) == [(3, 0.82), (1, 0.41), (2, 0.40), (4, 0.35)]
+
+
+@pytest.mark.parametrize(
+    ("alternatives", "message"),
+    [
+        (["a", "b", "c", "d", "e"], "at most 4"),
+        ("refresh token", "list of 0 to 4 strings"),
+        (["fine", 3], "list of 0 to 4 strings"),
+    ],
+)
+def test_bad_alternatives_say_what_to_fix(made: Memory, alternatives: object, message: str) -> None:
+    with pytest.raises(InvalidArgument, match=message):
+        search_alt(made, "webhook", "hybrid", alternatives)
+
+
 def test_engine_imports_no_front_end() -> None:
     code = (
         "import sys, memtui.engine.memory; "
@@ -255,16 +305,28 @@ def test_engine_imports_no_front_end() -> None:
     assert out.stdout.strip() == "[]"
 
 
-def test_decisive_full_text_match_leads_the_hybrid_list() -> None:
-    # Message 1 tops full text far ahead of the rest; 2 and 3 sit high in both rankings.
-    fts = [(1, 30.0), (2, 12.0), (3, 11.0)]
-    vector = [3, 2, 4]
-    assert [mid for mid, _ in fuse(fts, vector)][:3] == [1, 3, 2]
-    # Without a clear lead, plain RRF decides: both rankings like 2 and 3 more.
-    close = [(1, 13.0), (2, 12.0), (3, 11.0)]
-    assert [mid for mid, _ in fuse(close, vector)][:3] == [3, 2, 1]
+def test_full_text_that_covers_the_query_leads_the_hybrid_list() -> None:
+    # Message 1 has all of the query's words; 3 sits third in both rankings, 4 tops vectors.
+    fts = [(1, 1.0), (2, 0.7), (3, 0.65)]
+    vector = [(4, 0.9), (5, 0.85), (3, 0.8)]
+    assert [mid for mid, _ in fuse(fts, vector)][:2] == [1, 3]
+    # With no full-text hit covering the query, the vector ranking's top leads.
+    weak = [(mid, score / 2) for mid, score in fts]
+    assert [mid for mid, _ in fuse(weak, vector)][:2] == [4, 3]
     scores = [score for _, score in fuse(fts, vector)]
     assert scores == sorted(scores, reverse=True)
+
+
+def test_flat_full_text_keeps_the_vector_finds() -> None:
+    # A paraphrase: full text matched incidental words (a third of the query) in ten messages;
+    # vectors found 20 first. Vectors lead, and their top five all stay in the top 10.
+    fts = [(mid, 0.34 - mid / 1000) for mid in range(1, 11)]
+    vector = [(mid, 0.8 - mid / 100) for mid in range(20, 30)]
+    top = [mid for mid, _ in fuse(fts, vector)][:10]
+    assert top[0] == 20
+    assert set(range(20, 25)) <= set(top)
+    # Each ranking's own top hit stays in the top 10 whichever leads.
+    assert {1, 20} <= set(top)
 
 
 @pytest.mark.parametrize("mode", ["fts", "vector", "hybrid"])

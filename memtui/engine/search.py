@@ -16,9 +16,16 @@ from memtui.errors import InvalidArgument
 from memtui.store.fts import FtsFilter
 from memtui.store.indexes import VECTOR_WHERE, Indexes
 
+MAX_ALTERNATIVES = 4
 DEPTH = 100  # candidates each ranking contributes to the fusion
-RRF_K = 10  # bench/quality.py: k=10 ranks better than the usual 60 (bench/README.md)
-DECISIVE = 1.5  # BM25 top / runner-up at which the full-text top hit leads a hybrid list
+# Fusion (bench/quality.py, chosen on the tuning half of its labelled set): a message scores
+# its better rank, 1 / (RANK_K + rank) weighted, plus AGREE times the sum of both. Full text
+# leads when its top hit has at least LEAD of the query's words (by rarity), vectors
+# otherwise; the other ranking counts FOLLOW as much.
+RANK_K = 5
+AGREE = 0.3
+LEAD = 0.6
+FOLLOW = 0.8
 SNIPPET = 240
 
 Ranking = list[tuple[int, float]]  # (message id, score), best first
@@ -96,27 +103,52 @@ def normalise_query(query: str | list[str]) -> str | list[str]:
     return [validate.text("a concept", q) for q in query]
 
 
-def rrf(*rankings: list[int]) -> dict[int, float]:
-    """Reciprocal rank fusion: rank matters, raw scores (BM25 vs cosine) need no calibration."""
-    fused: dict[int, float] = {}
-    for ranking in rankings:
-        for rank, mid in enumerate(ranking):
-            fused[mid] = fused.get(mid, 0.0) + 1 / (RRF_K + rank + 1)
-    return fused
+def normalise_alternatives(alternatives: object) -> list[str]:
+    """Other phrasings of the query: a list of 0 to 4 strings; blank ones are ignored."""
+    if alternatives is None:
+        return []
+    if not isinstance(alternatives, list) or not all(isinstance(a, str) for a in alternatives):
+        raise InvalidArgument("alternatives must be a list of 0 to 4 strings (other phrasings)")
+    if len(alternatives) > MAX_ALTERNATIVES:
+        raise InvalidArgument(
+            f"alternatives takes at most {MAX_ALTERNATIVES} phrasings, got {len(alternatives)}"
+        )
+    return [validate.text("an alternative", a) for a in alternatives if a.strip()]
 
 
-def fuse(fts: Ranking, vector: list[int]) -> Ranking:
-    """The hybrid order: RRF of both rankings, with a decisive full-text match first.
+def fuse(fts: Ranking, vector: Ranking) -> Ranking:
+    """The hybrid order of a full-text ranking scored by coverage (the share of the query's
+    words a message has, by rarity: `FullText.weight`) and a vector ranking.
 
-    When the best BM25 score is DECISIVE times the runner-up's, the words matched one message
-    far better than any other: the person remembered them, and plain RRF would let a message
-    that both rankings like moderately outrank it (bench/quality_results.md). Such a match
-    gets one more first-place vote, which always puts it on top.
+    Each message scores the better of its two reciprocal ranks plus AGREE times their sum, so
+    the top of each ranking is interleaved and agreement breaks ties. Reciprocal rank fusion
+    summed the two instead: a message both rankings liked moderately then outranked the
+    target one of them had found first, and flat full-text lists (a paraphrase shares only
+    incidental words with its answer) pushed vector finds out of the top 10. The ranking
+    that leads is the one to trust: full text when its top hit covers the query, vectors
+    when it covers little of it.
     """
-    fused = rrf([mid for mid, _ in fts], vector)
-    if len(fts) > 1 and fts[0][1] >= DECISIVE * fts[1][1]:
-        fused[fts[0][0]] += 1 / (RRF_K + 1)
+    lead = bool(fts) and fts[0][1] >= LEAD
+    w_fts, w_vec = (1.0, FOLLOW) if lead else (FOLLOW, 1.0)
+    by_fts = {mid: w_fts / (RANK_K + rank + 1) for rank, (mid, _) in enumerate(fts)}
+    by_vec = {mid: w_vec / (RANK_K + rank + 1) for rank, (mid, _) in enumerate(vector)}
+    fused = {}
+    for mid in dict.fromkeys([*by_fts, *by_vec]):
+        a, b = by_fts.get(mid, 0.0), by_vec.get(mid, 0.0)
+        fused[mid] = max(a, b) + AGREE * (a + b)
     return sorted(fused.items(), key=lambda kv: kv[1], reverse=True)
+
+
+def nearest(rankings: list[Ranking]) -> Ranking:
+    """Rankings of several phrasings as one: each message at its best score. Vector
+    similarities compare across phrasings, and so do full-text coverages: a phrasing with a
+    close match wins over one whose hits are all far (rank fusion would count both the same).
+    """
+    best: dict[int, float] = {}
+    for ranking in rankings:
+        for mid, sim in ranking:
+            best[mid] = max(sim, best.get(mid, sim))
+    return sorted(best.items(), key=lambda kv: (-kv[1], -kv[0]))
 
 
 def settled(fetch: Callable[[int], Ranking], n: int, keep: int) -> Ranking:
@@ -172,14 +204,17 @@ class Searcher:
         offset: int,
         alternatives: list[str] | None = None,
     ) -> SearchResponse:
-        if alternatives:
-            raise InvalidArgument("alternatives are not supported yet")
+        """One page of results. `alternatives` are other phrasings of the same question (the
+        words the answer may use): each is searched like the query, in every mode, and the
+        rankings are merged, each message at its best; a message need not match them all."""
         mode = MODE_ALIASES.get(mode, mode)
         if mode not in MODES:
             raise InvalidArgument(f"mode must be one of hybrid, fts, vector, not {mode!r}")
         validate.page(limit, offset)
         query = normalise_query(query)
+        phrasings: list[str | list[str]] = [query, *normalise_alternatives(alternatives)]
         want = offset + limit
+        depth = max(DEPTH, want)
         note = None
         vectors_ready = mode == "fts" or self.indexes.vectors_ready()
         if mode == "hybrid" and not vectors_ready:
@@ -189,33 +224,43 @@ class Searcher:
         fts_filter = FtsFilter(
             filt.project, filt.session_id, filt.role, None, filt.after, filt.before
         )
-        terms = self.indexes.fts.terms(query)
+        terms = list(dict.fromkeys(t for p in phrasings for t in self.indexes.fts.terms(p)))
 
-        def fts_ranking(n: int, keep: int) -> Ranking:
-            return settled(lambda size: self.indexes.fts.search(query, fts_filter, size), n, keep)
+        def fts_ranking(q: str | list[str], n: int, keep: int) -> Ranking:
+            return settled(lambda size: self.indexes.fts.search(q, fts_filter, size), n, keep)
+
+        def covered(q: str | list[str]) -> Ranking:
+            """The full-text ranking with each score as the share of `q` it covers."""
+            weight = self.indexes.fts.weight(q) or 1.0
+            return [(mid, score / weight) for mid, score in fts_ranking(q, depth, want)]
+
+        def page(ranked: Ranking, total: int, by: Callable[[int], list[str]]) -> SearchResponse:
+            scored = [(mid, score, by(mid)) for mid, score in ranked[offset:want]]
+            return SearchResponse(self._results(scored, terms), total, mode, offset, limit, note)
 
         if mode == "fts":
-            hits = fts_ranking(want, want)[offset:]
-            total = self.indexes.fts.count(query, fts_filter) if hits or offset else 0
-            scored = [(mid, score, ["fts"]) for mid, score in hits]
-            return SearchResponse(self._results(scored, terms), total, mode, offset, limit, note)
-        depth = max(DEPTH, want)
-        vector_ids = self._vector_ranking(query, filt, depth, want)
+            if len(phrasings) == 1:
+                hits = fts_ranking(query, want, want)
+                total = self.indexes.fts.count(query, fts_filter) if hits[offset:] or offset else 0
+                return page(hits, total, lambda _: ["fts"])
+            merged = nearest([covered(p) for p in phrasings])
+            total = max(len(merged), *(self.indexes.fts.count(p, fts_filter) for p in phrasings))
+            return page(merged, total if merged else 0, lambda _: ["fts"])
+        vector_rankings = [self._vector_ranking(p, filt, depth, want) for p in phrasings]
         if mode == "vector":
-            page = vector_ids[offset:want]
-            scored = [(mid, score, ["vector"]) for mid, score in page]
-            return SearchResponse(
-                self._results(scored, terms), len(vector_ids), mode, offset, limit, note
-            )
-        fts_hits = fts_ranking(depth, want)
-        vec_ids = [mid for mid, _ in vector_ids]
-        ranked = fuse(fts_hits, vec_ids)
-        fts_set, vec_set = {mid for mid, _ in fts_hits}, set(vec_ids)
-        scored = [
-            (mid, score, [n for n, s in (("fts", fts_set), ("vector", vec_set)) if mid in s])
-            for mid, score in ranked[offset:want]
-        ]
-        return SearchResponse(self._results(scored, terms), len(ranked), mode, offset, limit, note)
+            if len(phrasings) == 1:
+                return page(vector_rankings[0], len(vector_rankings[0]), lambda _: ["vector"])
+            merged = nearest(vector_rankings)
+            return page(merged, len(merged), lambda _: ["vector"])
+        fts_merged = nearest([covered(p) for p in phrasings])
+        vec_merged = nearest(vector_rankings)
+        ranked = fuse(fts_merged, vec_merged)
+        fts_set, vec_set = {mid for mid, _ in fts_merged}, {mid for mid, _ in vec_merged}
+        return page(
+            ranked,
+            len(ranked),
+            lambda mid: [n for n, s in (("fts", fts_set), ("vector", vec_set)) if mid in s],
+        )
 
     # -- vectors -----------------------------------------------------------------------------
 

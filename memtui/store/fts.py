@@ -9,8 +9,15 @@ identifiers whole (Tantivy's regex tokenizer) was measured and dropped: it doubl
 time (60k docs: 27 s -> 60 s) and only changed ranking, never what is found.
 
 Queries are built from analysed tokens, never by Tantivy's query parser, so no input can be
-a syntax error: words are OR'd (BM25) with a bonus when all are present, a "quoted phrase"
-must match as a phrase, and a list of concepts requires every concept.
+a syntax error: a "quoted phrase" must match as a phrase, a list of concepts requires every
+concept, and other words are OR'd. Words that say nothing about the answer ("when", "did",
+"the", "last": STOP_WORDS) are dropped unless the query has nothing else. A query of several
+words scores each word it finds by its rarity (BM25's idf), whatever the message's length,
+with BM25 at a fifth of that weight to order messages with the same words: plain BM25 put
+short messages with one common query word above a long answer with the rare ones, because
+tool results (no prose) make the prose field's average length small. On bench/quality.py's
+natural questions and lexical queries that took full text from below an SQLite FTS5 bm25
+baseline with common words dropped to above it (bench/quality_results.md).
 
 Other processes commit to the same directory: before each search one stat of meta.json
 (~2 us) tells whether to reload the reader (~0.07 ms).
@@ -21,6 +28,7 @@ Measured on 200k synthetic docs (118 MB index, built in 76 s at 5k docs a commit
 
 from __future__ import annotations
 
+import math
 import os
 import re
 from collections.abc import Iterable
@@ -37,8 +45,25 @@ _STEM_TOKENIZER = "memtui_stem"
 _WORD = re.compile(r"\w+(?:[./:@\-]\w+)*")
 _PHRASE = re.compile(r'"([^"]*)"')
 
+# Words that say nothing about the answer: function words, question words, and the words of
+# asking about a conversation ("when did we last talk about ..."). A query drops them unless
+# it has nothing else; a quoted phrase keeps them.
+STOP_WORDS = frozenset(
+    """
+    a about above after again all also am an and any are as at be been before being below
+    between both but by can could did do does doing done down during each either else ever
+    for from further get got had has have having he her here hers herself him himself his how
+    i if in into is it its itself just last me might more most much must my myself no nor not
+    now of off on once one only or other our ours ourselves out over own please same say said
+    says shall she should so some such talk talked talking tell than that the their theirs
+    them themselves then there these they this those through to told too under until up upon
+    us very was we were what whatever when where whether which while who whom whose why will
+    with would yes yet you your yours yourself yourselves
+    """.split()  # noqa: SIM905 - a word list reads best as words
+)
+
 _TOOL_BOOST = 0.4
-_ALL_WORDS_BOOST = 1.0  # docs with every word score roughly double
+_BM25_WEIGHT = 0.2  # BM25's share next to the idf of the words found (bench/quality.py)
 _MAX_WORDS = 32  # longer queries are cut: more words add cost, not precision
 
 # One indexing thread leaves the second core to merges; measured faster than two on 2 cores.
@@ -167,11 +192,11 @@ class FullText:
         filt: FtsFilter | None,
         limit: int,
     ) -> list[tuple[int, float]]:
-        """(message id, BM25 score), best first."""
-        q = self._query(query, filt)
+        """(message id, score), best first."""
+        searcher = self._searcher()
+        q = self._query(query, filt, searcher)
         if q is None or limit <= 0:
             return []
-        searcher = self._searcher()
         hits = searcher.search(q, limit, count=False).hits
         if not hits:
             return []
@@ -179,11 +204,23 @@ class FullText:
         return [(int(mid), score) for (score, _), mid in zip(hits, ids, strict=True)]
 
     def count(self, query: str | list[str], filt: FtsFilter | None) -> int:
-        q = self._query(query, filt)
+        searcher = self._searcher()
+        q = self._query(query, filt, searcher)
         if q is None:
             return 0
         # Tantivy refuses limit=0; one top hit is the cheapest way to get the count.
-        return self._searcher().search(q, 1, count=True).count
+        return searcher.search(q, 1, count=True).count
+
+    def weight(self, query: str | list[str]) -> float:
+        """What a message with every content word of `query` scores, BM25's share aside: a
+        hit's score over this says how much of the query it matched."""
+        searcher = self._searcher()
+        total = 0.0
+        for text in [query] if isinstance(query, str) else query:
+            words = list(dict.fromkeys(_WORD.findall(_PHRASE.sub(" ", text))))[:_MAX_WORDS]
+            content = [w for w in words if w.lower() not in STOP_WORDS] or words
+            total += sum(self._idf(w, searcher) for w in content)
+        return total
 
     def terms(self, query: str | list[str]) -> list[str]:
         """Query words lowercased, each followed by its stems, for prefix highlighting."""
@@ -233,12 +270,14 @@ class FullText:
 
     # -- query building --------------------------------------------------------------------
 
-    def _query(self, query: str | list[str], filt: FtsFilter | None) -> Query | None:
+    def _query(
+        self, query: str | list[str], filt: FtsFilter | None, searcher: tantivy.Searcher
+    ) -> Query | None:
         if isinstance(query, str):
-            text_query = self._text_query(query)
+            text_query = self._text_query(query, searcher)
         else:
             # Concepts: each must match; a concept with no words is ignored.
-            parts = [q for q in map(self._text_query, query) if q is not None]
+            parts = [q for q in (self._text_query(c, searcher) for c in query) if q is not None]
             text_query = _all(parts) if parts else None
         if text_query is None:
             return None
@@ -248,18 +287,64 @@ class FullText:
         # Filters only select; scoring comes from the text alone.
         return _all([text_query, Query.const_score_query(_all(filters), 0.0)])
 
-    def _text_query(self, text: str) -> Query | None:
+    def _text_query(self, text: str, searcher: tantivy.Searcher) -> Query | None:
         phrases = [q for p in _PHRASE.findall(text) if (q := self._stemmed_text(p)) is not None]
         words = list(dict.fromkeys(_WORD.findall(_PHRASE.sub(" ", text))))[:_MAX_WORDS]
-        word_queries = [q for w in words if (q := self._stemmed_text(w)) is not None]
+        # Words like "when", "did", "last" match most messages: left in, they let a long
+        # message full of them outrank the answer. A query of nothing else keeps them.
+        content = [w for w in words if w.lower() not in STOP_WORDS] or (
+            words if not phrases else []
+        )
+        word_queries = [q for w in content if (q := self._stemmed_text(w)) is not None]
         if phrases:
             return Query.boolean_query(
                 [(Occur.Must, q) for q in phrases] + [(Occur.Should, q) for q in word_queries]
             )
-        if len(word_queries) > 1:
-            bonus = Query.boost_query(_all(word_queries), _ALL_WORDS_BOOST)
-            return _any([*word_queries, bonus])
-        return word_queries[0] if word_queries else None
+        weighed = [q for w in content if (q := self._weighed(w, searcher)) is not None]
+        if not weighed:
+            return None
+        bm25 = Query.boost_query(_any(word_queries), _BM25_WEIGHT)
+        return _any([*weighed, bm25])
+
+    def _idf(self, word: str, searcher: tantivy.Searcher) -> float:
+        """The most a word can add to a message's score (its best field)."""
+        stems = self._stem.analyze(word)[:_MAX_WORDS]
+        if not stems:
+            return 0.0
+        n = max(searcher.num_docs, 1)
+        best = 0.0
+        for field, boost in (("text", 1.0), ("tool_text", _TOOL_BOOST)):
+            if len(stems) == 1:
+                df = searcher.doc_freq(field, stems[0])
+            else:
+                q = Query.phrase_query(self._schema, field, stems)
+                df = searcher.search(q, 1, count=True).count
+            if df:
+                best = max(best, math.log(1 + (n - df + 0.5) / (df + 0.5)) * boost)
+        return best
+
+    def _weighed(self, word: str, searcher: tantivy.Searcher) -> Query | None:
+        """A word that scores its rarity (BM25's idf) wherever it appears, however long the
+        message: which words a message has decides, how often and in how long a text only
+        breaks ties."""
+        stems = self._stem.analyze(word)[:_MAX_WORDS]
+        if not stems:
+            return None
+        n = max(searcher.num_docs, 1)
+        per_field = []
+        for field, boost in (("text", 1.0), ("tool_text", _TOOL_BOOST)):
+            if len(stems) == 1:
+                q = Query.term_query(self._schema, field, stems[0])
+                df = searcher.doc_freq(field, stems[0])
+            else:
+                q = Query.phrase_query(self._schema, field, stems)
+                df = searcher.search(q, 1, count=True).count
+            if df:
+                idf = math.log(1 + (n - df + 0.5) / (df + 0.5))
+                per_field.append(Query.const_score_query(q, idf * boost))
+        if not per_field:
+            return None
+        return per_field[0] if len(per_field) == 1 else Query.disjunction_max_query(per_field)
 
     def _stemmed_text(self, text: str) -> Query | None:
         """A word or a quoted phrase: its stems in order, in prose or (scored lower) tool text."""
