@@ -81,9 +81,10 @@ class _Delta:
     def put(self, ids: np.ndarray, vecs: np.ndarray) -> None:
         new = [i for i in dict.fromkeys(ids.tolist()) if i not in self.rows]
         if self.used + len(new) > len(self.vecs):
-            grown = np.zeros((max(self.used + len(new), 2 * len(self.vecs), 64), self.dim))
+            size = max(self.used + len(new), 2 * len(self.vecs), 64)
+            grown = np.zeros((size, self.dim), dtype=np.float32)
             grown[: self.used] = self.vecs[: self.used]
-            self.vecs = grown.astype(np.float32)
+            self.vecs = grown
         for i in new:
             self.rows[i] = self.used
             self.used += 1
