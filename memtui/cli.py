@@ -25,6 +25,7 @@ from rich.progress import (
 
 from memtui import __version__, config
 from memtui.engine.types import MODES, ROLES, to_dict
+from memtui.engine.validate import REACH
 from memtui.errors import MemtuiError
 
 if TYPE_CHECKING:  # the engine loads numpy, Tantivy and hnswlib: not for --help
@@ -111,7 +112,7 @@ def build_parser() -> Parser:
     search.add_argument("--after", help="only messages at or after this ISO date or date-time")
     search.add_argument("--before", help="only messages before this ISO date or date-time")
     search.add_argument("--limit", type=whole(1, 1000), default=10)
-    search.add_argument("--offset", type=whole(0, 10_000), default=0, help="skip this many")
+    search.add_argument("--offset", type=whole(0, 999), default=0, help="skip this many")
     search.add_argument("--json", action="store_true", help="one JSON document on stdout")
 
     projects = sub.add_parser("projects", help="list the archived projects")
@@ -357,7 +358,8 @@ def cmd_search(memory: Memory, args: argparse.Namespace) -> None:
         out.print(
             "  " + "".join(f"[bold yellow]{p}[/]" if i % 2 else p for i, p in enumerate(parts))
         )
-    out.print(f"[dim]{len(response.results)} of {response.total:,} ({response.mode})[/]")
+    more = "+" if response.total >= REACH else ""
+    out.print(f"[dim]{len(response.results)} of {response.total:,}{more} ({response.mode})[/]")
 
 
 def cmd_reindex(memory: Memory, args: argparse.Namespace) -> None:

@@ -375,3 +375,18 @@ def test_settled_makes_the_group_at_the_cut_whole_or_drops_it() -> None:
     asked.clear()
     assert settled(fetch, 1, keep=1) == [(1, 9.0)]
     assert asked == [2]
+
+
+@pytest.mark.parametrize("mode", ["fts", "vector", "hybrid"])
+def test_total_is_what_paging_reaches_in_every_mode(made: Memory, mode: str) -> None:
+    first = made.history.search("webhook retry", mode, limit=5)
+    total = first.total
+    assert 0 < total < 1_000
+    last = made.history.search("webhook retry", mode, limit=1, offset=total - 1)
+    assert len(last.results) == 1 and last.total == total
+    assert made.history.search("webhook retry", mode, limit=1, offset=total).results == []
+
+
+def test_paging_stops_at_the_reach(made: Memory) -> None:
+    with pytest.raises(InvalidArgument, match="at most 1,000"):
+        made.history.search("webhook", offset=995, limit=10)

@@ -17,6 +17,8 @@ from memtui.store.fts import FtsFilter
 from memtui.store.indexes import VECTOR_WHERE, Indexes
 
 MAX_ALTERNATIVES = 4
+# How far paging reaches in every mode; "of N" counts the results it can reach, at most this.
+REACH = validate.REACH
 DEPTH = 100  # candidates each ranking contributes to the fusion
 # Fusion (bench/quality.py, chosen on the tuning half of its labelled set): a message scores
 # its better rank, 1 / (RANK_K + rank) weighted, plus AGREE times the sum of both. Full text
@@ -210,7 +212,7 @@ class Searcher:
         mode = MODE_ALIASES.get(mode, mode)
         if mode not in MODES:
             raise InvalidArgument(f"mode must be one of hybrid, fts, vector, not {mode!r}")
-        validate.page(limit, offset)
+        validate.page(limit, offset, reach=REACH)
         query = normalise_query(query)
         phrasings: list[str | list[str]] = [query, *normalise_alternatives(alternatives)]
         want = offset + limit
@@ -238,36 +240,55 @@ class Searcher:
             scored = [(mid, score, by(mid)) for mid, score in ranked[offset:want]]
             return SearchResponse(self._results(scored, terms), total, mode, offset, limit, note)
 
+        allowed = None if mode == "fts" or not filt.any() else self._allowed(filt)
+        total = self._reach(phrasings, fts_filter, None if mode == "fts" else allowed, mode)
         if mode == "fts":
             if len(phrasings) == 1:
-                hits = fts_ranking(query, want, want)
-                total = self.indexes.fts.count(query, fts_filter) if hits[offset:] or offset else 0
-                return page(hits, total, lambda _: ["fts"])
+                return page(fts_ranking(query, want, want), total, lambda _: ["fts"])
             merged = nearest([covered(p) for p in phrasings])
-            total = max(len(merged), *(self.indexes.fts.count(p, fts_filter) for p in phrasings))
-            return page(merged, total if merged else 0, lambda _: ["fts"])
-        vector_rankings = [self._vector_ranking(p, filt, depth, want) for p in phrasings]
+            return page(merged, total, lambda _: ["fts"])
+        vector_rankings = [self._vector_ranking(p, allowed, depth, want) for p in phrasings]
         if mode == "vector":
-            if len(phrasings) == 1:
-                return page(vector_rankings[0], len(vector_rankings[0]), lambda _: ["vector"])
-            merged = nearest(vector_rankings)
-            return page(merged, len(merged), lambda _: ["vector"])
+            return page(nearest(vector_rankings), total, lambda _: ["vector"])
         fts_merged = nearest([covered(p) for p in phrasings])
         vec_merged = nearest(vector_rankings)
         ranked = fuse(fts_merged, vec_merged)
         fts_set, vec_set = {mid for mid, _ in fts_merged}, {mid for mid, _ in vec_merged}
         return page(
             ranked,
-            len(ranked),
+            total,
             lambda mid: [n for n, s in (("fts", fts_set), ("vector", vec_set)) if mid in s],
         )
+
+    def _reach(
+        self,
+        phrasings: list[str | list[str]],
+        fts_filter: FtsFilter,
+        allowed: set[int] | None,
+        mode: str,
+    ) -> int:
+        """How many results paging can reach, the same in every mode, at most REACH: the
+        messages full text matches (fts, hybrid), with every vector the filters allow
+        (vector, hybrid: all are ranked by similarity)."""
+        fts = self.indexes.fts
+        vectors: set[int] = set()
+        if mode != "fts":
+            live = self.indexes.vectors.ids() if allowed is None else allowed
+            vectors = live if allowed is None else live & self.indexes.vectors.ids()
+            if len(vectors) >= REACH:
+                return REACH
+        if mode == "vector":
+            return len(vectors)
+        if any(fts.count(p, fts_filter) >= REACH for p in phrasings):
+            return REACH
+        found = {mid for p in phrasings for mid, _ in fts.search(p, fts_filter, REACH)}
+        return min(len(found | vectors), REACH)
 
     # -- vectors -----------------------------------------------------------------------------
 
     def _vector_ranking(
-        self, query: str | list[str], filt: Filters, depth: int, keep: int
+        self, query: str | list[str], allowed: set[int] | None, depth: int, keep: int
     ) -> Ranking:
-        allowed = self._allowed(filt) if filt.any() else None
         if allowed is not None and not allowed:
             return []
         concepts = [query] if isinstance(query, str) else query

@@ -5,7 +5,7 @@ from __future__ import annotations
 from memtui.errors import InvalidArgument
 
 MAX_QUERY = 4_000  # SPEC: a query of at most 4,000 characters
-MAX_OFFSET = 10_000  # deeper pages are not a way anyone reads results
+REACH = 1_000  # results paging reaches in any search mode: nobody reads further down
 
 
 def text(name: str, value: object, max_chars: int = MAX_QUERY) -> str:
@@ -29,8 +29,14 @@ def optional_text(name: str, value: object, max_chars: int = MAX_QUERY) -> str |
     return None if value is None else text(name, value, max_chars)
 
 
-def page(limit: int, offset: int, max_limit: int = 1000) -> None:
+def page(limit: int, offset: int, max_limit: int = 1000, reach: int | None = None) -> None:
+    """A page's bounds; with `reach`, the page may not end past it."""
     if not 1 <= limit <= max_limit:
-        raise InvalidArgument(f"limit must be from 1 to {max_limit}, not {limit}")
-    if not 0 <= offset <= MAX_OFFSET:
-        raise InvalidArgument(f"offset must be from 0 to {MAX_OFFSET:,}, not {offset}")
+        raise InvalidArgument(f"limit must be from 1 to {max_limit:,}, not {limit}")
+    if not 0 <= offset < 2**31:
+        raise InvalidArgument(f"offset must be a whole number from 0, not {offset}")
+    if reach is not None and offset + limit > reach:
+        raise InvalidArgument(
+            f"offset + limit must be at most {reach:,}, not {offset + limit:,}",
+            f"results are ranked {reach:,} deep at most",
+        )
