@@ -99,7 +99,7 @@ projects = memory.config.claude_dir
 target = next(p for p in projects.glob("*/*.jsonl") if not p.name.startswith("agent-"))
 cwd = memory.history.get_session(target.stem).session.project
 stop = threading.Event()
-threading.Thread(target=memory.follow, args=(projects, stop), daemon=True).start()
+threading.Thread(target=memory.upkeep.follow, args=(projects, stop), daemon=True).start()
 time.sleep(5)  # watches on a big tree take a moment to set up
 latencies = []
 for n in range(10):

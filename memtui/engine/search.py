@@ -273,8 +273,10 @@ class Searcher:
         fts = self.indexes.fts
         vectors: set[int] = set()
         if mode != "fts":
-            live = self.indexes.vectors.ids() if allowed is None else allowed
-            vectors = live if allowed is None else live & self.indexes.vectors.ids()
+            index = self.indexes.vectors
+            if allowed is None and len(index) >= REACH:
+                return REACH  # the common case, without copying the live ids
+            vectors = index.ids() if allowed is None else index.live_among(allowed)
             if len(vectors) >= REACH:
                 return REACH
         if mode == "vector":

@@ -210,6 +210,10 @@ class Vectors:
         with self._mutex:
             return set(self._live)
 
+    def live_among(self, ids: Collection[int]) -> set[int]:
+        with self._mutex:
+            return self._live.intersection(ids)
+
     def __len__(self) -> int:
         return len(self._live)
 
