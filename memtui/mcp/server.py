@@ -18,6 +18,8 @@ from typing import Any, ParamSpec, TypeVar, get_type_hints
 import anyio
 import anyio.to_thread
 import pydantic_core
+from mcp.server.auth.provider import TokenVerifier
+from mcp.server.auth.settings import AuthSettings
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
@@ -87,9 +89,19 @@ class Server(MCPServer):
     """MCPServer with memtui's argument rules: unknown arguments are refused by name, types are
     strict (declared per argument), and every failure is a coded `isError` result."""
 
-    def __init__(self, engine: Engine) -> None:
+    def __init__(
+        self,
+        engine: Engine,
+        token_verifier: TokenVerifier | None = None,
+        auth: AuthSettings | None = None,
+    ) -> None:
         super().__init__(
-            name="memtui", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING"
+            name="memtui",
+            version=__version__,
+            instructions=INSTRUCTIONS,
+            log_level="WARNING",
+            token_verifier=token_verifier,
+            auth=auth,
         )
         self.engine = engine
         self._arguments: dict[str, tuple[str, ...]] = {}
@@ -151,10 +163,15 @@ async def run_bounded(call: Callable[[], T], what: str) -> T:
         raise Busy(f"{what} took longer than {TOOL_SECONDS:.0f} s") from None
 
 
-def build_server(engine: Engine) -> Server:
+def build_server(
+    engine: Engine,
+    token_verifier: TokenVerifier | None = None,
+    auth: AuthSettings | None = None,
+) -> Server:
+    """The server with every tool group registered; HTTP passes its token check and auth."""
     from memtui.mcp import history
 
-    server = Server(engine)
+    server = Server(engine, token_verifier, auth)
     for group in (history,):
         group.register(server)
     return server
