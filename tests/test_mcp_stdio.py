@@ -38,10 +38,10 @@ def server_env(cfg: Config) -> dict[str, str]:
 class Wire:
     """JSON-RPC over a `memtui mcp` child's pipes, byte for byte, keeping all it writes."""
 
-    def __init__(self, cfg: Config) -> None:
+    def __init__(self, cfg: Config, argv: list[str] | None = None) -> None:
         self.started = time.monotonic()
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "memtui", "mcp"],
+            argv or [sys.executable, "-m", "memtui", "mcp"],
             cwd=ROOT,
             env=server_env(cfg),
             stdin=subprocess.PIPE,
