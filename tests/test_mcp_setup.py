@@ -12,6 +12,7 @@ import sys
 
 from memtui.config import Config
 from memtui.mcp.http import http_token
+from memtui.mcp.setup import command
 from tests.test_mcp_stdio import ROOT, Wire
 
 
@@ -61,7 +62,7 @@ def test_print_config_gives_commands_and_the_real_token(cfg: Config) -> None:
     out = done.stdout
     lines = out.splitlines()
     add = shlex.split(next(line for line in lines if line.startswith("claude mcp add --scope")))
-    assert add[-2:] == ["memtui", "mcp"] or add[-4:-1] == [sys.executable, "-m", "memtui"]
+    assert add[add.index("--") + 1 :] == command()  # the installed script, or this python
     assert f"--env=MEMTUI_DATA_DIR={cfg.data_dir}" in add
     token = http_token(cfg)
     assert f"Authorization: Bearer {token}" in out

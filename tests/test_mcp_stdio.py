@@ -190,3 +190,17 @@ def test_sigterm_while_following_leaves_no_process(cfg: Config) -> None:
     assert wire.proc.wait(20) == 0
     _gone, alive = psutil.wait_procs(family, timeout=5)
     assert not alive
+
+
+def test_the_mcp_command_imports_no_textual(cfg: Config) -> None:
+    code = (
+        "import sys\n"
+        "from memtui import cli\n"
+        "from memtui.mcp import http, setup, stdio\n"
+        "from memtui.mcp.engine import Engine\n"
+        "from memtui.mcp.server import build_server\n"
+        "from memtui.config import load\n"
+        "build_server(Engine(load()))\n"
+        "assert not [m for m in sys.modules if m.split('.')[0] == 'textual'], 'textual'\n"
+    )
+    subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=server_env(cfg), check=True)
