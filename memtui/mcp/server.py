@@ -75,13 +75,11 @@ def output_model(cls: type[Any]) -> type[BaseModel]:
 
 
 def invalid_arguments(tool: str, error: ValidationError) -> str:
-    """Pydantic's complaints as one line per argument, without the caller's values echoed."""
+    """Pydantic's complaints by argument name, without the caller's values echoed."""
     parts = []
     for err in error.errors(include_url=False, include_input=False):
-        where = ".".join(
-            str(p) for p in err["loc"] if not isinstance(p, int) or len(err["loc"]) > 1
-        )
-        parts.append(f"{where or 'arguments'}: {err['msg']}")
+        where = str(err["loc"][0]) if err["loc"] else "arguments"
+        parts.append(f"{where}: {err['msg']}")
     return f"{INVALID}: {tool}: " + "; ".join(dict.fromkeys(parts))
 
 
@@ -129,7 +127,7 @@ class Server(MCPServer):
 
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
-    ) -> CallToolResult:  # type: ignore[override]  # never asks the client for input
+    ) -> CallToolResult:
         valid = self._arguments.get(name)
         if valid is None:
             known = ", ".join(self._arguments)
@@ -160,7 +158,10 @@ async def run_bounded(call: Callable[[], T], what: str) -> T:
             return await anyio.to_thread.run_sync(call, abandon_on_cancel=True)
     except TimeoutError:
         log.warning("%s took longer than %.0f s", what, TOOL_SECONDS)
-        raise Busy(f"{what} took longer than {TOOL_SECONDS:.0f} s") from None
+        raise Busy(
+            f"{what} took longer than {TOOL_SECONDS:.0f} s",
+            "try again in a moment, or narrow it: fewer words, a filter, mode fts",
+        ) from None
 
 
 def build_server(
