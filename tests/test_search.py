@@ -12,7 +12,7 @@ import pytest
 from memtui.config import Config
 from memtui.engine.memory import Memory
 from memtui.engine.search import SearchResponse, fuse, nearest, settled
-from memtui.errors import InvalidArgument, NotFound
+from memtui.errors import Ambiguous, InvalidArgument, NotFound
 from tests.lines import assistant, text, user, write
 
 SHOP, CRAWLER = "/home/dev/shop-api", "/home/dev/crawler"
@@ -390,3 +390,10 @@ def test_total_is_what_paging_reaches_in_every_mode(made: Memory, mode: str) -> 
 def test_paging_stops_at_the_reach(made: Memory) -> None:
     with pytest.raises(InvalidArgument, match="at most 1,000"):
         made.history.search("webhook", offset=995, limit=10)
+
+
+def test_project_by_a_part_of_its_path(made: Memory) -> None:
+    assert {r.project for r in made.history.search("webhook", project="shop-api").results} == {SHOP}
+    assert made.history.list_sessions("crawler/")[0].project == CRAWLER
+    with pytest.raises(Ambiguous, match=r"matches 2: /home/dev/crawler, /home/dev/shop-api"):
+        made.history.search("webhook", project="/home/dev")

@@ -62,6 +62,11 @@ def _cut(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def _literal(text: str) -> str:
+    """`text` for a LIKE pattern (ESCAPE '\\'), its wildcards taken literally."""
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
 def resolve(conn: sqlite3.Connection, session_id: str) -> str:
     """A full session id, from the id or a unique prefix of it."""
     session_id = session_id.strip()
@@ -71,10 +76,9 @@ def resolve(conn: sqlite3.Connection, session_id: str) -> str:
         raise NotFound(f"no session matches {session_id[:40]!r}…", "a session id has 36 characters")
     if conn.execute("SELECT 1 FROM sessions WHERE id = ?", (session_id,)).fetchone():
         return session_id
-    escaped = session_id.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
     rows = conn.execute(
         "SELECT id FROM sessions WHERE id LIKE ? ESCAPE '\\' ORDER BY id LIMIT 21",
-        (escaped + "%",),
+        (_literal(session_id) + "%",),
     ).fetchall()
     if not rows:
         raise NotFound(
@@ -147,7 +151,8 @@ def recent_sessions(
 
 
 def resolve_project(conn: sqlite3.Connection, project: str) -> str:
-    """A project as stored, from its path as typed: a trailing slash or `~` is fine."""
+    """A project as stored, from its path as typed (a trailing slash or `~` is fine), or
+    from a part of it that only one project has ("shop-api")."""
     wanted = project.strip()
     if not wanted:
         raise InvalidArgument("project is empty", "give a project's working directory")
@@ -157,6 +162,16 @@ def resolve_project(conn: sqlite3.Connection, project: str) -> str:
         wanted = wanted.rstrip("/")
     if conn.execute("SELECT 1 FROM projects WHERE path = ?", (wanted,)).fetchone():
         return wanted
+    # A part of the path names it when only one project has that part: "shop-api".
+    rows = conn.execute(
+        "SELECT path FROM projects WHERE path LIKE ? ESCAPE '\\' ORDER BY path LIMIT 21",
+        (f"%{_literal(wanted)}%",),
+    ).fetchall()
+    ending = [r[0] for r in rows if r[0].endswith("/" + wanted)]
+    if len(rows) == 1 or len(ending) == 1:
+        return ending[0] if len(ending) == 1 else rows[0][0]
+    if rows:
+        raise Ambiguous("project", project, [r[0] for r in rows])
     raise NotFound(f"no project {project!r} in the archive", "memtui projects lists them")
 
 
