@@ -64,6 +64,11 @@ class StoreUnavailable(MemtuiError):
     code = "STORE_UNAVAILABLE"
 
 
+class IndexDamaged(MemtuiError):
+    code = "INDEX_DAMAGED"
+    hint = "run `memtui index` to rebuild it from the store (nothing is lost)"
+
+
 class ModelUnavailable(MemtuiError):
     code = "MODEL_UNAVAILABLE"
     hint = "point MEMTUI_MODEL at a model2vec model folder, or unset it to use the bundled model"

@@ -326,3 +326,14 @@ def test_existing_data_dir_is_made_private(cfg: Config) -> None:
     cfg.data_dir.chmod(0o755)
     assert memtui(cfg, "stats").returncode == 0
     assert cfg.data_dir.stat().st_mode & 0o777 == 0o700
+
+
+def test_damaged_full_text_index_is_set_aside_and_rebuilt(indexed: Config) -> None:
+    before = answers(indexed)
+    (indexed.index_dir / "fts" / "meta.json").write_text("garbage{")
+    search = memtui(indexed, "search", "flaky test")
+    assert search.returncode == 0 and "Traceback" not in search.stderr, search.stderr
+    assert "damaged" in memtui(indexed, "stats").stdout
+    assert memtui(indexed, "index").returncode == 0
+    assert answers(indexed) == before
+    assert (indexed.index_dir / "fts.damaged").is_dir()  # kept aside, not deleted

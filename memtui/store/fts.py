@@ -28,9 +28,11 @@ Measured on 200k synthetic docs (118 MB index, built in 76 s at 5k docs a commit
 
 from __future__ import annotations
 
+import logging
 import math
 import os
 import re
+import shutil
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,7 +40,10 @@ from pathlib import Path
 import tantivy
 from tantivy import Occur, Query
 
+from memtui.errors import IndexDamaged
 from memtui.store.locks import file_lock
+
+log = logging.getLogger(__name__)
 
 _STEM_TOKENIZER = "memtui_stem"
 # How a query is cut into words: word characters joined by . / : - @ stay one word (a phrase).
@@ -128,18 +133,28 @@ class FullText:
         """Open the index in the folder (creating it), and remember which folder that was:
         a rebuild swaps in a new one, and readers notice by its inode."""
         self._path.mkdir(parents=True, exist_ok=True)
+        try:
+            self._index = self._existing_or_new()
+        except ValueError as exc:  # Tantivy's word for files it cannot read
+            log.warning("the full-text index %s is damaged (%s): set aside", self._path, exc)
+            aside = self._path.with_name(self._path.name + ".damaged")
+            shutil.rmtree(aside, ignore_errors=True)
+            os.replace(self._path, aside)
+            self._path.mkdir()
+            self._index = self._existing_or_new()  # empty: the next catch-up refills it
         self._dir_ino = os.stat(self._path).st_ino
-        if tantivy.Index.exists(str(self._path)):
-            self._index = tantivy.Index(self._schema, str(self._path), reuse=True)
-        else:
-            # Two processes starting on an empty dir must not both create an index.
-            with file_lock(self._lock):
-                self._index = tantivy.Index(self._schema, str(self._path), reuse=True)
         self._index.register_tokenizer(_STEM_TOKENIZER, self._stem)
         # We reload ourselves when meta.json changes; the built-in policy polls with a delay.
         self._index.config_reader("manual")
         self._meta_key: tuple[int, int, int] | None = None
         self._refresh()
+
+    def _existing_or_new(self) -> tantivy.Index:
+        if tantivy.Index.exists(str(self._path)):
+            return tantivy.Index(self._schema, str(self._path), reuse=True)
+        # Two processes starting on an empty dir must not both create an index.
+        with file_lock(self._lock):
+            return tantivy.Index(self._schema, str(self._path), reuse=True)
 
     # -- writing ---------------------------------------------------------------------------
 
@@ -265,8 +280,11 @@ class FullText:
             self._meta_key = key
 
     def _searcher(self) -> tantivy.Searcher:
-        self._refresh()
-        return self._index.searcher()
+        try:
+            self._refresh()
+            return self._index.searcher()
+        except ValueError as exc:
+            raise IndexDamaged(f"the full-text index cannot be read: {exc}") from exc
 
     # -- query building --------------------------------------------------------------------
 
