@@ -1,31 +1,37 @@
 """The query engine: one Memory object, its services, and the plain data they answer with.
 
-Front ends import from here only; nothing here imports a front end (textual, mcp).
+Front ends import from here only; nothing here imports a front end (textual, mcp). The
+data types load at once; Memory and its services (numpy, Tantivy, hnswlib) on first use,
+so `memtui mcp` can answer `initialize` before it needs them.
 """
 
+import importlib
+from typing import TYPE_CHECKING
+
 from memtui.config import Config, load
-from memtui.engine.history import History
-from memtui.engine.memory import Memory
-from memtui.engine.search import SearchResponse, SearchResult
 from memtui.engine.types import (
     MODE_ALIASES,
     MODES,
     ORDERS,
     ROLES,
+    DoctorReport,
     MessageView,
     Mode,
     Order,
     ProjectInfo,
     Role,
+    SearchResponse,
+    SearchResult,
     SessionInfo,
     SessionPage,
+    Stats,
     ToolCallView,
     to_dict,
 )
-from memtui.engine.upkeep import DoctorReport, Stats, Upkeep
 from memtui.errors import (
     Ambiguous,
     Busy,
+    IndexDamaged,
     InvalidArgument,
     MemtuiError,
     ModelUnavailable,
@@ -33,9 +39,28 @@ from memtui.errors import (
     StoreCorrupt,
     StoreUnavailable,
 )
-from memtui.ingest.pipeline import IngestReport
 from memtui.progress import OnProgress, ProgressEvent
-from memtui.store.indexes import IndexHealth
+from memtui.store.health import IndexHealth
+
+if TYPE_CHECKING:
+    from memtui.engine.history import History
+    from memtui.engine.memory import Memory
+    from memtui.engine.upkeep import Upkeep
+    from memtui.ingest.pipeline import IngestReport
+
+_HEAVY = {
+    "Memory": "memtui.engine.memory",
+    "History": "memtui.engine.history",
+    "Upkeep": "memtui.engine.upkeep",
+    "IngestReport": "memtui.ingest.pipeline",
+}
+
+
+def __getattr__(name: str) -> object:
+    if name in _HEAVY:
+        return getattr(importlib.import_module(_HEAVY[name]), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "MODES",
@@ -47,6 +72,7 @@ __all__ = [
     "Config",
     "DoctorReport",
     "History",
+    "IndexDamaged",
     "IndexHealth",
     "IngestReport",
     "InvalidArgument",

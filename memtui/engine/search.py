@@ -11,7 +11,7 @@ from datetime import UTC, date, datetime
 import numpy as np
 
 from memtui.engine import sessions, validate
-from memtui.engine.types import MODE_ALIASES, MODES, ROLES
+from memtui.engine.types import MODE_ALIASES, MODES, ROLES, SearchResponse, SearchResult
 from memtui.errors import InvalidArgument
 from memtui.store.fts import FtsFilter
 from memtui.store.indexes import VECTOR_WHERE, Indexes
@@ -31,31 +31,6 @@ FOLLOW = 0.8
 SNIPPET = 240
 
 Ranking = list[tuple[int, float]]  # (message id, score), best first
-
-
-@dataclass(slots=True)
-class SearchResult:
-    session_id: str
-    project: str
-    message_index: int
-    uuid: str
-    role: str
-    kind: str
-    timestamp: str | None
-    snippet: str
-    score: float
-    found_by: list[str]
-    session_title: str = ""
-
-
-@dataclass(slots=True)
-class SearchResponse:
-    results: list[SearchResult]
-    total: int
-    mode: str  # the mode that answered: "hybrid" falls back to "fts" until vectors exist
-    offset: int = 0
-    limit: int = 10
-    note: str | None = None
 
 
 @dataclass(slots=True)

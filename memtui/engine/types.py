@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal, get_args
 
+from memtui.store.health import IndexHealth
+
 # Shared by every front end: argparse choices, MCP schemas and TUI toggles read these.
 Mode = Literal["hybrid", "fts", "vector"]
 ModeAlias = Literal["text", "both"]  # SPEC's other names for fts and hybrid
@@ -74,3 +76,55 @@ def to_dict(obj: Any) -> Any:
     if isinstance(obj, list):
         return [to_dict(item) for item in obj]
     return asdict(obj)
+
+
+@dataclass(slots=True)
+class SearchResult:
+    session_id: str
+    project: str
+    message_index: int
+    uuid: str
+    role: str
+    kind: str
+    timestamp: str | None
+    snippet: str
+    score: float
+    found_by: list[str]
+    session_title: str = ""
+
+
+@dataclass(slots=True)
+class SearchResponse:
+    results: list[SearchResult]
+    total: int
+    mode: str  # the mode that answered: "hybrid" falls back to "fts" until vectors exist
+    offset: int = 0
+    limit: int = 10
+    note: str | None = None
+
+
+@dataclass(slots=True)
+class Stats:
+    projects: int
+    sessions: int
+    archived_sessions: int
+    messages: int
+    by_kind: dict[str, int]
+    files: int
+    skipped_lines: int
+    unreadable_files: int  # entries the last ingest could not read (see the log)
+    last_ingest: str | None
+    data_dir: str
+    store_bytes: int
+    index: IndexHealth | None = None
+
+
+@dataclass(slots=True)
+class DoctorReport:
+    store: str  # "ok", or what SQLite's integrity check found
+    differences: dict[str, tuple[set[int], set[int]]] = field(default_factory=dict)
+    repaired: bool = False
+
+    @property
+    def ok(self) -> bool:
+        return self.store == "ok" and not any(m or e for m, e in self.differences.values())

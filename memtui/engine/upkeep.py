@@ -6,48 +6,21 @@ import logging
 import sqlite3
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
 from memtui.config import Config
+from memtui.engine.types import DoctorReport, Stats
 from memtui.errors import Busy
 from memtui.ingest import pipeline, watcher
 from memtui.ingest.pipeline import IngestReport
 from memtui.progress import OnProgress, cancelled
 from memtui.store.archive import Archive
 from memtui.store.db import translated
-from memtui.store.indexes import Indexes, IndexHealth
+from memtui.store.indexes import Indexes
 from memtui.store.locks import file_lock
 
 log = logging.getLogger(__name__)
-
-
-@dataclass(slots=True)
-class Stats:
-    projects: int
-    sessions: int
-    archived_sessions: int
-    messages: int
-    by_kind: dict[str, int]
-    files: int
-    skipped_lines: int
-    unreadable_files: int  # entries the last ingest could not read (see the log)
-    last_ingest: str | None
-    data_dir: str
-    store_bytes: int
-    index: IndexHealth | None = None
-
-
-@dataclass(slots=True)
-class DoctorReport:
-    store: str  # "ok", or what SQLite's integrity check found
-    differences: dict[str, tuple[set[int], set[int]]] = field(default_factory=dict)
-    repaired: bool = False
-
-    @property
-    def ok(self) -> bool:
-        return self.store == "ok" and not any(m or e for m, e in self.differences.values())
 
 
 class Upkeep:

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import threading
+from typing import TYPE_CHECKING
 
-from memtui.engine import Config, Memory
+from memtui.engine import Config
+
+if TYPE_CHECKING:
+    from memtui.engine import Memory
 
 
 class Engine:
@@ -32,6 +36,8 @@ class Engine:
             return memory
         with self._lock:
             if self._memory is None:
+                from memtui.engine import Memory  # numpy, Tantivy: after initialize
+
                 self._memory = Memory(self.config)
             return self._memory
 

@@ -21,6 +21,7 @@ import socket
 import sys
 import threading
 from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING
 
 import uvicorn
 from mcp.server.auth.provider import AccessToken
@@ -28,9 +29,12 @@ from mcp.server.auth.settings import AuthSettings
 from mcp.server.transport_security import TransportSecuritySettings
 
 from memtui.config import private_dir
-from memtui.engine import Config, InvalidArgument, Memory
+from memtui.engine import Config, InvalidArgument
 from memtui.mcp.engine import Engine
 from memtui.mcp.server import build_server
+
+if TYPE_CHECKING:
+    from memtui.engine import Memory
 
 log = logging.getLogger(__name__)
 

@@ -20,7 +20,6 @@ import shutil
 import sqlite3
 import threading
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -30,6 +29,7 @@ from memtui.progress import Meter, OnProgress, cancelled
 from memtui.store import db
 from memtui.store.embed import Embedder
 from memtui.store.fts import FtsDoc, FullText
+from memtui.store.health import IndexHealth
 from memtui.store.locks import file_lock
 from memtui.store.vectors import Vectors
 
@@ -66,24 +66,6 @@ _FTS_ROWS = """
            m.tool_output, m.seq
     FROM messages m JOIN sessions s ON s.id = m.session_id JOIN projects p ON p.id = s.project_id
     WHERE {}"""
-
-
-@dataclass(slots=True)
-class IndexHealth:
-    store_seq: int
-    fts_seq: int
-    vector_seq: int
-    fts_docs: int
-    vectors: int
-    fts_bytes: int
-    vector_bytes: int
-    torn: list[str] = field(default_factory=list)  # indexes whose contents disagree with marks
-
-    @property
-    def in_step(self) -> bool:
-        return (
-            not self.torn and self.fts_seq == self.store_seq and self.vector_seq == self.store_seq
-        )
 
 
 store_seq = db.store_seq
