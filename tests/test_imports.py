@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 
 
 def loaded(code: str, names: tuple[str, ...]) -> list[str]:
-    probe = f"import sys; {code}; print(sorted(m for m in {names!r} if m in sys.modules))"
+    probe = (
+        f"import json, sys; {code}; print(json.dumps([m for m in {names!r} if m in sys.modules]))"
+    )
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
-    return eval(out.stdout)  # a list literal we printed ourselves
+    return json.loads(out.stdout)
 
 
 HEAVY = ("numpy", "tantivy", "hnswlib", "model2vec", "memtui.engine.memory")
