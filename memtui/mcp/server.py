@@ -28,21 +28,12 @@ from pydantic import BaseModel, Field, ValidationError, create_model
 from memtui import __version__
 from memtui.engine import Busy, MemtuiError
 from memtui.mcp.engine import Engine
+from memtui.mcp.handshake import INSTRUCTIONS
 
 log = logging.getLogger(__name__)
 
 TOOL_SECONDS = 30.0  # the first call may load the model and open the indexes: a few seconds
 INVALID = "INVALID_ARGUMENT"
-
-INSTRUCTIONS = """\
-memtui is the user's archive of every past Claude Code conversation, including ones Claude Code
-has deleted. Before answering anything about past work (what was decided, tried, fixed, or said
-before), call search_history first rather than guessing.
-- search_history: use the words the answer would contain; pass other phrasings as
-  `alternatives`; filter by cwd/project, dates or role when you know them.
-- Open a hit with get_session (order "desc" shows how a session ended) or read_session with a
-  line range for long sessions. get_recent_sessions shows what happened lately in a project.
-- Cite the session id and date of what you use."""
 
 P = ParamSpec("P")
 T = TypeVar("T")
