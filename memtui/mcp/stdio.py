@@ -1,9 +1,9 @@
 """`memtui mcp`: the server Claude Code starts, one per window, over stdin and stdout.
 
 It answers `initialize` before it imports the mcp package (handshake.py) and opens nothing
-until a call needs it (the store, the model, the indexes), and keeps the archive fresh for a user who only ever runs
-Claude Code: one server of a data dir at a time follows the transcripts (`follow.lock`), the
-others only read and take over when that one exits.
+until a call needs it (the store, the model, the indexes). It keeps the archive fresh for a
+user who only ever runs Claude Code: one server of a data dir at a time follows the transcripts
+(`follow.lock`), the others only read and take over when that one exits.
 """
 
 from __future__ import annotations
