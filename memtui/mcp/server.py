@@ -22,6 +22,7 @@ from mcp.server.auth.provider import TokenVerifier
 from mcp.server.auth.settings import AuthSettings
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.mcpserver.utilities.func_metadata import FuncMetadata
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, Field, ValidationError, create_model
 
@@ -74,6 +75,15 @@ def invalid_arguments(tool: str, error: ValidationError) -> str:
     return f"{INVALID}: {tool}: " + "; ".join(dict.fromkeys(parts))
 
 
+class StrictArguments(FuncMetadata):
+    """The SDK's argument handling without its leniency for clients that send lists as JSON
+    text: a string is a string (SPEC: types are strict), so '["a", "b"]' never turns into a
+    concept list or a list of alternatives."""
+
+    def pre_parse_json(self, data: dict[str, Any]) -> dict[str, Any]:
+        return data
+
+
 class Server(MCPServer):
     """MCPServer with memtui's argument rules: unknown arguments are refused by name, types are
     strict (declared per argument), and every failure is a coded `isError` result."""
@@ -114,6 +124,13 @@ class Server(MCPServer):
         tool = self._tool_manager.get_tool(fn.__name__)
         assert tool is not None
         tool.parameters["additionalProperties"] = False  # what call_tool enforces, advertised
+        meta = tool.fn_metadata
+        tool.fn_metadata = StrictArguments(
+            arg_model=meta.arg_model,
+            output_schema=meta.output_schema,
+            output_model=meta.output_model,
+            wrap_output=meta.wrap_output,
+        )
         self._arguments[fn.__name__] = tuple(tool.parameters.get("properties", {}))
 
     async def call_tool(
