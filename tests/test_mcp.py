@@ -216,6 +216,11 @@ async def test_search_argument_rules(server: Server) -> None:
             "INVALID_ARGUMENT",
         )
         await error(client, "search_history", {}, "INVALID_ARGUMENT")
+        # A list sent as JSON text is a string, not a list: types are strict.
+        msg = await error(
+            client, "search_history", {"query": "x", "alternatives": '["a"]'}, "INVALID_ARGUMENT"
+        )
+        assert "alternatives: Input should be a valid list" in msg
         await error(client, "search_history", {"Query": "x"}, "INVALID_ARGUMENT")
         assert (await ok(client, "search_history", query="4000", limit=50))["limit"] == 50
 

@@ -15,11 +15,15 @@ from typing import Any
 import anyio
 import psutil
 from mcp import Client, StdioServerParameters
+from mcp.shared.message import SessionMessage
 from mcp.types import TextContent
-from mcp_types.version import LATEST_HANDSHAKE_VERSION
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, LATEST_HANDSHAKE_VERSION
 
 from memtui.config import Config
-from memtui.mcp.stdio import FOLLOW_AFTER
+from memtui.mcp.engine import Engine
+from memtui.mcp.handshake import VERSIONS, answer_initialize
+from memtui.mcp.server import build_server
+from memtui.mcp.stdio import FOLLOW_AFTER, parse_line
 from tests.lines import user, write
 from tests.mcp_data import BILLING, CHECKOUT, SHOP, build
 
@@ -204,3 +208,48 @@ def test_the_mcp_command_imports_no_textual(cfg: Config) -> None:
         "assert not [m for m in sys.modules if m.split('.')[0] == 'textual'], 'textual'\n"
     )
     subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=server_env(cfg), check=True)
+
+
+async def test_early_initialize_answer_is_the_sdks(cfg: Config) -> None:
+    """`memtui mcp` answers initialize before importing the SDK: with the SDK's own words."""
+    assert VERSIONS == HANDSHAKE_PROTOCOL_VERSIONS
+    lowlevel = build_server(Engine(cfg))._lowlevel_server
+    for version in (*VERSIONS, "1999-01-01"):
+        request = {
+            "jsonrpc": "2.0",
+            "id": 7,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": version,
+                "capabilities": {},
+                "clientInfo": {"name": "test", "version": "0"},
+            },
+        }
+        line = json.dumps(request).encode()
+        send, to_server = anyio.create_memory_object_stream[SessionMessage | Exception](1)
+        from_server, receive = anyio.create_memory_object_stream[SessionMessage](1)
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(
+                lowlevel.run, to_server, from_server, lowlevel.create_initialization_options()
+            )
+            await send.send(parse_line(line))
+            reply = await receive.receive()
+            send.close()
+        sdk = json.loads(reply.message.model_dump_json(by_alias=True, exclude_unset=True))
+        read, written = os.pipe()
+        assert answer_initialize(line, written) == 7
+        os.close(written)
+        with os.fdopen(read, "rb") as early:
+            assert json.loads(early.read()) == sdk
+
+
+def test_lines_that_are_not_initialize_go_to_the_sdk_unanswered() -> None:
+    for line in (
+        b"",
+        b"{",
+        b'{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}',
+        b'{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {}}',
+        b"[1, 2]",
+        b'{"jsonrpc": "2.0", "id": 1.5, "method": "initialize"}',
+    ):
+        assert answer_initialize(line, -1) is None  # -1: a write would raise

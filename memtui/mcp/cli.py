@@ -17,6 +17,13 @@ def cmd_mcp(config: Config, args: argparse.Namespace) -> None:
 
         run_http(config, args.host, args.port, allow_remote=args.allow_remote)
     else:
+        from memtui.mcp import handshake
+
+        # Answered before the SDK is even imported: Claude Code waits on it.
+        data = handshake.read_lines()
+        answered = handshake.answer_initialize(data.split(b"\n", 1)[0])
+        data = handshake.read_lines(data, whole=True)  # the SDK reads on from a line's start
+
         from memtui.mcp.stdio import serve_stdio
 
-        serve_stdio(config)
+        serve_stdio(config, data.splitlines(), answered)

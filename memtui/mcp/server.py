@@ -22,27 +22,19 @@ from mcp.server.auth.provider import TokenVerifier
 from mcp.server.auth.settings import AuthSettings
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.mcpserver.utilities.func_metadata import FuncMetadata
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, Field, ValidationError, create_model
 
 from memtui import __version__
 from memtui.engine import Busy, MemtuiError
 from memtui.mcp.engine import Engine
+from memtui.mcp.handshake import INSTRUCTIONS
 
 log = logging.getLogger(__name__)
 
 TOOL_SECONDS = 30.0  # the first call may load the model and open the indexes: a few seconds
 INVALID = "INVALID_ARGUMENT"
-
-INSTRUCTIONS = """\
-memtui is the user's archive of every past Claude Code conversation, including ones Claude Code
-has deleted. Before answering anything about past work (what was decided, tried, fixed, or said
-before), call search_history first rather than guessing.
-- search_history: use the words the answer would contain; pass other phrasings as
-  `alternatives`; filter by cwd/project, dates or role when you know them.
-- Open a hit with get_session (order "desc" shows how a session ended) or read_session with a
-  line range for long sessions. get_recent_sessions shows what happened lately in a project.
-- Cite the session id and date of what you use."""
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -81,6 +73,15 @@ def invalid_arguments(tool: str, error: ValidationError) -> str:
         where = str(err["loc"][0]) if err["loc"] else "arguments"
         parts.append(f"{where}: {err['msg']}")
     return f"{INVALID}: {tool}: " + "; ".join(dict.fromkeys(parts))
+
+
+class StrictArguments(FuncMetadata):
+    """The SDK's argument handling without its leniency for clients that send lists as JSON
+    text: a string is a string (SPEC: types are strict), so '["a", "b"]' never turns into a
+    concept list or a list of alternatives."""
+
+    def pre_parse_json(self, data: dict[str, Any]) -> dict[str, Any]:
+        return data
 
 
 class Server(MCPServer):
@@ -123,6 +124,13 @@ class Server(MCPServer):
         tool = self._tool_manager.get_tool(fn.__name__)
         assert tool is not None
         tool.parameters["additionalProperties"] = False  # what call_tool enforces, advertised
+        meta = tool.fn_metadata
+        tool.fn_metadata = StrictArguments(
+            arg_model=meta.arg_model,
+            output_schema=meta.output_schema,
+            output_model=meta.output_model,
+            wrap_output=meta.wrap_output,
+        )
         self._arguments[fn.__name__] = tuple(tool.parameters.get("properties", {}))
 
     async def call_tool(
