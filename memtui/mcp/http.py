@@ -27,6 +27,7 @@ import uvicorn
 from mcp.server.auth.provider import AccessToken
 from mcp.server.auth.settings import AuthSettings
 from mcp.server.transport_security import TransportSecuritySettings
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from memtui.config import private_dir
 from memtui.engine import Config, InvalidArgument
@@ -108,6 +109,21 @@ def transport_security(host: str) -> TransportSecuritySettings:
     )
 
 
+def _forbidden_host(app: ASGIApp) -> ASGIApp:
+    """The mcp package refuses a foreign Host with 421 (Misdirected Request) and a foreign
+    Origin with 403; both are the same DNS-rebinding refusal, so both answer 403."""
+
+    async def wrapped(scope: Scope, receive: Receive, send: Send) -> None:
+        async def sending(message: Message) -> None:
+            if message["type"] == "http.response.start" and message["status"] == 421:
+                message = {**message, "status": 403}
+            await send(message)
+
+        await app(scope, receive, sending)
+
+    return wrapped
+
+
 class _Uvicorn(uvicorn.Server):
     """uvicorn without its signal handlers: the TUI and the CLI own the process's signals."""
 
@@ -160,8 +176,10 @@ async def _serve(
     verifier = TokenCheck(http_token(engine.config))
     auth = AuthSettings(issuer_url=url, resource_server_url=None)  # type: ignore[arg-type]
     server = build_server(engine, token_verifier=verifier, auth=auth)
-    app = server.streamable_http_app(
-        streamable_http_path=PATH, transport_security=transport_security(host), host=host
+    app = _forbidden_host(
+        server.streamable_http_app(
+            streamable_http_path=PATH, transport_security=transport_security(host), host=host
+        )
     )
     sock = _listen(host, port)
     web = _Uvicorn(
