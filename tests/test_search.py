@@ -181,6 +181,8 @@ def test_concepts_all_must_match(made: Memory) -> None:
     assert [r.uuid for r in both.results] == ["shop-u1"]
     hybrid = made.search(["webhook", "flaky"], "hybrid")
     assert hybrid.results[0].uuid == "shop-u1"
+    # Vectors: ranked by the weakest similarity, so the message near both concepts leads.
+    assert made.search(["webhook", "flaky test"], "vector").results[0].uuid == "shop-u1"
     with pytest.raises(EngineError, match="2 to 5"):
         made.search(["only one"], "fts")
 
