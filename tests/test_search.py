@@ -183,6 +183,8 @@ def test_concepts_all_must_match(made: Memory) -> None:
     assert [r.uuid for r in both.results] == ["shop-u1"]
     hybrid = made.history.search(["webhook", "flaky"], "hybrid")
     assert hybrid.results[0].uuid == "shop-u1"
+    # Vectors: ranked by the weakest similarity, so the message near both concepts leads.
+    assert made.history.search(["webhook", "flaky test"], "vector").results[0].uuid == "shop-u1"
     with pytest.raises(InvalidArgument, match="2 to 5"):
         made.history.search(["only one"], "fts")
 

@@ -280,11 +280,17 @@ class Searcher:
         def nearest(n: int) -> Ranking:
             if len(concepts) == 1:
                 return [(mid, 1.0 - dist) for mid, dist in vectors.search(vecs[0], n, allowed)]
-            # Every concept must be near: keep what each concept's neighbourhood shares, ranked
-            # by the weakest of its similarities.
+            # Every concept must be near: a message ranks by the weakest of its similarities.
+            # Candidates are the neighbours of the concepts' sum and of each concept, then
+            # scored against every concept. Intersecting the concepts' own neighbourhoods
+            # found almost nothing through the graph, where each neighbourhood is a sample.
+            width = max(n * 3, 300)
+            pool: set[int] = set()
+            for vec in (vecs.sum(axis=0), *vecs):
+                pool.update(mid for mid, _ in vectors.search(vec, width, allowed))
             sims: dict[int, list[float]] = {}
             for vec in vecs:
-                for mid, dist in vectors.search(vec, max(n * 5, 500), allowed):
+                for mid, dist in vectors.search(vec, len(pool), pool):
                     sims.setdefault(mid, []).append(1.0 - dist)
             shared = [(mid, min(s)) for mid, s in sims.items() if len(s) == len(concepts)]
             return sorted(shared, key=lambda kv: kv[1], reverse=True)[:n]
