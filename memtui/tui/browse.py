@@ -140,7 +140,8 @@ class BrowseScreen(Screen[None]):
         if indexing:
             empty.update("Reading your Claude Code transcripts…")
             return
-        text = Text("No conversations yet.\n\n", style="bold")
+        text = Text()
+        text.append("No conversations yet.\n\n", style="bold")
         text.append(f"memtui looked for Claude Code transcripts in {where}")
         text.append(" (set MEMTUI_CLAUDE_DIR or CLAUDE_CONFIG_DIR to look elsewhere).\n\n")
         if not self.app.demo:
