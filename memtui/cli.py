@@ -135,6 +135,17 @@ def build_parser() -> Parser:
     fmt = show.add_mutually_exclusive_group()
     fmt.add_argument("--markdown", action="store_true", help="Markdown (the default)")
     fmt.add_argument("--json", action="store_true", help="one JSON document on stdout")
+
+    mcp = sub.add_parser("mcp", help="serve MCP over stdio (what Claude Code starts)")
+    mcp.add_argument("--http", action="store_true", help="serve streamable HTTP at /mcp instead")
+    mcp.add_argument("--host", default="127.0.0.1", help="HTTP address (default 127.0.0.1)")
+    mcp.add_argument("--port", type=whole(1, 65535), default=10013, help="HTTP port")
+    mcp.add_argument(
+        "--allow-remote", action="store_true", help="allow a --host that is not loopback"
+    )
+    mcp.add_argument(
+        "--print-config", action="store_true", help="print the config that connects Claude Code"
+    )
     return parser
 
 
@@ -168,6 +179,11 @@ def run_tui(args: argparse.Namespace) -> None:
 def run(args: argparse.Namespace) -> None:
     cfg = config.load()
     config.setup_logging(cfg.log_dir)
+    if args.command == "mcp":  # opens the engine itself, lazily, so initialize never waits
+        from memtui.mcp.cli import cmd_mcp
+
+        cmd_mcp(cfg, args)
+        return
     from memtui.engine import Memory
 
     handler: Callable[[Memory, argparse.Namespace], None] = COMMANDS[args.command]

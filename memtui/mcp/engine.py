@@ -1,0 +1,42 @@
+"""The Memory a server answers from, opened on first use so `initialize` never waits for it."""
+
+from __future__ import annotations
+
+import threading
+
+from memtui.engine import Config, Memory
+
+
+class Engine:
+    """Holds one Memory: handed in (the TUI shares its own) or opened from `config` on the
+    first call that needs it, from whichever thread gets there first."""
+
+    def __init__(self, config: Config | None = None, memory: Memory | None = None) -> None:
+        if (config is None) == (memory is None):
+            raise ValueError("give a config or a memory, not both")
+        self._config = config
+        self._memory = memory
+        self._owned = memory is None  # a Memory handed in is closed by whoever opened it
+        self._lock = threading.Lock()
+
+    @property
+    def config(self) -> Config:
+        if self._memory is not None:
+            return self._memory.config
+        assert self._config is not None
+        return self._config
+
+    def __call__(self) -> Memory:
+        memory = self._memory
+        if memory is not None:
+            return memory
+        with self._lock:
+            if self._memory is None:
+                self._memory = Memory(self.config)
+            return self._memory
+
+    def close(self) -> None:
+        with self._lock:
+            if self._owned and self._memory is not None:
+                self._memory.close()
+                self._memory = None

@@ -1,0 +1,367 @@
+"""The MCP server in process, through the real mcp client: every tool, resource, prompt and
+error path, on a small archive ingested for each test."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp import Client
+from mcp.shared.exceptions import MCPError
+from mcp.types import CallToolResult, TextContent
+
+from memtui.engine import Busy, Memory
+from memtui.mcp import server as mcp_server
+from memtui.mcp.engine import Engine
+from memtui.mcp.server import Server, build_server, run_bounded
+from tests.mcp_data import BILLING, CHECKOUT, CRAWL, CRAWLER, SHOP, build
+
+TOOLS = {
+    "search_history",
+    "get_session",
+    "read_session",
+    "get_recent_sessions",
+    "list_projects",
+    "memory_stats",
+}
+CODES = ("INVALID_ARGUMENT", "NOT_FOUND", "AMBIGUOUS", "BUSY")
+
+
+@pytest.fixture
+def archive(memory: Memory, claude_dir: Path) -> Memory:
+    build(claude_dir)
+    report = memory.upkeep.ingest(claude_dir)
+    assert report is not None and report.messages > 0
+    return memory
+
+
+@pytest.fixture
+def server(archive: Memory) -> Server:
+    return build_server(Engine(memory=archive))
+
+
+def connect(server: Server) -> Client:
+    # A client per test body: pytest-asyncio runs an async fixture's teardown in another task,
+    # which anyio's cancel scopes refuse.
+    return Client(server, mode="legacy")
+
+
+def text_of(result: CallToolResult) -> str:
+    block = result.content[0]
+    assert isinstance(block, TextContent)
+    return block.text
+
+
+async def ok(client: Client, tool: str, **args: Any) -> dict[str, Any]:
+    result = await client.call_tool(tool, args)
+    assert not result.is_error, text_of(result)
+    assert result.structured_content is not None
+    return result.structured_content
+
+
+async def error(client: Client, tool: str, args: dict[str, Any], code: str) -> str:
+    result = await client.call_tool(tool, args)
+    assert result.is_error, result
+    message = text_of(result)
+    assert message.startswith(f"{code}: "), message
+    return message
+
+
+# -- the surface --------------------------------------------------------------------------------
+
+
+async def test_tools_have_specs_names_schemas_and_read_only_hints(server: Server) -> None:
+    async with connect(server) as client:
+        tools = {t.name: t for t in (await client.list_tools()).tools}
+        assert set(tools) == TOOLS
+        for tool in tools.values():
+            assert tool.annotations is not None and tool.annotations.read_only_hint is True
+            assert tool.output_schema is not None and tool.output_schema["type"] == "object"
+            assert tool.input_schema["additionalProperties"] is False
+            assert len(tool.description or "") > 80  # descriptions teach Claude when to call
+        search = tools["search_history"].input_schema["properties"]
+        assert list(search) == [
+            "query",
+            "mode",
+            "cwd",
+            "project",
+            "session_id",
+            "after",
+            "before",
+            "role",
+            "alternatives",
+            "limit",
+            "response_format",
+        ]
+        assert set(search["mode"]["enum"]) == {"hybrid", "fts", "vector", "text", "both"}
+        assert search["limit"]["maximum"] == 50 and search["limit"]["minimum"] == 1
+        assert list(tools["get_session"].input_schema["properties"]) == [
+            "session_id",
+            "offset",
+            "limit",
+            "order",
+            "search",
+        ]
+        assert "desc" in (tools["get_session"].description or "")
+        assert "alternatives" in (tools["search_history"].description or "")
+
+
+async def test_instructions_say_to_search_before_answering(server: Server) -> None:
+    async with connect(server) as client:
+        assert client.instructions is not None
+        assert "search_history" in client.instructions
+        assert client.server_info is not None and client.server_info.name == "memtui"
+
+
+# -- search_history -----------------------------------------------------------------------------
+
+
+async def test_search_finds_marked_snippets_with_where_and_when(server: Server) -> None:
+    async with connect(server) as client:
+        found = await ok(client, "search_history", query="refresh token expiry", mode="fts")
+        top = found["results"][0]
+        assert top["session_id"] == CHECKOUT and top["project"] == SHOP
+        assert "**" in top["snippet"] and top["role"] == "assistant"
+        assert {"message_index", "timestamp", "score"} <= set(top)
+        assert found["mode"] == "fts"
+
+
+async def test_search_modes_and_their_aliases(server: Server) -> None:
+    async with connect(server) as client:
+        for mode, answered in [("text", "fts"), ("both", "hybrid"), ("hybrid", "hybrid")]:
+            found = await ok(client, "search_history", query="webhook", mode=mode, limit=3)
+            assert found["mode"] == answered and len(found["results"]) == 3
+        vector = await ok(client, "search_history", query="flaky checkout test", mode="vector")
+        assert vector["results"]
+
+
+async def test_search_filters_apply(server: Server) -> None:
+    async with connect(server) as client:
+        crawler = await ok(client, "search_history", query="webhook", cwd=CRAWLER, limit=50)
+        assert crawler["results"] and {r["project"] for r in crawler["results"]} == {CRAWLER}
+        shop = await ok(
+            client, "search_history", query="webhook", mode="fts", project=SHOP, role="user"
+        )
+        assert [r["session_id"] for r in shop["results"]] == [CHECKOUT]
+        june = await ok(
+            client,
+            "search_history",
+            query="webhook",
+            mode="fts",
+            after="2026-06-05",
+            before="2026-06-07T00:00:00Z",
+        )
+        assert len(june["results"]) == 2
+        one = await ok(client, "search_history", query="webhook", session_id=CRAWL[:6], limit=50)
+        assert {r["session_id"] for r in one["results"]} == {CRAWL}
+        nowhere = await ok(client, "search_history", query="webhook", cwd="/home/dev/unknown")
+        assert nowhere["results"] == []
+
+
+async def test_search_concepts_must_all_match(server: Server) -> None:
+    async with connect(server) as client:
+        found = await ok(client, "search_history", query=["webhook", "flaky"], mode="fts")
+        assert [r["session_id"] for r in found["results"]] == [CHECKOUT]
+
+
+async def test_search_takes_alternatives(server: Server) -> None:
+    async with connect(server) as client:
+        result = await client.call_tool(
+            "search_history", {"query": "webhook", "alternatives": ["callback", "hook"]}
+        )
+        # The schema takes them; until the engine fuses them it says so with the argument's code.
+        assert not result.is_error or text_of(result).startswith("INVALID_ARGUMENT: alternatives")
+
+
+async def test_search_markdown_opens_each_hit(server: Server) -> None:
+    async with connect(server) as client:
+        result = await client.call_tool(
+            "search_history",
+            {"query": "refresh token expiry", "mode": "fts", "response_format": "markdown"},
+        )
+        shown = text_of(result)
+        assert not result.is_error
+        assert SHOP in shown and "2026-01-10 09:06" in shown and "score" in shown
+        assert "the checkout webhook test is flaky" in shown  # the session's title
+        assert f'read_session(session_id="{CHECKOUT}")' in shown
+        assert result.structured_content is not None  # the JSON rides along
+
+
+async def test_search_argument_rules(server: Server) -> None:
+    async with connect(server) as client:
+        msg = await error(client, "search_history", {"query": "x", "limt": 5}, "INVALID_ARGUMENT")
+        assert "'limt'" in msg and "limit" in msg and "response_format" in msg
+        await error(client, "search_history", {"query": "x", "limit": "5"}, "INVALID_ARGUMENT")
+        await error(client, "search_history", {"query": "x", "limit": 5.0}, "INVALID_ARGUMENT")
+        await error(client, "search_history", {"query": "x", "limit": True}, "INVALID_ARGUMENT")
+        await error(client, "search_history", {"query": "x", "limit": 0}, "INVALID_ARGUMENT")
+        await error(client, "search_history", {"query": "x", "limit": 51}, "INVALID_ARGUMENT")
+        await error(client, "search_history", {"query": "x" * 4001}, "INVALID_ARGUMENT")
+        await error(client, "search_history", {"query": ["one"]}, "INVALID_ARGUMENT")
+        await error(client, "search_history", {"query": list("abcdef")}, "INVALID_ARGUMENT")
+        await error(client, "search_history", {"query": "x", "mode": "fuzzy"}, "INVALID_ARGUMENT")
+        await error(
+            client, "search_history", {"query": "x", "cwd": "relative/dir"}, "INVALID_ARGUMENT"
+        )
+        await error(
+            client, "search_history", {"query": "x", "after": "last week"}, "INVALID_ARGUMENT"
+        )
+        await error(client, "search_history", {"query": "x", "role": "system"}, "INVALID_ARGUMENT")
+        await error(
+            client,
+            "search_history",
+            {"query": "x", "alternatives": list("abcde")},
+            "INVALID_ARGUMENT",
+        )
+        await error(client, "search_history", {}, "INVALID_ARGUMENT")
+        await error(client, "search_history", {"Query": "x"}, "INVALID_ARGUMENT")
+        assert (await ok(client, "search_history", query="4000", limit=50))["limit"] == 50
+
+
+# -- sessions -----------------------------------------------------------------------------------
+
+
+async def test_get_session_pages_both_ways(server: Server) -> None:
+    async with connect(server) as client:
+        first = await ok(client, "get_session", session_id=CHECKOUT, limit=2)
+        assert first["session"]["session_id"] == CHECKOUT and first["total"] == 4
+        assert first["has_more"] and [m["role"] for m in first["messages"]] == ["user", "assistant"]
+        last = await ok(client, "get_session", session_id=CHECKOUT, order="desc", limit=1)
+        assert "fixed the race" in last["messages"][0]["text"]
+        rest = await ok(client, "get_session", session_id=CHECKOUT, offset=3)
+        assert len(rest["messages"]) == 1 and not rest["has_more"]
+        found = await ok(client, "get_session", session_id=CHECKOUT, search="FIXED IT")
+        assert found["total"] == 1
+
+
+async def test_get_session_cuts_long_messages_above_five(server: Server) -> None:
+    async with connect(server) as client:
+        many = await ok(client, "get_session", session_id=CHECKOUT, limit=10)
+        few = await ok(client, "get_session", session_id=CHECKOUT, limit=5)
+        assert len(many["messages"][1]["text"]) <= 500 < len(few["messages"][1]["text"])
+
+
+async def test_session_prefixes(server: Server) -> None:
+    async with connect(server) as client:
+        assert (await ok(client, "get_session", session_id="aaaa1"))["session"]["session_id"] == (
+            CHECKOUT
+        )
+        msg = await error(client, "get_session", {"session_id": "aaaa"}, "AMBIGUOUS")
+        assert CHECKOUT in msg and BILLING in msg
+        await error(client, "get_session", {"session_id": "ffff"}, "NOT_FOUND")
+        await error(client, "read_session", {"session_id": "aaaa"}, "AMBIGUOUS")
+        await error(client, "get_session", {"session_id": ""}, "INVALID_ARGUMENT")
+        await error(
+            client, "get_session", {"session_id": CHECKOUT, "limit": 51}, "INVALID_ARGUMENT"
+        )
+        await error(
+            client, "get_session", {"session_id": CHECKOUT, "order": "up"}, "INVALID_ARGUMENT"
+        )
+        await error(
+            client, "get_session", {"session_id": CHECKOUT, "offset": -1}, "INVALID_ARGUMENT"
+        )
+
+
+async def test_read_session_by_prefix_and_line_range(server: Server) -> None:
+    async with connect(server) as client:
+        whole = await ok(client, "read_session", session_id="aaaa2")
+        assert whole["session_id"] == BILLING
+        lines = whole["markdown"].split("\n")
+        assert lines[0].split()[:2] == ["1", "#"] and "format_invoice_line" in whole["markdown"]
+        part = await ok(client, "read_session", session_id=BILLING, start_line=2, end_line=4)
+        assert [line.split()[0] for line in part["markdown"].split("\n")] == ["2", "3", "4"]
+        await error(
+            client,
+            "read_session",
+            {"session_id": BILLING, "start_line": 5, "end_line": 2},
+            "INVALID_ARGUMENT",
+        )
+        await error(
+            client, "read_session", {"session_id": BILLING, "start_line": 0}, "INVALID_ARGUMENT"
+        )
+
+
+async def test_read_session_never_takes_a_path(server: Server, claude_dir: Path) -> None:
+    async with connect(server) as client:
+        path = str(claude_dir / "-home-dev-shop-api" / f"{BILLING}.jsonl")
+        await error(client, "read_session", {"session_id": path}, "INVALID_ARGUMENT")  # > 64 chars
+        await error(client, "read_session", {"session_id": "/etc/passwd"}, "NOT_FOUND")
+        await error(
+            client, "read_session", {"session_id": BILLING, "path": path}, "INVALID_ARGUMENT"
+        )
+
+
+async def test_recent_sessions_and_projects(server: Server) -> None:
+    async with connect(server) as client:
+        recent = await ok(client, "get_recent_sessions")
+        assert [s["session_id"] for s in recent["sessions"]] == [CRAWL, BILLING, CHECKOUT]
+        here = await ok(client, "get_recent_sessions", cwd=SHOP, limit=1)
+        assert [s["session_id"] for s in here["sessions"]] == [BILLING]
+        assert (await ok(client, "get_recent_sessions", cwd="/nowhere"))["sessions"] == []
+        await error(client, "get_recent_sessions", {"cwd": "shop-api"}, "INVALID_ARGUMENT")
+        projects = await ok(client, "list_projects")
+        counts = {p["project"]: p["sessions"] for p in projects["projects"]}
+        assert counts == {SHOP: 2, CRAWLER: 1}
+        await error(client, "list_projects", {"cwd": SHOP}, "INVALID_ARGUMENT")
+
+
+async def test_memory_stats(server: Server) -> None:
+    async with connect(server) as client:
+        stats = await ok(client, "memory_stats")
+        assert stats["sessions"] == 3 and stats["projects"] == 2 and stats["messages"] == 18
+        assert stats["index"]["fts_docs"] > 0
+
+
+async def test_unknown_tool_is_a_coded_error(server: Server) -> None:
+    async with connect(server) as client:
+        msg = await error(client, "search_notes", {}, "NOT_FOUND")
+        assert "search_history" in msg
+
+
+# -- resources and prompts ----------------------------------------------------------------------
+
+
+async def test_resources(server: Server) -> None:
+    async with connect(server) as client:
+        listed = {str(r.uri) for r in (await client.list_resources()).resources}
+        assert listed == {"memtui://projects", "memtui://stats"}
+        templates = (await client.list_resource_templates()).resource_templates
+        assert [t.uri_template for t in templates] == ["memtui://sessions/{session_id}"]
+
+        async def read(uri: str) -> str:
+            contents = (await client.read_resource(uri)).contents[0]
+            assert hasattr(contents, "text")
+            return contents.text
+
+        assert SHOP in await read("memtui://projects")
+        assert '"sessions": 3' in await read("memtui://stats")
+        session = await read(f"memtui://sessions/{CHECKOUT[:6]}1")
+        assert "fixed the race" in session and CHECKOUT in session
+        with pytest.raises(MCPError, match="AMBIGUOUS"):
+            await client.read_resource("memtui://sessions/aaaa")
+        with pytest.raises(MCPError, match="NOT_FOUND"):
+            await client.read_resource("memtui://sessions/ffff")
+
+
+async def test_recall_prompt(server: Server) -> None:
+    async with connect(server) as client:
+        prompts = (await client.list_prompts()).prompts
+        assert [p.name for p in prompts] == ["recall"]
+        got = await client.get_prompt("recall", {"question": "why was checkout flaky?"})
+        message = got.messages[0]
+        assert message.role == "user" and isinstance(message.content, TextContent)
+        assert "search_history" in message.content.text
+        assert "why was checkout flaky?" in message.content.text
+
+
+# -- bounded time ---------------------------------------------------------------------------------
+
+
+async def test_a_call_that_runs_too_long_answers_busy(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(mcp_server, "TOOL_SECONDS", 0.2)
+    started = time.monotonic()
+    with pytest.raises(Busy, match="took longer"):
+        await run_bounded(lambda: time.sleep(2), "slow")
+    assert time.monotonic() - started < 1.5

@@ -1,0 +1,77 @@
+"""The README's "Use with Claude Code" commands and `memtui mcp --print-config` start a server
+that answers."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import subprocess
+import sys
+
+from memtui.config import Config
+from memtui.mcp.http import http_token
+from memtui.mcp.setup import command
+from tests.test_mcp_stdio import ROOT, Wire
+
+
+def readme_section() -> str:
+    text = (ROOT / "README.md").read_text()
+    return text.split("## Use with Claude Code", 1)[1].split("\n## ", 1)[0]
+
+
+def blocks(section: str, language: str) -> list[str]:
+    return re.findall(rf"```{language}\n(.*?)```", section, re.S)
+
+
+def runnable(argv: list[str]) -> list[str]:
+    """`memtui ...` as this checkout's interpreter runs it."""
+    assert argv[0] == "memtui", argv
+    return [sys.executable, "-m", "memtui", *argv[1:]]
+
+
+def test_readme_commands_start_a_server_that_answers(cfg: Config) -> None:
+    section = readme_section()
+    add = next(
+        shlex.split(line)
+        for block in blocks(section, "sh")
+        for line in block.splitlines()
+        if line.startswith("claude mcp add")
+    )
+    server = add[add.index("--") + 1 :]
+    entry = json.loads(blocks(section, "json")[0])["mcpServers"]["memtui"]
+    assert [entry["command"], *entry["args"]] == server and entry["type"] == "stdio"
+    wire = Wire(cfg, runnable(server))
+    assert wire.initialize()["result"]["serverInfo"]["name"] == "memtui"
+    assert len(wire.request("tools/list", {})["result"]["tools"]) == 6
+    assert wire.finish() == 0
+    wire.only_json_rpc()
+
+
+def test_print_config_gives_commands_and_the_real_token(cfg: Config) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "memtui", "mcp", "--print-config", "--port", "10099"],
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT), "MEMTUI_DATA_DIR": str(cfg.data_dir)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    out = done.stdout
+    lines = out.splitlines()
+    add = shlex.split(next(line for line in lines if line.startswith("claude mcp add --scope")))
+    assert add[add.index("--") + 1 :] == command()  # the installed script, or this python
+    assert f"--env=MEMTUI_DATA_DIR={cfg.data_dir}" in add
+    token = http_token(cfg)
+    assert f"Authorization: Bearer {token}" in out
+    assert "http://127.0.0.1:10099/mcp" in out
+    documents = re.findall(r"^\{.*?^\}", out, re.S | re.M)
+    stdio, http = (json.loads(d)["mcpServers"]["memtui"] for d in documents)
+    assert stdio["env"]["MEMTUI_DATA_DIR"] == str(cfg.data_dir)
+    assert http["headers"]["Authorization"] == f"Bearer {token}"
+    # The stdio entry starts a server that answers.
+    wire = Wire(cfg, [stdio["command"], *stdio["args"]])
+    assert wire.initialize()["result"]["serverInfo"]["name"] == "memtui"
+    assert wire.finish() == 0
