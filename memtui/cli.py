@@ -84,6 +84,15 @@ def build_parser() -> Parser:
     parser.add_argument(
         "--demo", action="store_true", help="open the TUI on a bundled demo archive (throw-away)"
     )
+    parser.add_argument(
+        "--no-mcp", action="store_true", help="TUI: do not serve MCP over HTTP while it runs"
+    )
+    parser.add_argument(
+        "--port",
+        type=whole(1, 65535),
+        default=10013,
+        help="TUI: the loopback port of its MCP HTTP server (default 10013)",
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
 
     index = sub.add_parser("index", help="ingest and index transcripts now, with a progress bar")
@@ -173,7 +182,7 @@ def run_tui(args: argparse.Namespace) -> None:
     """No command: the terminal UI (imported here, so the other commands never load Textual)."""
     from memtui.tui.main import run as tui
 
-    tui(demo=args.demo)
+    tui(demo=args.demo, mcp_port=None if args.no_mcp else args.port)
 
 
 def run(args: argparse.Namespace) -> None:

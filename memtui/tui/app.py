@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import importlib
 import subprocess
 import threading
 import time
@@ -27,6 +28,7 @@ from memtui.tui.search import ResultList, SearchScreen
 from memtui.tui.session import SessionScreen
 
 STOP_WAIT = 30.0  # seconds quitting waits for the index to stop between batches
+MCP_PORT = 10013  # SPEC's port for the HTTP MCP server
 
 
 class MemtuiApp(App[str | None]):
@@ -49,7 +51,7 @@ class MemtuiApp(App[str | None]):
         upkeep: bool = True,
         watch: bool = True,
         demo: bool = False,
-        mcp_address: str = "",
+        mcp_port: int | None = None,
     ) -> None:
         super().__init__()
         self.memory = memory
@@ -60,7 +62,8 @@ class MemtuiApp(App[str | None]):
         self.upkeep_done = threading.Event()
         self.upkeep_done.set()
         self.config_dir = memory.config.config_dir
-        self.set_reactive(MemtuiApp.mcp_address, mcp_address)
+        self.mcp_port = mcp_port  # None: no MCP server in this process (--no-mcp)
+        self._mcp_task: asyncio.Task[None] | None = None
 
     def on_mount(self) -> None:
         theme = settings.load_theme(self.config_dir)
@@ -81,6 +84,36 @@ class MemtuiApp(App[str | None]):
         if self._upkeep:
             self.upkeep_done.clear()
             self.keep_current()
+        if self.mcp_port is not None:
+            self._mcp_task = asyncio.create_task(self._serve_mcp(self.mcp_port))
+        else:
+            self.mcp_address = "MCP off"
+
+    # -- the MCP server, in this process ----------------------------------------------------
+
+    async def _serve_mcp(self, port: int) -> None:
+        """Serve the same engine over streamable HTTP until the app ends (exactly as
+        `memtui mcp --http`); a port in use is a notice, never the end of the app."""
+        self.mcp_address = "MCP starting…"
+        try:
+            # mcp and uvicorn take a while to import: not on the loop that draws the screen
+            http = await asyncio.to_thread(importlib.import_module, "memtui.mcp.http")
+            await http.serve_http(self.memory, port=port, on_ready=self._mcp_ready)
+        except OSError as exc:
+            self.mcp_address = "MCP off"
+            self.notify(
+                f"MCP server not started: port {port} is taken ({exc.strerror or exc}). "
+                "Start memtui with --port N to use another, or --no-mcp.",
+                title="MCP",
+                severity="warning",
+                timeout=12,
+            )
+        except MemtuiError as exc:
+            self.mcp_address = "MCP off"
+            self.notify(exc.line(), title="MCP", severity="error", timeout=12)
+
+    def _mcp_ready(self, url: str) -> None:
+        self.mcp_address = f"MCP {url}"
 
     # -- background upkeep ------------------------------------------------------------------
 
@@ -108,6 +141,8 @@ class MemtuiApp(App[str | None]):
 
     def on_unmount(self) -> None:
         self.stop.set()  # however the app ends, the writer stops at its next batch
+        if self._mcp_task is not None:
+            self._mcp_task.cancel()
 
     def _changed(self) -> None:
         try:

@@ -7,16 +7,17 @@ import shutil
 from memtui import config
 from memtui.engine import Memory
 from memtui.tui import demo as demo_archive
-from memtui.tui.app import STOP_WAIT, MemtuiApp
+from memtui.tui.app import MCP_PORT, STOP_WAIT, MemtuiApp
 
 
-def run(*, demo: bool = False) -> None:
+def run(*, demo: bool = False, mcp_port: int | None = MCP_PORT) -> None:
+    """`mcp_port` None: no MCP server in the TUI."""
     cfg = config.load()
     config.setup_logging(cfg.log_dir)
     while True:
         run_cfg, scratch = demo_archive.prepare(cfg) if demo else (cfg, None)
         try:
-            result = _run_once(run_cfg, demo)
+            result = _run_once(run_cfg, demo, mcp_port)
         finally:
             if scratch is not None:
                 shutil.rmtree(scratch, ignore_errors=True)
@@ -26,9 +27,9 @@ def run(*, demo: bool = False) -> None:
         return
 
 
-def _run_once(cfg: config.Config, demo: bool) -> str | None:
+def _run_once(cfg: config.Config, demo: bool, mcp_port: int | None) -> str | None:
     with Memory(cfg) as memory:
-        app = MemtuiApp(memory, demo=demo)
+        app = MemtuiApp(memory, demo=demo, mcp_port=mcp_port)
         try:
             return app.run()
         finally:
