@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from textual.pilot import Pilot
-from textual.widgets import Collapsible, Input, OptionList
+from textual.widgets import Input, OptionList
 
 from memtui.config import Config
 from memtui.engine import Memory
@@ -20,7 +20,7 @@ from memtui.tui import actions, demo, settings
 from memtui.tui.app import MemtuiApp
 from memtui.tui.browse import BrowseScreen, SessionTable
 from memtui.tui.search import SearchScreen
-from memtui.tui.session import MessageBlock, MessageList, SessionScreen
+from memtui.tui.session import Fold, MessageBlock, MessageList, SessionScreen
 from tests.tui_support import live_session, small_archive, until
 
 SIZE = (140, 40)
@@ -103,13 +103,16 @@ async def test_browse_to_a_session_and_expand_a_tool_call(indexed: Memory) -> No
         first = next(iter(browse.sessions))
         session = await open_session(pilot, app, first)
         await until(pilot, lambda: bool(session.query(".tool-call")))
-        call = session.query(".tool-call").first(Collapsible)
-        assert call.collapsed
+        call = session.query(".tool-call").first(Fold)
+        assert not call.expanded
+        folded_height = call.size.height
         call.scroll_visible(animate=False)
         await pilot.pause(0.1)
-        await pilot.click(call.query_one("CollapsibleTitle"))
-        await until(pilot, lambda: not call.collapsed)
-        assert call.query_one(".tool-arg").display
+        await pilot.click(call)
+        await until(pilot, lambda: call.expanded)
+        await pilot.pause(0.1)
+        assert call.size.height > folded_height, "the call's arguments are shown"
+        assert call.body in str(call.render())
         thinking = session.query(".thinking")
         assert all(not t.display or t.styles.display == "none" for t in thinking)
         await pilot.press("escape")

@@ -19,7 +19,7 @@ from memtui.engine import Memory
 from memtui.tui.app import MemtuiApp
 from memtui.tui.browse import BrowseScreen, SessionTable
 from memtui.tui.search import SearchScreen
-from memtui.tui.session import SessionScreen
+from memtui.tui.session import Fold, SessionScreen
 from tests.tui_support import small_archive, until
 
 SIZE = (120, 34)
@@ -69,8 +69,7 @@ async def _open_first(pilot: Pilot[None]) -> None:
     await until(pilot, lambda: isinstance(pilot.app.screen, SessionScreen))
     screen = pilot.app.screen
     await until(pilot, lambda: screen.info is not None and bool(screen.query("MessageBlock")))
-    call = screen.query(".tool-call").first()
-    call.collapsed = False
+    screen.query(".tool-call").first(Fold).expanded = True
 
 
 @pytest.mark.parametrize("theme", THEMES)

@@ -25,7 +25,7 @@ from memtui.tui.browse import BrowseScreen, ProjectList, SessionTable
 from memtui.tui.forms import Prompt
 from memtui.tui.messages import ArchiveChanged, Progress
 from memtui.tui.search import ResultList, SearchScreen
-from memtui.tui.session import SessionScreen
+from memtui.tui.session import Fold, SessionScreen
 
 STOP_WAIT = 30.0  # seconds quitting waits for the index to stop between batches
 MCP_PORT = 10013  # SPEC's port for the HTTP MCP server
@@ -273,6 +273,7 @@ def binding_ids() -> set[str]:
         SessionTable,
         ResultList,
         Prompt,
+        Fold,
     )
     return {
         b.id

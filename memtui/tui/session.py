@@ -14,8 +14,9 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
+from textual.reactive import reactive
 from textual.screen import Screen
-from textual.widgets import Collapsible, Footer, Input, Static
+from textual.widgets import Footer, Input, Static
 
 from memtui.engine import MessageView, SessionInfo
 from memtui.errors import MemtuiError
@@ -23,7 +24,7 @@ from memtui.tui.format import home_short, one_line, when
 from memtui.tui.messages import ArchiveChanged
 from memtui.tui.status import StatusLine
 
-WINDOW = 30  # messages mounted at once when a session opens or jumps
+WINDOW = 16  # messages mounted at once when a session opens or jumps (a screen or two)
 STEP = 20  # messages added when the reader nears an edge of the window
 ROLE_LABEL = {"user": "you", "assistant": "claude"}
 KIND_LABEL = {"tool_result": "⎿ tool", "meta": "meta", "compact_summary": "summary of earlier"}
@@ -32,6 +33,37 @@ KIND_LABEL = {"tool_result": "⎿ tool", "meta": "meta", "compact_summary": "sum
 def matches(message: MessageView, needle: str) -> bool:
     hay = [message.text, message.tool_output, *(c.arg for c in message.tool_calls)]
     return any(needle in part.lower() for part in hay if part)
+
+
+class Fold(Static, can_focus=True):
+    """A folded line that opens on click or Enter: a tool call, its output, thinking.
+    One widget, not Collapsible's four: a window of messages holds dozens of these."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter,space", "toggle", "Open/close", show=False, id="fold.toggle")
+    ]
+    expanded: reactive[bool] = reactive(False, layout=True)
+
+    def __init__(self, title: str, body: str, *, classes: str) -> None:
+        super().__init__(classes=classes)
+        self.title = title
+        self.body = body
+
+    def render(self) -> Text:
+        text = Text(("▼ " if self.expanded else "▶ ") + self.title, style="bold dim")
+        if self.expanded:
+            text.append("\n")
+            text.append(self.body, style="")
+        return text
+
+    def watch_expanded(self, expanded: bool) -> None:
+        self.set_class(expanded, "-expanded")
+
+    def action_toggle(self) -> None:
+        self.expanded = not self.expanded
+
+    def on_click(self) -> None:
+        self.expanded = not self.expanded
 
 
 class MessageBlock(Vertical):
@@ -55,25 +87,16 @@ class MessageBlock(Vertical):
         head.append(f"   {when(m.timestamp, seconds=True)}   #{m.message_index}", style="dim")
         yield Static(head, classes="msg-head")
         if m.thinking:
-            yield Collapsible(
-                Static(Text(m.thinking)), title="thinking", classes="thinking", collapsed=True
-            )
+            yield Fold("thinking", m.thinking, classes="thinking")
         if m.text and m.kind != "tool_result":
             yield Static(Markdown(m.text, code_theme=self.code_theme), classes="msg-body")
         for call in m.tool_calls:
-            yield Collapsible(
-                Static(Text(call.arg), classes="tool-arg"),
-                title=f"{call.name}  {one_line(call.arg, 80)}",
-                classes="tool-call",
-            )
+            yield Fold(f"{call.name}  {one_line(call.arg, 80)}", call.arg, classes="tool-call")
         output = m.tool_output or (m.text if m.kind == "tool_result" else "")
         if output:
             lines = output.count("\n") + 1
-            yield Collapsible(
-                Static(Text(output), classes="tool-output"),
-                title=f"result · {lines} line{'s' * (lines != 1)}  {one_line(output, 60)}",
-                classes="tool-result",
-            )
+            title = f"result · {lines} line{'s' * (lines != 1)}  {one_line(output, 60)}"
+            yield Fold(title, output, classes="tool-result")
 
 
 class MessageList(VerticalScroll):
