@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import stat
@@ -11,6 +12,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from textual import events
 from textual.pilot import Pilot
 from textual.widgets import Input, OptionList
 
@@ -308,3 +310,26 @@ def test_the_demo_archive_unpacks_into_a_throwaway_dir(cfg: Config) -> None:
         import shutil
 
         shutil.rmtree(scratch)
+
+
+async def test_a_long_session_jumps_and_scrolls_without_mounting_it_all(
+    memory: Memory, claude_dir: Path, tmp_path: Path
+) -> None:
+    long_id = "10000000-0000-4000-8000-000000000300"
+    live_session(claude_dir, tmp_path / "work" / "long", long_id, messages=300)
+    memory.upkeep.ingest(wait=True, index=False)
+    app = MemtuiApp(memory, upkeep=False)
+    async with app.run_test(size=SIZE) as pilot:
+        session = await open_session(pilot, app, long_id)
+        view = session.query_one(MessageList)
+        await until(pilot, lambda: bool(view.query(MessageBlock)))
+        assert len(view.messages) >= 300
+        # keys as a terminal delivers them, no waiting between: jumps race the grows that
+        # the scrolling starts
+        for key in ["G", "g", "pagedown", "pagedown", "G", "pageup", "g", "end", "G"] * 3:
+            app.post_message(events.Key(key, key if len(key) == 1 else None))
+            await asyncio.sleep(0.01)
+        await pilot.pause(1.0)
+        shown = [b.message.message_index for b in view.query(MessageBlock)]
+        assert shown == sorted(set(shown)), "each message once, in order"
+        assert len(shown) == view.end - view.start < len(view.messages) / 2

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import socket
 import subprocess
 import sys
 import time
@@ -21,8 +22,9 @@ pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is no
 
 
 class Terminal:
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, port: int) -> None:
         self.name = name
+        self.port = port
 
     def screen(self) -> str:
         return subprocess.run(
@@ -61,13 +63,16 @@ def terminal(shared: Path, tmp_path: Path) -> Iterator[Terminal]:
         "COLORTERM": "truecolor",
     }
     exports = " ".join(f"{k}={v!s}" for k, v in env.items())
-    command = f"env {exports} {sys.executable} -m memtui"
+    with socket.socket() as probe:  # a free port for the TUI's MCP server
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    command = f"env {exports} {sys.executable} -m memtui --port {port}"
     subprocess.run(
         ["tmux", "new-session", "-d", "-s", name, "-x", "140", "-y", "40", command],
         check=True,
         env={**os.environ, "TMUX": ""},
     )
-    term = Terminal(name)
+    term = Terminal(name, port)
     try:
         yield term
     finally:
@@ -81,6 +86,7 @@ def test_the_real_tui_on_real_transcripts(terminal: Terminal) -> None:
         "the first index to finish",
     )
     assert "Projects" in shown and "Last active" in shown
+    terminal.wait(lambda s: f"MCP http://127.0.0.1:{terminal.port}/mcp" in s, "the MCP address")
     terminal.keys("/")
     terminal.wait(lambda s: "search every conversation" in s, "the search screen")
     terminal.keys("test")

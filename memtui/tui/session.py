@@ -6,6 +6,7 @@ where the reader is and grows it as they scroll, so opening one costs the same a
 
 from __future__ import annotations
 
+import asyncio
 from typing import ClassVar
 
 from rich.markdown import Markdown
@@ -16,6 +17,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.reactive import reactive
 from textual.screen import Screen
+from textual.widget import Widget
 from textual.widgets import Footer, Input, Static
 
 from memtui.engine import MessageView, SessionInfo
@@ -100,7 +102,10 @@ class MessageBlock(Vertical):
 
 
 class MessageList(VerticalScroll):
-    """A scrolling window over a session's messages, grown at either edge on demand."""
+    """A scrolling window over a session's messages, grown at either edge on demand.
+
+    Every change of the window holds `_lock`: a jump (g, G, n) and a grow started by the
+    scroll must not interleave, or both would mount the same messages."""
 
     def __init__(self, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
@@ -108,6 +113,7 @@ class MessageList(VerticalScroll):
         self.start = 0
         self.end = 0
         self._growing = False
+        self._lock = asyncio.Lock()
 
     def _block(self, index: int) -> MessageBlock:
         theme = "monokai" if self.app.current_theme.dark else "friendly"
@@ -115,13 +121,14 @@ class MessageList(VerticalScroll):
 
     async def show(self, messages: list[MessageView], at: int = 0) -> None:
         """Mount the window around message `at` and bring it to the top of the view."""
-        self.messages = messages
-        at = max(0, min(at, len(messages) - 1))
-        self.start = max(0, at - 3)
-        self.end = min(len(messages), self.start + WINDOW)
-        self.start = max(0, min(self.start, self.end - WINDOW))
-        await self.remove_children()
-        await self.mount_all([self._block(i) for i in range(self.start, self.end)])
+        async with self._lock:
+            self.messages = messages
+            at = max(0, min(at, len(messages) - 1))
+            self.start = max(0, at - 3)
+            self.end = min(len(messages), self.start + WINDOW)
+            self.start = max(0, min(self.start, self.end - WINDOW))
+            await self.remove_children()
+            await self.mount_all([self._block(i) for i in range(self.start, self.end)])
         self.call_after_refresh(self.reveal, at)
 
     def reveal(self, index: int) -> None:
@@ -138,12 +145,13 @@ class MessageList(VerticalScroll):
 
     async def extend(self, messages: list[MessageView]) -> None:
         """The session grew: take the new list, mount the new tail if the reader is there."""
-        at_tail = self.end == len(self.messages)
-        self.messages = messages
-        if at_tail and self.end < len(messages):
-            new = range(self.end, min(len(messages), self.end + STEP))
-            self.end = new.stop
-            await self.mount_all([self._block(i) for i in new])
+        async with self._lock:
+            at_tail = self.end == len(self.messages)
+            self.messages = messages
+            if at_tail and self.end < len(messages):
+                new = range(self.end, min(len(messages), self.end + STEP))
+                self.end = new.stop
+                await self.mount_all([self._block(i) for i in new])
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         super().watch_scroll_y(old_value, new_value)
@@ -157,19 +165,26 @@ class MessageList(VerticalScroll):
             self.run_worker(self._grow_up(), group="grow")
 
     async def _grow_down(self) -> None:
-        new = range(self.end, min(len(self.messages), self.end + STEP))
-        self.end = new.stop
-        await self.mount_all([self._block(i) for i in new])
-        self._growing = False
+        try:
+            async with self._lock:
+                new = range(self.end, min(len(self.messages), self.end + STEP))
+                self.end = new.stop
+                await self.mount_all([self._block(i) for i in new])
+        finally:
+            self._growing = False
 
     async def _grow_up(self) -> None:
-        anchor = self.children[0]
-        new = range(max(0, self.start - STEP), self.start)
-        self.start = new.start
-        await self.mount_all([self._block(i) for i in new], before=anchor)
-        self.call_after_refresh(self._anchored, anchor)
+        async with self._lock:
+            if self.start == 0 or not self.children:
+                self._growing = False
+                return
+            anchor = self.children[0]
+            new = range(max(0, self.start - STEP), self.start)
+            self.start = new.start
+            await self.mount_all([self._block(i) for i in new], before=anchor)
+        self.call_after_refresh(self._hold_anchor, anchor)
 
-    def _anchored(self, anchor: MessageBlock) -> None:
+    def _hold_anchor(self, anchor: Widget) -> None:
         self.scroll_to_widget(anchor, top=True, animate=False)
         self._growing = False
 

@@ -39,4 +39,6 @@ class StatusLine(Horizontal):
         bar.update(total=event.total, progress=event.done)
 
     def _mcp(self, address: str) -> None:
-        self.query_one("#status-mcp", Static).update(address)
+        shown = self.query_one("#status-mcp", Static)
+        shown.update(address)
+        shown.set_class(not address.startswith("MCP http"), "-off")
