@@ -8,7 +8,8 @@
 - a 2,000-message session: from Enter until its first messages are drawn;
 - keypresses during a cold index: a key typed into the search box until the box shows it,
   p50/p95, while the first index of the same corpus runs in the app's worker;
-- idle CPU: the app following the transcripts with nothing to do, CPU time / wall time.
+- idle CPU: the app following the transcripts and serving MCP with nothing to do, CPU
+  time / wall time.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import argparse
 import asyncio
 import json
 import shutil
+import socket
 import statistics
 import sys
 import time
@@ -157,8 +159,12 @@ async def cold(cfg: Config, presses: int) -> dict[str, float]:
 
 async def idle(cfg: Config, seconds: float) -> dict[str, float]:
     memory = Memory(cfg)
-    app = MemtuiApp(memory)
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    app = MemtuiApp(memory, mcp_port=port)
     async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.mcp_address.startswith("MCP http"))
         await pilot.pause(3)  # the first rescan is done
         cpu, wall = time.process_time(), time.perf_counter()
         await asyncio.sleep(seconds)

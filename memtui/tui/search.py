@@ -24,7 +24,7 @@ from memtui.tui.session import ROLE_LABEL, SessionScreen
 from memtui.tui.status import StatusLine
 
 DEBOUNCE = 0.2  # seconds of quiet typing before a search runs
-LIMIT = 50
+LIMIT = 30  # a screenful and a half: more only costs drawing time
 MODE_LABEL = {"hybrid": "hybrid", "fts": "full text", "vector": "vector"}
 
 
