@@ -82,6 +82,18 @@ def whole(low: int, high: int) -> Callable[[str], int]:
 def build_parser() -> Parser:
     parser = Parser(prog="memtui", description="A local memory for Claude Code.")
     parser.add_argument("--version", action="version", version=f"memtui {__version__}")
+    parser.add_argument(
+        "--demo", action="store_true", help="open the TUI on a bundled demo archive (throw-away)"
+    )
+    parser.add_argument(
+        "--no-mcp", action="store_true", help="TUI: do not serve MCP over HTTP while it runs"
+    )
+    parser.add_argument(
+        "--port",
+        type=whole(1, 65535),
+        default=10013,
+        help="TUI: the loopback port of its MCP HTTP server (default 10013)",
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
 
     index = sub.add_parser("index", help="ingest and index transcripts now, with a progress bar")
@@ -151,11 +163,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     os.umask(0o077)  # everything memtui writes holds someone's conversations
     parser = build_parser()
     args = parser.parse_args(argv)
-    if args.command is None:
-        parser.print_help()
-        return
     try:
-        run(args)
+        if args.command is None:
+            run_tui(args)
+        else:
+            run(args)
     except MemtuiError as exc:
         fail(exc.line())
     except BrokenPipeError:
@@ -165,6 +177,13 @@ def main(argv: Sequence[str] | None = None) -> None:
         raise SystemExit(141) from None
     except KeyboardInterrupt:
         raise SystemExit(130) from None
+
+
+def run_tui(args: argparse.Namespace) -> None:
+    """No command: the terminal UI (imported here, so the other commands never load Textual)."""
+    from memtui.tui.main import run as tui
+
+    tui(demo=args.demo, mcp_port=None if args.no_mcp else args.port)
 
 
 def run(args: argparse.Namespace) -> None:

@@ -1,0 +1,207 @@
+"""The TUI's speed, measured on the real app (headless, Textual's Pilot) over a real archive.
+
+    python bench/bench_tui.py [--messages 20000] [--work /tmp/memtui-bench-tui] [--idle 60]
+
+- first screen: from creating Memory and the app (archive already indexed) until the
+  sessions table has rows and has been drawn;
+- search: from the debounce firing until the results are on screen, p50/p95 of mixed queries;
+- a 2,000-message session: from Enter until its first messages are drawn;
+- keypresses during a cold index: a key typed into the search box until the box shows it,
+  p50/p95, while the first index of the same corpus runs in the app's worker;
+- idle CPU: the app following the transcripts and serving MCP with nothing to do, CPU
+  time / wall time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import shutil
+import socket
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from common import cached_corpus  # noqa: E402
+from corpus import append_session_lines, encode_project_dir  # noqa: E402
+from textual import events  # noqa: E402
+from textual.pilot import Pilot  # noqa: E402
+from textual.widgets import Input  # noqa: E402
+
+from memtui.config import Config  # noqa: E402
+from memtui.engine import Memory  # noqa: E402
+from memtui.tui.app import MemtuiApp  # noqa: E402
+from memtui.tui.browse import BrowseScreen, SessionTable  # noqa: E402
+from memtui.tui.search import SearchScreen  # noqa: E402
+from memtui.tui.session import MessageBlock, SessionScreen  # noqa: E402
+
+SIZE = (140, 40)
+LONG = "0b0b0b0b-2000-4000-8000-000000002000"
+QUERIES = [
+    "refresh token rotation",
+    "flaky test",
+    "why does the migration fail",
+    "docker image size",
+    "retry with exponential backoff",
+    "pagination cursor",
+    "TypeError",
+    "how do we handle webhooks idempotency",
+    "redis cache invalidation",
+    "oauth callback",
+]
+
+
+def pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+async def until(pilot: Pilot[object], check: Callable[[], bool], timeout: float = 120) -> None:
+    deadline = time.perf_counter() + timeout
+    while not check():
+        if time.perf_counter() > deadline:
+            raise TimeoutError(str(check))
+        await pilot.pause(0.002)
+
+
+def config(work: Path, name: str, projects: Path) -> Config:
+    return Config(data_dir=work / name, claude_dir=projects, log_dir=work / "logs")
+
+
+async def warm(cfg: Config, runs: int) -> dict[str, float]:
+    figures: dict[str, float] = {}
+    started = time.perf_counter()
+    memory = Memory(cfg)
+    app = MemtuiApp(memory, upkeep=False)
+    async with app.run_test(size=SIZE) as pilot:
+        browse = app.screen
+        assert isinstance(browse, BrowseScreen)
+        await until(pilot, lambda: browse.query_one(SessionTable).row_count > 0)
+        await pilot.pause()  # one refresh: drawn, not just built
+        figures["first_screen_ms"] = (time.perf_counter() - started) * 1000
+
+        await pilot.press("slash")
+        search = app.screen
+        assert isinstance(search, SearchScreen)
+        took = []
+        for i in range(runs):
+            text = QUERIES[i % len(QUERIES)]
+            search.query_one("#query").value = text
+            await pilot.pause(0.3)  # let the typing's own debounced search finish
+            search.last = None
+            started = time.perf_counter()
+            search._fire()
+            await until(pilot, lambda: search.last is not None)
+            await pilot.pause()
+            took.append((time.perf_counter() - started) * 1000)
+        figures["search_p50_ms"] = statistics.median(took)
+        figures["search_p95_ms"] = pct(took, 0.95)
+        await pilot.press("escape")
+
+        opened = []
+        for _ in range(5):
+            table = browse.query_one(SessionTable)
+            table.move_cursor(row=table.get_row_index(LONG))
+            table.focus()
+            started = time.perf_counter()
+            await pilot.press("enter")
+            await until(pilot, lambda: isinstance(app.screen, SessionScreen))
+            screen = app.screen
+            await until(pilot, lambda screen=screen: bool(screen.query(MessageBlock)))
+            await pilot.pause()
+            opened.append((time.perf_counter() - started) * 1000)
+            assert screen.info is not None and screen.info.message_count >= 2000
+            await pilot.press("end", "G")  # to the bottom and back: the window moves
+            await pilot.press("g", "escape")
+        figures["session_2000_open_ms_median"] = statistics.median(opened)
+        figures["session_2000_open_ms_max"] = max(opened)
+    memory.close()
+    return figures
+
+
+async def cold(cfg: Config, presses: int) -> dict[str, float]:
+    """Type into the search box while the first index runs (each key also schedules a
+    search, as a person's typing would): the time until the box shows the key."""
+    memory = Memory(cfg)
+    app = MemtuiApp(memory, watch=False)
+    took: list[float] = []
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.progress is not None)
+        await pilot.press("slash")
+        box = app.screen.query_one("#query", Input)
+        while app.progress is not None and len(took) < presses:
+            before = box.value
+            key = "backspace" if len(before) >= 12 else "a"
+            started = time.perf_counter()
+            # as the terminal driver delivers a key: no Pilot waits in the measured time
+            app.post_message(events.Key(key, "a" if key == "a" else None))
+            while box.value == before and time.perf_counter() - started < 10:
+                await asyncio.sleep(0.001)
+            took.append((time.perf_counter() - started) * 1000)
+            await asyncio.sleep(0.05)
+        phase = app.progress.phase if app.progress else "done"
+        await pilot.press("escape", "q")
+        await until(pilot, app.upkeep_done.is_set)
+    memory.close()
+    return {
+        "cold_keypress_samples": len(took),
+        "cold_keypress_p50_ms": statistics.median(took) if took else float("nan"),
+        "cold_keypress_p95_ms": pct(took, 0.95) if took else float("nan"),
+        "cold_phase_when_stopped": phase,  # type: ignore[dict-item]
+    }
+
+
+async def idle(cfg: Config, seconds: float) -> dict[str, float]:
+    memory = Memory(cfg)
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    app = MemtuiApp(memory, mcp_port=port)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.mcp_address.startswith("MCP http"))
+        await pilot.pause(3)  # the first rescan is done
+        cpu, wall = time.process_time(), time.perf_counter()
+        await asyncio.sleep(seconds)
+        used = (time.process_time() - cpu) / (time.perf_counter() - wall)
+    memory.close()
+    return {"idle_cpu_percent": used * 100, "idle_seconds": seconds}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--messages", type=int, default=20_000)
+    parser.add_argument("--work", type=Path, default=Path("/tmp/memtui-bench-tui"))
+    parser.add_argument("--queries", type=int, default=40)
+    parser.add_argument("--presses", type=int, default=60)
+    parser.add_argument("--idle", type=float, default=60.0)
+    args = parser.parse_args()
+    projects, _ = cached_corpus(args.work, args.messages)
+    cwd = "/home/dev/work/payments-api"
+    long_file = projects / encode_project_dir(cwd) / f"{LONG}.jsonl"
+    if not long_file.exists():
+        append_session_lines(long_file, 2000, LONG, cwd, seed=1)
+    warm_cfg = config(args.work, f"data-{args.messages}", projects)
+    if not (warm_cfg.data_dir / "memtui.db").exists():
+        with Memory(warm_cfg) as memory:
+            started = time.perf_counter()
+            memory.upkeep.ingest(wait=True)
+            print(f"indexed in {time.perf_counter() - started:.1f} s", file=sys.stderr)
+    result: dict[str, float] = {"messages": args.messages + 2000}
+    result |= asyncio.run(warm(warm_cfg, args.queries))
+    cold_cfg = config(args.work, "data-cold", projects)
+    shutil.rmtree(cold_cfg.data_dir, ignore_errors=True)
+    result |= asyncio.run(cold(cold_cfg, args.presses))
+    shutil.rmtree(cold_cfg.data_dir, ignore_errors=True)
+    if args.idle > 0:
+        result |= asyncio.run(idle(warm_cfg, args.idle))
+    print(json.dumps({k: round(v, 1) if isinstance(v, float) else v for k, v in result.items()}))
+
+
+if __name__ == "__main__":
+    main()

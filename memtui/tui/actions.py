@@ -1,0 +1,54 @@
+"""What a person does with a session: resume it in Claude Code, copy it, export it.
+
+The checks are plain functions so the messages a person sees are tested on their own.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+from memtui.engine import SessionInfo
+
+
+class CannotResume(Exception):
+    """Why `claude --resume` cannot start: shown as it is."""
+
+
+@dataclass(frozen=True, slots=True)
+class ResumePlan:
+    argv: list[str]
+    cwd: Path
+
+
+def resume_plan(info: SessionInfo) -> ResumePlan:
+    claude = shutil.which("claude")
+    if claude is None:
+        raise CannotResume(
+            "`claude` is not on PATH: install Claude Code, or run "
+            f"`claude --resume {info.session_id}` where it is"
+        )
+    cwd = Path(info.project)
+    if not cwd.is_dir():
+        raise CannotResume(
+            f"{info.project} is gone: Claude Code resumes a session in its own directory "
+            "(restore or recreate it, then resume again)"
+        )
+    return ResumePlan([claude, "--resume", info.session_id], cwd)
+
+
+def export_name(info: SessionInfo) -> str:
+    """A file name a person recognises: the title's words and the id's start."""
+    words = re.sub(r"[^A-Za-z0-9]+", "-", info.title.lower()).strip("-")[:48].rstrip("-")
+    return f"{words or 'session'}-{info.session_id[:8]}.md"
+
+
+def export(markdown: str, target: Path) -> Path:
+    target = target.expanduser()
+    if target.is_dir():
+        raise IsADirectoryError(f"{target} is a directory")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(markdown, encoding="utf-8")
+    return target

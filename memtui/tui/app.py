@@ -1,0 +1,283 @@
+"""The memtui application: screens over one Memory, its upkeep in a background thread."""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import subprocess
+import threading
+import time
+from collections.abc import Iterable
+from functools import partial
+from pathlib import Path
+from typing import ClassVar
+
+from textual import work
+from textual.app import App, SuspendNotSupported, SystemCommand
+from textual.binding import Binding, BindingType
+from textual.reactive import reactive
+from textual.screen import Screen
+
+from memtui.engine import Memory, ProgressEvent, SessionInfo
+from memtui.errors import MemtuiError
+from memtui.tui import actions, settings
+from memtui.tui.browse import BrowseScreen, ProjectList, SessionTable
+from memtui.tui.forms import Prompt
+from memtui.tui.messages import ArchiveChanged, Progress
+from memtui.tui.search import ResultList, SearchScreen
+from memtui.tui.session import Fold, SessionScreen
+
+STOP_WAIT = 30.0  # seconds quitting waits for the index to stop between batches
+MCP_PORT = 10013  # SPEC's port for the HTTP MCP server
+
+
+class MemtuiApp(App[str | None]):
+    CSS_PATH = "app.tcss"
+    TITLE = "memtui"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("q", "quit", "Quit", id="app.quit"),
+        Binding("question_mark", "keys", "Keys", id="app.keys"),
+        Binding("slash", "search", "Search", id="app.search"),
+    ]
+
+    counts: reactive[str] = reactive("")
+    progress: reactive[ProgressEvent | None] = reactive(None, always_update=True)
+    mcp_address: reactive[str] = reactive("")
+
+    def __init__(
+        self,
+        memory: Memory,
+        *,
+        upkeep: bool = True,
+        watch: bool = True,
+        demo: bool = False,
+        mcp_port: int | None = None,
+    ) -> None:
+        super().__init__()
+        self.memory = memory
+        self.demo = demo
+        self._upkeep = upkeep
+        self._watch = watch
+        self.stop = threading.Event()  # set on quit: the index stops between batches
+        self.upkeep_done = threading.Event()
+        self.upkeep_done.set()
+        self.config_dir = memory.config.config_dir
+        self.mcp_port = mcp_port  # None: no MCP server in this process (--no-mcp)
+        self._mcp_task: asyncio.Task[None] | None = None
+
+    def on_mount(self) -> None:
+        theme = settings.load_theme(self.config_dir)
+        if theme in self.available_themes:
+            self.theme = theme
+        self.theme_changed_signal.subscribe(
+            self, lambda t: settings.save_theme(self.config_dir, t.name)
+        )
+        keymap = settings.load_keymap(self.config_dir)
+        unknown = sorted(set(keymap.keys) - binding_ids())
+        self.set_keymap(keymap.keys)
+        if keymap.problem:
+            self.notify(keymap.problem, severity="warning", timeout=10)
+        if unknown:
+            self.notify(f"keymap: no binding has the id {', '.join(unknown)}", severity="warning")
+        self.push_screen(BrowseScreen())
+        self.refresh_counts()
+        if self._upkeep:
+            self.upkeep_done.clear()
+            self.keep_current()
+        if self.mcp_port is not None:
+            self._mcp_task = asyncio.create_task(self._serve_mcp(self.mcp_port))
+        else:
+            self.mcp_address = "MCP off"
+
+    # -- the MCP server, in this process ----------------------------------------------------
+
+    async def _serve_mcp(self, port: int) -> None:
+        """Serve the same engine over streamable HTTP until the app ends (exactly as
+        `memtui mcp --http`); a port in use is a notice, never the end of the app."""
+        self.mcp_address = "MCP starting…"
+        try:
+            # mcp and uvicorn take a while to import: not on the loop that draws the screen
+            http = await asyncio.to_thread(importlib.import_module, "memtui.mcp.http")
+            await http.serve_http(self.memory, port=port, on_ready=self._mcp_ready)
+        except OSError as exc:
+            self.mcp_address = "MCP off"
+            self.notify(
+                f"MCP server not started: port {port} is taken ({exc.strerror or exc}). "
+                "Start memtui with --port N to use another, or --no-mcp.",
+                title="MCP",
+                severity="warning",
+                timeout=12,
+            )
+        except MemtuiError as exc:
+            self.mcp_address = "MCP off"
+            self.notify(exc.line(), title="MCP", severity="error", timeout=12)
+
+    def _mcp_ready(self, url: str) -> None:
+        self.mcp_address = f"MCP {url}"
+
+    # -- background upkeep ------------------------------------------------------------------
+
+    @work(thread=True, group="upkeep", exit_on_error=False)
+    def keep_current(self) -> None:
+        """Ingest what is new (with progress), then follow changes until quit."""
+        up = self.memory.upkeep
+        try:
+            report = up.ingest(
+                on_progress=lambda e: self.post_message(Progress(e)), cancel=self.stop, wait=False
+            )
+            self.post_message(Progress(None))
+            self._changed()
+            if report is None:
+                self.call_from_thread(
+                    self.notify, "another memtui is indexing: this one reads and follows"
+                )
+            if self._watch and not self.stop.is_set() and self.memory.config.claude_dir.is_dir():
+                up.follow(stop=self.stop, on_ingest=lambda _: self._changed())
+        except MemtuiError as exc:
+            self.post_message(Progress(None))
+            self.call_from_thread(self.notify, exc.line(), severity="error", timeout=15)
+        finally:
+            self.upkeep_done.set()
+
+    def on_unmount(self) -> None:
+        self.stop.set()  # however the app ends, the writer stops at its next batch
+        if self._mcp_task is not None:
+            self._mcp_task.cancel()
+
+    def _changed(self) -> None:
+        try:
+            projects = self.memory.history.list_projects()
+        except MemtuiError:
+            return
+        self.post_message(ArchiveChanged(projects))
+
+    def on_progress(self, message: Progress) -> None:
+        self.progress = message.event
+
+    def on_archive_changed(self, message: ArchiveChanged) -> None:
+        self._show_counts(message)
+        for screen in self.screen_stack:
+            if isinstance(screen, BrowseScreen | SessionScreen):
+                screen.post_message(ArchiveChanged(message.projects))
+
+    @work(thread=True, exit_on_error=False)
+    def refresh_counts(self) -> None:
+        self._changed()
+
+    def _show_counts(self, message: ArchiveChanged) -> None:
+        p = message.projects
+        sessions = sum(x.sessions for x in p)
+        messages = sum(x.messages for x in p)
+        self.counts = f"{len(p):,} projects · {sessions:,} sessions · {messages:,} messages"
+
+    async def action_quit(self) -> None:
+        """Stop the index between batches (nothing half-written), then leave."""
+        self.stop.set()
+        if not self.upkeep_done.is_set():
+            self.notify("stopping the index…")
+            deadline = time.monotonic() + STOP_WAIT
+            while not self.upkeep_done.is_set() and time.monotonic() < deadline:
+                await asyncio.sleep(0.05)
+        self.exit()
+
+    # -- everywhere -------------------------------------------------------------------------
+
+    def action_keys(self) -> None:
+        if self.screen.query("HelpPanel"):
+            self.action_hide_help_panel()
+        else:
+            self.action_show_help_panel()
+
+    def action_search(self) -> None:
+        if not isinstance(self.screen, SearchScreen):
+            self.push_screen(SearchScreen())
+
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        """The palette: every action of the current screen, then the app's own."""
+        seen: set[str] = set()
+        for key, active in screen.active_bindings.items():
+            b = active.binding
+            if not active.enabled or b.action in seen or b.action == "command_palette":
+                continue
+            seen.add(b.action)
+            shown = self.get_key_display(b)
+            yield SystemCommand(
+                b.description or b.action,
+                f"{shown} · {b.id or key}",
+                partial(active.node.run_action, b.action),
+            )
+        yield from super().get_system_commands(screen)
+
+    # -- acting on a session ----------------------------------------------------------------
+
+    def resume(self, info: SessionInfo) -> None:
+        try:
+            plan = actions.resume_plan(info)
+        except actions.CannotResume as exc:
+            self.notify(str(exc), title="Cannot resume", severity="error", timeout=10)
+            return
+        try:
+            with self.suspend():
+                code = subprocess.call(plan.argv, cwd=plan.cwd)
+        except SuspendNotSupported:  # no terminal to hand over (tests, web): run it anyway
+            code = subprocess.call(
+                plan.argv, cwd=plan.cwd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL
+            )
+        self.refresh()
+        if code:
+            self.notify(f"claude exited with status {code}", severity="warning")
+
+    @work(thread=True, group="copy", exit_on_error=False)
+    def copy_markdown(self, session_id: str) -> None:
+        try:
+            markdown = self.memory.history.session_markdown(session_id)
+        except MemtuiError as exc:
+            self.call_from_thread(self.notify, exc.line(), severity="error")
+            return
+        self.call_from_thread(self._copied, markdown)
+
+    def _copied(self, markdown: str) -> None:
+        self.copy_to_clipboard(markdown)
+        lines = markdown.count("\n") + 1
+        self.notify(f"copied {lines:,} lines of Markdown to the clipboard")
+
+    def export_session(self, info: SessionInfo) -> None:
+        suggested = str(Path.cwd() / actions.export_name(info))
+
+        def chosen(path: str | None) -> None:
+            if path:
+                self.write_export(info.session_id, Path(path))
+
+        self.push_screen(Prompt("Export the session as Markdown to:", suggested), chosen)
+
+    @work(thread=True, group="export", exit_on_error=False)
+    def write_export(self, session_id: str, target: Path) -> None:
+        try:
+            written = actions.export(self.memory.history.session_markdown(session_id), target)
+        except MemtuiError as exc:
+            self.call_from_thread(self.notify, exc.line(), severity="error")
+        except OSError as exc:
+            self.call_from_thread(self.notify, f"not written: {exc}", severity="error")
+        else:
+            self.call_from_thread(self.notify, f"exported to {written}")
+
+
+def binding_ids() -> set[str]:
+    """Every id a keymap file may name."""
+    owners = (
+        MemtuiApp,
+        BrowseScreen,
+        SessionScreen,
+        SearchScreen,
+        ProjectList,
+        SessionTable,
+        ResultList,
+        Prompt,
+        Fold,
+    )
+    return {
+        b.id
+        for owner in owners
+        for b in owner.BINDINGS
+        if isinstance(b, Binding) and b.id is not None
+    }

@@ -1,0 +1,51 @@
+"""Small text helpers shared by the screens: dates, project names, marked snippets."""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+from pathlib import Path
+
+from rich.text import Text
+
+_MARKED = re.compile(r"\*\*(.+?)\*\*", re.DOTALL)
+
+
+def when(timestamp: str | None, *, seconds: bool = False) -> str:
+    """An ISO timestamp in local time, as a person scans a list: `2026-11-21 14:02`."""
+    if not timestamp:
+        return ""
+    try:
+        moment = datetime.fromisoformat(timestamp.replace("Z", "+00:00"))
+    except ValueError:
+        return timestamp[:16]
+    if moment.tzinfo is not None:
+        moment = moment.astimezone()
+    return moment.strftime("%Y-%m-%d %H:%M:%S" if seconds else "%Y-%m-%d %H:%M")
+
+
+def project_name(project: str) -> str:
+    """The last part of a project's directory: `/home/ana/work/shop-api` → `shop-api`."""
+    return Path(project).name or project
+
+
+def home_short(path: str) -> str:
+    home = str(Path.home())
+    return "~" + path[len(home) :] if path == home or path.startswith(home + "/") else path
+
+
+def marked(snippet: str, style: str = "bold reverse") -> Text:
+    """A search snippet with its **marked** words styled, everything else plain (no markup)."""
+    text = Text(no_wrap=False)
+    last = 0
+    for match in _MARKED.finditer(snippet):
+        text.append(snippet[last : match.start()])
+        text.append(match.group(1), style=style)
+        last = match.end()
+    text.append(snippet[last:])
+    return text
+
+
+def one_line(text: str, width: int) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= width else flat[: width - 1] + "…"

@@ -1,0 +1,37 @@
+"""Reusable dialogs: a one-line prompt (the export path now, note titles later)."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Input, Label
+
+
+class Prompt(ModalScreen[str | None]):
+    """Ask for one line of text; Enter answers it, Escape answers None."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "dismiss_none", "Cancel", id="prompt.cancel")
+    ]
+
+    def __init__(self, question: str, value: str = "") -> None:
+        super().__init__()
+        self.question = question
+        self.value = value
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Label(self.question, classes="dialog-title")
+            yield Input(self.value, id="prompt-input")
+            yield Label("enter to confirm · escape to cancel", classes="dialog-hint")
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.dismiss(event.value.strip() or None)
+
+    def action_dismiss_none(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,232 @@
+"""Search every conversation as you type: debounced, the previous search dropped, filters
+beside the box, a preview of the exchange around the highlighted hit."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, VerticalScroll
+from textual.screen import Screen
+from textual.timer import Timer
+from textual.widgets import Footer, Input, OptionList, Select, Static
+from textual.widgets.option_list import Option
+from textual.worker import get_current_worker
+
+from memtui.engine import MODES, ROLES, MessageView, SearchResponse, SearchResult
+from memtui.errors import MemtuiError
+from memtui.tui.format import marked, one_line, project_name, when
+from memtui.tui.session import ROLE_LABEL, SessionScreen
+from memtui.tui.status import StatusLine
+
+DEBOUNCE = 0.2  # seconds of quiet typing before a search runs
+LIMIT = 30  # a screenful and a half: more only costs drawing time
+MODE_LABEL = {"hybrid": "hybrid", "fts": "full text", "vector": "vector"}
+
+
+@dataclass(frozen=True, slots=True)
+class Query:
+    text: str
+    mode: str
+    project: str | None
+    role: str | None
+    after: str | None
+    before: str | None
+
+
+class ResultList(OptionList):
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("j", "cursor_down", "Down", show=False, id="results.down"),
+        Binding("k", "cursor_up", "Up", show=False, id="results.up"),
+    ]
+
+
+class SearchScreen(Screen[None]):
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "back", "Back", id="search.back"),
+        Binding("ctrl+o", "cycle_mode", "Mode", id="search.mode"),
+        Binding("ctrl+l", "focus_query", "Query", id="search.query"),
+        Binding("down", "focus_results", "Results", show=False, id="search.results"),
+    ]
+
+    def __init__(self, text: str = "") -> None:
+        super().__init__()
+        self.initial = text
+        self.mode = "hybrid"
+        self.results: list[SearchResult] = []
+        self._debounce: Timer | None = None
+        self.last: SearchResponse | None = None
+
+    def compose(self) -> ComposeResult:
+        yield StatusLine()
+        with Horizontal(id="search-bar"):
+            yield Input(self.initial, placeholder="search every conversation", id="query")
+            yield Static(MODE_LABEL[self.mode], id="mode")
+        with Horizontal(id="filters"):
+            yield Select([], prompt="any project", id="project")
+            yield Select([(r, r) for r in ROLES], prompt="any role", id="role")
+            yield Input(placeholder="after YYYY-MM-DD", id="after", classes="date")
+            yield Input(placeholder="before YYYY-MM-DD", id="before", classes="date")
+        yield Static("", id="search-summary")
+        with Horizontal(id="search-body"):
+            yield ResultList(id="results")
+            with VerticalScroll(id="preview"):
+                yield Static("", id="preview-text")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#query", Input).focus()
+        self.load_projects()
+        if self.initial:
+            self.schedule()
+
+    @work(thread=True, exit_on_error=False)
+    def load_projects(self) -> None:
+        try:
+            projects = self.app.memory.history.list_projects()
+        except MemtuiError as exc:
+            self.app.call_from_thread(self.app.notify, exc.line(), severity="error")
+            return
+        options = [(project_name(p.project), p.project) for p in projects]
+        self.app.call_from_thread(self.query_one("#project", Select).set_options, options)
+
+    def query_now(self) -> Query:
+        def chosen(name: str) -> str | None:
+            value = self.query_one(f"#{name}", Select).value
+            return value if isinstance(value, str) else None
+
+        def text(name: str) -> str | None:
+            return self.query_one(f"#{name}", Input).value.strip() or None
+
+        return Query(
+            self.query_one("#query", Input).value.strip(),
+            self.mode,
+            chosen("project"),
+            chosen("role"),
+            text("after"),
+            text("before"),
+        )
+
+    @on(Input.Changed)
+    @on(Select.Changed)
+    def schedule(self) -> None:
+        """Restart the quiet-typing timer: only the last keystroke's query runs."""
+        if self._debounce is not None:
+            self._debounce.stop()
+        self._debounce = self.set_timer(DEBOUNCE, self._fire)
+
+    def _fire(self) -> None:
+        query = self.query_now()
+        if not query.text:
+            self.results = []
+            self.query_one(ResultList).clear_options()
+            self.query_one("#search-summary", Static).update("")
+            return
+        self.run_search(query)
+
+    @work(thread=True, exclusive=True, group="search", exit_on_error=False)
+    def run_search(self, query: Query) -> None:
+        """Exclusive: a newer search cancels this one; its answer, if late, is dropped."""
+        worker = get_current_worker()
+        try:
+            response = self.app.memory.history.search(
+                query.text,
+                query.mode,
+                project=query.project,
+                role=query.role,
+                after=query.after,
+                before=query.before,
+                limit=LIMIT,
+            )
+        except MemtuiError as exc:
+            if not worker.is_cancelled:
+                self.app.call_from_thread(self._failed, exc)
+            return
+        if not worker.is_cancelled:
+            self.app.call_from_thread(self.show_results, query, response)
+
+    def _failed(self, exc: MemtuiError) -> None:
+        self.query_one("#search-summary", Static).update(Text(exc.line(), style="bold"))
+
+    def show_results(self, query: Query, response: SearchResponse) -> None:
+        if query != self.query_now():
+            return  # typed on since: the next search is on its way
+        self.last = response
+        self.results = response.results
+        listing = self.query_one(ResultList)
+        listing.set_options([self._option(i, r) for i, r in enumerate(response.results)])
+        summary = Text(f"{response.total:,} found · {MODE_LABEL.get(response.mode)}")
+        if response.note:
+            summary.append(f" · {response.note}", style="italic")
+        self.query_one("#search-summary", Static).update(summary)
+        if response.results:
+            listing.highlighted = 0
+
+    @staticmethod
+    def _option(i: int, r: SearchResult) -> Option:
+        prompt = Text()
+        prompt.append(f"{ROLE_LABEL.get(r.role, r.role):<7}", style="bold")
+        prompt.append(f"{when(r.timestamp)}  ", style="dim")
+        prompt.append(one_line(r.session_title or "(untitled)", 60), style="italic")
+        prompt.append(f"  {project_name(r.project)}\n", style="dim")
+        prompt.append_text(marked(" ".join(r.snippet.split())))
+        return Option(prompt, id=str(i))
+
+    @on(OptionList.OptionHighlighted, "#results")
+    def _highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        if event.option.id is not None:
+            self.preview(self.results[int(event.option.id)])
+
+    @work(thread=True, exclusive=True, group="preview", exit_on_error=False)
+    def preview(self, hit: SearchResult) -> None:
+        """The hit with the message before and after it: the exchange it belongs to."""
+        try:
+            page = self.app.memory.history.get_session(
+                hit.session_id, offset=max(0, hit.message_index - 1), limit=3
+            )
+        except MemtuiError as exc:
+            self.app.call_from_thread(self.app.notify, exc.line(), severity="error")
+            return
+        if not get_current_worker().is_cancelled:
+            self.app.call_from_thread(self._show_preview, hit, page.messages)
+
+    def _show_preview(self, hit: SearchResult, messages: list[MessageView]) -> None:
+        text = Text()
+        for m in messages:
+            here = m.message_index == hit.message_index
+            text.append(
+                f"{ROLE_LABEL.get(m.role, m.role)}  {when(m.timestamp)}\n",
+                style="bold reverse" if here else "bold",
+            )
+            body = m.text or m.tool_output or " ".join(c.name for c in m.tool_calls)
+            text.append(body.strip()[:1500] + "\n\n", style="" if here else "dim")
+        self.query_one("#preview-text", Static).update(text)
+
+    @on(OptionList.OptionSelected, "#results")
+    def _open(self, event: OptionList.OptionSelected) -> None:
+        if event.option.id is not None:
+            hit = self.results[int(event.option.id)]
+            self.app.push_screen(SessionScreen(hit.session_id, at=hit.message_index))
+
+    @on(Input.Submitted, "#query")
+    def _submitted(self) -> None:
+        if self.results:
+            self.query_one(ResultList).focus()
+
+    def action_cycle_mode(self) -> None:
+        self.mode = MODES[(MODES.index(self.mode) + 1) % len(MODES)]  # type: ignore[arg-type]
+        self.query_one("#mode", Static).update(MODE_LABEL[self.mode])
+        self.schedule()
+
+    def action_focus_query(self) -> None:
+        self.query_one("#query", Input).focus()
+
+    def action_focus_results(self) -> None:
+        self.query_one(ResultList).focus()
+
+    def action_back(self) -> None:
+        self.dismiss()

@@ -1,0 +1,335 @@
+"""Pilot tests of the TUI's flows, on real transcripts, a real store and real indexes."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import stat
+import time
+from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from textual import events
+from textual.pilot import Pilot
+from textual.widgets import Input, OptionList
+
+from memtui.config import Config
+from memtui.engine import Memory
+from memtui.tui import actions, demo, settings
+from memtui.tui.app import MemtuiApp
+from memtui.tui.browse import BrowseScreen, SessionTable
+from memtui.tui.search import SearchScreen
+from memtui.tui.session import Fold, MessageBlock, MessageList, SessionScreen
+from tests.tui_support import live_session, small_archive, until
+
+SIZE = (140, 40)
+LIVE = "7d1c2a40-0000-4000-8000-00000000beef"
+
+
+@pytest.fixture(autouse=True)
+def config_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The keymap and theme live under XDG_CONFIG_HOME: never the user's own."""
+    home = tmp_path / "config"
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home))
+    return home / "memtui"
+
+
+@pytest.fixture
+def indexed(memory: Memory, claude_dir: Path, tmp_path: Path) -> Iterator[Memory]:
+    small_archive(claude_dir)
+    live_session(claude_dir, tmp_path / "work" / "live-project", LIVE)
+    memory.upkeep.ingest(wait=True)
+    yield memory
+
+
+async def open_session(pilot: Pilot[None], app: MemtuiApp, session_id: str) -> SessionScreen:
+    browse = app.screen
+    assert isinstance(browse, BrowseScreen)
+    await until(pilot, lambda: session_id in browse.sessions)
+    table = browse.query_one(SessionTable)
+    table.move_cursor(row=table.get_row_index(session_id))
+    table.focus()
+    await pilot.press("enter")
+    await until(
+        pilot, lambda: isinstance(app.screen, SessionScreen) and app.screen.info is not None
+    )
+    return app.screen  # type: ignore[return-value]
+
+
+async def test_search_then_open_at_the_hit(indexed: Memory) -> None:
+    app = MemtuiApp(indexed, upkeep=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("slash")
+        assert isinstance(app.screen, SearchScreen)
+        await pilot.press(*"token")
+        screen = app.screen
+        await until(pilot, lambda: bool(screen.results))
+        listing = screen.query_one("#results", OptionList)
+        listing.focus()
+        await pilot.press("down", "down")
+        hit = screen.results[listing.highlighted or 0]
+        await until(pilot, lambda: "\n" in str(screen.query_one("#preview-text").render()))
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, SessionScreen))
+        session = app.screen
+        await until(pilot, lambda: bool(session.query(".-hit")))
+        marked = session.query_one(".-hit", MessageBlock)
+        assert marked.message.session_id == hit.session_id
+        assert marked.message.message_index == hit.message_index
+        await pilot.pause(0.2)
+        view = session.query_one(MessageList)
+        top = marked.region.y - view.region.y
+        assert 0 <= top < view.size.height, "the hit is on screen"
+
+
+async def test_typing_fast_runs_only_the_last_query(indexed: Memory) -> None:
+    app = MemtuiApp(indexed, upkeep=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("slash", *"refresh token")
+        screen = app.screen
+        await until(pilot, lambda: screen.last is not None)
+        await pilot.pause(0.5)
+        assert screen.query_now().text == "refresh token"
+        assert screen.results, "the last query found something"
+        assert all("**" not in str(o.prompt) for o in screen.query_one(OptionList)._options)
+
+
+async def test_browse_to_a_session_and_expand_a_tool_call(indexed: Memory) -> None:
+    app = MemtuiApp(indexed, upkeep=False)
+    async with app.run_test(size=SIZE) as pilot:
+        browse = app.screen
+        await until(pilot, lambda: bool(browse.sessions))
+        first = next(iter(browse.sessions))
+        session = await open_session(pilot, app, first)
+        await until(pilot, lambda: bool(session.query(".tool-call")))
+        call = session.query(".tool-call").first(Fold)
+        assert not call.expanded
+        folded_height = call.size.height
+        call.scroll_visible(animate=False)
+        await pilot.pause(0.1)
+        await pilot.click(call)
+        await until(pilot, lambda: call.expanded)
+        await pilot.pause(0.1)
+        assert call.size.height > folded_height, "the call's arguments are shown"
+        assert call.body in str(call.render())
+        thinking = session.query(".thinking")
+        assert all(not t.display or t.styles.display == "none" for t in thinking)
+        await pilot.press("escape")
+        assert isinstance(app.screen, BrowseScreen)
+
+
+async def test_find_in_a_session_and_step_through_hits(indexed: Memory) -> None:
+    app = MemtuiApp(indexed, upkeep=False)
+    _, messages = indexed.history.session_messages(LIVE)
+    word = "the"
+    expected = [
+        i
+        for i, m in enumerate(messages)
+        if word in " ".join([m.text, m.tool_output, *(c.arg for c in m.tool_calls)]).lower()
+    ]
+    assert 2 <= len(expected) < len(messages)
+    async with app.run_test(size=SIZE) as pilot:
+        session = await open_session(pilot, app, LIVE)
+        await pilot.press("slash", *word, "enter")
+        await until(pilot, lambda: session.hit == 0)
+        assert session.hits == expected
+        first = session.query_one(".-hit", MessageBlock).message.message_index
+        await pilot.press("n")
+        await until(pilot, lambda: session.hit == 1)
+        second = session.query_one(".-hit", MessageBlock).message.message_index
+        assert second > first
+        await pilot.press("N")
+        await until(pilot, lambda: session.hit == 0)
+        assert session.query_one(".-hit", MessageBlock).message.message_index == first
+        await pilot.press("N")  # wraps to the last hit
+        await until(pilot, lambda: session.hit == len(session.hits) - 1)
+
+
+async def test_resume_runs_claude_in_the_sessions_directory(
+    indexed: Memory, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    record = tmp_path / "claude-ran.json"
+    fake = bin_dir / "claude"
+    fake.write_text(
+        "#!/usr/bin/env python3\nimport json, os, sys\n"
+        f"json.dump({{'argv': sys.argv[1:], 'cwd': os.getcwd()}}, open({str(record)!r}, 'w'))\n"
+    )
+    fake.chmod(fake.stat().st_mode | stat.S_IXUSR)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    app = MemtuiApp(indexed, upkeep=False)
+    async with app.run_test(size=SIZE) as pilot:
+        session = await open_session(pilot, app, LIVE)
+        await pilot.press("r")
+        await until(pilot, record.exists)
+        ran = json.loads(record.read_text())
+        assert ran["argv"] == ["--resume", LIVE]
+        assert ran["cwd"] == str(tmp_path / "work" / "live-project")
+        assert app.screen is session, "the TUI is back where it was"
+
+
+def test_resume_says_why_it_cannot(
+    indexed: Memory, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    info, _ = indexed.history.session_messages(LIVE)
+    monkeypatch.setenv("PATH", str(tmp_path / "nowhere"))
+    with pytest.raises(actions.CannotResume, match="not on PATH"):
+        actions.resume_plan(info)
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "claude").write_text("#!/bin/sh\n")
+    (bin_dir / "claude").chmod(0o755)
+    monkeypatch.setenv("PATH", str(bin_dir))
+    assert actions.resume_plan(info).argv[1:] == ["--resume", LIVE]
+    gone = replace(info, project=str(tmp_path / "deleted"))
+    with pytest.raises(actions.CannotResume, match="is gone"):
+        actions.resume_plan(gone)
+
+
+async def test_copy_and_export_as_markdown(indexed: Memory, tmp_path: Path) -> None:
+    app = MemtuiApp(indexed, upkeep=False)
+    target = tmp_path / "out" / "session.md"
+    async with app.run_test(size=SIZE) as pilot:
+        await open_session(pilot, app, LIVE)
+        await pilot.press("y")
+        await until(pilot, lambda: LIVE[:8] in app.clipboard or "#" in app.clipboard)
+        assert app.clipboard == indexed.history.session_markdown(LIVE)
+        await pilot.press("e")
+        prompt = app.screen.query_one("#prompt-input", Input)
+        prompt.value = str(target)
+        await pilot.press("enter")
+        await until(pilot, target.exists)
+    assert target.read_text() == indexed.history.session_markdown(LIVE)
+
+
+async def test_a_transcript_growing_while_its_session_is_open(
+    memory: Memory, claude_dir: Path, tmp_path: Path
+) -> None:
+    cwd = tmp_path / "work" / "growing"
+    path = live_session(claude_dir, cwd, LIVE, messages=6)
+    app = MemtuiApp(memory)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.counts.startswith("1 projects"))
+        session = await open_session(pilot, app, LIVE)
+        view = session.query_one(MessageList)
+        before = len(view.messages)
+        await pilot.pause(0.5)  # the watcher is in place once the first rescan ran
+        from corpus import append_session_lines
+
+        append_session_lines(path, 4, LIVE, str(cwd), seed=99)
+        await until(pilot, lambda: len(view.messages) > before)
+        last = view.messages[-1].message_index
+        await until(pilot, lambda: bool(view.query(f"#m{last}")))
+        assert session.info is not None and session.info.message_count > before - 1
+
+
+async def test_quitting_during_an_index_cancels_it_cleanly(cfg: Config, claude_dir: Path) -> None:
+    small_archive(claude_dir, messages=6000)
+    memory = Memory(cfg)
+    try:
+        app = MemtuiApp(memory)
+        async with app.run_test(size=SIZE) as pilot:
+            await until(pilot, lambda: app.progress is not None and app.progress.done > 0)
+            started = time.monotonic()
+            await pilot.press("q")
+            await until(pilot, app.upkeep_done.is_set, timeout=10)
+            quit_in = time.monotonic() - started
+        assert app.return_code == 0 or app.return_code is None
+        assert quit_in < 10
+        assert memory.upkeep.doctor().ok, "nothing half-written: indexes agree with the store"
+        report = memory.upkeep.ingest(wait=True)
+        assert report is not None and not report.cancelled
+        assert memory.upkeep.doctor().ok
+    finally:
+        memory.close()
+
+
+async def test_a_keymap_file_remaps_a_binding(indexed: Memory, config_home: Path) -> None:
+    config_home.mkdir(parents=True)
+    (config_home / "keymap.toml").write_text('"app.search" = "f2"\n"no.such" = "f3"\n')
+    app = MemtuiApp(indexed, upkeep=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause(0.2)
+        await pilot.press("slash")
+        assert isinstance(app.screen, BrowseScreen), "/ no longer opens search"
+        await pilot.press("f2")
+        assert isinstance(app.screen, SearchScreen)
+        notes = [n.message for n in app._notifications]
+        assert any("no.such" in note for note in notes), "an unknown id is reported"
+
+
+async def test_the_theme_is_remembered(indexed: Memory, config_home: Path) -> None:
+    app = MemtuiApp(indexed, upkeep=False)
+    async with app.run_test(size=SIZE) as pilot:
+        app.theme = "textual-light"
+        await pilot.pause(0.1)
+    assert settings.load_theme(config_home) == "textual-light"
+    again = MemtuiApp(indexed, upkeep=False)
+    async with again.run_test(size=SIZE) as pilot:
+        await pilot.pause(0.1)
+        assert again.theme == "textual-light"
+
+
+async def test_the_palette_offers_the_screens_actions(indexed: Memory) -> None:
+    app = MemtuiApp(indexed, upkeep=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_session(pilot, app, LIVE)
+        titles = {c.title for c in app.get_system_commands(app.screen)}
+        assert {"Resume", "Copy MD", "Export", "Find", "Next hit", "Quit"} <= titles
+        await pilot.press("question_mark")
+        assert app.screen.query("HelpPanel")
+
+
+async def test_an_empty_archive_says_where_it_looked_and_offers_the_demo(
+    memory: Memory, claude_dir: Path
+) -> None:
+    app = MemtuiApp(memory)
+    async with app.run_test(size=SIZE) as pilot:
+        browse = app.screen
+        await until(pilot, lambda: browse.loaded and app.progress is None)
+        await until(pilot, lambda: "d to open" in str(browse.query_one("#empty").render()))
+        assert str(claude_dir) in str(browse.query_one("#empty").render())
+        await pilot.press("d")
+    assert app.return_value == "demo"
+
+
+def test_the_demo_archive_unpacks_into_a_throwaway_dir(cfg: Config) -> None:
+    demo_cfg, scratch = demo.prepare(cfg)
+    try:
+        assert demo_cfg.data_dir != cfg.data_dir and scratch in demo_cfg.data_dir.parents
+        transcripts = list(demo_cfg.claude_dir.rglob("*.jsonl"))
+        assert len(transcripts) >= 10
+        with Memory(demo_cfg) as memory:
+            memory.upkeep.ingest(demo_cfg.claude_dir, index=False)
+            assert len(memory.history.list_projects()) >= 3
+    finally:
+        import shutil
+
+        shutil.rmtree(scratch)
+
+
+async def test_a_long_session_jumps_and_scrolls_without_mounting_it_all(
+    memory: Memory, claude_dir: Path, tmp_path: Path
+) -> None:
+    long_id = "10000000-0000-4000-8000-000000000300"
+    live_session(claude_dir, tmp_path / "work" / "long", long_id, messages=300)
+    memory.upkeep.ingest(wait=True, index=False)
+    app = MemtuiApp(memory, upkeep=False)
+    async with app.run_test(size=SIZE) as pilot:
+        session = await open_session(pilot, app, long_id)
+        view = session.query_one(MessageList)
+        await until(pilot, lambda: bool(view.query(MessageBlock)))
+        assert len(view.messages) >= 300
+        # keys as a terminal delivers them, no waiting between: jumps race the grows that
+        # the scrolling starts
+        for key in ["G", "g", "pagedown", "pagedown", "G", "pageup", "g", "end", "G"] * 3:
+            app.post_message(events.Key(key, key if len(key) == 1 else None))
+            await asyncio.sleep(0.01)
+        await pilot.pause(1.0)
+        shown = [b.message.message_index for b in view.query(MessageBlock)]
+        assert shown == sorted(set(shown)), "each message once, in order"
+        assert len(shown) == view.end - view.start < len(view.messages) / 2

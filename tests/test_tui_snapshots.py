@@ -1,0 +1,109 @@
+"""Every screen on fixed data, in a dark and a light theme (pytest-textual-snapshot).
+
+The transcripts come from corpus.py with a fixed seed and times are shown in UTC, so the
+pictures only change when the screens do. Update: `pytest tests/test_tui_snapshots.py
+--snapshot-update`, then look at the SVGs in tests/__snapshots__/.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from textual.pilot import Pilot
+
+from memtui.config import Config
+from memtui.engine import Memory
+from memtui.tui.app import MemtuiApp
+from memtui.tui.browse import BrowseScreen, SessionTable
+from memtui.tui.search import SearchScreen
+from memtui.tui.session import Fold, SessionScreen
+from tests.tui_support import small_archive, until
+
+SIZE = (120, 34)
+THEMES = ["textual-dark", "textual-light"]
+Snap = Callable[..., bool]
+
+
+@pytest.fixture(autouse=True)
+def fixed_place(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    monkeypatch.setenv("TZ", "UTC")
+    time.tzset()
+    yield
+    monkeypatch.undo()
+    time.tzset()
+
+
+@pytest.fixture
+def archive(memory: Memory, claude_dir: Path) -> Memory:
+    small_archive(claude_dir)
+    memory.upkeep.ingest(wait=True)
+    return memory
+
+
+def themed(theme: str, then: Callable[[Pilot[None]], object] | None = None) -> Callable:
+    async def before(pilot: Pilot[None]) -> None:
+        app = pilot.app
+        app.theme = theme
+        browse = app.screen
+        assert isinstance(browse, BrowseScreen)
+        await until(pilot, lambda: browse.loaded and bool(browse.query_one(SessionTable).row_count))
+        if then is not None:
+            await then(pilot)  # type: ignore[misc]
+        await pilot.pause(0.3)
+
+    return before
+
+
+@pytest.mark.parametrize("theme", THEMES)
+def test_browse(archive: Memory, snap_compare: Snap, theme: str) -> None:
+    app = MemtuiApp(archive, upkeep=False)
+    assert snap_compare(app, terminal_size=SIZE, run_before=themed(theme))
+
+
+async def _open_first(pilot: Pilot[None]) -> None:
+    await pilot.press("enter")
+    await until(pilot, lambda: isinstance(pilot.app.screen, SessionScreen))
+    screen = pilot.app.screen
+    await until(pilot, lambda: screen.info is not None and bool(screen.query("MessageBlock")))
+    screen.query(".tool-call").first(Fold).expanded = True
+
+
+@pytest.mark.parametrize("theme", THEMES)
+def test_session(archive: Memory, snap_compare: Snap, theme: str) -> None:
+    app = MemtuiApp(archive, upkeep=False)
+    assert snap_compare(app, terminal_size=SIZE, run_before=themed(theme, _open_first))
+
+
+async def _search(pilot: Pilot[None]) -> None:
+    await pilot.press("slash", *"refresh token")
+    screen = pilot.app.screen
+    assert isinstance(screen, SearchScreen)
+    await until(pilot, lambda: screen.last is not None)
+    await until(pilot, lambda: "\n" in str(screen.query_one("#preview-text").render()))
+
+
+@pytest.mark.parametrize("theme", THEMES)
+def test_search(archive: Memory, snap_compare: Snap, theme: str) -> None:
+    app = MemtuiApp(archive, upkeep=False)
+    assert snap_compare(app, terminal_size=SIZE, run_before=themed(theme, _search))
+
+
+@pytest.mark.parametrize("theme", THEMES)
+def test_empty_archive(cfg: Config, snap_compare: Snap, theme: str) -> None:
+    nowhere = Config(
+        data_dir=cfg.data_dir, claude_dir=Path("/nowhere/.claude/projects"), log_dir=cfg.log_dir
+    )
+    with Memory(nowhere) as memory:
+        app = MemtuiApp(memory, upkeep=False)
+
+        async def before(pilot: Pilot[None]) -> None:
+            app.theme = theme
+            browse = app.screen
+            await until(pilot, lambda: browse.loaded)
+            await pilot.pause(0.2)
+
+        assert snap_compare(app, terminal_size=SIZE, run_before=before)

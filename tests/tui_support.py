@@ -1,0 +1,34 @@
+"""Shared pieces of the TUI tests: a transcript tree on fixed data and waiting on the app."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from corpus import append_session_lines, encode_project_dir, generate
+from textual.pilot import Pilot
+
+SEED = 11
+
+
+def small_archive(claude_dir: Path, messages: int = 240) -> None:
+    generate(claude_dir, messages=messages, seed=SEED, projects=3, broken_lines=False)
+
+
+def live_session(claude_dir: Path, cwd: Path, session_id: str, messages: int = 8) -> Path:
+    """A session whose working directory exists (the corpus's own cwds are made up)."""
+    cwd.mkdir(parents=True, exist_ok=True)
+    folder = claude_dir / encode_project_dir(str(cwd))
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{session_id}.jsonl"
+    append_session_lines(path, messages, session_id, str(cwd), seed=SEED)
+    return path
+
+
+async def until(pilot: Pilot[object], check: Callable[[], bool], timeout: float = 20.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not check():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout}s waiting for {check.__doc__ or check}")
+        await pilot.pause(0.05)
