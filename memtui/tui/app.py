@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import asyncio
-import importlib
 import subprocess
 import threading
 import time
 from collections.abc import Iterable
 from functools import partial
 from pathlib import Path
+from types import ModuleType
 from typing import ClassVar
 
 from textual import work
@@ -97,7 +97,7 @@ class MemtuiApp(App[str | None]):
         self.mcp_address = "MCP starting…"
         try:
             # mcp and uvicorn take a while to import: not on the loop that draws the screen
-            http = await asyncio.to_thread(importlib.import_module, "memtui.mcp.http")
+            http = await asyncio.to_thread(_mcp_http)
             await http.serve_http(self.memory, port=port, on_ready=self._mcp_ready)
         except OSError as exc:
             self.mcp_address = "MCP off"
@@ -281,3 +281,9 @@ def binding_ids() -> set[str]:
         for b in owner.BINDINGS
         if isinstance(b, Binding) and b.id is not None
     }
+
+
+def _mcp_http() -> ModuleType:
+    from memtui.mcp import http
+
+    return http
