@@ -13,6 +13,41 @@ BILLING = "aaaa2222-0000-4000-8000-000000000002"
 CRAWL = "cccc3333-0000-4000-8000-000000000003"
 LONG_ANSWER = "The webhook fixture pinned a timestamp. " * 40  # > 500 characters
 
+# Each tool's arguments, in SPEC's order.
+ARGUMENTS = {
+    "search_history": [
+        "query",
+        "mode",
+        "cwd",
+        "project",
+        "session_id",
+        "after",
+        "before",
+        "role",
+        "alternatives",
+        "limit",
+        "response_format",
+    ],
+    "get_session": ["session_id", "offset", "limit", "order", "search"],
+    "read_session": ["session_id", "start_line", "end_line"],
+    "get_recent_sessions": ["cwd", "limit"],
+    "list_projects": [],
+    "memory_stats": [],
+}
+
+# A raw initialize request, for tests that speak HTTP without the client.
+INIT = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-11-25",
+        "capabilities": {},
+        "clientInfo": {"name": "test", "version": "0"},
+    },
+}
+ACCEPT = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+
 
 def build(root: Path) -> None:
     shop = root / "-home-dev-shop-api"

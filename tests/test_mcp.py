@@ -16,7 +16,7 @@ from memtui.engine import Busy, Memory
 from memtui.mcp import server as mcp_server
 from memtui.mcp.engine import Engine
 from memtui.mcp.server import Server, build_server, run_bounded
-from tests.mcp_data import BILLING, CHECKOUT, CRAWL, CRAWLER, SHOP, build
+from tests.mcp_data import ARGUMENTS, BILLING, CHECKOUT, CRAWL, CRAWLER, SHOP, build
 
 TOOLS = {
     "search_history",
@@ -82,28 +82,11 @@ async def test_tools_have_specs_names_schemas_and_read_only_hints(server: Server
             assert tool.input_schema["additionalProperties"] is False
             assert len(tool.description or "") > 80  # descriptions teach Claude when to call
         search = tools["search_history"].input_schema["properties"]
-        assert list(search) == [
-            "query",
-            "mode",
-            "cwd",
-            "project",
-            "session_id",
-            "after",
-            "before",
-            "role",
-            "alternatives",
-            "limit",
-            "response_format",
-        ]
+        assert list(search) == ARGUMENTS["search_history"]
         assert set(search["mode"]["enum"]) == {"hybrid", "fts", "vector", "text", "both"}
         assert search["limit"]["maximum"] == 50 and search["limit"]["minimum"] == 1
-        assert list(tools["get_session"].input_schema["properties"]) == [
-            "session_id",
-            "offset",
-            "limit",
-            "order",
-            "search",
-        ]
+        for name, arguments in ARGUMENTS.items():
+            assert list(tools[name].input_schema.get("properties", {})) == arguments
         assert "desc" in (tools["get_session"].description or "")
         assert "alternatives" in (tools["search_history"].description or "")
 

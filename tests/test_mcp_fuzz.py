@@ -15,28 +15,8 @@ from mcp.types import TextContent
 from memtui.engine import Memory
 from memtui.mcp.engine import Engine
 from memtui.mcp.server import build_server
-from tests.mcp_data import CHECKOUT, build
+from tests.mcp_data import ARGUMENTS, CHECKOUT, build
 
-ARGUMENTS = {
-    "search_history": [
-        "query",
-        "mode",
-        "cwd",
-        "project",
-        "session_id",
-        "after",
-        "before",
-        "role",
-        "alternatives",
-        "limit",
-        "response_format",
-    ],
-    "get_session": ["session_id", "offset", "limit", "order", "search"],
-    "read_session": ["session_id", "start_line", "end_line"],
-    "get_recent_sessions": ["cwd", "limit"],
-    "list_projects": [],
-    "memory_stats": [],
-}
 CODES = ("INVALID_ARGUMENT: ", "NOT_FOUND: ", "AMBIGUOUS: ")
 
 # The client cannot send lone surrogates (test_mcp_stdio sends them raw over the wire).

@@ -22,20 +22,9 @@ from mcp.client.streamable_http import streamable_http_client
 from memtui.config import Config
 from memtui.engine import InvalidArgument, Memory
 from memtui.mcp.http import TOKEN_FILE, http_token, serve_http
-from tests.mcp_data import CHECKOUT, build
+from tests.mcp_data import ACCEPT, CHECKOUT, INIT, build
 
 ROOT = Path(__file__).resolve().parents[1]
-INIT = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-11-25",
-        "capabilities": {},
-        "clientInfo": {"name": "test", "version": "0"},
-    },
-}
-ACCEPT = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
 
 
 def free_port() -> int:

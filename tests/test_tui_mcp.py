@@ -14,19 +14,8 @@ from mcp.client.streamable_http import streamable_http_client
 from memtui.engine import Memory
 from memtui.mcp.http import http_token
 from memtui.tui.app import MemtuiApp
+from tests.mcp_data import ACCEPT, INIT
 from tests.tui_support import small_archive, until
-
-INIT = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-11-25",
-        "capabilities": {},
-        "clientInfo": {"name": "test", "version": "0"},
-    },
-}
-ACCEPT = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
 
 
 @pytest.fixture(autouse=True)

@@ -6,11 +6,11 @@ import asyncio
 import subprocess
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from functools import partial
 from pathlib import Path
 from types import ModuleType
-from typing import ClassVar
+from typing import ClassVar, TypeVar
 
 from textual import work
 from textual.app import App, SuspendNotSupported, SystemCommand
@@ -26,6 +26,8 @@ from memtui.tui.forms import Prompt
 from memtui.tui.messages import ArchiveChanged, Progress
 from memtui.tui.search import ResultList, SearchScreen
 from memtui.tui.session import Fold, SessionScreen
+
+_T = TypeVar("_T")
 
 STOP_WAIT = 30.0  # seconds quitting waits for the index to stop between batches
 MCP_PORT = 10013  # SPEC's port for the HTTP MCP server
@@ -227,14 +229,20 @@ class MemtuiApp(App[str | None]):
         if code:
             self.notify(f"claude exited with status {code}", severity="warning")
 
-    @work(thread=True, group="copy", exit_on_error=False)
-    def copy_markdown(self, session_id: str) -> None:
+    def ask(self, call: Callable[[], _T]) -> _T | None:
+        """An engine call, from a worker thread: an engine error becomes a notification (and
+        None), never a crash."""
         try:
-            markdown = self.memory.history.session_markdown(session_id)
+            return call()
         except MemtuiError as exc:
             self.call_from_thread(self.notify, exc.line(), severity="error")
-            return
-        self.call_from_thread(self._copied, markdown)
+            return None
+
+    @work(thread=True, group="copy", exit_on_error=False)
+    def copy_markdown(self, session_id: str) -> None:
+        markdown = self.ask(partial(self.memory.history.session_markdown, session_id))
+        if markdown is not None:
+            self.call_from_thread(self._copied, markdown)
 
     def _copied(self, markdown: str) -> None:
         self.copy_to_clipboard(markdown)

@@ -15,7 +15,6 @@ from textual.widgets import DataTable, Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
 from memtui.engine import ProjectInfo, SessionInfo
-from memtui.errors import MemtuiError
 from memtui.tui.format import home_short, project_name, when
 from memtui.tui.messages import ArchiveChanged
 from memtui.tui.session import SessionScreen
@@ -92,12 +91,9 @@ class BrowseScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="projects", exit_on_error=False)
     def load_projects(self) -> None:
-        try:
-            projects = self.app.memory.history.list_projects()
-        except MemtuiError as exc:
-            self.app.call_from_thread(self.app.notify, exc.line(), severity="error")
-            return
-        self.app.call_from_thread(self.show_projects, projects)
+        projects = self.app.ask(self.app.memory.history.list_projects)
+        if projects is not None:
+            self.app.call_from_thread(self.show_projects, projects)
 
     def on_archive_changed(self, message: ArchiveChanged) -> None:
         self.show_projects(message.projects)
@@ -162,12 +158,11 @@ class BrowseScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="sessions", exit_on_error=False)
     def load_sessions(self, project: str | None) -> None:
-        try:
-            sessions = self.app.memory.history.list_sessions(project, limit=SESSIONS_SHOWN)
-        except MemtuiError as exc:
-            self.app.call_from_thread(self.app.notify, exc.line(), severity="error")
-            return
-        self.app.call_from_thread(self.show_sessions, project, sessions)
+        sessions = self.app.ask(
+            lambda: self.app.memory.history.list_sessions(project, limit=SESSIONS_SHOWN)
+        )
+        if sessions is not None:
+            self.app.call_from_thread(self.show_sessions, project, sessions)
 
     def show_sessions(self, project: str | None, sessions: list[SessionInfo]) -> None:
         if project != self.project:

@@ -86,10 +86,8 @@ class SearchScreen(Screen[None]):
 
     @work(thread=True, exit_on_error=False)
     def load_projects(self) -> None:
-        try:
-            projects = self.app.memory.history.list_projects()
-        except MemtuiError as exc:
-            self.app.call_from_thread(self.app.notify, exc.line(), severity="error")
+        projects = self.app.ask(self.app.memory.history.list_projects)
+        if projects is None:
             return
         options = [(project_name(p.project), p.project) for p in projects]
         self.app.call_from_thread(self.query_one("#project", Select).set_options, options)
@@ -184,14 +182,12 @@ class SearchScreen(Screen[None]):
     @work(thread=True, exclusive=True, group="preview", exit_on_error=False)
     def preview(self, hit: SearchResult) -> None:
         """The hit with the message before and after it: the exchange it belongs to."""
-        try:
-            page = self.app.memory.history.get_session(
+        page = self.app.ask(
+            lambda: self.app.memory.history.get_session(
                 hit.session_id, offset=max(0, hit.message_index - 1), limit=3
             )
-        except MemtuiError as exc:
-            self.app.call_from_thread(self.app.notify, exc.line(), severity="error")
-            return
-        if not get_current_worker().is_cancelled:
+        )
+        if page is not None and not get_current_worker().is_cancelled:
             self.app.call_from_thread(self._show_preview, hit, page.messages)
 
     def _show_preview(self, hit: SearchResult, messages: list[MessageView]) -> None:
