@@ -13,12 +13,13 @@ from pathlib import Path
 
 import pytest
 from textual.pilot import Pilot
+from textual.widgets import Input
 
 from memtui.config import Config
 from memtui.engine import Memory
 from memtui.tui.app import MemtuiApp
 from memtui.tui.browse import BrowseScreen, SessionTable
-from memtui.tui.search import SearchScreen
+from memtui.tui.search import DEBOUNCE, SearchScreen
 from memtui.tui.session import Fold, SessionScreen
 from tests.tui_support import small_archive, until
 
@@ -82,7 +83,13 @@ async def _search(pilot: Pilot[None]) -> None:
     await pilot.press("slash", *"refresh token")
     screen = pilot.app.screen
     assert isinstance(screen, SearchScreen)
+    # On a busy machine the debounce can fire between two keys: wait for the whole query's
+    # search, and the preview of its first hit, to be done.
+    screen.query_one("#query", Input).cursor_blink = False  # a blink is not a difference
+    await pilot.pause(DEBOUNCE + 0.1)
+    await pilot.app.workers.wait_for_complete()
     await until(pilot, lambda: screen.last is not None)
+    await pilot.app.workers.wait_for_complete()
     await until(pilot, lambda: "\n" in str(screen.query_one("#preview-text").render()))
 
 

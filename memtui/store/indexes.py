@@ -37,7 +37,10 @@ log = logging.getLogger(__name__)
 
 BATCH = 20_000  # rows per index commit during a catch-up
 SNAPSHOT_EVERY = 2_000  # vectors ahead of the newest snapshot before the ingester saves one
-SAVE_AFTER = 30.0  # seconds after which a smaller lead is saved too
+# Seconds after which a smaller lead is saved too: often enough that other processes (which
+# embed at most QUERY_CATCHUP rows themselves) stay near the present, rarely enough that
+# following a live session does not rewrite a large file every few lines.
+SAVE_AFTER = 300.0
 # Rows a search may embed on its own path (~1 ms each): a reader process that is further
 # behind searches the vectors it has, and the ingester's next snapshot brings it up to date.
 QUERY_CATCHUP = 32
@@ -104,6 +107,10 @@ class Indexes:
         self._vectors: Vectors | None = None
         self._lock = threading.RLock()
         self._saved_at = 0.0  # monotonic time of this process's last vector snapshot
+        # Whether this process has checked that each index holds what its mark says. Once is
+        # enough: the counts scan the store (~0.5 s at 200k messages), and an index is torn by
+        # a crash or a deleted folder, both seen at the next start.
+        self._checked = False
 
     def close(self) -> None:
         self.conn.close()
@@ -142,7 +149,8 @@ class Indexes:
                 failed.append(exc)
 
         fts = threading.Thread(target=fts_side, name="fts-catch-up")
-        self._check_vectors()
+        if not self._checked:
+            self._check_vectors()
         with paused_gc():
             fts.start()
             try:
@@ -151,6 +159,7 @@ class Indexes:
                 fts.join()
         if failed:
             raise failed[0]
+        self._checked = True
         self.save_vectors()
 
     def catch_up_fts(
@@ -161,7 +170,12 @@ class Indexes:
             conn = db.connect(self.db_path, migrate_schema=False)  # beside a vector catch-up
             try:
                 mark = _mark(conn, "fts_seq")
-                if mark and not _plausible(conn, "m." + _FTS_WHERE, mark, self.fts.doc_count()):
+                doc_count = self.fts.doc_count()
+                if (
+                    mark
+                    and not self._checked
+                    and not _plausible(conn, "m." + _FTS_WHERE, mark, doc_count)
+                ):
                     log.warning("the full-text index is empty or torn: rebuilding it")
                     self.fts.clear()
                     mark = 0
