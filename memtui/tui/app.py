@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import subprocess
 import threading
 import time
@@ -30,6 +31,7 @@ from memtui.tui.session import Fold, SessionScreen
 _T = TypeVar("_T")
 
 STOP_WAIT = 30.0  # seconds quitting waits for the index to stop between batches
+MCP_STOP_WAIT = 3.0  # seconds the HTTP server gets to close its connections
 MCP_PORT = 10013  # SPEC's port for the HTTP MCP server
 
 
@@ -141,10 +143,14 @@ class MemtuiApp(App[str | None]):
         finally:
             self.upkeep_done.set()
 
-    def on_unmount(self) -> None:
+    async def on_unmount(self) -> None:
         self.stop.set()  # however the app ends, the writer stops at its next batch
         if self._mcp_task is not None:
+            # Wait for uvicorn to shut down: a task left to the loop's teardown is cancelled
+            # mid-lifespan, and logs a traceback.
             self._mcp_task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, asyncio.TimeoutError):
+                await asyncio.wait_for(self._mcp_task, MCP_STOP_WAIT)
 
     def _changed(self) -> None:
         try:
