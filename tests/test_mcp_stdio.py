@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import corpus
 import psutil
 from mcp import Client, StdioServerParameters
 from mcp.shared.message import SessionMessage
@@ -193,6 +194,23 @@ def test_sigterm_while_following_leaves_no_process(cfg: Config) -> None:
     wire.proc.send_signal(signal.SIGTERM)
     assert wire.proc.wait(20) == 0
     _gone, alive = psutil.wait_procs(family, timeout=5)
+    assert not alive
+
+
+def test_sigterm_during_a_first_index_stops_its_reader_process(cfg: Config) -> None:
+    """A first catch-up of over 32 MB is parsed by a reader process: SIGTERM ends it too."""
+    corpus.generate(cfg.claude_dir, messages=12_000, seed=21)
+    wire = Wire(cfg)
+    wire.initialize()
+    server = psutil.Process(wire.proc.pid)
+    deadline = time.monotonic() + 30
+    while not server.children(recursive=True) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    family = server.children(recursive=True)
+    assert family, "the catch-up never started a reader process"
+    wire.proc.send_signal(signal.SIGTERM)
+    assert wire.proc.wait(30) == 0
+    _gone, alive = psutil.wait_procs(family, timeout=10)
     assert not alive
 
 
