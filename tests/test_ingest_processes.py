@@ -20,17 +20,25 @@ from memtui.ingest import pipeline
 
 
 def start_index(cfg: Config) -> subprocess.Popen[bytes]:
+    """`memtui index` in the background; what it says goes to a file beside the data dir."""
     env = {
         **os.environ,
         "MEMTUI_DATA_DIR": str(cfg.data_dir),
         "MEMTUI_CLAUDE_DIR": str(cfg.claude_dir),
     }
-    return subprocess.Popen(
-        [sys.executable, "-m", "memtui", "index"],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    cfg.data_dir.parent.mkdir(parents=True, exist_ok=True)
+    said = open(cfg.data_dir.parent / f"index-{time.monotonic_ns()}.err", "wb")  # noqa: SIM115
+    with said:
+        return subprocess.Popen(
+            [sys.executable, "-m", "memtui", "index"],
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=said,
+        )
+
+
+def what_index_said(cfg: Config) -> str:
+    return "\n".join(p.read_text() for p in sorted(cfg.data_dir.parent.glob("index-*.err")))
 
 
 def stored_messages(cfg: Config) -> int:
@@ -100,7 +108,8 @@ def test_two_ingesting_processes_at_once(
     root, expected = big_corpus
     cfg = copy_config(cfg, root)
     first, second = start_index(cfg), start_index(cfg)
-    assert first.wait(timeout=300) == 0 and second.wait(timeout=300) == 0
+    done = first.wait(timeout=300), second.wait(timeout=300)
+    assert done == (0, 0), what_index_said(cfg)
     assert_counts(cfg, expected)
 
 
