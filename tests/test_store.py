@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+import time
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -63,3 +65,27 @@ def test_readers_close_the_connections_of_ended_threads(tmp_path: Path) -> None:
     readers.get()
     assert len(readers._open) <= 2
     readers.close()
+
+
+def _open_at_once(path: str, start: float) -> str:
+    from memtui.errors import MemtuiError
+
+    while time.monotonic() < start:
+        pass
+    try:
+        db.connect(Path(path)).close()
+    except MemtuiError as exc:
+        return exc.line()
+    return "ok"
+
+
+def test_processes_opening_a_new_store_at_once_all_get_it(tmp_path: Path) -> None:
+    """Switching a new file to WAL tells a second opener "locked" at once, busy_timeout or
+    not; each open must wait its turn instead (2 % of simultaneous starts failed)."""
+    with ProcessPoolExecutor(2) as pool:
+        pool.submit(int).result()  # both workers up before the clock starts
+        for n in range(60):
+            path = str(tmp_path / f"store-{n}.db")
+            start = time.monotonic() + 0.05
+            opened = [pool.submit(_open_at_once, path, start) for _ in range(2)]
+            assert [f.result() for f in opened] == ["ok", "ok"]

