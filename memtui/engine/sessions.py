@@ -105,8 +105,6 @@ def get_session(
 ) -> SessionPage:
     if order not in ORDERS:
         raise InvalidArgument(f"order must be 'asc' or 'desc', not {order!r}")
-    if offset < 0 or limit < 1:
-        raise InvalidArgument("offset must be ≥ 0 and limit ≥ 1")
     info = session_info(conn, session_id)
     where, args = "session_id = ?", [info.session_id]
     if search:
@@ -139,9 +137,8 @@ def all_messages(
 def recent_sessions(
     conn: sqlite3.Connection, project: str | None = None, limit: int = 5, offset: int = 0
 ) -> list[SessionInfo]:
-    """Sessions, the last active first; only `project`'s when given."""
-    if limit < 1 or offset < 0:
-        raise InvalidArgument("limit must be ≥ 1 and offset ≥ 0")
+    """Sessions, the last active first; only `project`'s when given (the caller checks the
+    page's bounds)."""
     where, args = ("", []) if project is None else (" WHERE p.path = ?", [project])
     rows = conn.execute(
         _SESSION_SQL + where + " ORDER BY s.last_epoch DESC LIMIT ? OFFSET ?",
