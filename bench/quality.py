@@ -272,7 +272,7 @@ def evaluate(projects: str, data: str, ef: int | None = None) -> dict[str, Any]:
     memory._index().catch_up()  # ingest may or may not index; a caught-up index is a no-op
     ingest_s = time.perf_counter() - started
 
-    store = memory._archive_now().conn
+    store = memory._archive.conn
     wanted = all_queries()
     targets = sorted({q.target for q in wanted})
     marks = ",".join("?" * len(targets))

@@ -30,7 +30,7 @@ def test_append_reads_only_new_lines(memory: Memory, claude_dir: Path) -> None:
     assert second is not None
     assert (second.messages, second.duplicates) == (2, 0)  # nothing re-read
     assert (count(memory, "prompt"), count(memory, "assistant")) == (3, 3)
-    state = memory._archive_now().file_states([str(path)]).get(str(path))
+    state = memory._archive.file_states([str(path)]).get(str(path))
     assert state is not None and state.offset == path.stat().st_size and state.line == 9
 
 

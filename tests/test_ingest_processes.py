@@ -58,13 +58,9 @@ def assert_counts(cfg: Config, expected: corpus.CorpusStats) -> None:
         assert stats.by_kind.get("prompt", 0) == expected.prompts
         assert stats.by_kind.get("assistant", 0) == expected.assistant
         assert stats.skipped_lines == expected.broken_lines
-        (dupes,) = (
-            memory._archive_now()
-            .conn.execute(
-                "SELECT count(*) FROM (SELECT uuid FROM messages GROUP BY uuid HAVING count(*) > 1)"
-            )
-            .fetchone()
-        )
+        (dupes,) = memory._archive.conn.execute(
+            "SELECT count(*) FROM (SELECT uuid FROM messages GROUP BY uuid HAVING count(*) > 1)"
+        ).fetchone()
         assert dupes == 0
     finally:
         memory.close()
@@ -129,9 +125,9 @@ def test_reader_process_stores_what_reading_in_process_stores(tmp_path: Path) ->
         cfg = Config(tmp_path / f"data-{parallel}", root, tmp_path / "logs")
         memory = Memory(cfg)
         try:
-            report = pipeline.ingest(memory._archive_now(), root, parallel=parallel)
+            report = pipeline.ingest(memory._archive, root, parallel=parallel)
             assert report.skipped == expected.broken_lines
-            conn = memory._archive_now().conn
+            conn = memory._archive.conn
             tables.append(
                 [
                     [tuple(row) for row in conn.execute(f"SELECT * FROM {table} ORDER BY 1")]

@@ -10,8 +10,8 @@ Threading contract:
 - Every history call, and `upkeep.stats`, may run on any thread, any number at once: each
   thread reads on its own SQLite connection (WAL), so reads see the last commit and never
   wait for a writer, in this process or another.
-- Writes (`ingest`, `follow`, `reindex`, `doctor --repair`) take the process's write lock
-  and the data dir's `ingest.lock`: run them from one worker thread. They may run while
+- Writes (`ingest`, `follow`, `reindex`) take the data dir's `ingest.lock`, which one thread
+  of one process holds at a time: run them from one worker thread. They may run while
   reads go on; `cancel` (a threading.Event) stops them between batches with nothing lost.
 - A search never builds an index: while this process's writer is busy with the vectors,
   hybrid search answers from full text alone and says so.
@@ -38,21 +38,13 @@ class Memory:
         self.config = config
         with translated(config.db_path):
             private_dir(config.data_dir)
-            self._archive: Archive | None = None
-            self._archive_lock = threading.Lock()
-            self._archive_now()  # creates or migrates the store before anyone reads it
+            self._archive = Archive(config.db_path)  # creates or migrates the store first
         self._readers = Readers(config.db_path)
         self._indexes: Indexes | None = None
         self._searcher: Searcher | None = None
         self._open_lock = threading.Lock()
         self.history = History(config.db_path, self._readers.get, self._search)
-        self.upkeep = Upkeep(config, self._archive_now, self._index, self._readers.get)
-
-    def _archive_now(self) -> Archive:
-        with self._archive_lock:
-            if self._archive is None:
-                self._archive = Archive(self.config.db_path)
-            return self._archive
+        self.upkeep = Upkeep(config, self._archive, self._index, self._readers.get)
 
     def _index(self) -> Indexes:
         """The indexes, opened on first use: a process that only lists sessions never loads
@@ -66,10 +58,6 @@ class Memory:
             return self._indexes
 
     def _search(self) -> Searcher:
-        with self._open_lock:
-            ready = self._searcher
-        if ready is not None:
-            return ready
         indexes = self._index()
         with self._open_lock:
             if self._searcher is None:
@@ -80,8 +68,7 @@ class Memory:
         if self._indexes is not None:
             self._indexes.close()
         self._readers.close()
-        if self._archive is not None:
-            self._archive.close()
+        self._archive.close()
 
     def __enter__(self) -> Memory:
         return self

@@ -24,13 +24,14 @@ log = logging.getLogger(__name__)
 
 
 class Upkeep:
-    """The writer's side. One thread of a process writes at a time (`_write`), one process
-    of a data dir ingests at a time (`ingest.lock`); reads never wait for either."""
+    """The writer's side. One writer at a time per data dir, thread or process: each takes
+    `ingest.lock` through a descriptor of its own, and flock serialises those even within
+    one process. Reads never wait for it."""
 
     def __init__(
         self,
         config: Config,
-        archive: Callable[[], Archive],
+        archive: Archive,
         indexes: Callable[[], Indexes],
         reader: Callable[[], sqlite3.Connection],
     ) -> None:
@@ -38,7 +39,6 @@ class Upkeep:
         self._archive = archive
         self._indexes = indexes
         self._conn = reader
-        self._write = threading.Lock()
 
     def ingest(
         self,
@@ -60,9 +60,8 @@ class Upkeep:
         with translated(self.config.db_path), lock as held:
             if not held:
                 return None
-            with self._write:
-                report = pipeline.ingest(self._archive(), root, paths, on_progress, cancel)
-                self._record_ingest(report)
+            report = pipeline.ingest(self._archive, root, paths, on_progress, cancel)
+            self._record_ingest(report)
             if index and not report.cancelled:
                 self._indexes().catch_up(on_progress, cancel)
                 report.cancelled = cancelled(cancel)
@@ -70,7 +69,7 @@ class Upkeep:
 
     def _record_ingest(self, report: IngestReport) -> None:
         now = datetime.now(UTC).isoformat(timespec="seconds")
-        conn = self._archive().conn
+        conn = self._archive.conn
         conn.executemany(
             "INSERT OR REPLACE INTO meta VALUES (?, ?)",
             [("last_ingest", now), ("unreadable_files", str(len(report.unreadable)))],
