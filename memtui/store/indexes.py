@@ -170,12 +170,7 @@ class Indexes:
             conn = db.connect(self.db_path, migrate_schema=False)  # beside a vector catch-up
             try:
                 mark = _mark(conn, "fts_seq")
-                doc_count = self.fts.doc_count()
-                if (
-                    mark
-                    and not self._checked
-                    and not _plausible(conn, "m." + _FTS_WHERE, mark, doc_count)
-                ):
+                if not self._checked and self._fts_torn(conn, mark):
                     log.warning("the full-text index is empty or torn: rebuilding it")
                     self.fts.clear()
                     mark = 0
@@ -246,11 +241,18 @@ class Indexes:
         with self._lock:
             vectors = self.vectors
             vectors.reload_if_newer()
-            if vectors.watermark and not _plausible(
-                self.conn, VECTOR_WHERE, vectors.watermark, len(vectors)
-            ):
+            if self._vectors_torn(vectors):
                 log.warning("the vector index is torn: rebuilding it")
                 vectors.clear()
+
+    def _fts_torn(self, conn: sqlite3.Connection, mark: int) -> bool:
+        """Whether full text does not hold what its mark says (a deleted or torn index)."""
+        return bool(mark) and not _plausible(conn, "m." + _FTS_WHERE, mark, self.fts.doc_count())
+
+    def _vectors_torn(self, vectors: Vectors) -> bool:
+        return bool(vectors.watermark) and not _plausible(
+            self.conn, VECTOR_WHERE, vectors.watermark, len(vectors)
+        )
 
     def _fill_vectors(
         self,
@@ -335,19 +337,17 @@ class Indexes:
         with self._lock:
             vectors = self.vectors
             vectors.reload_if_newer()
-            fts_seq, fts_docs = _mark(self.conn, "fts_seq"), self.fts.doc_count()
+            fts_seq = _mark(self.conn, "fts_seq")
             torn = []
-            if fts_seq and not _plausible(self.conn, "m." + _FTS_WHERE, fts_seq, fts_docs):
+            if self._fts_torn(self.conn, fts_seq):
                 torn.append("full text")
-            if vectors.watermark and not _plausible(
-                self.conn, VECTOR_WHERE, vectors.watermark, len(vectors)
-            ):
+            if self._vectors_torn(vectors):
                 torn.append("vectors")
             return IndexHealth(
                 store_seq=store_seq(self.conn),
                 fts_seq=fts_seq,
                 vector_seq=vectors.watermark,
-                fts_docs=fts_docs,
+                fts_docs=self.fts.doc_count(),
                 vectors=len(vectors),
                 fts_bytes=self.fts.size_bytes(),
                 vector_bytes=vectors.size_bytes(),
