@@ -256,8 +256,11 @@ class Searcher:
                 return REACH
         if mode == "vector":
             return len(vectors)
-        if any(fts.count(p, fts_filter) >= REACH for p in phrasings):
+        counts = [fts.count(p, fts_filter) for p in phrasings]
+        if max(counts) >= REACH:
             return REACH
+        if mode == "fts" and len(counts) == 1:
+            return counts[0]  # one phrasing's matches: no union to take
         found = {mid for p in phrasings for mid, _ in fts.search(p, fts_filter, REACH)}
         return min(len(found | vectors), REACH)
 
