@@ -21,8 +21,9 @@ from memtui.engine import Memory
 from memtui.tui import actions, demo, settings
 from memtui.tui.app import MemtuiApp
 from memtui.tui.browse import BrowseScreen, SessionTable
+from memtui.tui.format import clip_lines, marked
 from memtui.tui.search import SearchScreen
-from memtui.tui.session import Fold, MessageBlock, MessageList, SessionScreen
+from memtui.tui.session import WINDOW, Fold, MessageBlock, MessageList, SessionScreen
 from tests.tui_support import live_session, small_archive, until
 
 SIZE = (140, 40)
@@ -43,6 +44,14 @@ def indexed(memory: Memory, claude_dir: Path, tmp_path: Path) -> Iterator[Memory
     live_session(claude_dir, tmp_path / "work" / "live-project", LIVE)
     memory.upkeep.ingest(wait=True)
     yield memory
+
+
+def tool_calls(block: MessageBlock) -> list[Fold]:
+    return [f for f in block.folds if f.kind == "tool-call"]
+
+
+def shown(block: MessageBlock) -> str:
+    return "\n".join(line.text for line in block.lines(block.content_region.width))
 
 
 async def open_session(pilot: Pilot[None], app: MemtuiApp, session_id: str) -> SessionScreen:
@@ -102,21 +111,32 @@ async def test_browse_to_a_session_and_expand_a_tool_call(indexed: Memory) -> No
     async with app.run_test(size=SIZE) as pilot:
         browse = app.screen
         await until(pilot, lambda: bool(browse.sessions))
-        first = next(iter(browse.sessions))
-        session = await open_session(pilot, app, first)
-        await until(pilot, lambda: bool(session.query(".tool-call")))
-        call = session.query(".tool-call").first(Fold)
-        assert not call.expanded
-        folded_height = call.size.height
-        call.scroll_visible(animate=False)
+
+        def thinks_and_calls(session_id: str) -> bool:
+            _, messages = indexed.history.session_messages(session_id)
+            opening = messages[:WINDOW]
+            return any(m.thinking for m in opening) and any(m.tool_calls for m in opening)
+
+        chosen = next(s for s in browse.sessions if thinks_and_calls(s))
+        session = await open_session(pilot, app, chosen)
+        await until(pilot, lambda: any(tool_calls(b) for b in session.query(MessageBlock)))
+        block = next(b for b in session.query(MessageBlock) if tool_calls(b))
+        call = tool_calls(block)[0]
+        assert not call.open
+        folded_height = block.size.height
+        block.scroll_visible(animate=False)
         await pilot.pause(0.1)
-        await pilot.click(call)
-        await until(pilot, lambda: call.expanded)
+        padding = block.styles.padding
+        await pilot.click(block, offset=(padding.left + 3, block.fold_row(call) + padding.top))
+        await until(pilot, lambda: call.open)
         await pilot.pause(0.1)
-        assert call.size.height > folded_height, "the call's arguments are shown"
-        assert call.body in str(call.render())
-        thinking = session.query(".thinking")
-        assert all(not t.display or t.styles.display == "none" for t in thinking)
+        assert block.size.height > folded_height, "the call's arguments are shown"
+        assert call.body.splitlines()[0].strip() in shown(block)
+        thinker = next(b for b in session.query(MessageBlock) if b.message.thinking)
+        assert thinker.message.thinking.split()[0] not in shown(thinker), "thinking is hidden"
+        await pilot.press("t")
+        await pilot.pause(0.1)
+        assert thinker.message.thinking.split()[0] in shown(thinker)
         await pilot.press("escape")
         assert isinstance(app.screen, BrowseScreen)
 
@@ -333,3 +353,14 @@ async def test_a_long_session_jumps_and_scrolls_without_mounting_it_all(
         shown = [b.message.message_index for b in view.query(MessageBlock)]
         assert shown == sorted(set(shown)), "each message once, in order"
         assert len(shown) == view.end - view.start < len(view.messages) / 2
+
+
+@pytest.mark.parametrize("width", [8, 20, 41])
+def test_a_result_snippet_is_cut_to_fixed_lines(width: int) -> None:
+    snippet = marked("**refresh** the token rotation breaks when the clock skews; 日本語 " * 4)
+    lines = clip_lines(snippet, width, 2)
+    assert len(lines) == 2
+    assert all(line.cell_len <= width for line in lines)
+    assert lines[-1].plain.endswith("…"), "what does not fit is marked as cut"
+    assert any(span.style for span in lines[0].spans), "marked words keep their style"
+    assert clip_lines(marked("short"), width, 2)[0].plain == "short"[:width]

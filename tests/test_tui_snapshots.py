@@ -20,7 +20,7 @@ from memtui.engine import Memory
 from memtui.tui.app import MemtuiApp
 from memtui.tui.browse import BrowseScreen, SessionTable
 from memtui.tui.search import DEBOUNCE, SearchScreen
-from memtui.tui.session import Fold, SessionScreen
+from memtui.tui.session import MessageBlock, SessionScreen
 from tests.tui_support import small_archive, until
 
 SIZE = (120, 34)
@@ -70,7 +70,8 @@ async def _open_first(pilot: Pilot[None]) -> None:
     await until(pilot, lambda: isinstance(pilot.app.screen, SessionScreen))
     screen = pilot.app.screen
     await until(pilot, lambda: screen.info is not None and bool(screen.query("MessageBlock")))
-    screen.query(".tool-call").first(Fold).expanded = True
+    block = next(b for b in screen.query(MessageBlock) if b.folds)
+    block.toggle_fold(next(f for f in block.folds if f.kind == "tool-call"))
 
 
 @pytest.mark.parametrize("theme", THEMES)

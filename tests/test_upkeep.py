@@ -169,3 +169,8 @@ def test_a_small_index_run_leaves_a_snapshot(cfg: Config, claude_dir: Path) -> N
     with Memory(cfg) as other:
         health = other._index().health()
         assert 0 < health.vectors < indexes.SNAPSHOT_EVERY and health.in_step
+
+
+def test_warm_loads_the_model_and_survives_an_empty_archive(memory: Memory) -> None:
+    memory.warm()  # nothing archived yet: no error, nothing to report
+    assert memory._index()._embedder is not None, "the first search will not load the model"

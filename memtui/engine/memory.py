@@ -26,6 +26,7 @@ from memtui.config import Config, private_dir
 from memtui.engine.history import History
 from memtui.engine.search import Searcher
 from memtui.engine.upkeep import Upkeep
+from memtui.errors import MemtuiError
 from memtui.store.archive import Archive
 from memtui.store.db import Readers, translated
 from memtui.store.indexes import Indexes
@@ -63,6 +64,15 @@ class Memory:
             if self._searcher is None:
                 self._searcher = Searcher(self._readers.get, indexes)
             return self._searcher
+
+    def warm(self) -> None:
+        """Open the indexes and load the embedding model now, so that a person's first
+        search does not wait for them. A front end calls it in the background; a failure
+        is left for that first search to report."""
+        try:
+            self.history.search("warm", "hybrid", limit=1)
+        except MemtuiError:
+            return
 
     def close(self) -> None:
         if self._indexes is not None:

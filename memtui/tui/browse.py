@@ -11,14 +11,14 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, OptionList, Static
+from textual.widgets import DataTable, OptionList, Static
 from textual.widgets.option_list import Option
 
 from memtui.engine import ProjectInfo, SessionInfo
 from memtui.tui.format import home_short, project_name, when
 from memtui.tui.messages import ArchiveChanged
 from memtui.tui.session import SessionScreen
-from memtui.tui.status import StatusLine
+from memtui.tui.status import Keys, StatusLine
 
 ALL = "*"  # the option id of "all projects"
 SESSIONS_SHOWN = 1000
@@ -77,7 +77,7 @@ class BrowseScreen(Screen[None]):
                 table.add_column("Title", key="title")
                 yield table
                 yield Static("", id="empty")
-        yield Footer()
+        yield Keys()
 
     def on_mount(self) -> None:
         self.load_projects()

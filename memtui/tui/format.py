@@ -49,3 +49,24 @@ def marked(snippet: str, style: str = "bold reverse") -> Text:
 def one_line(text: str, width: int) -> str:
     flat = " ".join(text.split())
     return flat if len(flat) <= width else flat[: width - 1] + "…"
+
+
+def clip_lines(text: Text, width: int, count: int) -> list[Text]:
+    """`text` broken at spaces into at most `count` lines of `width` cells, the last one
+    cut with an ellipsis: rows of a fixed height lay out without wrapping anything."""
+    plain = text.plain
+    lines: list[Text] = []
+    start = 0
+    while start < len(plain) and len(lines) < count:
+        end = min(len(plain), start + width)
+        if end < len(plain) and len(lines) == count - 1:
+            line = text[start : end - 1] + "…"
+        else:
+            if end < len(plain):
+                space = plain.rfind(" ", start, end + 1)
+                end = space if space > start else end
+            line = text[start:end]
+        line.truncate(width, overflow="ellipsis")  # wide characters take two cells
+        lines.append(line)
+        start = end + (plain[end : end + 1] == " ")
+    return lines

@@ -13,18 +13,20 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import Footer, Input, OptionList, Select, Static
+from textual.widgets import Input, OptionList, Select, Static
 from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
 from memtui.engine import MODES, ROLES, MessageView, SearchResponse, SearchResult
 from memtui.errors import MemtuiError
-from memtui.tui.format import marked, one_line, project_name, when
+from memtui.tui.format import clip_lines, marked, one_line, project_name, when
 from memtui.tui.session import ROLE_LABEL, SessionScreen
-from memtui.tui.status import StatusLine
+from memtui.tui.status import Keys, StatusLine
 
 DEBOUNCE = 0.2  # seconds of quiet typing before a search runs
 LIMIT = 30  # a screenful and a half: more only costs drawing time
+SNIPPET_LINES = 2
+PREVIEW_DELAY = 0.08  # seconds the cursor rests on a hit before its exchange loads
 MODE_LABEL = {"hybrid": "hybrid", "fts": "full text", "vector": "vector"}
 
 
@@ -59,6 +61,7 @@ class SearchScreen(Screen[None]):
         self.mode = "hybrid"
         self.results: list[SearchResult] = []
         self._debounce: Timer | None = None
+        self._preview_timer: Timer | None = None
         self.last: SearchResponse | None = None
 
     def compose(self) -> ComposeResult:
@@ -76,7 +79,7 @@ class SearchScreen(Screen[None]):
             yield ResultList(id="results")
             with VerticalScroll(id="preview"):
                 yield Static("", id="preview-text")
-        yield Footer()
+        yield Keys()
 
     def on_mount(self) -> None:
         self.query_one("#query", Input).focus()
@@ -156,7 +159,8 @@ class SearchScreen(Screen[None]):
         self.last = response
         self.results = response.results
         listing = self.query_one(ResultList)
-        listing.set_options([self._option(i, r) for i, r in enumerate(response.results)])
+        width = max(20, listing.scrollable_content_region.width - 2)
+        listing.set_options([self._option(i, r, width) for i, r in enumerate(response.results)])
         summary = Text(f"{response.total:,} found · {MODE_LABEL.get(response.mode)}")
         if response.note:
             summary.append(f" · {response.note}", style="italic")
@@ -165,19 +169,26 @@ class SearchScreen(Screen[None]):
             listing.highlighted = 0
 
     @staticmethod
-    def _option(i: int, r: SearchResult) -> Option:
-        prompt = Text()
-        prompt.append(f"{ROLE_LABEL.get(r.role, r.role):<7}", style="bold")
-        prompt.append(f"{when(r.timestamp)}  ", style="dim")
-        prompt.append(one_line(r.session_title or "(untitled)", 60), style="italic")
-        prompt.append(f"  {project_name(r.project)}\n", style="dim")
-        prompt.append_text(marked(" ".join(r.snippet.split())))
-        return Option(prompt, id=str(i))
+    def _option(i: int, r: SearchResult, width: int) -> Option:
+        """Three lines cut to the list's width: the list never has to wrap them."""
+        head = Text()
+        head.append(f"{ROLE_LABEL.get(r.role, r.role):<7}", style="bold")
+        head.append(f"{when(r.timestamp)}  ", style="dim")
+        head.append(one_line(r.session_title or "(untitled)", 60), style="italic")
+        head.append(f"  {project_name(r.project)}", style="dim")
+        head.truncate(width, overflow="ellipsis")
+        body = clip_lines(marked(" ".join(r.snippet.split())), width, SNIPPET_LINES)
+        return Option(Text("\n").join([head, *body]), id=str(i))
 
     @on(OptionList.OptionHighlighted, "#results")
     def _highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        """The preview waits for a pause in the cursor's moves, as the search waits for
+        typing: new results are drawn first, and j/j/j loads only where it stops."""
+        if self._preview_timer is not None:
+            self._preview_timer.stop()
         if event.option.id is not None:
-            self.preview(self.results[int(event.option.id)])
+            hit = self.results[int(event.option.id)]
+            self._preview_timer = self.set_timer(PREVIEW_DELAY, lambda: self.preview(hit))
 
     @work(thread=True, exclusive=True, group="preview", exit_on_error=False)
     def preview(self, hit: SearchResult) -> None:

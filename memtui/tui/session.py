@@ -7,24 +7,28 @@ where the reader is and grows it as they scroll, so opening one costs the same a
 from __future__ import annotations
 
 import asyncio
+from dataclasses import dataclass
 from typing import ClassVar
 
 from rich.markdown import Markdown
+from rich.style import Style
 from rich.text import Text
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Vertical, VerticalScroll
+from textual.containers import VerticalScroll
+from textual.geometry import Size
 from textual.reactive import reactive
 from textual.screen import Screen
+from textual.strip import Strip
 from textual.widget import Widget
-from textual.widgets import Footer, Input, Static
+from textual.widgets import Input, Static
 
 from memtui.engine import MessageView, SessionInfo
 from memtui.errors import MemtuiError
 from memtui.tui.format import home_short, one_line, when
 from memtui.tui.messages import ArchiveChanged
-from memtui.tui.status import StatusLine
+from memtui.tui.status import Keys, StatusLine
 
 WINDOW = 16  # messages mounted at once when a session opens or jumps (a screen or two)
 STEP = 20  # messages added when the reader nears an edge of the window
@@ -37,68 +41,148 @@ def matches(message: MessageView, needle: str) -> bool:
     return any(needle in part.lower() for part in hay if part)
 
 
-class Fold(Static, can_focus=True):
-    """A folded line that opens on click or Enter: a tool call, its output, thinking.
-    One widget, not Collapsible's four: a window of messages holds dozens of these."""
+@dataclass(slots=True)
+class Fold:
+    """A folded part of a message: a tool call or its output."""
+
+    kind: str  # "tool-call" or "tool-result"
+    title: str
+    body: str
+    open: bool = False
+
+
+class MessageBlock(Widget, can_focus=True):
+    """One message drawn as lines: a header, its text as Markdown, its folds.
+
+    One widget, not a container of many: a window of messages would otherwise mount
+    dozens of widgets, and mounting, not drawing, is what a long session paid for. The
+    lines are rendered once per width and served by `render_line`; a fold opens on a click
+    on its title, and Enter opens or closes all of the message's tool calls and output."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("enter,space", "toggle", "Open/close", show=False, id="fold.toggle")
+        Binding("enter,space", "toggle", "Open/close", show=False, id="message.toggle")
     ]
-    expanded: reactive[bool] = reactive(False, layout=True)
+    COMPONENT_CLASSES: ClassVar[set[str]] = {"message--head", "message--fold"}
+    show_thinking: reactive[bool] = reactive(False, layout=True)
 
-    def __init__(self, title: str, body: str, *, classes: str) -> None:
-        super().__init__(classes=classes)
-        self.title = title
-        self.body = body
-
-    def render(self) -> Text:
-        text = Text(("▼ " if self.expanded else "▶ ") + self.title, style="bold dim")
-        if self.expanded:
-            text.append("\n")
-            text.append(self.body, style="")
-        return text
-
-    def watch_expanded(self, expanded: bool) -> None:
-        self.set_class(expanded, "-expanded")
-
-    def action_toggle(self) -> None:
-        self.expanded = not self.expanded
-
-    def on_click(self) -> None:
-        self.expanded = not self.expanded
-
-
-class MessageBlock(Vertical):
-    """One message: a header line, its text as Markdown, its tool calls and output folded."""
-
-    def __init__(self, message: MessageView, code_theme: str) -> None:
+    def __init__(self, message: MessageView, code_theme: str, show_thinking: bool) -> None:
         classes = f"-{message.role} -{message.kind}"
         if message.is_sidechain:
             classes += " -sidechain"
         super().__init__(id=f"m{message.message_index}", classes=classes)
         self.message = message
         self.code_theme = code_theme
+        self.set_reactive(MessageBlock.show_thinking, show_thinking)
+        self.folds = folds_of(message)
+        self._lines: list[Strip] = []
+        self._width = -1
+        self._fold_rows: list[tuple[int, int, Fold]] = []
 
-    def compose(self) -> ComposeResult:
+    def watch_show_thinking(self) -> None:
+        self._width = -1
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._width = -1  # a new theme or class: the kept lines have the old colours
+
+    def _colour(self, component: str) -> Style:
+        """A component's colour from the theme, resolved against this block's background
+        (a muted colour is a blend, which a partial style cannot carry)."""
+        return Style(color=self.get_component_rich_style(component).color)
+
+    def _head(self) -> Text:
         m = self.message
-        head = Text()
-        label = KIND_LABEL.get(m.kind) or ROLE_LABEL.get(m.role, m.role)
-        head.append(label, style="bold")
+        head = Text(style=self._colour("message--head"))
+        head.append(KIND_LABEL.get(m.kind) or ROLE_LABEL.get(m.role, m.role), style="bold")
         if m.is_sidechain:
             head.append(f" · subagent {m.agent_id or ''}".rstrip())
         head.append(f"   {when(m.timestamp, seconds=True)}   #{m.message_index}", style="dim")
-        yield Static(head, classes="msg-head")
-        if m.thinking:
-            yield Fold("thinking", m.thinking, classes="thinking")
+        return head
+
+    def _fold_text(self, fold: Fold) -> Text:
+        text = Text()
+        text.append(("▼ " if fold.open else "▶ ") + fold.title, style=self._colour("message--fold"))
+        if fold.open:
+            text.append("\n" + fold.body)
+        return text
+
+    def lines(self, width: int) -> list[Strip]:
+        """The message's lines at `width`, rendered on first need and kept until it changes."""
+        if width == self._width:
+            return self._lines
+        console = self.app.console
+        options = console.options.update_width(max(1, width))
+        lines: list[Strip] = []
+        self._fold_rows = []
+
+        def add(renderable: Text | Markdown, fold: Fold | None = None) -> None:
+            rendered = [Strip(line) for line in console.render_lines(renderable, options)]
+            if fold is not None:
+                self._fold_rows.append((len(lines), len(lines) + len(rendered), fold))
+            lines.extend(rendered)
+
+        add(self._head())
+        m = self.message
+        if m.thinking and self.show_thinking:
+            style = self._colour("message--fold") + Style(italic=True)
+            add(Text(f"thinking\n{m.thinking}", style=style))
         if m.text and m.kind != "tool_result":
-            yield Static(Markdown(m.text, code_theme=self.code_theme), classes="msg-body")
-        for call in m.tool_calls:
-            yield Fold(f"{call.name}  {one_line(call.arg, 80)}", call.arg, classes="tool-call")
-        output = m.tool_output or (m.text if m.kind == "tool_result" else "")
-        if output:
-            lines = output.count("\n") + 1
-            title = f"result · {lines} line{'s' * (lines != 1)}  {one_line(output, 60)}"
-            yield Fold(title, output, classes="tool-result")
+            add(Markdown(m.text, code_theme=self.code_theme))
+        for fold in self.folds:
+            add(self._fold_text(fold), fold)
+        self._lines, self._width = lines, width
+        return lines
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        return len(self.lines(width))
+
+    def render_line(self, y: int) -> Strip:
+        width = self.content_region.width
+        lines = self.lines(width)
+        style = self.rich_style
+        if y >= len(lines):
+            return Strip.blank(width, style)
+        return lines[y].crop_extend(0, width, style).apply_style(style)
+
+    def _changed(self) -> None:
+        self._width = -1
+        self.refresh(layout=True)
+
+    def on_click(self, event: events.Click) -> None:
+        offset = event.get_content_offset(self)
+        if offset is None:
+            return
+        for first, last, fold in self._fold_rows:
+            if first <= offset.y < last:
+                self.toggle_fold(fold)
+                return
+
+    def fold_row(self, fold: Fold) -> int:
+        """The content row of a fold's title (for a click on it)."""
+        self.lines(self.content_region.width)
+        return next(first for first, _, f in self._fold_rows if f is fold)
+
+    def toggle_fold(self, fold: Fold) -> None:
+        fold.open = not fold.open
+        self._changed()
+
+    def action_toggle(self) -> None:
+        opening = not any(f.open for f in self.folds)
+        for fold in self.folds:
+            fold.open = opening
+        self._changed()
+
+
+def folds_of(m: MessageView) -> list[Fold]:
+    folds = []
+    for call in m.tool_calls:
+        folds.append(Fold("tool-call", f"{call.name}  {one_line(call.arg, 80)}", call.arg))
+    output = m.tool_output or (m.text if m.kind == "tool_result" else "")
+    if output:
+        lines = output.count("\n") + 1
+        title = f"result · {lines} line{'s' * (lines != 1)}  {one_line(output, 60)}"
+        folds.append(Fold("tool-result", title, output))
+    return folds
 
 
 class MessageList(VerticalScroll):
@@ -117,7 +201,7 @@ class MessageList(VerticalScroll):
 
     def _block(self, index: int) -> MessageBlock:
         theme = "monokai" if self.app.current_theme.dark else "friendly"
-        return MessageBlock(self.messages[index], theme)
+        return MessageBlock(self.messages[index], theme, self.screen.has_class("-show-thinking"))
 
     async def show(self, messages: list[MessageView], at: int = 0) -> None:
         """Mount the window around message `at` and bring it to the top of the view."""
@@ -190,6 +274,7 @@ class MessageList(VerticalScroll):
 
 
 class SessionScreen(Screen[None]):
+    AUTO_FOCUS = "#messages"  # the keys work before the messages arrive
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "back", "Back", id="session.back"),
         Binding("slash", "find", "Find", id="session.find"),
@@ -219,7 +304,7 @@ class SessionScreen(Screen[None]):
         yield Static("loading…", id="session-title")
         yield MessageList(id="messages")
         yield Input(placeholder="find in this session, enter to search", id="find")
-        yield Footer()
+        yield Keys()
 
     def on_mount(self) -> None:
         self.load(first=True)
@@ -246,7 +331,6 @@ class SessionScreen(Screen[None]):
         await view.show(messages, at)
         if self.at is not None:
             self._mark(at)
-        view.focus()
 
     def _title(self) -> None:
         if self.info is None:
@@ -320,6 +404,8 @@ class SessionScreen(Screen[None]):
 
     def action_toggle_thinking(self) -> None:
         self.toggle_class("-show-thinking")
+        for block in self.query(MessageBlock):
+            block.show_thinking = self.has_class("-show-thinking")
 
     async def action_top(self) -> None:
         await self.query_one(MessageList).goto(0)

@@ -1,10 +1,12 @@
-"""The status line at the top of every screen: counts, indexing progress, MCP address."""
+"""What frames every screen: the status line at the top (counts, indexing progress, MCP
+address) and the keys at the bottom."""
 
 from __future__ import annotations
 
 from textual.app import ComposeResult
 from textual.containers import Horizontal
-from textual.widgets import ProgressBar, Static
+from textual.screen import Screen
+from textual.widgets import Footer, ProgressBar, Static
 
 from memtui.engine import ProgressEvent
 
@@ -42,3 +44,21 @@ class StatusLine(Horizontal):
         shown = self.query_one("#status-mcp", Static)
         shown.update(address)
         shown.set_class(not address.startswith("MCP http"), "-off")
+
+
+class Keys(Footer):
+    """Textual's footer, rebuilt only when the keys it shows change. Every focus move
+    announces new bindings, and rebuilding a dozen keys each time was a fifth of what
+    opening a session cost."""
+
+    _shown: tuple[tuple[str, str, bool], ...] | None = None
+
+    def bindings_changed(self, screen: Screen[object]) -> None:
+        shown = tuple(
+            (binding.key, binding.description, enabled)
+            for _, binding, enabled, _ in screen.active_bindings.values()
+            if binding.show
+        )
+        if shown != self._shown:
+            self._shown = shown
+            super().bindings_changed(screen)
