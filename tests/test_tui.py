@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from textual import events
 from textual.pilot import Pilot
-from textual.widgets import Input, OptionList
+from textual.widgets import Input
 
 from memtui.config import Config
 from memtui.engine import Memory
@@ -22,6 +22,7 @@ from memtui.tui import actions, demo, settings
 from memtui.tui.app import MemtuiApp
 from memtui.tui.browse import BrowseScreen, SessionTable
 from memtui.tui.format import clip_lines, marked
+from memtui.tui.results import ROWS, ResultList
 from memtui.tui.search import SearchScreen
 from memtui.tui.session import WINDOW, Fold, MessageBlock, MessageList, SessionScreen
 from tests.tui_support import live_session, small_archive, until
@@ -76,10 +77,11 @@ async def test_search_then_open_at_the_hit(indexed: Memory) -> None:
         await pilot.press(*"token")
         screen = app.screen
         await until(pilot, lambda: bool(screen.results))
-        listing = screen.query_one("#results", OptionList)
+        listing = screen.query_one("#results", ResultList)
         listing.focus()
         await pilot.press("down", "down")
-        hit = screen.results[listing.highlighted or 0]
+        assert listing.highlighted == 2
+        hit = screen.results[2]
         await until(pilot, lambda: "\n" in str(screen.query_one("#preview-text").render()))
         await pilot.press("enter")
         await until(pilot, lambda: isinstance(app.screen, SessionScreen))
@@ -94,6 +96,20 @@ async def test_search_then_open_at_the_hit(indexed: Memory) -> None:
         assert 0 <= top < view.size.height, "the hit is on screen"
 
 
+async def test_a_click_on_a_hit_opens_its_session(indexed: Memory) -> None:
+    app = MemtuiApp(indexed, upkeep=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("slash", *"token")
+        screen = app.screen
+        assert isinstance(screen, SearchScreen)
+        await until(pilot, lambda: len(screen.results) > 1)
+        listing = screen.query_one(ResultList)
+        await pilot.click(listing, offset=(5, ROWS + 1))  # the second hit's snippet
+        await until(pilot, lambda: isinstance(app.screen, SessionScreen))
+        assert app.screen.session_id == screen.results[1].session_id
+        assert app.screen.at == screen.results[1].message_index
+
+
 async def test_typing_fast_runs_only_the_last_query(indexed: Memory) -> None:
     app = MemtuiApp(indexed, upkeep=False)
     async with app.run_test(size=SIZE) as pilot:
@@ -103,7 +119,10 @@ async def test_typing_fast_runs_only_the_last_query(indexed: Memory) -> None:
         await pilot.pause(0.5)
         assert screen.query_now().text == "refresh token"
         assert screen.results, "the last query found something"
-        assert all("**" not in str(o.prompt) for o in screen.query_one(OptionList)._options)
+        listing = screen.query_one(ResultList)
+        drawn = [listing.render_line(y).text for y in range(listing.size.height)]
+        assert "refresh" in "".join(drawn).lower(), "the hits are drawn"
+        assert all("**" not in line for line in drawn), "marks are styled, not shown"
 
 
 async def test_browse_to_a_session_and_expand_a_tool_call(indexed: Memory) -> None:

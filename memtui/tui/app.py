@@ -26,7 +26,8 @@ from memtui.tui import actions, settings
 from memtui.tui.browse import BrowseScreen, ProjectList, SessionTable
 from memtui.tui.forms import Prompt
 from memtui.tui.messages import ArchiveChanged, Progress
-from memtui.tui.search import ResultList, SearchScreen
+from memtui.tui.results import ResultList
+from memtui.tui.search import SearchScreen
 from memtui.tui.session import MessageBlock, SessionScreen
 
 _T = TypeVar("_T")

@@ -6,8 +6,10 @@ import re
 from datetime import datetime
 from pathlib import Path
 
+from rich.style import Style
 from rich.text import Text
 
+ROLE_LABEL = {"user": "you", "assistant": "claude"}
 _MARKED = re.compile(r"\*\*(.+?)\*\*", re.DOTALL)
 
 
@@ -34,7 +36,7 @@ def home_short(path: str) -> str:
     return "~" + path[len(home) :] if path == home or path.startswith(home + "/") else path
 
 
-def marked(snippet: str, style: str = "bold reverse") -> Text:
+def marked(snippet: str, style: str | Style = "bold reverse") -> Text:
     """A search snippet with its **marked** words styled, everything else plain (no markup)."""
     text = Text(no_wrap=False)
     last = 0

@@ -13,19 +13,18 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import Input, OptionList, Select, Static
-from textual.widgets.option_list import Option
+from textual.widgets import Input, Select, Static
 from textual.worker import get_current_worker
 
 from memtui.engine import MODES, ROLES, MessageView, SearchResponse, SearchResult
 from memtui.errors import MemtuiError
-from memtui.tui.format import clip_lines, marked, one_line, project_name, when
-from memtui.tui.session import ROLE_LABEL, SessionScreen
+from memtui.tui.format import ROLE_LABEL, project_name, when
+from memtui.tui.results import ResultList
+from memtui.tui.session import SessionScreen
 from memtui.tui.status import Keys, StatusLine
 
 DEBOUNCE = 0.2  # seconds of quiet typing before a search runs
 LIMIT = 30  # a screenful and a half: more only costs drawing time
-SNIPPET_LINES = 2
 PREVIEW_DELAY = 0.08  # seconds the cursor rests on a hit before its exchange loads
 MODE_LABEL = {"hybrid": "hybrid", "fts": "full text", "vector": "vector"}
 
@@ -38,13 +37,6 @@ class Query:
     role: str | None
     after: str | None
     before: str | None
-
-
-class ResultList(OptionList):
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("j", "cursor_down", "Down", show=False, id="results.down"),
-        Binding("k", "cursor_up", "Up", show=False, id="results.up"),
-    ]
 
 
 class SearchScreen(Screen[None]):
@@ -124,7 +116,7 @@ class SearchScreen(Screen[None]):
         query = self.query_now()
         if not query.text:
             self.results = []
-            self.query_one(ResultList).clear_options()
+            self.query_one(ResultList).show([])
             self.query_one("#search-summary", Static).update("")
             return
         self.run_search(query)
@@ -158,37 +150,20 @@ class SearchScreen(Screen[None]):
             return  # typed on since: the next search is on its way
         self.last = response
         self.results = response.results
-        listing = self.query_one(ResultList)
-        width = max(20, listing.scrollable_content_region.width - 2)
-        listing.set_options([self._option(i, r, width) for i, r in enumerate(response.results)])
+        self.query_one(ResultList).show(response.results)
         summary = Text(f"{response.total:,} found · {MODE_LABEL.get(response.mode)}")
         if response.note:
             summary.append(f" · {response.note}", style="italic")
         self.query_one("#search-summary", Static).update(summary)
-        if response.results:
-            listing.highlighted = 0
 
-    @staticmethod
-    def _option(i: int, r: SearchResult, width: int) -> Option:
-        """Three lines cut to the list's width: the list never has to wrap them."""
-        head = Text()
-        head.append(f"{ROLE_LABEL.get(r.role, r.role):<7}", style="bold")
-        head.append(f"{when(r.timestamp)}  ", style="dim")
-        head.append(one_line(r.session_title or "(untitled)", 60), style="italic")
-        head.append(f"  {project_name(r.project)}", style="dim")
-        head.truncate(width, overflow="ellipsis")
-        body = clip_lines(marked(" ".join(r.snippet.split())), width, SNIPPET_LINES)
-        return Option(Text("\n").join([head, *body]), id=str(i))
-
-    @on(OptionList.OptionHighlighted, "#results")
-    def _highlighted(self, event: OptionList.OptionHighlighted) -> None:
+    @on(ResultList.Highlighted)
+    def _highlighted(self, event: ResultList.Highlighted) -> None:
         """The preview waits for a pause in the cursor's moves, as the search waits for
         typing: new results are drawn first, and j/j/j loads only where it stops."""
         if self._preview_timer is not None:
             self._preview_timer.stop()
-        if event.option.id is not None:
-            hit = self.results[int(event.option.id)]
-            self._preview_timer = self.set_timer(PREVIEW_DELAY, lambda: self.preview(hit))
+        hit = event.result
+        self._preview_timer = self.set_timer(PREVIEW_DELAY, lambda: self.preview(hit))
 
     @work(thread=True, exclusive=True, group="preview", exit_on_error=False)
     def preview(self, hit: SearchResult) -> None:
@@ -213,11 +188,10 @@ class SearchScreen(Screen[None]):
             text.append(body.strip()[:1500] + "\n\n", style="" if here else "dim")
         self.query_one("#preview-text", Static).update(text)
 
-    @on(OptionList.OptionSelected, "#results")
-    def _open(self, event: OptionList.OptionSelected) -> None:
-        if event.option.id is not None:
-            hit = self.results[int(event.option.id)]
-            self.app.push_screen(SessionScreen(hit.session_id, at=hit.message_index))
+    @on(ResultList.Selected)
+    def _open(self, event: ResultList.Selected) -> None:
+        hit = event.result
+        self.app.push_screen(SessionScreen(hit.session_id, at=hit.message_index))
 
     @on(Input.Submitted, "#query")
     def _submitted(self) -> None:

@@ -26,13 +26,12 @@ from textual.widgets import Input, Static
 
 from memtui.engine import MessageView, SessionInfo
 from memtui.errors import MemtuiError
-from memtui.tui.format import home_short, one_line, when
+from memtui.tui.format import ROLE_LABEL, home_short, one_line, when
 from memtui.tui.messages import ArchiveChanged
 from memtui.tui.status import Keys, StatusLine
 
 WINDOW = 16  # messages mounted at once when a session opens or jumps (a screen or two)
 STEP = 20  # messages added when the reader nears an edge of the window
-ROLE_LABEL = {"user": "you", "assistant": "claude"}
 KIND_LABEL = {"tool_result": "⎿ tool", "meta": "meta", "compact_summary": "summary of earlier"}
 
 
