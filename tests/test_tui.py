@@ -25,6 +25,7 @@ from memtui.tui.format import clip_lines, marked
 from memtui.tui.results import ROWS, ResultList
 from memtui.tui.search import SearchScreen
 from memtui.tui.session import WINDOW, Fold, MessageBlock, MessageList, SessionScreen
+from tests import lines
 from tests.tui_support import live_session, small_archive, until
 
 SIZE = (140, 40)
@@ -264,6 +265,28 @@ async def test_a_transcript_growing_while_its_session_is_open(
         last = view.messages[-1].message_index
         await until(pilot, lambda: bool(view.query(f"#m{last}")))
         assert session.info is not None and session.info.message_count > before - 1
+
+
+async def test_search_results_follow_a_growing_transcript(
+    memory: Memory, claude_dir: Path, tmp_path: Path
+) -> None:
+    cwd = tmp_path / "work" / "growing"
+    path = live_session(claude_dir, cwd, LIVE, messages=6)
+    app = MemtuiApp(memory)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.counts.startswith("1 projects"))
+        await pilot.press("slash", *"zanzibar", "ctrl+o")  # full text: words, not neighbours
+        screen = app.screen
+        assert isinstance(screen, SearchScreen)
+        await until(pilot, lambda: screen.last is not None and screen.last.mode == "fts")
+        assert not screen.results, "nobody has said it yet"
+        await pilot.pause(0.5)  # the watcher is in place once the first rescan ran
+        line = lines.user("u-zanzibar", "book the flights to Zanzibar", LIVE, cwd=str(cwd))
+        lines.write(path, line)
+        await until(pilot, lambda: bool(screen.results))
+        assert screen.results[0].session_id == LIVE
+        listing = screen.query_one(ResultList)
+        assert "Zanzibar" in "".join(listing.render_line(y).text for y in range(ROWS))
 
 
 async def test_quitting_during_an_index_cancels_it_cleanly(cfg: Config, claude_dir: Path) -> None:

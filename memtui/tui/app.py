@@ -175,7 +175,7 @@ class MemtuiApp(App[str | None]):
     def on_archive_changed(self, message: ArchiveChanged) -> None:
         self._show_counts(message)
         for screen in self.screen_stack:
-            if isinstance(screen, BrowseScreen | SessionScreen):
+            if isinstance(screen, BrowseScreen | SessionScreen | SearchScreen):
                 screen.post_message(ArchiveChanged(message.projects))
 
     @work(thread=True, exit_on_error=False)

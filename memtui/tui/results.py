@@ -55,19 +55,32 @@ class ResultList(ScrollView, can_focus=True):
         self._drawn: dict[tuple[int, int], list[Text]] = {}  # (hit, width): its rows
 
     def show(self, results: list[SearchResult]) -> None:
+        """New results; the cursor stays on its hit if the hit is still there (the same
+        search run again on a grown archive), else it starts at the top."""
+        was = self.current()
         self.results = results
         self._drawn.clear()
         self.virtual_size = Size(self.scrollable_content_region.width, ROWS * len(results))
+        keys = [(r.session_id, r.message_index) for r in results]
+        kept = (was.session_id, was.message_index) if was is not None else None
+        if kept in keys:
+            self.highlighted = keys.index(kept)
+            return
         self.scroll_to(0, 0, animate=False, immediate=True)
         self.highlighted = 0 if results else None
 
+    def current(self) -> SearchResult | None:
+        at = self.highlighted
+        return self.results[at] if at is not None and at < len(self.results) else None
+
     def watch_highlighted(self, new: int | None) -> None:
         self.refresh()
-        if new is not None and new < len(self.results):
+        hit = self.current()
+        if new is not None and hit is not None:
             self.scroll_to_region(
                 Region(0, new * ROWS, 1, ROWS), animate=False, immediate=True, force=True
             )
-            self.post_message(self.Highlighted(self.results[new]))
+            self.post_message(self.Highlighted(hit))
 
     def notify_style_update(self) -> None:
         super().notify_style_update()
@@ -128,5 +141,6 @@ class ResultList(ScrollView, can_focus=True):
         self.action_move(len(self.results))
 
     def action_open(self) -> None:
-        if self.highlighted is not None and self.highlighted < len(self.results):
-            self.post_message(self.Selected(self.results[self.highlighted]))
+        hit = self.current()
+        if hit is not None:
+            self.post_message(self.Selected(hit))

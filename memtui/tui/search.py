@@ -19,6 +19,7 @@ from textual.worker import get_current_worker
 from memtui.engine import MODES, ROLES, MessageView, SearchResponse, SearchResult
 from memtui.errors import MemtuiError
 from memtui.tui.format import ROLE_LABEL, project_name, when
+from memtui.tui.messages import ArchiveChanged
 from memtui.tui.results import ResultList
 from memtui.tui.session import SessionScreen
 from memtui.tui.status import Keys, StatusLine
@@ -155,6 +156,12 @@ class SearchScreen(Screen[None]):
         if response.note:
             summary.append(f" · {response.note}", style="italic")
         self.query_one("#search-summary", Static).update(summary)
+
+    def on_archive_changed(self, _: ArchiveChanged) -> None:
+        """New messages may answer the query on screen: run it again (debounced, as typing
+        is; the cursor stays on its hit)."""
+        if self.query_now().text:
+            self.schedule()
 
     @on(ResultList.Highlighted)
     def _highlighted(self, event: ResultList.Highlighted) -> None:
