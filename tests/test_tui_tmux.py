@@ -50,15 +50,16 @@ class Terminal:
         raise AssertionError(f"waited {timeout}s for {what}; the screen:\n{self.screen()}")
 
 
-@pytest.fixture
-def terminal(shared: Path, tmp_path: Path) -> Iterator[Terminal]:
+def launch(tmp_path: Path, claude_dir: Path, path: str | None = None) -> Terminal:
+    """`memtui` in a new 140x40 tmux session, on its own data and config dirs."""
     name = f"memtui-test-{uuid.uuid4().hex[:8]}"
     env = {
         "MEMTUI_DATA_DIR": str(tmp_path / "data"),
-        "MEMTUI_CLAUDE_DIR": str(shared / "projects"),
+        "MEMTUI_CLAUDE_DIR": str(claude_dir),
         "XDG_CONFIG_HOME": str(tmp_path / "config"),
         "XDG_STATE_HOME": str(tmp_path / "state"),
         "PYTHONPATH": str(ROOT),
+        "PATH": path or os.environ["PATH"],
         "TERM": "xterm-256color",
         "COLORTERM": "truecolor",
     }
@@ -72,12 +73,22 @@ def terminal(shared: Path, tmp_path: Path) -> Iterator[Terminal]:
         check=True,
         env={**os.environ, "TMUX": ""},
     )
-    term = Terminal(name, port)
-    try:
-        yield term
-    finally:
+    return Terminal(name, port)
+
+
+@pytest.fixture
+def terminals() -> Iterator[list[Terminal]]:
+    started: list[Terminal] = []
+    yield started
+    for term in started:
         if term.alive():
-            subprocess.run(["tmux", "kill-session", "-t", name], check=False)
+            subprocess.run(["tmux", "kill-session", "-t", term.name], check=False)
+
+
+@pytest.fixture
+def terminal(shared: Path, tmp_path: Path, terminals: list[Terminal]) -> Terminal:
+    terminals.append(launch(tmp_path, shared / "projects"))
+    return terminals[0]
 
 
 def test_the_real_tui_on_real_transcripts(terminal: Terminal) -> None:
@@ -105,3 +116,42 @@ def test_the_real_tui_on_real_transcripts(terminal: Terminal) -> None:
     while terminal.alive() and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not terminal.alive(), "q quits"
+
+
+FAKE_CLAUDE = """#!/bin/sh
+echo "fake claude $* in $(pwd)"
+printf 'say something: '
+read answer
+echo "$answer" > "$0.said"
+"""
+
+
+def test_resume_hands_the_terminal_to_claude_and_takes_it_back(
+    tmp_path: Path, terminals: list[Terminal]
+) -> None:
+    from tests.tui_support import live_session
+
+    claude_dir, cwd, bin_dir = tmp_path / "claude", tmp_path / "work" / "shop", tmp_path / "bin"
+    session = "5e55104e-0000-4000-8000-000000000001"
+    live_session(claude_dir, cwd, session, messages=6)
+    bin_dir.mkdir()
+    fake = bin_dir / "claude"
+    fake.write_text(FAKE_CLAUDE)
+    fake.chmod(0o755)
+    term = launch(tmp_path, claude_dir, path=f"{bin_dir}:{os.environ['PATH']}")
+    terminals.append(term)
+    term.wait(lambda s: "1 sessions" in s and "indexing" not in s, "the first index")
+    term.keys("Enter")  # the only session
+    term.wait(lambda s: "msgs" in s and "Resume" in s, "the session")
+    term.keys("r")
+    shown = term.wait(lambda s: "say something:" in s, "claude in the terminal")
+    assert f"fake claude --resume {session} in {cwd}" in shown
+    assert "Resume" not in shown, "memtui is suspended, not drawn over claude"
+    term.keys("goodbye", "Enter")
+    term.wait(lambda s: "msgs" in s and "Resume" in s, "memtui back after claude exits")
+    assert (bin_dir / "claude.said").read_text().strip() == "goodbye", "claude read the keys"
+    term.keys("q")
+    deadline = time.monotonic() + 15
+    while term.alive() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not term.alive(), "q quits"
