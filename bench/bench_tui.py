@@ -7,6 +7,7 @@
 - search: from the debounce firing until the first frame with the results is drawn, p50/p95
   of mixed queries;
 - a 2,000-message session: from Enter until the first frame with its messages is drawn;
+  then Page Down, from the key until the first frame that moved;
 - keypresses during a cold index: a key typed into the search box until the box shows it,
   p50/p95, while the first index of the same corpus runs in the app's worker;
 - idle CPU: the app following the transcripts and serving MCP with nothing to do, CPU
@@ -40,7 +41,7 @@ from memtui.engine import Memory  # noqa: E402
 from memtui.tui.app import MemtuiApp  # noqa: E402
 from memtui.tui.browse import BrowseScreen, SessionTable  # noqa: E402
 from memtui.tui.search import SearchScreen  # noqa: E402
-from memtui.tui.session import MessageBlock, SessionScreen  # noqa: E402
+from memtui.tui.session import MessageBlock, MessageList, SessionScreen  # noqa: E402
 
 SIZE = (140, 40)
 KEY_GAP = 0.15  # seconds between keys typed during the cold index
@@ -133,7 +134,8 @@ async def warm(cfg: Config, runs: int) -> dict[str, float]:
         figures["search_p95_ms"] = pct(took, 0.95)
         await pilot.press("escape")
 
-        opened = []
+        opened: list[float] = []
+        scrolled: list[float] = []
         for _ in range(5):
             table = browse.query_one(SessionTable)
             table.move_cursor(row=table.get_row_index(LONG))
@@ -150,12 +152,30 @@ async def warm(cfg: Config, runs: int) -> dict[str, float]:
             screen = app.screen
             assert isinstance(screen, SessionScreen)
             assert screen.info is not None and screen.info.message_count >= 2000
+            await pilot.pause(0.3)
+            scrolled += await page_down(app, frames, screen.query_one(MessageList), 20)
             await pilot.press("end", "G")  # to the bottom and back: the window moves
             await pilot.press("g", "escape")
         figures["session_2000_open_ms_median"] = statistics.median(opened)
         figures["session_2000_open_ms_max"] = max(opened)
+        figures["session_page_down_p50_ms"] = statistics.median(scrolled)
+        figures["session_page_down_p95_ms"] = pct(scrolled, 0.95)
     memory.close()
     return figures
+
+
+async def page_down(app: MemtuiApp, frames: Frames, view: MessageList, keys: int) -> list[float]:
+    """Page down through a long session as a terminal delivers the keys: each key until the
+    first frame that has moved (the window of mounted messages grows on the way)."""
+    took = []
+    for _ in range(keys):
+        before = view.scroll_y
+        frames.expect(lambda before=before: view.scroll_y != before)
+        started = time.perf_counter()
+        app.post_message(events.Key("pagedown", None))
+        took.append((await frames.drawn(10) - started) * 1000)
+        await asyncio.sleep(0.1)
+    return took
 
 
 async def cold(cfg: Config, presses: int) -> dict[str, object]:
