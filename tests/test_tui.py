@@ -246,11 +246,17 @@ async def test_copy_and_export_as_markdown(indexed: Memory, tmp_path: Path) -> N
     assert target.read_text() == indexed.history.session_markdown(LIVE)
 
 
-async def test_a_transcript_growing_while_its_session_is_open(
-    memory: Memory, claude_dir: Path, tmp_path: Path
-) -> None:
+@pytest.fixture
+def growing(claude_dir: Path, tmp_path: Path) -> tuple[Path, Path]:
+    """A one-session archive whose transcript the test appends to: its file and its cwd."""
     cwd = tmp_path / "work" / "growing"
-    path = live_session(claude_dir, cwd, LIVE, messages=6)
+    return live_session(claude_dir, cwd, LIVE, messages=6), cwd
+
+
+async def test_a_transcript_growing_while_its_session_is_open(
+    memory: Memory, growing: tuple[Path, Path]
+) -> None:
+    path, cwd = growing
     app = MemtuiApp(memory)
     async with app.run_test(size=SIZE) as pilot:
         await until(pilot, lambda: app.counts.startswith("1 projects"))
@@ -268,10 +274,9 @@ async def test_a_transcript_growing_while_its_session_is_open(
 
 
 async def test_search_results_follow_a_growing_transcript(
-    memory: Memory, claude_dir: Path, tmp_path: Path
+    memory: Memory, growing: tuple[Path, Path]
 ) -> None:
-    cwd = tmp_path / "work" / "growing"
-    path = live_session(claude_dir, cwd, LIVE, messages=6)
+    path, cwd = growing
     app = MemtuiApp(memory)
     async with app.run_test(size=SIZE) as pilot:
         await until(pilot, lambda: app.counts.startswith("1 projects"))
