@@ -100,6 +100,33 @@ def test_search(archive: Memory, snap_compare: Snap, theme: str) -> None:
     assert snap_compare(app, terminal_size=SIZE, run_before=themed(theme, _search))
 
 
+async def _export(pilot: Pilot[None]) -> None:
+    await _open_first(pilot)
+    await pilot.press("e")
+    await until(pilot, lambda: bool(pilot.app.screen.query(".dialog")))
+    pilot.app.screen.query_one(Input).cursor_blink = False
+
+
+@pytest.mark.parametrize("theme", THEMES)
+def test_export_dialog(
+    archive: Memory, snap_compare: Snap, theme: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir("/tmp")  # the dialog suggests a file in the working directory
+    app = MemtuiApp(archive, upkeep=False)
+    assert snap_compare(app, terminal_size=SIZE, run_before=themed(theme, _export))
+
+
+async def _keys(pilot: Pilot[None]) -> None:
+    await pilot.press("question_mark")
+    await until(pilot, lambda: bool(pilot.app.screen.query("HelpPanel")))
+
+
+@pytest.mark.parametrize("theme", THEMES)
+def test_keys_panel(archive: Memory, snap_compare: Snap, theme: str) -> None:
+    app = MemtuiApp(archive, upkeep=False)
+    assert snap_compare(app, terminal_size=SIZE, run_before=themed(theme, _keys))
+
+
 @pytest.mark.parametrize("theme", THEMES)
 def test_empty_archive(cfg: Config, snap_compare: Snap, theme: str) -> None:
     nowhere = Config(
