@@ -28,7 +28,7 @@ from memtui.tui.forms import Prompt
 from memtui.tui.messages import ArchiveChanged, Progress
 from memtui.tui.results import ResultList
 from memtui.tui.search import SearchScreen
-from memtui.tui.session import MessageBlock, SessionScreen
+from memtui.tui.session import MessageBlock, SessionScreen, warm_drawing
 
 _T = TypeVar("_T")
 
@@ -127,6 +127,7 @@ class MemtuiApp(App[str | None]):
     @work(thread=True, group="warm", exit_on_error=False)
     def warm(self) -> None:
         self.memory.warm()
+        warm_drawing()
         settle()
 
     # -- background upkeep ------------------------------------------------------------------

@@ -7,9 +7,11 @@ where the reader is and grows it as they scroll, so opening one costs the same a
 from __future__ import annotations
 
 import asyncio
+import io
 from dataclasses import dataclass
 from typing import ClassVar
 
+from rich.console import Console
 from rich.markdown import Markdown
 from rich.style import Style
 from rich.text import Text
@@ -30,6 +32,7 @@ from memtui.tui.format import ROLE_LABEL, home_short, one_line, when
 from memtui.tui.messages import ArchiveChanged
 from memtui.tui.status import Keys, StatusLine
 
+WARM_LANGUAGES = ("python", "typescript", "javascript", "bash", "json", "diff")
 WINDOW = 16  # messages mounted at once when a session opens or jumps (a screen or two)
 STEP = 20  # messages added when the reader nears an edge of the window
 KIND_LABEL = {"tool_result": "⎿ tool", "meta": "meta", "compact_summary": "summary of earlier"}
@@ -170,6 +173,16 @@ class MessageBlock(Widget, can_focus=True):
         for fold in self.folds:
             fold.open = opening
         self._changed()
+
+
+def warm_drawing() -> None:
+    """Load what drawing the first message would (Markdown's parser, the code themes, the
+    lexers of the languages sessions show most), off the event loop: the first session
+    opened then costs what every later one does."""
+    console = Console(file=io.StringIO(), width=80)
+    for theme in ("monokai", "friendly"):
+        for language in WARM_LANGUAGES:
+            console.print(Markdown(f"# a\n`b` *c*\n```{language}\nx = 1\n```", code_theme=theme))
 
 
 def folds_of(m: MessageView) -> list[Fold]:
