@@ -26,7 +26,7 @@ from memtui.tui.results import ROWS, ResultList
 from memtui.tui.search import SearchScreen
 from memtui.tui.session import WINDOW, Fold, MessageBlock, MessageList, SessionScreen
 from tests import lines
-from tests.tui_support import live_session, small_archive, until
+from tests.tui_support import live_session, small_archive, until, whole_query_answered
 
 SIZE = (140, 40)
 LIVE = "7d1c2a40-0000-4000-8000-00000000beef"
@@ -77,6 +77,7 @@ async def test_search_then_open_at_the_hit(indexed: Memory) -> None:
         assert isinstance(app.screen, SearchScreen)
         await pilot.press(*"token")
         screen = app.screen
+        await whole_query_answered(pilot)
         await until(pilot, lambda: bool(screen.results))
         listing = screen.query_one("#results", ResultList)
         listing.focus()
@@ -103,6 +104,7 @@ async def test_a_click_on_a_hit_opens_its_session(indexed: Memory) -> None:
         await pilot.press("slash", *"token")
         screen = app.screen
         assert isinstance(screen, SearchScreen)
+        await whole_query_answered(pilot)
         await until(pilot, lambda: len(screen.results) > 1)
         listing = screen.query_one(ResultList)
         await pilot.click(listing, offset=(5, ROWS + 1))  # the second hit's snippet

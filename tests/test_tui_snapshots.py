@@ -19,9 +19,9 @@ from memtui.config import Config
 from memtui.engine import Memory
 from memtui.tui.app import MemtuiApp
 from memtui.tui.browse import BrowseScreen, SessionTable
-from memtui.tui.search import DEBOUNCE, SearchScreen
+from memtui.tui.search import SearchScreen
 from memtui.tui.session import MessageBlock, SessionScreen
-from tests.tui_support import small_archive, until
+from tests.tui_support import small_archive, until, whole_query_answered
 
 SIZE = (120, 34)
 THEMES = ["textual-dark", "textual-light"]
@@ -84,11 +84,8 @@ async def _search(pilot: Pilot[None]) -> None:
     await pilot.press("slash", *"refresh token")
     screen = pilot.app.screen
     assert isinstance(screen, SearchScreen)
-    # On a busy machine the debounce can fire between two keys: wait for the whole query's
-    # search, and the preview of its first hit, to be done.
     screen.query_one("#query", Input).cursor_blink = False  # a blink is not a difference
-    await pilot.pause(DEBOUNCE + 0.1)
-    await pilot.app.workers.wait_for_complete()
+    await whole_query_answered(pilot)
     await until(pilot, lambda: screen.last is not None)
     await pilot.app.workers.wait_for_complete()
     await until(pilot, lambda: "\n" in str(screen.query_one("#preview-text").render()))

@@ -9,6 +9,8 @@ from pathlib import Path
 from corpus import append_session_lines, encode_project_dir, generate
 from textual.pilot import Pilot
 
+from memtui.tui.search import DEBOUNCE
+
 SEED = 11
 
 
@@ -32,3 +34,10 @@ async def until(pilot: Pilot[object], check: Callable[[], bool], timeout: float 
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out after {timeout}s waiting for {check.__doc__ or check}")
         await pilot.pause(0.05)
+
+
+async def whole_query_answered(pilot: Pilot[None]) -> None:
+    """On a busy machine the debounce can fire between two keys: wait until the search of
+    the whole query is done, so no earlier answer replaces the list under the test."""
+    await pilot.pause(DEBOUNCE + 0.1)
+    await pilot.app.workers.wait_for_complete()
