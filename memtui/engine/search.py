@@ -194,10 +194,13 @@ class Searcher:
         depth = max(DEPTH, want)
         note = None
         vectors_ready = mode == "fts" or self.indexes.vectors_ready()
+        building = "vectors are still being built"
+        if not vectors_ready and self.indexes.other_model:
+            building = "the vectors are another model's and are being embedded again"
         if mode == "hybrid" and not vectors_ready:
-            mode, note = "fts", "vectors are still being built: these results are full text only"
+            mode, note = "fts", f"{building}: these results are full text only"
         elif mode == "vector" and not vectors_ready:
-            return SearchResponse([], 0, mode, offset, limit, "vectors are still being built")
+            return SearchResponse([], 0, mode, offset, limit, building)
         fts_filter = FtsFilter(
             filt.project, filt.session_id, filt.role, None, filt.after, filt.before
         )
