@@ -270,7 +270,8 @@ def evaluate(projects: str, data: str, ef: int | None = None) -> dict[str, Any]:
         vectors._EF_SEARCH = ef
     shutil.rmtree(data, ignore_errors=True)
     root = Path(data)
-    memory = Memory(Config(data_dir=root, claude_dir=Path(projects), log_dir=root / "logs"))
+    model = os.environ.get("MEMTUI_MODEL") or None  # evaluate_child sets it for another model
+    memory = Memory(Config(root, Path(projects), root / "logs", model=model))
     started = time.perf_counter()
     memory.upkeep.ingest(Path(projects))
     memory._index().catch_up()  # ingest may or may not index; a caught-up index is a no-op
@@ -332,10 +333,13 @@ def evaluate(projects: str, data: str, ef: int | None = None) -> dict[str, Any]:
             r["vector_blind_exact"] = ranked(q, "vector", DEPTH, True, q.blind)
             r["hybrid_blind_exact"] = [u for u, _ in ranked(q, "hybrid", K, True, q.blind)]
         results.append(r)
-    texts = store.execute(
-        f"SELECT uuid, substr(text, 1, {VECTOR_TEXT_CHARS}) FROM messages WHERE {VECTOR_WHERE} "
-        "ORDER BY id"
-    ).fetchall()
+    texts = [  # plain pairs, not sqlite3.Row: a child process hands them back as JSON
+        (uid, text)
+        for uid, text in store.execute(
+            f"SELECT uuid, substr(text, 1, {VECTOR_TEXT_CHARS}) FROM messages "
+            f"WHERE {VECTOR_WHERE} ORDER BY id"
+        )
+    ]
     dim = memory._index().embedder.dim
     memory.close()
     fts5.close()
