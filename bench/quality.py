@@ -7,7 +7,8 @@ extra sessions whose message uuids we choose:
 
 - needles (bench/quality_set.py): one exchange each about a decision, bug or finding, looked
   for with lexical queries, paraphrases (no rare word shared with the target) and 2-3-concept
-  AND queries; paraphrases also with `alternatives`, rewritten as Claude would;
+  AND queries; paraphrases also with `alternatives`, rewritten as Claude would, by the author
+  of the targets and (held-back half, bench/blind_alternatives.py) from the question alone;
 - conversations (bench/natural_set.py): plain questions ("what did Priya say her new hobby
   was?") over conversation turns.
 
@@ -44,6 +45,7 @@ from typing import Any
 import corpus
 import natural_set
 import numpy as np
+from blind_alternatives import BLIND
 from common import BENCH, run_child
 from quality_set import HELD_BACK, MORE, NEEDLES, Needle, queries
 
@@ -187,6 +189,7 @@ class Query:
     target: str  # the answering message's uuid
     held_back: bool
     alternatives: tuple[str, ...] = ()
+    blind: tuple[str, ...] = ()  # rewrites written without seeing the target
 
 
 def all_queries() -> list[Query]:
@@ -196,7 +199,8 @@ def all_queries() -> list[Query]:
         for kind in ("lexical", "paraphrase", "concepts"):
             alts = MORE[needle.key].alternatives if kind == "paraphrase" else ()
             for text in queries(needle, kind):
-                out.append(Query(kind, needle.key, text, target_uuid(needle), held, alts))
+                blind = BLIND.get(text, ()) if kind == "paraphrase" else ()
+                out.append(Query(kind, needle.key, text, target_uuid(needle), held, alts, blind))
     for i, conv in enumerate(natural_set.CONVERSATIONS):
         for text, turn in conv.questions:
             target = natural_set.turn_uuid(conv, turn)
@@ -266,7 +270,8 @@ def evaluate(projects: str, data: str, ef: int | None = None) -> dict[str, Any]:
         vectors._EF_SEARCH = ef
     shutil.rmtree(data, ignore_errors=True)
     root = Path(data)
-    memory = Memory(Config(data_dir=root, claude_dir=Path(projects), log_dir=root / "logs"))
+    model = os.environ.get("MEMTUI_MODEL") or None  # evaluate_child sets it for another model
+    memory = Memory(Config(root, Path(projects), root / "logs", model=model))
     started = time.perf_counter()
     memory.upkeep.ingest(Path(projects))
     memory._index().catch_up()  # ingest may or may not index; a caught-up index is a no-op
@@ -287,11 +292,11 @@ def evaluate(projects: str, data: str, ef: int | None = None) -> dict[str, Any]:
     searcher = memory._search()
     seconds: dict[str, float] = {}  # per mode, summed over the queries
 
-    def ranked(q: Query, mode: str, limit: int, exact: bool, alts: bool = False) -> Ranked:
+    def ranked(q: Query, mode: str, limit: int, exact: bool, alts: tuple[str, ...] = ()) -> Ranked:
         vectors._EXACT_INDEX = EXACT if exact else GRAPH
-        extra = list(q.alternatives) if alts else None
         started = time.perf_counter()
-        found = searcher.search(q.text, mode, Filters(), limit, 0, alternatives=extra).results
+        found = searcher.search(q.text, mode, Filters(), limit, 0, alternatives=list(alts))
+        found = found.results
         name = f"{mode}{' exact' if exact else ''}{' alts' if alts else ''}"
         seconds[name] = seconds.get(name, 0.0) + time.perf_counter() - started
         return [(r.uuid, r.score) for r in found]
@@ -318,15 +323,23 @@ def evaluate(projects: str, data: str, ef: int | None = None) -> dict[str, Any]:
             "hybrid_exact": [u for u, _ in ranked(q, "hybrid", K, True)],
         }
         if q.alternatives:
-            r["fts_alts"] = ranked(q, "fts", DEPTH, False, alts=True)
-            r["vector_alts_exact"] = ranked(q, "vector", DEPTH, True, alts=True)
-            r["hybrid_alts"] = [u for u, _ in ranked(q, "hybrid", K, False, alts=True)]
-            r["hybrid_alts_exact"] = [u for u, _ in ranked(q, "hybrid", K, True, alts=True)]
+            alts = q.alternatives
+            r["fts_alts"] = ranked(q, "fts", DEPTH, False, alts)
+            r["vector_alts_exact"] = ranked(q, "vector", DEPTH, True, alts)
+            r["hybrid_alts"] = [u for u, _ in ranked(q, "hybrid", K, False, alts)]
+            r["hybrid_alts_exact"] = [u for u, _ in ranked(q, "hybrid", K, True, alts)]
+        if q.blind:
+            r["fts_blind"] = ranked(q, "fts", DEPTH, False, q.blind)
+            r["vector_blind_exact"] = ranked(q, "vector", DEPTH, True, q.blind)
+            r["hybrid_blind_exact"] = [u for u, _ in ranked(q, "hybrid", K, True, q.blind)]
         results.append(r)
-    texts = store.execute(
-        f"SELECT uuid, substr(text, 1, {VECTOR_TEXT_CHARS}) FROM messages WHERE {VECTOR_WHERE} "
-        "ORDER BY id"
-    ).fetchall()
+    texts = [  # plain pairs, not sqlite3.Row: a child process hands them back as JSON
+        (uid, text)
+        for uid, text in store.execute(
+            f"SELECT uuid, substr(text, 1, {VECTOR_TEXT_CHARS}) FROM messages "
+            f"WHERE {VECTOR_WHERE} ORDER BY id"
+        )
+    ]
     dim = memory._index().embedder.dim
     memory.close()
     fts5.close()
@@ -482,7 +495,11 @@ def method_ranks(result: dict[str, Any]) -> dict[str, list[tuple[Query, int]]]:
             put("vector + alternatives", q, r["vector_alts_exact"])
             put("hybrid + alternatives", q, r["hybrid_alts_exact"])
             put("hybrid + alternatives (graph)", q, r["hybrid_alts"])
-        put("engine fuse() re-fused", q, engine(fts, vec, r["weight"]))
+        if q.blind:
+            put("fts + blind alternatives", q, r["fts_blind"])
+            put("vector + blind alternatives", q, r["vector_blind_exact"])
+            put("hybrid + blind alternatives", q, r["hybrid_blind_exact"])
+        put("hybrid without answers to prompts (fuse() re-fused)", q, engine(fts, vec, r["weight"]))
         for name, fuse in VARIANTS.items():
             put(name, q, fuse(fts, vec))
     return out
@@ -584,6 +601,7 @@ MAIN = [
     "vector",
     "hybrid (engine)",
     "hybrid + alternatives",
+    "hybrid + blind alternatives",
     "transformer (ceiling)",
     "vector (graph)",
     "hybrid (engine, graph)",
@@ -659,7 +677,9 @@ def main() -> None:
             )
         if ceiling:
             add_transformer(args.work, result, ceiling)
-        report(label, result, [*MAIN, "engine fuse() re-fused", *VARIANTS])
+        report(
+            label, result, [*MAIN, "hybrid without answers to prompts (fuse() re-fused)", *VARIANTS]
+        )
         if args.ranks:
             print_ranks(result)
         if args.save:

@@ -303,6 +303,8 @@ def cmd_stats(memory: Memory, args: argparse.Namespace) -> None:
         health = stats.index
         if health.torn:
             state = f"{' and '.join(health.torn)} damaged (memtui index rebuilds it)"
+        elif health.other_model:
+            state = "vectors made by another model (memtui index embeds them again)"
         elif health.in_step:
             state = "in step"
         else:
@@ -418,6 +420,8 @@ def cmd_doctor(memory: Memory, args: argparse.Namespace) -> None:
         status = (
             "ok" if not (missing or extra) else f"{len(missing):,} missing, {len(extra):,} extra"
         )
+        if name == "vectors" and report.other_model:
+            status = f"made by another model: {len(missing):,} to embed again"
         print(f"{name:<10} {status}")
     if report.repaired:
         print("repaired" if report.ok else "differences remain after repair")

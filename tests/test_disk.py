@@ -7,6 +7,7 @@ data dir the user cannot write.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import shutil
 import signal
@@ -18,11 +19,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import corpus
+import numpy as np
 import pytest
+from safetensors.numpy import load_file, save_file
 
 from memtui.config import Config
 from memtui.engine import Memory
 from memtui.ingest import pipeline, reader
+from memtui.store.embed import bundled_model_path, model_identity
 from tests.cli_run import AS_A_USER, env_for, memtui, one_line_error
 from tests.lines import exchange, write
 
@@ -157,6 +161,54 @@ def test_deleted_index_folder_is_noticed_and_rebuilt(indexed: Config) -> None:
     assert "in step" in memtui(indexed, "stats").stdout
     assert answers(indexed) == before
     assert memtui(indexed, "doctor").returncode == 0
+
+
+@pytest.fixture
+def other_model(tmp_path: Path) -> Path:
+    """A second real model of the bundled one's width: its weights with each token's vector
+    moved to the next token, so the same texts land elsewhere in a space of the same shape."""
+    path = tmp_path / "other-model"
+    shutil.copytree(bundled_model_path(), path)
+    weights = load_file(path / "model.safetensors")
+    save_file({k: np.roll(v, 1, axis=0) for k, v in weights.items()}, path / "model.safetensors")
+    return path
+
+
+def test_vectors_of_another_model_are_embedded_again(
+    indexed: Config, other_model: Path, tmp_path: Path
+) -> None:
+    """MEMTUI_MODEL changed to a model of the same width: its vectors are never mixed with or
+    searched against the old ones; the next index embeds them again, as a fresh build would."""
+    bundled = answers(indexed)
+    switched = dataclasses.replace(indexed, model=str(other_model))
+    other = {"MEMTUI_MODEL": str(other_model)}
+    assert "vectors made by another model" in memtui(indexed, "stats", **other).stdout
+    doctor = memtui(indexed, "doctor", **other)
+    assert doctor.returncode == 1 and "made by another model" in doctor.stdout, doctor.stdout
+    with Memory(switched) as memory:
+        hybrid = memory.history.search("flaky test", "hybrid")
+        assert hybrid.mode == "fts" and hybrid.results and "another model" in (hybrid.note or "")
+        assert memory.history.search("flaky test", "vector").results == []
+    assert memtui(indexed, "index", **other).returncode == 0
+    assert "in step" in memtui(indexed, "stats", **other).stdout
+    snapshot = one_snapshot(indexed)
+    assert snapshot.endswith(f"-{model_identity(other_model)}.hnsw")
+    clean = Config(
+        tmp_path / "clean", indexed.claude_dir, tmp_path / "logs", model=str(other_model)
+    )
+    assert memtui(clean, "index", **other).returncode == 0
+    assert answers(switched) == answers(clean) != bundled
+    assert memtui(indexed, "doctor", **other).returncode == 0
+    # Back to the bundled model: the same again, by doctor --repair this time.
+    assert "made by another model" in memtui(indexed, "stats").stdout
+    assert memtui(indexed, "doctor", "--repair").returncode == 0
+    assert one_snapshot(indexed).endswith(f"-{model_identity(bundled_model_path())}.hnsw")
+    assert answers(indexed) == bundled
+
+
+def one_snapshot(cfg: Config) -> str:
+    (snapshot,) = (cfg.index_dir / "vectors").glob("vectors-*.hnsw")
+    return snapshot.name
 
 
 def test_kill_during_vector_build_then_rerun_equals_clean_build(

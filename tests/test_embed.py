@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import shutil
 import socket
 from pathlib import Path
 
 import numpy as np
 import pytest
+from safetensors.numpy import load_file, save_file
 
 from memtui.config import load
 from memtui.errors import ModelUnavailable
-from memtui.store.embed import Embedder, bundled_model_path
+from memtui.store.embed import Embedder, bundled_model_path, model_identity
 
 
 @pytest.fixture(scope="module")
@@ -88,3 +90,15 @@ def test_loading_does_not_touch_the_network(monkeypatch: pytest.MonkeyPatch) -> 
     monkeypatch.setattr(socket.socket, "connect", refuse)
     monkeypatch.setattr(socket, "create_connection", refuse)
     assert Embedder().encode(["offline"]).shape == (1, 384)
+
+
+def test_identity_is_the_model_files_content(embedder: Embedder, tmp_path: Path) -> None:
+    """The same files anywhere are the same model; changed weights are another."""
+    copy = tmp_path / "copy"
+    shutil.copytree(bundled_model_path(), copy)
+    assert model_identity(copy) == embedder.identity == model_identity(bundled_model_path())
+    assert len(embedder.identity) == 16
+    weights = load_file(copy / "model.safetensors")
+    save_file({k: np.roll(v, 1, axis=0) for k, v in weights.items()}, copy / "model.safetensors")
+    assert model_identity(copy) != embedder.identity
+    assert Embedder(str(copy)).identity == model_identity(copy)

@@ -11,7 +11,7 @@ import pytest
 
 from memtui.config import Config
 from memtui.engine.memory import Memory
-from memtui.engine.search import SearchResponse, fuse, nearest, settled
+from memtui.engine.search import SearchResponse, answered, fuse, nearest, settled
 from memtui.errors import Ambiguous, InvalidArgument, NotFound
 from tests.lines import assistant, text, user, write
 
@@ -329,6 +329,72 @@ def test_flat_full_text_keeps_the_vector_finds() -> None:
     assert set(range(20, 25)) <= set(top)
     # Each ranking's own top hit stays in the top 10 whichever leads.
     assert {1, 20} <= set(top)
+
+
+GIFT = "2026-03-02T18:00:00Z"
+
+
+@pytest.fixture(scope="module")
+def turns(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Memory]:
+    """A conversation whose answer shares no word with the prompt it answers, among others."""
+    tmp = tmp_path_factory.mktemp("turns")
+    path = tmp / "projects" / "-home-dev-shop-api" / "gift.jsonl"
+    lines = [
+        user("g-u1", "my dad turns 70 next week and loves birdwatching: any gift ideas?"),
+        assistant("g-a1", "msg_g1", text("Let me think about it.")),
+        assistant(
+            "g-a2",
+            "msg_g2",
+            text(
+                "A pair of 8x42 binoculars, a field guide for your region, or a feeder camera "
+                "so he can watch from the kitchen window."
+            ),
+        ),
+        user("g-u2", "now the refunds bug: partial refunds are rounded twice"),
+        assistant(
+            "g-a3",
+            "msg_g3",
+            text("The amount is converted to cents before and after the fee: once is enough."),
+        ),
+    ]
+    for n, line in enumerate(lines):
+        write(path, line.replace(b"2026-11-01T10:00", f"2026-03-02T18:{n:02d}".encode()))
+    for n in range(30):
+        write(
+            tmp / "projects" / "-home-dev-crawler" / "c.jsonl",
+            user(f"c-u{n}", f"idea number {n} for the crawler's retry budget", "c-1", GIFT),
+        )
+    memory = Memory(Config(tmp / "data", tmp / "projects", tmp / "logs"))
+    memory.upkeep.ingest()
+    yield memory
+    memory.close()
+
+
+def test_a_question_in_the_words_of_the_prompt_finds_the_answer(turns: Memory) -> None:
+    """Asked later in the words of the prompt, hybrid brings Claude's answer (the turn's last
+    message that says something) in just below the prompt; full text alone cannot."""
+    question = "what gift ideas did you have for my dad?"
+    hybrid = [r.uuid for r in turns.history.search(question, "hybrid").results]
+    assert hybrid[:2] == ["g-u1", "g-a2"]
+    assert "g-a2" not in [r.uuid for r in turns.history.search(question, "fts").results]
+    # Filters hold: no answer among prompts only, nor outside the dates asked for.
+    users = turns.history.search(question, "hybrid", role="user").results
+    assert {r.role for r in users} == {"user"}
+    early = turns.history.search(question, "hybrid", before="2026-03-02T18:01:30Z").results
+    assert "g-a2" not in [r.uuid for r in early] and "g-u1" in [r.uuid for r in early]
+
+
+def test_answers_come_in_below_their_prompt() -> None:
+    ranking = [(1, 0.9), (2, 0.5), (3, 0.48)]
+    # 1's answer is 7, which had nothing; 3's answer is 2, which keeps its own better score.
+    assert answered(ranking, {1: 7, 3: 2}) == [
+        (1, 0.9),
+        (7, pytest.approx(0.855)),
+        (2, 0.5),
+        (3, 0.48),
+    ]
+    far = [(mid, 1.0 - mid / 100) for mid in range(1, 21)]
+    assert len(answered(far, {15: 99})) == 20  # only the top ANSWERED bring their answers
 
 
 @pytest.mark.parametrize("mode", ["fts", "vector", "hybrid"])

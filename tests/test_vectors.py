@@ -12,6 +12,7 @@ from memtui.store import vectors as vectors_module
 from memtui.store.vectors import Vectors
 
 DIM = 32
+MODEL = "0123456789abcdef"  # the identity of the model the vectors come from
 
 
 def unit(n: int, seed: int = 0) -> np.ndarray:
@@ -29,7 +30,7 @@ def filled(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Vectors, np
 
     An index this small is normally scored exactly; here the graph answers, as at full size."""
     monkeypatch.setattr(vectors_module, "_EXACT_INDEX", 0)
-    v = Vectors(tmp_path / "vectors", DIM)
+    v = Vectors(tmp_path / "vectors", DIM, MODEL)
     vecs = unit(3_000)
     for start in range(0, 3_000, 700):
         v.add(ids(range(start + 1, min(start + 701, 3_001))), vecs[start : start + 700], start)
@@ -81,7 +82,7 @@ def test_a_small_index_is_scored_exactly(
 
 
 def test_k_larger_than_the_index(tmp_path: Path) -> None:
-    v = Vectors(tmp_path / "vectors", DIM)
+    v = Vectors(tmp_path / "vectors", DIM, MODEL)
     assert v.search(unit(1)[0], 10) == []
     v.add(ids(range(1, 4)), unit(3), 1)
     assert len(v.search(unit(1)[0], 10)) == 3
@@ -146,7 +147,7 @@ def test_exact_scoring_after_a_snapshot_sees_later_changes(
     assert v.search(new[1], 1, allowed)[0][0] == 4_001
     (mid, dist), *_ = v.search(vecs[1], 1, allowed)
     assert mid == 2 and dist == pytest.approx(0.0, abs=1e-5)
-    loaded = Vectors(v._path, DIM)
+    loaded = Vectors(v._path, DIM, MODEL)
     assert loaded.search(vecs[2], 1, allowed)[0][0] == 3  # the snapshot still has the old one
     assert exact(vecs, vecs[99], set(range(1, 200)), 5) == [
         mid for mid, _ in loaded.search(vecs[99], 5, set(range(1, 200)))
@@ -164,8 +165,8 @@ def test_save_and_load_the_newest(filled: tuple[Vectors, np.ndarray]) -> None:
     v.remove([1])
     v.add(ids(range(5_000, 5_001)), vecs[:1], 3_100)
     v.save()
-    assert snapshots(path) == ["vectors-000000003100.hnsw"]
-    loaded = Vectors(path, DIM)
+    assert snapshots(path) == [f"vectors-000000003100-{MODEL}.hnsw"]
+    loaded = Vectors(path, DIM, MODEL)
     assert loaded.watermark == loaded.saved_watermark == 3_100
     assert loaded.ids() == v.ids()
     assert 1 not in loaded.ids()  # deletions survive a save
@@ -179,32 +180,60 @@ def test_leftover_temp_and_corrupt_snapshots_are_skipped(
     v, vecs = filled
     path = v._path
     v.save()
-    good = path / "vectors-000000003000.hnsw"
+    good = path / f"vectors-000000003000-{MODEL}.hnsw"
     (path / ".vectors-000000009000.4242.tmp").write_bytes(good.read_bytes()[:5000])
-    (path / "vectors-000000009001.hnsw").write_bytes(np.random.bytes(20_000))
+    (path / f"vectors-000000009001-{MODEL}.hnsw").write_bytes(np.random.bytes(20_000))
     data = good.read_bytes()
-    (path / "vectors-000000009002.hnsw").write_bytes(data[: len(data) // 2])
-    (path / "vectors-000000009003.hnsw").write_bytes(data[:-100])  # links cut short
-    (path / "vectors-000000009005.hnsw").write_bytes(b"")
-    wrong_dim = Vectors(path / "other", DIM * 2)
+    (path / f"vectors-000000009002-{MODEL}.hnsw").write_bytes(data[: len(data) // 2])
+    (path / f"vectors-000000009003-{MODEL}.hnsw").write_bytes(data[:-100])  # links cut short
+    (path / f"vectors-000000009005-{MODEL}.hnsw").write_bytes(b"")
+    wrong_dim = Vectors(path / "other", DIM * 2, MODEL)
     wrong_dim.add(ids(range(1, 3)), np.eye(2, DIM * 2, dtype=np.float32), 1)
     wrong_dim.save()
-    shutil.copy(path / "other" / "vectors-000000000001.hnsw", path / "vectors-000000009004.hnsw")
+    shutil.copy(
+        path / "other" / f"vectors-000000000001-{MODEL}.hnsw",
+        path / f"vectors-000000009004-{MODEL}.hnsw",
+    )
 
-    loaded = Vectors(path, DIM)
+    loaded = Vectors(path, DIM, MODEL)
     assert loaded.watermark == 3_000
     assert len(loaded) == 3_000
     assert loaded.search(vecs[41], 1)[0][0] == 42
 
     loaded.add(ids(range(1, 2)), vecs[:1], 9_100)
     loaded.save()  # clears the temp file and everything older than itself
-    assert snapshots(path) == ["vectors-000000009100.hnsw"]
+    assert snapshots(path) == [f"vectors-000000009100-{MODEL}.hnsw"]
     assert not list(path.glob("*.tmp"))
+
+
+def test_another_models_vectors_are_foreign(tmp_path: Path) -> None:
+    """Vectors of another model, or from a snapshot that does not say, are loaded but never
+    added to; a snapshot of this model's at the same mark replaces them."""
+    path = tmp_path / "vectors"
+    other = Vectors(path, DIM, "fedcba9876543210")
+    other.add(ids(range(1, 51)), unit(50), 10)
+    other.save()
+    mine = Vectors(path, DIM, MODEL)
+    assert mine.foreign and mine.made_by == "fedcba9876543210" and len(mine) == 50
+    with pytest.raises(ValueError, match="another model"):
+        mine.add(ids(range(51, 52)), unit(1), 11)
+    writer = Vectors(path, DIM, MODEL, load=False)
+    writer.add(ids(range(1, 51)), unit(50, seed=1), 10)
+    writer.save()  # same mark, this model: the other model's snapshot goes
+    assert snapshots(path) == [f"vectors-000000000010-{MODEL}.hnsw"]
+    assert mine.reload_if_newer() and not mine.foreign
+    assert mine.search(unit(50, seed=1)[3], 1)[0][0] == 4
+    assert not mine.reload_if_newer()  # and then no reload at every search
+    (path / f"vectors-000000000010-{MODEL}.hnsw").rename(path / "vectors-000000000010.hnsw")
+    old = Vectors(path, DIM, MODEL)
+    assert old.foreign and old.made_by is None and len(old) == 50
+    old.clear()
+    assert not old.foreign and snapshots(path) == []
 
 
 def test_reload_if_newer(tmp_path: Path) -> None:
     path = tmp_path / "vectors"
-    writer, reader = Vectors(path, DIM), Vectors(path, DIM)
+    writer, reader = Vectors(path, DIM, MODEL), Vectors(path, DIM, MODEL)
     assert not reader.reload_if_newer()
     vecs = unit(50)
     writer.add(ids(range(1, 51)), vecs, 10)
@@ -236,11 +265,11 @@ def test_a_reader_searches_the_mapped_snapshot_without_a_graph(tmp_path: Path) -
     rng = np.random.default_rng(3)
     vecs = rng.standard_normal((3_000, DIM)).astype(np.float32)
     vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
-    writer = Vectors(tmp_path, DIM)
+    writer = Vectors(tmp_path, DIM, MODEL)
     writer.add(ids(range(3_000)), vecs, 3_000)
     writer.save()
     assert writer._graph is None  # dropped once the file is written
-    reader = Vectors(tmp_path, DIM)
+    reader = Vectors(tmp_path, DIM, MODEL)
     assert reader.search(vecs[42], 3)[0][0] == 42
     reader.add(ids([5_000]), vecs[7:8], 3_001)  # a reader embeds a few new rows itself
     assert [i for i, _ in reader.search(vecs[7], 2)] in ([7, 5_000], [5_000, 7])

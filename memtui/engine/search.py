@@ -14,7 +14,7 @@ from memtui.engine import sessions, validate
 from memtui.engine.types import MODE_ALIASES, MODES, ROLES, SearchResponse, SearchResult
 from memtui.errors import InvalidArgument
 from memtui.store.fts import FtsFilter
-from memtui.store.indexes import VECTOR_WHERE, Indexes
+from memtui.store.indexes import VECTOR_MIN_CHARS, VECTOR_WHERE, Indexes
 
 MAX_ALTERNATIVES = 4
 # How far paging reaches in every mode; "of N" counts the results it can reach, at most this.
@@ -27,7 +27,13 @@ DEPTH = 100  # candidates each ranking contributes to the fusion
 RANK_K = 5
 AGREE = 0.3
 LEAD = 0.6
-FOLLOW = 0.8
+FOLLOW = 0.9
+# A person's prompt among a ranking's top ANSWERED brings Claude's answer to it (the turn's
+# last message that says something) in just below, at REPLY times the prompt's score: a
+# question asked months later often repeats the words of the question asked then, not of the
+# answer (bench/quality_results.md).
+ANSWERED = 10
+REPLY = 0.95
 SNIPPET = 240
 
 Ranking = list[tuple[int, float]]  # (message id, score), best first
@@ -116,6 +122,17 @@ def fuse(fts: Ranking, vector: Ranking) -> Ranking:
     return sorted(fused.items(), key=lambda kv: kv[1], reverse=True)
 
 
+def answered(ranking: Ranking, replies: dict[int, int]) -> Ranking:
+    """`ranking` with the answer to each prompt in its top ANSWERED (`replies`: prompt id to
+    answer id) scored REPLY times the prompt, when that is more than it has."""
+    best = dict(ranking)
+    for mid, score in ranking[:ANSWERED]:
+        reply = replies.get(mid)
+        if reply is not None and REPLY * score > best.get(reply, -np.inf):
+            best[reply] = REPLY * score
+    return sorted(best.items(), key=lambda kv: (-kv[1], -kv[0]))
+
+
 def nearest(rankings: list[Ranking]) -> Ranking:
     """Rankings of several phrasings as one: each message at its best score. Vector
     similarities compare across phrasings, and so do full-text coverages: a phrasing with a
@@ -194,10 +211,13 @@ class Searcher:
         depth = max(DEPTH, want)
         note = None
         vectors_ready = mode == "fts" or self.indexes.vectors_ready()
+        building = "vectors are still being built"
+        if not vectors_ready and self.indexes.other_model:
+            building = "the vectors are another model's and are being embedded again"
         if mode == "hybrid" and not vectors_ready:
-            mode, note = "fts", "vectors are still being built: these results are full text only"
+            mode, note = "fts", f"{building}: these results are full text only"
         elif mode == "vector" and not vectors_ready:
-            return SearchResponse([], 0, mode, offset, limit, "vectors are still being built")
+            return SearchResponse([], 0, mode, offset, limit, building)
         fts_filter = FtsFilter(
             filt.project, filt.session_id, filt.role, None, filt.after, filt.before
         )
@@ -227,6 +247,10 @@ class Searcher:
             return page(nearest(vector_rankings), total, lambda _: ["vector"])
         fts_merged = nearest([covered(p) for p in phrasings])
         vec_merged = nearest(vector_rankings)
+        if isinstance(query, str) and filt.role is None:  # concepts ask for what has them
+            tops = {mid for ranking in (fts_merged, vec_merged) for mid, _ in ranking[:ANSWERED]}
+            replies = self._replies(tops, filt)
+            fts_merged, vec_merged = answered(fts_merged, replies), answered(vec_merged, replies)
         ranked = fuse(fts_merged, vec_merged)
         fts_set, vec_set = {mid for mid, _ in fts_merged}, {mid for mid, _ in vec_merged}
         return page(
@@ -263,6 +287,28 @@ class Searcher:
             return counts[0]  # one phrasing's matches: no union to take
         found = {mid for p in phrasings for mid, _ in fts.search(p, fts_filter, REACH)}
         return min(len(found | vectors), REACH)
+
+    def _replies(self, ids: set[int], filt: Filters) -> dict[int, int]:
+        """For each prompt among `ids`, Claude's answer: the last message of its turn (before
+        the next prompt) that says something, within the date filters."""
+        if not ids:
+            return {}
+        after = -(1 << 62) if filt.after is None else filt.after
+        before = 1 << 62 if filt.before is None else filt.before
+        rows = self.reader().execute(
+            f"""SELECT p.id, (
+                    SELECT a.id FROM messages a
+                    WHERE a.session_id = p.session_id AND a.idx > p.idx
+                      AND a.idx < coalesce((SELECT min(n.idx) FROM messages n
+                          WHERE n.session_id = p.session_id AND n.idx > p.idx
+                            AND n.kind = 'prompt'), 1 << 62)
+                      AND a.kind = 'assistant' AND length(a.text) >= {VECTOR_MIN_CHARS}
+                      AND a.epoch >= ? AND a.epoch < ?
+                    ORDER BY a.idx DESC LIMIT 1)
+                FROM messages p WHERE p.kind = 'prompt' AND p.id IN ({",".join("?" * len(ids))})""",
+            [after, before, *ids],
+        )
+        return {prompt: reply for prompt, reply in rows if reply is not None}
 
     # -- vectors -----------------------------------------------------------------------------
 

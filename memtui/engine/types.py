@@ -124,6 +124,7 @@ class DoctorReport:
     store: str  # "ok", or what SQLite's integrity check found
     differences: dict[str, tuple[set[int], set[int]]] = field(default_factory=dict)
     repaired: bool = False
+    other_model: bool = False  # the vectors were embedded by another model than this one
 
     @property
     def ok(self) -> bool:

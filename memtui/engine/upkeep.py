@@ -116,10 +116,11 @@ class Upkeep:
                 return DoctorReport(store)
             indexes = self._indexes()
             diff = indexes.differences()
+            other_model = indexes.other_model
             if repair and any(m or e for m, e in diff.values()):
                 indexes.repair(diff)
                 return DoctorReport(store, indexes.differences(), repaired=True)
-            return DoctorReport(store, diff)
+            return DoctorReport(store, diff, other_model=other_model)
 
     def stats(self) -> Stats:
         with translated(self.config.db_path):

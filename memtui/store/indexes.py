@@ -10,6 +10,9 @@ replaying is harmless (a replayed row replaces itself).
 - Vectors (hnswlib) live in each process's memory, loaded from the newest snapshot file and
   caught up from the store by embedding the rows after the snapshot's mark. The process that
   ingests saves a new snapshot now and then, so the others start close to the present.
+  Each snapshot names the model that embedded it: vectors of another model (MEMTUI_MODEL
+  changed, even to one of the same width) are never mixed with this process's, and never
+  searched; the ingester embeds everything again, as it does for a torn index.
 """
 
 from __future__ import annotations
@@ -126,8 +129,16 @@ class Indexes:
         """Loaded on first use: a process that never asks for meaning never pays for the model."""
         with self._lock:
             if self._vectors is None:
-                self._vectors = Vectors(self.root / "vectors", self.embedder.dim)
+                self._vectors = Vectors(
+                    self.root / "vectors", self.embedder.dim, self.embedder.identity
+                )
             return self._vectors
+
+    @property
+    def other_model(self) -> bool:
+        """Whether the vectors loaded were embedded by another model (never waits for a lock)."""
+        v = self._vectors
+        return v is not None and v.foreign
 
     # -- catching up -------------------------------------------------------------------------
 
@@ -217,6 +228,11 @@ class Indexes:
         with self._lock:
             vectors = self.vectors
             vectors.reload_if_newer()
+            if vectors.foreign:
+                if limit is not None:
+                    return False  # a search never embeds a whole archive: the ingester does
+                log.warning("the vectors were made by another model: embedding them again")
+                vectors.clear()
             target = store_seq(self.conn)
             if vectors.watermark >= target:
                 return True
@@ -250,8 +266,10 @@ class Indexes:
         return bool(mark) and not _plausible(conn, "m." + _FTS_WHERE, mark, self.fts.doc_count())
 
     def _vectors_torn(self, vectors: Vectors) -> bool:
-        return bool(vectors.watermark) and not _plausible(
-            self.conn, VECTOR_WHERE, vectors.watermark, len(vectors)
+        return (
+            bool(vectors.watermark)
+            and not vectors.foreign
+            and not _plausible(self.conn, VECTOR_WHERE, vectors.watermark, len(vectors))
         )
 
     def _fill_vectors(
@@ -295,7 +313,8 @@ class Indexes:
         if not self._lock.acquire(blocking=False):
             return False
         try:
-            return self.catch_up_vectors(limit=QUERY_CATCHUP) or len(self.vectors) > 0
+            ready = self.catch_up_vectors(limit=QUERY_CATCHUP)
+            return ready or (len(self.vectors) > 0 and not self.vectors.foreign)
         finally:
             self._lock.release()
 
@@ -310,7 +329,9 @@ class Indexes:
         fresh = self.root / "fts.new"
         shutil.rmtree(fresh, ignore_errors=True)
         new_fts = FullText(fresh)
-        new_vectors = Vectors(self.root / "vectors", self.embedder.dim, load=False)
+        new_vectors = Vectors(
+            self.root / "vectors", self.embedder.dim, self.embedder.identity, load=False
+        )
         target = store_seq(self.conn)
         self._fill_fts(self.conn, new_fts, 0, None, on_progress, cancel, target)
         self._fill_vectors(self.conn, new_vectors, target, on_progress, cancel)
@@ -352,19 +373,27 @@ class Indexes:
                 fts_bytes=self.fts.size_bytes(),
                 vector_bytes=vectors.size_bytes(),
                 torn=torn,
+                other_model=vectors.foreign,
             )
 
     def differences(self) -> dict[str, tuple[set[int], set[int]]]:
         """For each index: (ids the store has that it lacks, ids it has that the store lacks);
-        a sampled vector that is not its message's embedding counts as both."""
+        a sampled vector that is not its message's embedding counts as both, and so does every
+        vector of another model."""
         fts_want = {r[0] for r in self.conn.execute(f"SELECT id FROM messages WHERE {_FTS_WHERE}")}
         vec_want = {
             r[0] for r in self.conn.execute(f"SELECT id FROM messages WHERE {VECTOR_WHERE}")
         }
         with self._lock:
-            self.catch_up_vectors()
-            vec_have = self.vectors.ids()
-            wrong = self._wrong_vectors(vec_want & vec_have)
+            vectors = self.vectors
+            vectors.reload_if_newer()
+            if vectors.foreign:
+                vec_have = vectors.ids()
+                wrong = vec_have & vec_want
+            else:
+                self.catch_up_vectors()
+                vec_have = vectors.ids()
+                wrong = self._wrong_vectors(vec_want & vec_have)
         fts_have = self.fts.ids()
         return {
             "full text": (fts_want - fts_have, fts_have - fts_want),
@@ -395,6 +424,10 @@ class Indexes:
         vec_missing, vec_extra = diff["vectors"]
         with self._lock:
             vectors = self.vectors
+            if vectors.foreign:  # every vector is wrong: embed them all again
+                self.catch_up_vectors()
+                self.save_vectors(force=True)
+                return
             vectors.remove(vec_extra - vec_missing)
             rows = self._rows(
                 f"SELECT id, substr(text, 1, {VECTOR_TEXT_CHARS}) FROM messages WHERE id IN ({{}})",

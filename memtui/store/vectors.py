@@ -1,9 +1,11 @@
 """Message vectors (cosine). Derived from the SQLite store and rebuildable.
 
-Snapshots are hnswlib index files named for the store sequence number they cover,
-`vectors-<watermark>.hnsw`, written under a temp name and renamed into place, so a reader
-only ever sees complete files; a reader that cannot read the newest falls back to the next
-older one.
+Snapshots are hnswlib index files named for the store sequence number they cover and the
+model that embedded them, `vectors-<watermark>-<model>.hnsw` (`embed.model_identity`),
+written under a temp name and renamed into place, so a reader only ever sees complete files;
+a reader that cannot read the newest falls back to the next older one. Vectors of another
+model (or of a file from before names carried one) are `foreign`: they are not added to,
+and the ingester embeds everything again.
 
 A process maps the newest snapshot read-only and keeps only what it added since (`_Delta`)
 in its own memory. Searches score exactly: one matrix-vector product over the mapping
@@ -29,7 +31,7 @@ import numpy as np
 
 from memtui.store.locks import file_lock
 
-_SNAPSHOT = re.compile(r"vectors-(\d{12})\.hnsw")
+_SNAPSHOT = re.compile(r"vectors-(\d{12})(?:-([0-9a-f]{16}))?\.hnsw")
 _M = 16
 # 64 builds 200k x 384 random vectors in ~80 s on 2 threads (100: ~125 s) and loses under 1%
 # recall@10 on clustered data.
@@ -100,12 +102,15 @@ class _Delta:
 
 
 class Vectors:
-    def __init__(self, path: Path, dim: int, *, load: bool = True) -> None:
+    def __init__(self, path: Path, dim: int, model: str, *, load: bool = True) -> None:
         """The newest readable snapshot in `path`; with `load` false, an empty index that a
-        rebuild fills and then saves over the old snapshots."""
+        rebuild fills and then saves over the old snapshots. `model` is the identity of the
+        model whose vectors this process adds."""
         path.mkdir(parents=True, exist_ok=True)
         self._path = path
         self._dim = dim
+        self.model = model
+        self.made_by: str | None = model  # the model of the contents; None: not recorded
         self._mutex = threading.Lock()  # a reload swaps the snapshot under a running query
         self.watermark = 0  # store sequence number the contents cover
         self.saved_watermark = 0  # ... and the snapshot this process last loaded or wrote
@@ -117,8 +122,15 @@ class Vectors:
         if load:
             self._load_newest(above=-1)
 
+    @property
+    def foreign(self) -> bool:
+        """Whether the contents were embedded by another model than this process's."""
+        return self.made_by != self.model
+
     def add(self, ids: np.ndarray, vecs: np.ndarray, watermark: int) -> None:
         """Add or replace vectors (L2-normalised float32, one row per id)."""
+        if self.foreign:
+            raise ValueError("these vectors come from another model: clear them first")
         ids = np.asarray(ids, dtype=np.int64)
         vecs = np.asarray(vecs, dtype=np.float32).reshape(len(ids), self._dim)
         with self._mutex:
@@ -145,9 +157,9 @@ class Vectors:
     def clear(self) -> None:
         """Forget everything, in memory and on disk (a rebuild starts from nothing)."""
         with file_lock(self._path / "write.lock"), self._mutex:
-            for _, snapshot in self._snapshots():
+            for _, _, snapshot in self._snapshots():
                 snapshot.unlink(missing_ok=True)
-            self._reset(None)
+            self._reset(None, self.model)
             self.watermark = self.saved_watermark = 0
 
     def search(
@@ -175,7 +187,7 @@ class Vectors:
                 stale.unlink(missing_ok=True)
             with self._mutex:
                 watermark = self.watermark
-                target = self._path / f"vectors-{watermark:012d}.hnsw"
+                target = self._path / f"vectors-{watermark:012d}-{self.model}.hnsw"
                 tmp = self._path / f".vectors-{watermark:012d}.{os.getpid()}.tmp"
                 self._load_graph().save_index(str(tmp))
                 with open(tmp, "rb") as f:
@@ -184,14 +196,15 @@ class Vectors:
                 _fsync_dir(self._path)
                 # The graph is dropped: the next save loads it again from this file, so a
                 # process that once ingested does not keep a private copy of the index.
-                self._reset(_map(target, self._dim))
+                self._reset(_map(target, self._dim), self.model)
             self.saved_watermark = watermark
-            for mark, snapshot in self._snapshots():
-                if mark < watermark:
+            for mark, _, snapshot in self._snapshots():
+                if mark <= watermark and snapshot != target:
                     snapshot.unlink(missing_ok=True)
 
     def reload_if_newer(self) -> bool:
-        """Map the newest readable snapshot that covers more than memory does."""
+        """Map the newest readable snapshot that covers more than memory does, or as much in
+        this model's space when memory holds another model's."""
         return self._load_newest(above=self.watermark)
 
     def vectors(self, ids: np.ndarray) -> np.ndarray:
@@ -222,9 +235,11 @@ class Vectors:
 
     # -- internals -------------------------------------------------------------------------
 
-    def _reset(self, mapped: _Mapped | None) -> None:
-        """Contents = the snapshot `mapped` (nothing added or removed since)."""
+    def _reset(self, mapped: _Mapped | None, made_by: str | None) -> None:
+        """Contents = the snapshot `mapped` (nothing added or removed since), embedded by the
+        model `made_by`."""
         self._mapped = mapped
+        self.made_by = made_by
         self._delta = _Delta(self._dim)
         self._removed = set()
         self._live = set() if mapped is None else set(mapped.labels.tolist())
@@ -313,17 +328,18 @@ class Vectors:
                 sims[~fresh] = m.vecs[rows] @ q
         return sims
 
-    def _snapshots(self) -> list[tuple[int, Path]]:
-        """Complete snapshot files, newest first (temp files never match the name)."""
+    def _snapshots(self) -> list[tuple[int, str | None, Path]]:
+        """Complete snapshot files and the model of each, newest first (temp files never match
+        the name); of two with the same mark, this process's model's first."""
         found = []
         for f in self._path.iterdir():
             if m := _SNAPSHOT.fullmatch(f.name):
-                found.append((int(m.group(1)), f))
-        return sorted(found, reverse=True)
+                found.append((int(m.group(1)), m.group(2), f))
+        return sorted(found, key=lambda s: (s[0], s[1] == self.model), reverse=True)
 
     def _load_newest(self, above: int) -> bool:
-        for mark, snapshot in self._snapshots():
-            if mark <= above:
+        for mark, model, snapshot in self._snapshots():
+            if mark < above or (mark == above and not (self.foreign and model == self.model)):
                 return False
             try:
                 mapped = _map(snapshot, self._dim)
@@ -332,7 +348,7 @@ class Vectors:
                     return self._load_newest(above)
                 continue  # damaged: try the next older
             with self._mutex:
-                self._reset(mapped)
+                self._reset(mapped, model)
                 self.watermark = self.saved_watermark = mark
             return True
         return False
