@@ -113,6 +113,34 @@ async def test_a_click_on_a_hit_opens_its_session(indexed: Memory) -> None:
         assert app.screen.at == screen.results[1].message_index
 
 
+async def test_the_cursor_keeps_its_hit_when_the_same_query_runs_again(indexed: Memory) -> None:
+    app = MemtuiApp(indexed, upkeep=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("slash", *"token")
+        screen = app.screen
+        assert isinstance(screen, SearchScreen)
+        await whole_query_answered(pilot)
+        listing = screen.query_one(ResultList)
+        listing.focus()
+        await pilot.press("down", "down")
+
+        def place() -> tuple[str, int] | None:
+            hit = listing.current()
+            return None if hit is None else (hit.session_id, hit.message_index)
+
+        kept = place()
+        screen.last = None
+        screen._fire()  # what new messages in the archive do
+        await until(pilot, lambda: screen.last is not None)
+        assert place() == kept, "the reader keeps their place"
+        screen.action_cycle_mode()  # the same words in full text: a new query
+        await whole_query_answered(pilot)
+        assert screen.last is not None and screen.last.mode == "fts"
+        found = [(r.session_id, r.message_index) for r in listing.results]
+        assert kept in found[1:], "the hit is among the new results..."
+        assert listing.highlighted == 0, "...but a new query starts at the top"
+
+
 async def test_typing_fast_runs_only_the_last_query(indexed: Memory) -> None:
     app = MemtuiApp(indexed, upkeep=False)
     async with app.run_test(size=SIZE) as pilot:

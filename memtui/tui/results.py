@@ -54,16 +54,16 @@ class ResultList(ScrollView, can_focus=True):
         self.results: list[SearchResult] = []
         self._drawn: dict[tuple[int, int], list[Text]] = {}  # (hit, width): its rows
 
-    def show(self, results: list[SearchResult]) -> None:
-        """New results; the cursor stays on its hit if the hit is still there (the same
-        search run again on a grown archive), else it starts at the top."""
+    def show(self, results: list[SearchResult], keep: bool = False) -> None:
+        """New results, the cursor at the top; with `keep` (the same search run again on a
+        grown archive) it stays on its hit if the hit is still there."""
         was = self.current()
         self.results = results
         self._drawn.clear()
         self.virtual_size = Size(self.scrollable_content_region.width, ROWS * len(results))
         keys = [(r.session_id, r.message_index) for r in results]
         kept = (was.session_id, was.message_index) if was is not None else None
-        if kept in keys:
+        if keep and kept in keys:
             self.highlighted = keys.index(kept)
             return
         self.scroll_to(0, 0, animate=False, immediate=True)

@@ -55,6 +55,7 @@ class SearchScreen(Screen[None]):
         self.results: list[SearchResult] = []
         self._debounce: Timer | None = None
         self._preview_timer: Timer | None = None
+        self._shown: Query | None = None  # the query whose results are on screen
         self.last: SearchResponse | None = None
 
     def compose(self) -> ComposeResult:
@@ -117,6 +118,7 @@ class SearchScreen(Screen[None]):
         query = self.query_now()
         if not query.text:
             self.results = []
+            self._shown = None
             self.query_one(ResultList).show([])
             self.query_one("#search-summary", Static).update("")
             return
@@ -149,9 +151,11 @@ class SearchScreen(Screen[None]):
     def show_results(self, query: Query, response: SearchResponse) -> None:
         if query != self.query_now():
             return  # typed on since: the next search is on its way
+        again = self._shown == query  # the archive grew: keep the reader's place
+        self._shown = query
         self.last = response
         self.results = response.results
-        self.query_one(ResultList).show(response.results)
+        self.query_one(ResultList).show(response.results, keep=again)
         summary = Text(f"{response.total:,} found · {MODE_LABEL.get(response.mode)}")
         if response.note:
             summary.append(f" · {response.note}", style="italic")
