@@ -48,6 +48,15 @@ def indexed(memory: Memory, claude_dir: Path, tmp_path: Path) -> Iterator[Memory
     yield memory
 
 
+async def searched(pilot: Pilot[None], text: str) -> SearchScreen:
+    """The search screen with `text` typed, once the search of all of it is done."""
+    await pilot.press("slash", *text)
+    screen = pilot.app.screen
+    assert isinstance(screen, SearchScreen)
+    await whole_query_answered(pilot)
+    return screen
+
+
 def tool_calls(block: MessageBlock) -> list[Fold]:
     return [f for f in block.folds if f.kind == "tool-call"]
 
@@ -73,11 +82,7 @@ async def open_session(pilot: Pilot[None], app: MemtuiApp, session_id: str) -> S
 async def test_search_then_open_at_the_hit(indexed: Memory) -> None:
     app = MemtuiApp(indexed, upkeep=False)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.press("slash")
-        assert isinstance(app.screen, SearchScreen)
-        await pilot.press(*"token")
-        screen = app.screen
-        await whole_query_answered(pilot)
+        screen = await searched(pilot, "token")
         await until(pilot, lambda: bool(screen.results))
         listing = screen.query_one("#results", ResultList)
         listing.focus()
@@ -101,10 +106,7 @@ async def test_search_then_open_at_the_hit(indexed: Memory) -> None:
 async def test_a_click_on_a_hit_opens_its_session(indexed: Memory) -> None:
     app = MemtuiApp(indexed, upkeep=False)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.press("slash", *"token")
-        screen = app.screen
-        assert isinstance(screen, SearchScreen)
-        await whole_query_answered(pilot)
+        screen = await searched(pilot, "token")
         await until(pilot, lambda: len(screen.results) > 1)
         listing = screen.query_one(ResultList)
         await pilot.click(listing, offset=(5, ROWS + 1))  # the second hit's snippet
@@ -116,10 +118,7 @@ async def test_a_click_on_a_hit_opens_its_session(indexed: Memory) -> None:
 async def test_the_cursor_keeps_its_hit_when_the_same_query_runs_again(indexed: Memory) -> None:
     app = MemtuiApp(indexed, upkeep=False)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.press("slash", *"token")
-        screen = app.screen
-        assert isinstance(screen, SearchScreen)
-        await whole_query_answered(pilot)
+        screen = await searched(pilot, "token")
         listing = screen.query_one(ResultList)
         listing.focus()
         await pilot.press("down", "down")
