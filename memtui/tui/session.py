@@ -32,6 +32,7 @@ from memtui.tui.format import ROLE_LABEL, home_short, one_line, when
 from memtui.tui.messages import ArchiveChanged
 from memtui.tui.status import Keys, StatusLine
 
+CODE_THEME = {True: "monokai", False: "friendly"}  # by whether the app's theme is dark
 WARM_LANGUAGES = ("python", "typescript", "javascript", "bash", "json", "diff")
 WINDOW = 16  # messages mounted at once when a session opens or jumps (a screen or two)
 STEP = 20  # messages added when the reader nears an edge of the window
@@ -180,7 +181,7 @@ def warm_drawing() -> None:
     lexers of the languages sessions show most), off the event loop: the first session
     opened then costs what every later one does."""
     console = Console(file=io.StringIO(), width=80)
-    for theme in ("monokai", "friendly"):
+    for theme in CODE_THEME.values():
         for language in WARM_LANGUAGES:
             console.print(Markdown(f"# a\n`b` *c*\n```{language}\nx = 1\n```", code_theme=theme))
 
@@ -210,10 +211,17 @@ class MessageList(VerticalScroll):
         self.end = 0
         self._growing = False
         self._lock = asyncio.Lock()
+        self.show_thinking = False
 
     def _block(self, index: int) -> MessageBlock:
-        theme = "monokai" if self.app.current_theme.dark else "friendly"
-        return MessageBlock(self.messages[index], theme, self.screen.has_class("-show-thinking"))
+        theme = CODE_THEME[self.app.current_theme.dark]
+        return MessageBlock(self.messages[index], theme, self.show_thinking)
+
+    def toggle_thinking(self) -> None:
+        """Show or hide thinking, in the messages mounted now and those mounted later."""
+        self.show_thinking = not self.show_thinking
+        for block in self.query(MessageBlock):
+            block.show_thinking = self.show_thinking
 
     async def show(self, messages: list[MessageView], at: int = 0) -> None:
         """Mount the window around message `at` and bring it to the top of the view."""
@@ -415,9 +423,7 @@ class SessionScreen(Screen[None]):
         await self._step(-1)
 
     def action_toggle_thinking(self) -> None:
-        self.toggle_class("-show-thinking")
-        for block in self.query(MessageBlock):
-            block.show_thinking = self.has_class("-show-thinking")
+        self.query_one(MessageList).toggle_thinking()
 
     async def action_top(self) -> None:
         await self.query_one(MessageList).goto(0)
