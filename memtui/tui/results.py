@@ -39,15 +39,16 @@ class ResultList(ScrollView, can_focus=True):
 
     highlighted: reactive[int | None] = reactive(None, always_update=True)
 
-    class Highlighted(Message):
+    class Hit(Message):
         def __init__(self, result: SearchResult) -> None:
             super().__init__()
             self.result = result
 
-    class Selected(Message):
-        def __init__(self, result: SearchResult) -> None:
-            super().__init__()
-            self.result = result
+    class Highlighted(Hit):
+        """The cursor is on a hit."""
+
+    class Selected(Hit):
+        """A hit was chosen (Enter or a click)."""
 
     def __init__(self, **kwargs: str) -> None:
         super().__init__(**kwargs)

@@ -25,7 +25,7 @@ from memtui.tui.session import SessionScreen
 from memtui.tui.status import Keys, StatusLine
 
 DEBOUNCE = 0.2  # seconds of quiet typing before a search runs
-LIMIT = 30  # a screenful and a half: more only costs drawing time
+LIMIT = 30  # about three screens of hits; the list draws only those on screen
 PREVIEW_DELAY = 0.08  # seconds the cursor rests on a hit before its exchange loads
 MODE_LABEL = {"hybrid": "hybrid", "fts": "full text", "vector": "vector"}
 
