@@ -52,11 +52,15 @@ class SearchScreen(Screen[None]):
         super().__init__()
         self.initial = text
         self.mode = "hybrid"
-        self.results: list[SearchResult] = []
         self._debounce: Timer | None = None
         self._preview_timer: Timer | None = None
         self._shown: Query | None = None  # the query whose results are on screen
         self.last: SearchResponse | None = None
+
+    @property
+    def results(self) -> list[SearchResult]:
+        """The hits on screen (the list holds them)."""
+        return self.query_one(ResultList).results
 
     def compose(self) -> ComposeResult:
         yield StatusLine()
@@ -117,7 +121,6 @@ class SearchScreen(Screen[None]):
     def _fire(self) -> None:
         query = self.query_now()
         if not query.text:
-            self.results = []
             self._shown = None
             self.query_one(ResultList).show([])
             self.query_one("#search-summary", Static).update("")
@@ -154,7 +157,6 @@ class SearchScreen(Screen[None]):
         again = self._shown == query  # the archive grew: keep the reader's place
         self._shown = query
         self.last = response
-        self.results = response.results
         self.query_one(ResultList).show(response.results, keep=again)
         summary = Text(f"{response.total:,} found · {MODE_LABEL.get(response.mode)}")
         if response.note:
