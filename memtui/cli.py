@@ -27,6 +27,7 @@ from memtui import __version__, config
 from memtui.engine.types import MODES, ROLES, to_dict
 from memtui.engine.validate import REACH
 from memtui.errors import MemtuiError
+from memtui.mcp.cli import tool_families
 
 if TYPE_CHECKING:  # the engine loads numpy, Tantivy and hnswlib: not for --help
     from memtui.engine import IngestReport, Memory, ProgressEvent
@@ -148,13 +149,19 @@ def build_parser() -> Parser:
 
     mcp = sub.add_parser("mcp", help="serve MCP over stdio (what Claude Code starts)")
     mcp.add_argument("--http", action="store_true", help="serve streamable HTTP at /mcp instead")
-    mcp.add_argument("--host", default="127.0.0.1", help="HTTP address (default 127.0.0.1)")
+    mcp.add_argument(
+        "--host", default="127.0.0.1", help="HTTP address: loopback only (default 127.0.0.1)"
+    )
     mcp.add_argument("--port", type=whole(1, 65535), default=10013, help="HTTP port")
     mcp.add_argument(
-        "--allow-remote", action="store_true", help="allow a --host that is not loopback"
+        "--print-config", action="store_true", help="print the config that connects Claude Code"
     )
     mcp.add_argument(
-        "--print-config", action="store_true", help="print the config that connects Claude Code"
+        "--tools",
+        type=tool_families,
+        default=None,
+        metavar="FAMILIES",
+        help="serve only these tool families, comma-separated: history,notes (default: all)",
     )
     return parser
 
@@ -187,13 +194,13 @@ def run_tui(args: argparse.Namespace) -> None:
 
 
 def run(args: argparse.Namespace) -> None:
-    cfg = config.load()
-    config.setup_logging(cfg.log_dir)
-    if args.command == "mcp":  # opens the engine itself, lazily, so initialize never waits
+    if args.command == "mcp":  # signal handlers first; opens the engine lazily, itself
         from memtui.mcp.cli import cmd_mcp
 
-        cmd_mcp(cfg, args)
+        cmd_mcp(args)
         return
+    cfg = config.load()
+    config.setup_logging(cfg.log_dir)
     from memtui.engine import Memory
 
     handler: Callable[[Memory, argparse.Namespace], None] = COMMANDS[args.command]
@@ -381,7 +388,7 @@ def cmd_search(memory: Memory, args: argparse.Namespace) -> None:
             doc["note"] = response.note
         print(json.dumps(doc, indent=2))
         return
-    out = Console(highlight=False)
+    out = _PipedConsole(highlight=False)
     if response.note:
         out.print(f"[yellow]{escape(response.note)}[/]")
     for r in response.results:
@@ -397,6 +404,13 @@ def cmd_search(memory: Memory, args: argparse.Namespace) -> None:
         )
     more = "+" if response.total >= REACH else ""
     out.print(f"[dim]{len(response.results)} of {response.total:,}{more} ({response.mode})[/]")
+
+
+class _PipedConsole(Console):
+    """rich exits 1 on a closed pipe; `memtui search ... | head -1` exits as `show` does (141)."""
+
+    def on_broken_pipe(self) -> None:
+        raise BrokenPipeError
 
 
 def cmd_reindex(memory: Memory, args: argparse.Namespace) -> None:

@@ -353,3 +353,44 @@ async def test_a_call_that_runs_too_long_answers_busy(monkeypatch: pytest.Monkey
     with pytest.raises(Busy, match="took longer"):
         await run_bounded(lambda: time.sleep(2), "slow")
     assert time.monotonic() - started < 1.5
+
+
+# -- issue 18, item 10 ----------------------------------------------------------------------------
+
+
+async def test_a_mistyped_query_says_what_it_must_be(server: Server) -> None:
+    async with connect(server) as client:
+        for query in (5, None, {"a": 1}, ["only one"], ["a"] * 6, "x" * 4001, ["", "b"]):
+            message = await error(client, "search_history", {"query": query}, "INVALID_ARGUMENT")
+            assert message == (
+                "INVALID_ARGUMENT: search_history: query must be a string (1-4,000 characters), "
+                "or a list of 2-5 such strings"
+            ), query
+
+
+async def test_read_session_past_the_end_says_how_long_the_session_is(server: Server) -> None:
+    async with connect(server) as client:
+        whole = await ok(client, "read_session", session_id=BILLING)
+        length = whole["lines"]
+        assert length == len(whole["markdown"].split("\n"))
+        part = await ok(client, "read_session", session_id=BILLING, start_line=2, end_line=3)
+        assert part["lines"] == length
+        result = await client.call_tool(
+            "read_session", {"session_id": BILLING, "start_line": length + 10}
+        )
+        assert not result.is_error and result.structured_content is not None
+        assert result.structured_content["markdown"] == ""
+        assert result.structured_content["lines"] == length
+        assert text_of(result) == (
+            f"start_line {length + 10} is past the end: this session has {length} lines"
+        )
+
+
+async def test_a_100_kb_resource_uri_is_not_echoed_back(server: Server) -> None:
+    async with connect(server) as client:
+        uri = "memtui://sessions/" + "a" * 100_000
+        with pytest.raises(MCPError) as refused:
+            await client.read_resource(uri)
+        error = refused.value.error
+        assert error.message.startswith("INVALID_ARGUMENT: the resource URI is 100,018 characters")
+        assert len(error.message) < 300 and not error.data

@@ -26,6 +26,7 @@ from memtui.engine import (
     Stats,
     to_dict,
 )
+from memtui.engine.render import numbered
 from memtui.engine.types import ModeAlias
 from memtui.mcp.server import Server, output_model, run_bounded, structured
 
@@ -79,6 +80,7 @@ class ProjectList(TypedDict):
 class SessionText(TypedDict):
     session_id: str
     markdown: str
+    lines: int  # the whole session's length, whatever range was read
 
 
 def register(server: Server) -> None:
@@ -191,8 +193,13 @@ def register(server: Server) -> None:
         Only sessions memtui has archived can be read (by id or unique prefix)."""
         history = engine().history
         full = history.resolve_session(session_id)
-        text = history.read_session(full, start_line, end_line)
-        return structured(SessionText(session_id=full, markdown=text), text)
+        whole = history.session_markdown(full)
+        lines = whole.count("\n") + 1
+        text = numbered(whole, start_line, end_line)
+        shown = text
+        if not text:
+            shown = f"start_line {start_line} is past the end: this session has {lines} lines"
+        return structured(SessionText(session_id=full, markdown=text, lines=lines), shown)
 
     def get_recent_sessions(
         cwd: Cwd | None = None, limit: Limit = 5
@@ -211,7 +218,11 @@ def register(server: Server) -> None:
         last ingested, and whether its indexes are in step with the store."""
         return structured(engine().upkeep.stats())
 
-    server.engine_tool(search_history, title="Search past conversations")
+    server.engine_tool(
+        search_history,
+        title="Search past conversations",
+        expects={"query": "a string (1-4,000 characters), or a list of 2-5 such strings"},
+    )
     server.engine_tool(get_session, title="Page through a session")
     server.engine_tool(read_session, title="Read a session as Markdown")
     server.engine_tool(get_recent_sessions, title="Recent sessions")

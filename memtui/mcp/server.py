@@ -12,7 +12,7 @@ import dataclasses
 import functools
 import json
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, ParamSpec, TypeVar, get_type_hints
 
 import anyio
@@ -23,18 +23,26 @@ from mcp.server.auth.settings import AuthSettings
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.mcpserver.utilities.func_metadata import FuncMetadata
-from mcp.types import CallToolResult, TextContent, ToolAnnotations
+from mcp.shared.exceptions import MCPError
+from mcp.types import (
+    INVALID_PARAMS,
+    CallToolResult,
+    ReadResourceRequestParams,
+    TextContent,
+    ToolAnnotations,
+)
 from pydantic import BaseModel, Field, ValidationError, create_model
 
 from memtui import __version__
 from memtui.engine import Busy, MemtuiError
 from memtui.mcp.engine import Engine
-from memtui.mcp.handshake import INSTRUCTIONS
+from memtui.mcp.handshake import FAMILIES, instructions
 
 log = logging.getLogger(__name__)
 
 TOOL_SECONDS = 30.0  # the first call may load the model and open the indexes: a few seconds
 INVALID = "INVALID_ARGUMENT"
+MAX_URI = 1_000
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -66,12 +74,17 @@ def output_model(cls: type[Any]) -> type[BaseModel]:
     return create_model(cls.__name__, __doc__=cls.__doc__, **fields)
 
 
-def invalid_arguments(tool: str, error: ValidationError) -> str:
-    """Pydantic's complaints by argument name, without the caller's values echoed."""
+def invalid_arguments(tool: str, error: ValidationError, expects: dict[str, str]) -> str:
+    """Pydantic's complaints by argument name, without the caller's values echoed; an argument
+    with its own wording in `expects` (a union, whose every branch pydantic would list) says
+    what it must be once."""
     parts = []
     for err in error.errors(include_url=False, include_input=False):
         where = str(err["loc"][0]) if err["loc"] else "arguments"
-        parts.append(f"{where}: {err['msg']}")
+        if where in expects:
+            parts.append(f"{where} must be {expects[where]}")
+        else:
+            parts.append(f"{where}: {err['msg']}")
     return f"{INVALID}: {tool}: " + "; ".join(dict.fromkeys(parts))
 
 
@@ -91,24 +104,54 @@ class Server(MCPServer):
     def __init__(
         self,
         engine: Engine,
+        told: str,
         token_verifier: TokenVerifier | None = None,
         auth: AuthSettings | None = None,
     ) -> None:
         super().__init__(
             name="memtui",
             version=__version__,
-            instructions=INSTRUCTIONS,
+            instructions=told,
             log_level="WARNING",
             token_verifier=token_verifier,
             auth=auth,
         )
         self.engine = engine
+        self._refuse_long_uris()
         self._arguments: dict[str, tuple[str, ...]] = {}
+        self._expects: dict[str, dict[str, str]] = {}
+
+    def _refuse_long_uris(self) -> None:
+        """A resource URI longer than any of memtui's is refused without being echoed back
+        (the SDK's not-found error carries the whole URI, twice)."""
+        lowlevel = self._lowlevel_server
+        entry = lowlevel.get_request_handler("resources/read")
+        assert entry is not None
+        read = entry.handler
+
+        async def bounded(ctx: Any, params: ReadResourceRequestParams) -> Any:
+            uri = str(params.uri)
+            if len(uri) > MAX_URI:
+                raise MCPError(
+                    code=INVALID_PARAMS,
+                    message=f"{INVALID}: the resource URI is {len(uri):,} characters long "
+                    f"(memtui's are under {MAX_URI:,}): {uri[:80]}…",
+                )
+            return await read(ctx, params)
+
+        lowlevel.add_request_handler("resources/read", ReadResourceRequestParams, bounded)
 
     def engine_tool(
-        self, fn: Callable[P, CallToolResult], *, title: str, read_only: bool = True
+        self,
+        fn: Callable[P, CallToolResult],
+        *,
+        title: str,
+        read_only: bool = True,
+        destructive: bool = False,
+        expects: dict[str, str] | None = None,
     ) -> None:
-        """Register `fn` (one engine call, run on a worker thread within TOOL_SECONDS)."""
+        """Register `fn` (one engine call, run on a worker thread within TOOL_SECONDS);
+        `expects`: what an argument must be, said instead of pydantic's words for it."""
 
         @functools.wraps(fn)
         async def bounded(*args: P.args, **kwargs: P.kwargs) -> CallToolResult:
@@ -118,9 +161,13 @@ class Server(MCPServer):
                 return failure(exc.line())
 
         annotations = ToolAnnotations(
-            title=title, read_only_hint=read_only, open_world_hint=False, idempotent_hint=read_only
+            title=title,
+            read_only_hint=read_only,
+            destructive_hint=destructive if not read_only else None,
+            open_world_hint=False,
+            idempotent_hint=read_only,
         )
-        self.add_tool(bounded, title=title, annotations=annotations)
+        self.add_tool(bounded, title=title, description=described(fn), annotations=annotations)
         tool = self._tool_manager.get_tool(fn.__name__)
         assert tool is not None
         tool.parameters["additionalProperties"] = False  # what call_tool enforces, advertised
@@ -132,6 +179,7 @@ class Server(MCPServer):
             wrap_output=meta.wrap_output,
         )
         self._arguments[fn.__name__] = tuple(tool.parameters.get("properties", {}))
+        self._expects[fn.__name__] = expects or {}
 
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
@@ -151,11 +199,17 @@ class Server(MCPServer):
             result = await super().call_tool(name, arguments, context)
         except ToolError as exc:
             if isinstance(exc.__cause__, ValidationError):
-                return failure(invalid_arguments(name, exc.__cause__))
+                return failure(invalid_arguments(name, exc.__cause__, self._expects[name]))
             log.error("tool %s failed", name, exc_info=exc.__cause__ or exc)
             return failure(f"INTERNAL_ERROR: {name} failed unexpectedly (the log says why)")
         assert isinstance(result, CallToolResult)
         return result
+
+
+def described(fn: Callable[..., Any]) -> str:
+    """A tool's description: its docstring as one paragraph, without the indentation Python
+    keeps in it (every character is read by Claude at the start of every session)."""
+    return " ".join((fn.__doc__ or "").split())
 
 
 async def run_bounded(call: Callable[[], T], what: str) -> T:
@@ -176,11 +230,19 @@ def build_server(
     engine: Engine,
     token_verifier: TokenVerifier | None = None,
     auth: AuthSettings | None = None,
+    *,
+    families: Sequence[str] = FAMILIES,
+    told: str | None = None,
 ) -> Server:
-    """The server with every tool group registered; HTTP passes its token check and auth."""
-    from memtui.mcp import history
+    """The server with the tool groups of `families` registered; HTTP passes its token check
+    and auth. `told`: the instructions, when already read (else read now)."""
+    from memtui.mcp import history, notes
 
-    server = Server(engine, token_verifier, auth)
-    for group in (history,):
-        group.register(server)
+    groups = {"history": history, "notes": notes}
+    if told is None:
+        told = instructions(engine.config, families)
+    server = Server(engine, told, token_verifier, auth)
+    for family in FAMILIES:
+        if family in families:
+            groups[family].register(server)
     return server
