@@ -184,10 +184,10 @@ class NoteIndexes:
                 _set_mark(self.conn, 0)
         vectors = self.vectors
         vectors.reload_if_newer()
-        if vectors.watermark and not vectors.foreign:
-            if not self._plausible(vectors.watermark, len(vectors)):
-                log.warning("the notes' vector index is torn: rebuilding it")
-                vectors.clear()
+        torn = vectors.watermark and not vectors.foreign
+        if torn and not self._plausible(vectors.watermark, len(vectors)):
+            log.warning("the notes' vector index is torn: rebuilding it")
+            vectors.clear()
         self._checked = True
 
     def _plausible(self, mark: int, have: int) -> bool:
