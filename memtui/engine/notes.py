@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from memtui.config import Config
-from memtui.engine import house_rules, note_fields, sessions, validate
+from memtui.engine import note_fields, sessions, validate
 from memtui.engine.flashbacks import find as find_flashbacks
 from memtui.engine.flashbacks import ref
 from memtui.engine.notes_types import (
@@ -51,6 +51,7 @@ from memtui.engine.notes_types import (
     SimilarNote,
     TagCount,
 )
+from memtui.engine.rules import house_rules as read_house_rules
 from memtui.engine.search import DEPTH, fuse, snippet
 from memtui.engine.types import MODE_ALIASES, MODES
 from memtui.errors import InvalidArgument, MemtuiError, NotFound
@@ -454,7 +455,7 @@ class Notes:
             return [_note(r) for r in store.rules(self._conn())]
 
     def house_rules(self) -> HouseRules:
-        return house_rules.house_rules(self.config)
+        return read_house_rules(self.config)
 
     # -- search ------------------------------------------------------------------------------
 
@@ -485,9 +486,8 @@ class Notes:
         project = validate.optional_text("project", project, 4096)
         with db.translated(self._db_path):
             conn = self._conn()
-            index = self._indexed()
-            if index is None:
-                raise NotFound("the notes' indexes cannot be read", "run memtui reindex")
+            index = self._index()
+            index.catch_up()
             filtered = any(v is not None for v in (f, t, lay, start, end))
             allowed = store.matching_ids(conn, f, t, lay, start, end) if filtered else None
             want = offset + limit
