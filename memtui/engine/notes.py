@@ -152,10 +152,12 @@ class Notes:
         return self._writer
 
     def _indexed(self) -> NoteIndexes | None:
-        """The note indexes caught up with the store; None (logged) if they cannot be."""
+        """After a write: the note indexes following the store (the vectors caught up, full
+        text on its way); None (logged) if they cannot be: the note is saved all the same,
+        and the next write or search catches them up from their marks."""
         try:
             index = self._index()
-            index.catch_up()
+            index.after_write()
             return index
         except MemtuiError as exc:
             log.warning("notes indexes not updated: %s", exc.line())
@@ -559,9 +561,8 @@ class Notes:
             if note_id is not None:
                 note_id = note_fields.note_id(note_id)
                 self._stored(self._conn(), note_id)
-            index = self._indexed()
-            if index is None:
-                return []
+            index = self._index()
+            index.catch_up()
             if note_id is not None:
                 vec = index.vector_of(note_id)
             else:
@@ -584,9 +585,10 @@ class Notes:
         with db.translated(self._db_path):
             conn = self._conn()
             row = self._stored(conn, note_id)
-            index = self._indexed()
-            vec = None if index is None else index.vector_of(note_id)
-            if index is None or vec is None:
+            index = self._index()
+            index.catch_up()
+            vec = index.vector_of(note_id)
+            if vec is None:
                 return Flashbacks()
             return find_flashbacks(self.config, conn, index, self._messages, row, vec, project)
 
