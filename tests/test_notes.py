@@ -5,6 +5,8 @@ from __future__ import annotations
 import dataclasses
 import logging
 import shutil
+import subprocess
+import sys
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -480,3 +482,13 @@ def test_deleted_note_leaves_indexes_and_new_process_catches_up(
     with Memory(cfg) as again:
         assert [h.note.title for h in again.notes.search("otter").results] == ["Otter"]
         assert again.upkeep.doctor().ok
+
+
+def test_house_rules_import_nothing_heavy() -> None:
+    probe = (
+        "import sys; from memtui.engine import house_rules, Note, PastImmutable; "
+        "print([m for m in ('numpy', 'tantivy', 'hnswlib', 'model2vec', "
+        "'memtui.engine.memory', 'memtui.store.indexes') if m in sys.modules])"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
