@@ -63,7 +63,7 @@ INVALID_PARAMS = -32602
 def instructions(config: Config, families: Sequence[str]) -> str:
     """What the server says on connect: when to search and when to save, then the approved
     house rules (read from SQLite alone: no index, no model)."""
-    from memtui.engine.house_rules import house_rules  # the package attribute is the module
+    from memtui.engine import house_rules
 
     parts = [OPENING, *(GUIDE[f] for f in FAMILIES if f in families)]
     rules = house_rules(config).text.strip()

@@ -170,6 +170,7 @@ class Server(MCPServer):
         self.add_tool(bounded, title=title, description=described(fn), annotations=annotations)
         tool = self._tool_manager.get_tool(fn.__name__)
         assert tool is not None
+        tool.parameters = lean_schema(tool.parameters)
         tool.parameters["additionalProperties"] = False  # what call_tool enforces, advertised
         meta = tool.fn_metadata
         tool.fn_metadata = StrictArguments(
@@ -204,6 +205,28 @@ class Server(MCPServer):
             return failure(f"INTERNAL_ERROR: {name} failed unexpectedly (the log says why)")
         assert isinstance(result, CallToolResult)
         return result
+
+
+def lean_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """An input schema as Claude reads it at the start of every session, without what says
+    nothing to it: pydantic's titles, and `anyOf [X, null]` with `default: null` for an
+    optional argument (it is optional by not being required; null is still accepted)."""
+    properties = {}
+    for name, prop in schema.get("properties", {}).items():
+        prop = {k: v for k, v in prop.items() if k != "title"}
+        branches = prop.get("anyOf", [])
+        if prop.get("default", ...) is None and {"type": "null"} in branches:
+            prop.pop("default")
+            kept = [b for b in branches if b != {"type": "null"}]
+            prop.pop("anyOf")
+            if len(kept) == 1:
+                prop = {**kept[0], **prop}  # the argument's own description wins
+            else:
+                prop["anyOf"] = kept
+        properties[name] = prop
+    lean = {k: v for k, v in schema.items() if k != "title"}
+    lean["properties"] = properties
+    return lean
 
 
 def described(fn: Callable[..., Any]) -> str:
