@@ -11,18 +11,6 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
-from rich.console import Console
-from rich.markup import escape
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    ProgressColumn,
-    TaskID,
-    TextColumn,
-    TimeElapsedColumn,
-)
-
 from memtui import __version__, config
 from memtui.engine.types import MODES, ROLES, to_dict
 from memtui.engine.validate import REACH
@@ -30,6 +18,9 @@ from memtui.errors import MemtuiError
 from memtui.mcp.cli import tool_families
 
 if TYPE_CHECKING:  # the engine loads numpy, Tantivy and hnswlib: not for --help
+    from rich.console import Console  # rich: imported where it prints (not in `memtui mcp`)
+    from rich.progress import ProgressColumn, TaskID
+
     from memtui.engine import IngestReport, Memory, ProgressEvent
 
 
@@ -247,6 +238,9 @@ def _print_if_new(report: IngestReport) -> None:
 
 def _with_progress(work: Callable[[Callable[[ProgressEvent], None]], _T]) -> _T:
     """Run `work` with a progress bar on stderr, one row a phase, fed by the engine's events."""
+    from rich.console import Console
+    from rich.progress import Progress
+
     with Progress(*_bar_columns(), transient=True, console=Console(stderr=True)) as bar:
         tasks: dict[str, TaskID] = {}
 
@@ -264,6 +258,8 @@ def _with_progress(work: Callable[[Callable[[ProgressEvent], None]], _T]) -> _T:
 
 
 def _bar_columns() -> tuple[ProgressColumn, ...]:
+    from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
+
     return (
         TextColumn("{task.description:<12}"),
         BarColumn(),
@@ -388,7 +384,9 @@ def cmd_search(memory: Memory, args: argparse.Namespace) -> None:
             doc["note"] = response.note
         print(json.dumps(doc, indent=2))
         return
-    out = _PipedConsole(highlight=False)
+    from rich.markup import escape
+
+    out = _piped_console()
     if response.note:
         out.print(f"[yellow]{escape(response.note)}[/]")
     for r in response.results:
@@ -406,11 +404,15 @@ def cmd_search(memory: Memory, args: argparse.Namespace) -> None:
     out.print(f"[dim]{len(response.results)} of {response.total:,}{more} ({response.mode})[/]")
 
 
-class _PipedConsole(Console):
+def _piped_console() -> Console:
     """rich exits 1 on a closed pipe; `memtui search ... | head -1` exits as `show` does (141)."""
+    from rich.console import Console
 
-    def on_broken_pipe(self) -> None:
-        raise BrokenPipeError
+    class PipedConsole(Console):
+        def on_broken_pipe(self) -> None:
+            raise BrokenPipeError
+
+    return PipedConsole(highlight=False)
 
 
 def cmd_reindex(memory: Memory, args: argparse.Namespace) -> None:

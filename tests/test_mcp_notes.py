@@ -110,7 +110,8 @@ async def test_the_scenario_of_issue_16(archive: Memory) -> None:
     """Each layer saved and linked, every search filter, both guards and the amendment saved,
     the similar-note warning, a provisional rule kept out of the instructions, then approved
     through the engine and present in a new connection's instructions."""
-    async with connect(build_server(Engine(memory=archive))) as client:
+    server = build_server(Engine(memory=archive))
+    async with connect(server) as client:
         assert client.instructions is not None
         assert "House rules" not in client.instructions
         assert (await ok(client, "list_tags"))["tags"] == []
@@ -240,9 +241,10 @@ async def test_the_scenario_of_issue_16(archive: Memory) -> None:
         prompt = await client.get_prompt("save-session", {})
         assert "past" in str(prompt.messages[0].content)
 
-    # approved by the person, through the engine: in the next connection's instructions
+    # approved by the person, through the engine: in the next connection's instructions (the
+    # same server: the TUI's HTTP server lives on while the person approves)
     archive.notes.approve(rule["id"])
-    async with connect(build_server(Engine(memory=archive))) as client:
+    async with connect(server) as client:
         assert client.instructions is not None
         assert "## House rules" in client.instructions and RULE in client.instructions
         assert "search_history" in client.instructions and "save_note" in client.instructions

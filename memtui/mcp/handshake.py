@@ -89,6 +89,34 @@ class Early:
         self.era: str | None = None  # "handshake" | "modern", from the first request
         self.version: str | None = None  # the handshake's agreed version
 
+    def respond(self, message: dict[str, Any]) -> dict[str, Any] | None:
+        """The response the SDK would give `message` (a request, one JSON object), or None
+        when only the SDK can say."""
+        refused = self._refusal(message)
+        if refused is not None:
+            return {"jsonrpc": "2.0", "id": message["id"], "error": refused}
+        result = self.answer(message)
+        if result is None:
+            return None
+        return {"jsonrpc": "2.0", "id": message["id"], "result": result}
+
+    def _refusal(self, message: dict[str, Any]) -> dict[str, Any] | None:
+        """`initialize` on a connection the 2026-07-28 envelope opened (Claude Code sends it
+        when its `server/discover` probe times out): the SDK's refusal, which sends the
+        client back to `server/discover`."""
+        params = message.get("params")
+        if (
+            self.era != "modern"
+            or message.get("method") != "initialize"
+            or not valid_id(message.get("id"))
+            or not isinstance(params, dict)
+            or not isinstance(params.get("protocolVersion"), str)
+        ):
+            return None
+        refused = json.loads(json.dumps(self._wire["refusals"]["initialize"]))
+        refused["data"]["requested"] = params["protocolVersion"]
+        return refused
+
     def answer(self, message: dict[str, Any]) -> dict[str, Any] | None:
         """The result the SDK would give `message` (a request, one JSON object), or None when
         only the SDK can say."""

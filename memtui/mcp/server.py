@@ -23,11 +23,13 @@ from mcp.server.auth.settings import AuthSettings
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.mcpserver.utilities.func_metadata import FuncMetadata
+from mcp.server.models import InitializationOptions
 from mcp.shared.exceptions import MCPError
 from mcp.types import (
     INVALID_PARAMS,
     CallToolResult,
     ReadResourceRequestParams,
+    RequestParams,
     TextContent,
     ToolAnnotations,
 )
@@ -120,6 +122,29 @@ class Server(MCPServer):
         self._refuse_long_uris()
         self._arguments: dict[str, tuple[str, ...]] = {}
         self._expects: dict[str, dict[str, str]] = {}
+
+    def read_instructions_per_connection(self, families: Sequence[str]) -> None:
+        """Fresh instructions (the house rules may have changed) for each `initialize` and
+        each `server/discover`: the SDK reads them from the low-level server at those two."""
+        lowlevel = self._lowlevel_server
+        options = lowlevel.create_initialization_options
+        discover = lowlevel.get_request_handler("server/discover")
+        assert discover is not None
+        describe = discover.handler
+
+        def refresh() -> None:
+            lowlevel.instructions = instructions(self.engine.config, families)
+
+        def initialization_options(*args: Any, **kwargs: Any) -> InitializationOptions:
+            refresh()
+            return options(*args, **kwargs)
+
+        async def discovered(ctx: Any, params: RequestParams) -> Any:
+            await anyio.to_thread.run_sync(refresh)
+            return await describe(ctx, params)
+
+        lowlevel.create_initialization_options = initialization_options  # type: ignore[method-assign]
+        lowlevel.add_request_handler("server/discover", RequestParams, discovered)
 
     def _refuse_long_uris(self) -> None:
         """A resource URI longer than any of memtui's is refused without being echoed back
@@ -258,13 +283,15 @@ def build_server(
     told: str | None = None,
 ) -> Server:
     """The server with the tool groups of `families` registered; HTTP passes its token check
-    and auth. `told`: the instructions, when already read (else read now)."""
+    and auth. `told`: the instructions, fixed (stdio answered the handshake with them before
+    the SDK was loaded); else they are read again for every new connection, so a rule the
+    person approves is in the next one's."""
     from memtui.mcp import history, notes
 
     groups = {"history": history, "notes": notes}
+    server = Server(engine, told or instructions(engine.config, families), token_verifier, auth)
     if told is None:
-        told = instructions(engine.config, families)
-    server = Server(engine, told, token_verifier, auth)
+        server.read_instructions_per_connection(families)
     for family in FAMILIES:
         if family in families:
             groups[family].register(server)

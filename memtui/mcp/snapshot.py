@@ -47,11 +47,14 @@ def handshake_requests(version: str) -> list[dict[str, Any]]:
 
 
 def modern_requests() -> list[dict[str, Any]]:
+    """A 2026-07-28 connection: server/discover, every list, then a late `initialize`."""
     envelope = {ENVELOPE_VERSION: MODERN, ENVELOPE_CAPABILITIES: {}, ENVELOPE_CLIENT: CLIENT}
-    return [
+    asked: list[dict[str, Any]] = [
         {"jsonrpc": "2.0", "id": n, "method": m, "params": {"_meta": envelope}}
         for n, m in enumerate(["server/discover", *LISTS])
     ]
+    late = handshake_requests(VERSIONS[-1])[0]
+    return [*asked, {**late, "id": len(asked)}]
 
 
 async def replies(server: Server, lines: Sequence[bytes]) -> list[dict[str, Any]]:
@@ -82,7 +85,8 @@ async def replies(server: Server, lines: Sequence[bytes]) -> list[dict[str, Any]
 
 
 def answers(families: Sequence[str]) -> dict[str, dict[str, Any]]:
-    """{version: {method: result}} from a server of `families`."""
+    """{version: {method: result}} from a server of `families` (its errors under
+    "refusals")."""
     server = build_server(Engine(load()), families=families, told=PLACEHOLDER)
     found: dict[str, dict[str, Any]] = {}
     asked = [(v, handshake_requests(v)) for v in VERSIONS] + [(MODERN, modern_requests())]
@@ -93,6 +97,9 @@ def answers(families: Sequence[str]) -> dict[str, dict[str, Any]]:
         found[version] = {
             methods[json.dumps(w["id"])]: w["result"] for w in written if "result" in w
         }
+        found.setdefault("refusals", {}).update(
+            {methods[json.dumps(w["id"])]: w["error"] for w in written if "error" in w}
+        )
     return found
 
 
@@ -100,6 +107,7 @@ def build() -> dict[str, Any]:
     """The whole of wire.json: the answers with their lists emptied, and each family's items
     (once for every version, unless they differ)."""
     every = answers(FAMILIES)
+    refusals = every.pop("refusals")
     for results in every.values():
         for method, result in results.items():
             if result.get("instructions") == PLACEHOLDER:
@@ -109,12 +117,13 @@ def build() -> dict[str, Any]:
     families: dict[str, dict[str, dict[str, Any]]] = {}
     for family in FAMILIES:
         own = answers([family])
+        own.pop("refusals")
         families[family] = {}
         for method, key in LISTS.items():
             items = {version: own[version][method][key] for version in own}
             same = all(i == items[MODERN] for i in items.values())
             families[family][method] = {"all": items[MODERN]} if same else items
-    return {"answers": every, "families": families}
+    return {"answers": every, "families": families, "refusals": refusals}
 
 
 def main() -> None:

@@ -226,10 +226,10 @@ def answer_early(
     backlog.append(line)
     if "id" not in message:
         return True  # a notification
-    result = early.answer(message)
-    if result is None:
+    response = early.respond(message)
+    if response is None:
         return False
-    wire.write({"jsonrpc": "2.0", "id": message["id"], "result": result})
+    wire.write(response)
     answered.add(id_key(message["id"]))
     return True
 
