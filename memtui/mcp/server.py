@@ -1,9 +1,10 @@
 """The MCP server: one MCPServer, the rules every tool call obeys, and the tool groups.
 
-A tool group is a module with `register(server)` that adds its tools, resources and prompts
-(history now; notes and signals later). Every tool body is one synchronous engine call; the
+A tool family is a module with `register(server)` that adds its tools, resources and prompts
+(history and notes; `--tools` picks which). Every tool body is one synchronous engine call; the
 server runs it on a worker thread under a time bound, and turns what goes wrong into an
-`isError` result whose text starts with one of SPEC's codes.
+`isError` result whose text starts with one of SPEC's codes. What Claude reads of each tool at
+the start of every session is kept short: a one-paragraph description, a lean input schema.
 """
 
 from __future__ import annotations
