@@ -492,3 +492,17 @@ def test_house_rules_import_nothing_heavy() -> None:
     )
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_deleted_note_indexes_are_rebuilt_by_the_next_process(cfg: Config) -> None:
+    with Memory(cfg) as memory:
+        ids = [
+            memory.notes.save(f"Heron {i}", "heron wading", "past", by=PERSON).note.id
+            for i in range(5)
+        ]
+    shutil.rmtree(cfg.index_dir / "notes")
+    with Memory(cfg) as memory:
+        found = memory.notes.search("heron", mode="fts", limit=10).results
+        assert sorted(h.note.id for h in found) == ids
+        assert len(memory.notes.search("heron wading", mode="vector").results) == 5
+        assert memory.upkeep.doctor().ok
