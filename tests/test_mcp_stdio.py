@@ -64,8 +64,6 @@ class Wire:
         return self.answer(self.next_id, timeout)
 
     def answer(self, wanted: Any, timeout: float) -> dict[str, Any]:
-        assert self.proc.stdout is not None
-        fd = self.proc.stdout.fileno()
         deadline = time.monotonic() + timeout
         while True:
             for line in self.stdout.split(b"\n")[:-1]:  # whole lines only
@@ -73,10 +71,16 @@ class Wire:
                     return json.loads(line)
             left = deadline - time.monotonic()
             assert left > 0, f"no answer to request {wanted}: {self.stdout!r}"
-            if select.select([fd], [], [], left)[0]:
-                chunk = os.read(fd, 65536)
-                assert chunk, "the server closed stdout"
-                self.stdout += chunk
+            self.read(left)
+
+    def read(self, timeout: float) -> None:
+        """What the server wrote within `timeout` seconds, added to `stdout`."""
+        assert self.proc.stdout is not None
+        fd = self.proc.stdout.fileno()
+        if select.select([fd], [], [], max(timeout, 0))[0]:
+            chunk = os.read(fd, 65536)
+            assert chunk, "the server closed stdout"
+            self.stdout += chunk
 
     def initialize(self) -> dict[str, Any]:
         answer = self.request(

@@ -54,6 +54,10 @@ LISTS = {
     "resources/templates/list": "resourceTemplates",
 }
 WIRE = Path(__file__).with_name("wire.json")
+LISTEN = "subscriptions/listen"
+ACKNOWLEDGED = "notifications/subscriptions/acknowledged"
+SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId"
+LIST_CHANGES = ("toolsListChanged", "promptsListChanged", "resourcesListChanged")
 
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
@@ -75,6 +79,14 @@ def id_key(request_id: Any) -> str:
     return json.dumps(request_id)
 
 
+def given_key(message: dict[str, Any]) -> str:
+    """What the SDK will later repeat of a message given early: its answer to a request, or
+    its acknowledgement of a subscription (both named by the request's id)."""
+    if message.get("method") == ACKNOWLEDGED:
+        return "ack " + id_key(message["params"]["_meta"][SUBSCRIPTION_ID])
+    return "answer " + id_key(message["id"])
+
+
 class Early:
     """The SDK's answers to the handshake and the lists, known before the SDK is imported.
 
@@ -90,8 +102,12 @@ class Early:
         self.version: str | None = None  # the handshake's agreed version
 
     def respond(self, message: dict[str, Any]) -> dict[str, Any] | None:
-        """The response the SDK would give `message` (a request, one JSON object), or None
-        when only the SDK can say."""
+        """The response the SDK would give `message` (a request, one JSON object), or for a
+        `subscriptions/listen` the acknowledgement it sends first; None when only the SDK can
+        say."""
+        acknowledged = self._acknowledgement(message)
+        if acknowledged is not None:
+            return acknowledged
         refused = self._refusal(message)
         if refused is not None:
             return {"jsonrpc": "2.0", "id": message["id"], "error": refused}
@@ -99,6 +115,33 @@ class Early:
         if result is None:
             return None
         return {"jsonrpc": "2.0", "id": message["id"], "result": result}
+
+    def _acknowledgement(self, message: dict[str, Any]) -> dict[str, Any] | None:
+        """`subscriptions/listen` (2026-07-28) is a stream the SDK keeps open; the client waits
+        for its acknowledgement before asking for the lists. That is known before the SDK: the
+        flags asked for, those that are true."""
+        params = message.get("params")
+        if (
+            self.era != "modern"
+            or message.get("method") != LISTEN
+            or not valid_id(message.get("id"))
+            or not isinstance(params, dict)
+            or not set(params) <= {"_meta", "notifications"}
+            or not valid_envelope(params.get("_meta"))
+        ):
+            return None
+        asked = params.get("notifications", {})
+        if not isinstance(asked, dict) or not set(asked) <= set(LIST_CHANGES):
+            return None
+        if not all(isinstance(flag, bool) for flag in asked.values()):
+            return None
+        honored = {name: True for name in LIST_CHANGES if asked.get(name)}
+        meta = {SUBSCRIPTION_ID: message["id"]}
+        return {
+            "jsonrpc": "2.0",
+            "method": ACKNOWLEDGED,
+            "params": {"_meta": meta, "notifications": honored},
+        }
 
     def _refusal(self, message: dict[str, Any]) -> dict[str, Any] | None:
         """`initialize` on a connection the 2026-07-28 envelope opened (Claude Code sends it

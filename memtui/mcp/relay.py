@@ -2,8 +2,8 @@
 
 Lines go in as the SDK's own stdio transport would hand them over; a line it cannot read is
 answered here with its JSON-RPC error instead of being dropped. Answers go out one line each,
-except the SDK's answers to what stdio.py already answered before the SDK was ready. At EOF the
-server is given time to answer what was asked before it, and only then stops.
+except the SDK's answers (and acknowledgements) to what stdio.py gave before it was ready. At
+EOF the server is given time to answer what was asked before it, and only then stops.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import anyio.to_thread
 from mcp.shared.message import SessionMessage
 from mcp_types import JSONRPCError, JSONRPCRequest, JSONRPCResponse, jsonrpc_message_adapter
 
-from memtui.mcp.handshake import id_key, problem
+from memtui.mcp.handshake import ACKNOWLEDGED, LISTEN, given_key, id_key, problem
 from memtui.mcp.server import TOOL_SECONDS, Server, build_server
 
 if TYPE_CHECKING:
@@ -29,7 +29,7 @@ __all__ = ["build_server", "run"]
 log = logging.getLogger(__name__)
 
 EOF_WAIT = TOOL_SECONDS + 5.0  # seconds the answers to the last requests get after EOF
-STREAMS = ("subscriptions/listen",)  # requests answered only when the connection ends
+STREAMS = (LISTEN,)  # requests answered only when the connection ends
 
 
 def run(
@@ -37,13 +37,13 @@ def run(
     wire: Wire,
     lines: queue.Queue[bytes | None],
     backlog: list[bytes],
-    answered: set[str],
+    given: set[str],
     *,
     ended: bool,
     signalled: Signalled,
 ) -> None:
     """Serve until stdin ends (`ended`: it already has), stdout closes or a signal comes."""
-    anyio.run(_run, server, wire, lines, backlog, answered, ended, signalled)
+    anyio.run(_run, server, wire, lines, backlog, given, ended, signalled)
 
 
 async def _run(
@@ -51,7 +51,7 @@ async def _run(
     wire: Wire,
     lines: queue.Queue[bytes | None],
     backlog: list[bytes],
-    answered: set[str],
+    given: set[str],
     ended: bool,
     signalled: Signalled,
 ) -> None:
@@ -94,10 +94,12 @@ async def _run(
             async for item in receive:
                 reply = item.message
                 if isinstance(reply, JSONRPCResponse | JSONRPCError):
-                    key = id_key(reply.id)
-                    waiting.discard(key)
-                    if key in answered:  # stdio.py gave this answer before the SDK was ready
-                        answered.discard(key)
+                    waiting.discard(id_key(reply.id))
+                shown = reply.model_dump(by_alias=True, exclude_unset=True)
+                if shown.get("id") is not None or shown.get("method") == ACKNOWLEDGED:
+                    key = given_key(shown)
+                    if key in given:  # stdio.py gave this before the SDK was ready
+                        given.discard(key)
                         continue
                 if not await write(
                     reply.model_dump_json(by_alias=True, exclude_unset=True).encode()

@@ -31,7 +31,7 @@ from typing import Any, NoReturn
 
 from memtui.engine import Config, MemtuiError
 from memtui.mcp.engine import Engine
-from memtui.mcp.handshake import Early, id_key, instructions, problem, surrogate_at
+from memtui.mcp.handshake import Early, given_key, instructions, problem, surrogate_at
 
 log = logging.getLogger(__name__)
 
@@ -167,7 +167,7 @@ def serve_stdio(
     loader = threading.Thread(target=load, name="memtui-load", daemon=True)
     loading = False
     backlog: list[bytes] = []
-    answered: set[str] = set()
+    given: set[str] = set()  # what was answered or acknowledged before the SDK was ready
     ended = False
     quiet_since = time.monotonic()
     while not ready.is_set():
@@ -189,7 +189,7 @@ def serve_stdio(
             ready.wait()
             break
         quiet_since = time.monotonic()
-        if not answer_early(line, early, wire, backlog, answered) and not loading:
+        if not answer_early(line, early, wire, backlog, given) and not loading:
             loader.start()
             loading = True
     engine: Engine = loaded["engine"]
@@ -200,7 +200,7 @@ def serve_stdio(
     follower.start()
     try:
         loaded["relay"].run(
-            loaded["server"], wire, lines, backlog, answered, ended=ended, signalled=signalled
+            loaded["server"], wire, lines, backlog, given, ended=ended, signalled=signalled
         )
     finally:
         stop.set()  # the follower stops between batches, its reader process with it
@@ -213,7 +213,7 @@ def serve_stdio(
 
 
 def answer_early(
-    line: bytes, early: Early, wire: Wire, backlog: list[bytes], answered: set[str]
+    line: bytes, early: Early, wire: Wire, backlog: list[bytes], given: set[str]
 ) -> bool:
     """Before the SDK is ready: a line that is no message gets its error, a handshake or list
     request its answer; every message is kept for the SDK. False: a request only it answers."""
@@ -230,7 +230,7 @@ def answer_early(
     if response is None:
         return False
     wire.write(response)
-    answered.add(id_key(message["id"]))
+    given.add(given_key(response))
     return True
 
 
