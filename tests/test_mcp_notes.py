@@ -8,25 +8,24 @@ import dataclasses
 import json
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 from anyio.from_thread import start_blocking_portal
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
-from mcp import Client
+from mcp import Client, StdioServerParameters
 from mcp.shared.exceptions import MCPError
 
-from memtui.config import Config
 from memtui.engine import Memory
 from memtui.mcp.engine import Engine
 from memtui.mcp.server import Server, build_server
 from tests.mcp_data import CHECKOUT, build
 from tests.test_mcp import error, ok, text_of
 from tests.test_mcp_fuzz import values
-from tests.test_mcp_stdio import ROOT, Wire, server_env
+from tests.test_mcp_stdio import ROOT, server_env
 
 NOTES_TOOLS = {
     "save_note": ["title", "content", "layer", "folder", "tags", "source_session_id"],
@@ -283,27 +282,37 @@ def test_house_rules_are_read_without_the_sdk_the_indexes_or_the_model(archive: 
     )
 
 
-def test_notes_over_stdio_with_house_rules_in_the_early_initialize(archive: Memory) -> None:
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+def test_notes_over_stdio_through_the_sdk_client(archive: Memory, mode: str) -> None:
+    """`memtui mcp` as a subprocess, through the SDK's own client: "auto" opens with
+    server/discover (2026-07-28), "legacy" with initialize; either way the house rules are in
+    the instructions answered before the SDK loaded, and the notes tools work."""
     archive.notes.save(RULE, "Lint first.", "rule", by="person")
-    cfg: Config = archive.config
-    wire = Wire(cfg)
-    told = wire.initialize()["result"]["instructions"]
-    took = time.monotonic() - wire.started
-    assert "## House rules" in told and RULE in told
-    assert took < 5.0
-    saved = wire.call(
-        "save_note", {"title": "Use uv for installs", "content": "uv, not pip.", "layer": "state"}
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "memtui", "mcp"],
+        cwd=ROOT,
+        env=server_env(archive.config),
     )
-    assert not saved.get("isError"), saved
-    found = wire.call("search_notes", {"query": "uv installs"})["structuredContent"]["results"]
-    assert found[0]["note"]["title"] == "Use uv for installs"
-    wire.send(
-        b'{"jsonrpc": "2.0", "id": 77, "method": "tools/call", "params": {"name": "save_note", '
-        b'"arguments": {"title": "\\udc00", "content": "", "layer": "past"}}}'
-    )
-    assert wire.answer(77, 10)["error"]["message"].startswith("INVALID_ARGUMENT: save_note: ")
-    assert wire.finish() == 0
-    wire.only_json_rpc()
+
+    async def session() -> None:
+        async with Client(params, mode=mode) as client:  # type: ignore[arg-type]
+            assert client.instructions is not None
+            assert "## House rules" in client.instructions and RULE in client.instructions
+            names = {t.name for t in (await client.list_tools()).tools}
+            assert set(NOTES_TOOLS) <= names
+            saved = await client.call_tool(
+                "save_note",
+                {"title": "Use uv for installs", "content": "uv, not pip.", "layer": "state"},
+            )
+            assert not saved.is_error, text_of(saved)
+            found = await client.call_tool("search_notes", {"query": "uv installs"})
+            assert found.structured_content is not None
+            assert found.structured_content["results"][0]["note"]["title"] == "Use uv for installs"
+            refused = await client.call_tool("delete_note", {"id": archive.notes.rules()[0].id})
+            assert refused.is_error and text_of(refused).startswith("RULE_USER_ONLY: ")
+
+    anyio.run(session)
 
 
 # -- arbitrary arguments ---------------------------------------------------------------------------
