@@ -264,16 +264,17 @@ async def test_house_rules_can_be_turned_off_and_are_cut_to_the_budget(archive: 
     assert "House rules" not in told and "search_history" in told
 
 
-def test_house_rules_are_read_without_the_sdk_the_indexes_or_the_model(archive: Memory) -> None:
+def test_the_early_answers_need_no_sdk_index_model_or_rich(archive: Memory) -> None:
     archive.notes.save(RULE, "Lint first.", "rule", by="person")
     code = (
         "import sys\n"
+        "import memtui.cli, memtui.mcp.stdio\n"
         "from memtui.config import load\n"
         "from memtui.mcp.handshake import FAMILIES, Early, instructions\n"
         "told = instructions(load(), FAMILIES)\n"
         f"assert {RULE!r} in told, told\n"
         "Early(told, FAMILIES)\n"
-        "heavy = {'mcp', 'numpy', 'tantivy', 'hnswlib', 'model2vec', 'pydantic'}\n"
+        "heavy = {'mcp', 'numpy', 'tantivy', 'hnswlib', 'model2vec', 'pydantic', 'rich'}\n"
         "loaded = heavy & {m.split('.')[0] for m in sys.modules}\n"
         "assert not loaded, loaded\n"
     )
