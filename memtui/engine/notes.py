@@ -215,9 +215,9 @@ class Notes:
             if vec is None:  # deleted by another process already
                 vec = index.encode([vector_text(row.title, row.body)])[0]
             near = index.nearest(vec, NOTE_POOL)
-            similar = self._similar(near, row.id, 1.0 - self.config.similar_dist)
+            similar = self._similar(near, row.id, 1.0 - self.config.similar_dist, SIMILAR_MAX)
             fb = find_flashbacks(self.config, self._conn(), near, self._messages, row, vec, project)
-        return SaveResult(_note(row), similar[:SIMILAR_MAX], fb)
+        return SaveResult(_note(row), similar, fb)
 
     def _title_free(self, conn: sqlite3.Connection, title: str, note_id: int | None) -> None:
         other = store.id_by_title(conn, title)
@@ -498,7 +498,7 @@ class Notes:
             vec = None
             if mode != "vector":
                 weight = index.fts.weight(query) or 1.0
-                hits = index.fts.search(query, None, validate.REACH)
+                hits = index.fts.search(query, None, depth if allowed is None else validate.REACH)
                 fts_ranked = [
                     (nid, score / weight)
                     for nid, score in hits
@@ -569,13 +569,14 @@ class Notes:
                 vec = index.encode([note_fields.body(text, "text")])[0]
             if vec is None:
                 return []
-            return self._similar(index.nearest(vec, limit + 1), note_id, float(threshold))[:limit]
+            near = index.nearest(vec, limit + 1)
+            return self._similar(near, note_id, float(threshold), limit)
 
     def _similar(
-        self, near: list[tuple[int, float]], exclude: int | None, least: float
+        self, near: list[tuple[int, float]], exclude: int | None, least: float, keep: int
     ) -> list[SimilarNote]:
-        near = [(n, d) for n, d in near if n != exclude and 1.0 - d >= least]
-        rows = store.many(self._conn(), [n for n, _ in near])
+        near = [(n, d) for n, d in near if n != exclude and 1.0 - d >= least][:keep]
+        rows = store.refs(self._conn(), [n for n, _ in near])
         return [SimilarNote(ref(rows[n]), round(d, 4)) for n, d in near if n in rows]
 
     def flashbacks(self, note_id: int, project: str | None = None) -> Flashbacks:

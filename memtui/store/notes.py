@@ -199,6 +199,30 @@ def many(conn: sqlite3.Connection, ids: Sequence[int]) -> dict[int, NoteRow]:
     return out
 
 
+@dataclass(slots=True)
+class RefRow:
+    """What a list names a note by, without its body."""
+
+    id: int
+    title: str
+    layer: str
+    folder: str
+    updated: str
+    created: str
+
+
+def refs(conn: sqlite3.Connection, ids: Sequence[int]) -> dict[int, RefRow]:
+    out: dict[int, RefRow] = {}
+    for chunk in db.chunks(list(ids)):
+        for r in conn.execute(
+            f"""SELECT id, title, layer, folder, updated, created FROM notes
+                WHERE id IN ({db.marks(chunk)})""",
+            chunk,
+        ):
+            out[r[0]] = RefRow(*r)
+    return out
+
+
 def id_by_title(conn: sqlite3.Connection, title: str) -> int | None:
     hit = conn.execute("SELECT id FROM notes WHERE title_key = ?", (key(title),)).fetchone()
     return hit[0] if hit else None
