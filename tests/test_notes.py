@@ -129,6 +129,8 @@ def test_house_rules_cut_at_a_note_boundary_and_logged(
     assert rules.included == ids[: len(rules.included)] and rules.included
     assert rules.dropped == ids[len(rules.included) :] and rules.dropped
     assert "Rule 4" in caplog.text and "Rule 4" not in rules.text
+    assert house_rules(cfg, max_chars=500) == rules
+    assert house_rules(cfg, max_chars=10) == type(rules)("", [], ids)
 
 
 def test_house_rules_read_sqlite_only(tmp_path: Path, cfg: Config) -> None:

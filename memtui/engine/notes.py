@@ -455,8 +455,8 @@ class Notes:
         with db.translated(self._db_path):
             return [_note(r) for r in store.rules(self._conn())]
 
-    def house_rules(self) -> HouseRules:
-        return read_house_rules(self.config)
+    def house_rules(self, max_chars: int | None = None) -> HouseRules:
+        return read_house_rules(self.config, max_chars)
 
     # -- search ------------------------------------------------------------------------------
 
