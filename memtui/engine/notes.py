@@ -80,23 +80,6 @@ def _note(r: store.NoteRow) -> Note:
     )
 
 
-def _row(n: Note) -> store.NoteRow:
-    return store.NoteRow(
-        n.id,
-        n.title,
-        n.body,
-        n.layer,
-        n.folder,
-        list(n.tags),
-        n.created,
-        n.updated,
-        n.author,
-        n.status,
-        n.source_session_id,
-        n.source_message_uuid,
-    )
-
-
 def _bound(value: str | date | datetime | None, name: str, end: bool) -> str | None:
     """A date filter as a stored time to compare with: a bare date_to takes in its whole day."""
     if value is None or value == "":
