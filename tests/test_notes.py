@@ -105,6 +105,10 @@ def test_provisional_rule_approved_then_in_house_rules(memory: Memory, cfg: Conf
     rule = memory.notes.save("Small commits", "Commit small, say why.", "rule", by=AGENT)
     assert house_rules(cfg).text == ""
     assert [r.id for r in memory.notes.rules()] == [rule.note.id]
+    assert [r.id for r in memory.notes.rules("provisional")] == [rule.note.id]
+    assert memory.notes.rules("approved") == []
+    with pytest.raises(InvalidArgument, match="status"):
+        memory.notes.rules("maybe")  # type: ignore[arg-type]
     approved = memory.notes.approve(rule.note.id)
     assert approved.status == "approved"
     rules = house_rules(cfg)

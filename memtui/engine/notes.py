@@ -44,6 +44,7 @@ from memtui.engine.notes_types import (
     NoteSource,
     OnConflict,
     PastImmutable,
+    RuleStatus,
     RuleUserOnly,
     SaveResult,
     SimilarNote,
@@ -433,10 +434,16 @@ class Notes:
         with db.translated(self._db_path):
             return store.titles(self._conn(), prefix.strip(), limit)
 
-    def rules(self) -> list[Note]:
-        """Every rule: provisional ones (awaiting the person) first, newest first within."""
+    def rules(self, status: RuleStatus | None = None) -> list[Note]:
+        """Rules: provisional ones (awaiting the person) first, newest first within; with
+        `status`, only those, newest first."""
+        if status is not None and status not in RULE_STATUSES:
+            raise InvalidArgument(
+                f"status must be one of {', '.join(RULE_STATUSES)}, not {status!r}"
+            )
         with db.translated(self._db_path):
-            return [_note(r) for r in store.rules(self._conn())]
+            rows = store.rules(self._conn(), status)
+        return [_note(r) for r in (rows if status is None else reversed(rows))]
 
     def house_rules(self, max_chars: int | None = None) -> HouseRules:
         return read_house_rules(self.config, max_chars)
