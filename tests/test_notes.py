@@ -105,6 +105,10 @@ def test_provisional_rule_approved_then_in_house_rules(memory: Memory, cfg: Conf
     rule = memory.notes.save("Small commits", "Commit small, say why.", "rule", by=AGENT)
     assert house_rules(cfg).text == ""
     assert [r.id for r in memory.notes.rules()] == [rule.note.id]
+    assert [r.id for r in memory.notes.rules("provisional")] == [rule.note.id]
+    assert memory.notes.rules("approved") == []
+    with pytest.raises(InvalidArgument, match="status"):
+        memory.notes.rules("maybe")  # type: ignore[arg-type]
     approved = memory.notes.approve(rule.note.id)
     assert approved.status == "approved"
     rules = house_rules(cfg)
@@ -129,6 +133,8 @@ def test_house_rules_cut_at_a_note_boundary_and_logged(
     assert rules.included == ids[: len(rules.included)] and rules.included
     assert rules.dropped == ids[len(rules.included) :] and rules.dropped
     assert "Rule 4" in caplog.text and "Rule 4" not in rules.text
+    assert house_rules(cfg, max_chars=500) == rules
+    assert house_rules(cfg, max_chars=10) == type(rules)("", [], ids)
 
 
 def test_house_rules_read_sqlite_only(tmp_path: Path, cfg: Config) -> None:
