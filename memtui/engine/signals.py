@@ -75,8 +75,7 @@ class Signals:
         return (
             store.mark(conn, "signals_note_seq") != notes_store.note_seq(conn)
             or store.mark(conn, "errors_seq") != db.store_seq(conn)
-            or conn.execute("SELECT value FROM meta WHERE key = 'signals_day'").fetchone()
-            != (today,)
+            or store.day(conn) != today
         )
 
     def detect(self, force: bool = False) -> None:
@@ -92,7 +91,7 @@ class Signals:
                 with notes_store.writing(conn):
                     self._run(conn, now, vectors)
                     store.set_mark(conn, "signals_note_seq", notes_store.note_seq(conn))
-                    conn.execute("INSERT OR REPLACE INTO meta VALUES ('signals_day', ?)", (today,))
+                    store.set_day(conn, today)
 
     def _note_vectors(self) -> tuple[np.ndarray, np.ndarray]:
         """Every note's vector, for hidden_arc; none (that detector skipped, logged) when the
@@ -123,7 +122,6 @@ class Signals:
             *detect.recurring_errors(conn, self._mentioned(conn)),
         ]
         store.upsert_found(conn, [f.row() for f in found], SIGNAL_TYPES, now.isoformat())
-        store.wake_snoozed(conn, now.isoformat())
 
     @staticmethod
     def _mentioned(conn: sqlite3.Connection) -> Callable[[str], bool]:
@@ -148,11 +146,23 @@ class Signals:
         if status is not None:
             validate.choice("status", status, SIGNAL_STATUSES)
         self.detect()
+        self._wake()
         with db.translated(self.config.db_path):
             conn = self._conn()
             rows = store.listing(conn, type, status)
             signals = [self._signal(conn, r) for r in rows]
         return SignalList(signals, len(signals))
+
+    def _wake(self) -> None:
+        """Snoozes that have run out become new again (a write only when one has)."""
+        now = _now().isoformat()
+        with db.translated(self.config.db_path):
+            if not store.any_woken(self._conn(), now):
+                return
+            with self._lock:
+                conn = self._write()
+                with notes_store.writing(conn):
+                    store.wake_snoozed(conn, now)
 
     def get(self, signal_id: int) -> Signal:
         validate.positive("signal_id", signal_id)

@@ -52,6 +52,16 @@ def set_mark(conn: sqlite3.Connection, name: str, value: int) -> None:
     conn.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (name, str(value)))
 
 
+def day(conn: sqlite3.Connection) -> str | None:
+    """The day detection last ran: stale_state and tag_burst count days."""
+    row = conn.execute("SELECT value FROM meta WHERE key = 'signals_day'").fetchone()
+    return str(row[0]) if row else None
+
+
+def set_day(conn: sqlite3.Connection, today: str) -> None:
+    conn.execute("INSERT OR REPLACE INTO meta VALUES ('signals_day', ?)", (today,))
+
+
 # -- signals ---------------------------------------------------------------------------------
 
 
@@ -83,6 +93,15 @@ def wake_snoozed(conn: sqlite3.Connection, now: str) -> None:
         "UPDATE signals SET status = 'new', snooze_until = NULL, updated = ? "
         "WHERE status = 'snoozed' AND snooze_until <= ?",
         (now, now),
+    )
+
+
+def any_woken(conn: sqlite3.Connection, now: str) -> bool:
+    return (
+        conn.execute(
+            "SELECT 1 FROM signals WHERE status = 'snoozed' AND snooze_until <= ? LIMIT 1", (now,)
+        ).fetchone()
+        is not None
     )
 
 
