@@ -146,6 +146,11 @@ def build_parser() -> Parser:
     fmt.add_argument("--markdown", action="store_true", help="Markdown (the default)")
     fmt.add_argument("--json", action="store_true", help="one JSON document on stdout")
 
+    hook = sub.add_parser("hook", help="Claude Code hooks (see `memtui mcp --print-config`)")
+    hook.add_argument(
+        "event", choices=["session-start"], help="session-start: print the project's context"
+    )
+
     mcp = sub.add_parser("mcp", help="serve MCP over stdio (what Claude Code starts)")
     mcp.add_argument("--http", action="store_true", help="serve streamable HTTP at /mcp instead")
     mcp.add_argument("--host", default="127.0.0.1", help="HTTP address (default 127.0.0.1)")
@@ -166,6 +171,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     try:
         if args.command is None:
             run_tui(args)
+        elif args.command == "hook":  # SQLite alone, and it never fails the session
+            run_hook()
         else:
             run(args)
     except MemtuiError as exc:
@@ -199,6 +206,22 @@ def run(args: argparse.Namespace) -> None:
     handler: Callable[[Memory, argparse.Namespace], None] = COMMANDS[args.command]
     with Memory(cfg) as memory:
         handler(memory, args)
+
+
+def run_hook() -> None:
+    """A Claude Code hook must never fail the session: whatever goes wrong (a bad setting,
+    a broken or locked data dir) prints nothing, exits 0 and leaves the reason in the log."""
+    import logging
+
+    from memtui.engine import hook
+
+    config.setup_logging(config.log_dir())
+    try:
+        text = hook.session_start(config.load(), hook.payload(sys.stdin.read()))
+    except Exception:
+        logging.getLogger("memtui.hook").exception("session-start hook printed nothing")
+        return
+    sys.stdout.write(text)
 
 
 # -- commands ---------------------------------------------------------------------------------

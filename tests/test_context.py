@@ -29,11 +29,12 @@ SAMPLES = {
     "nicht schnell genug mitwachse. " * 3,
     "french": "Le gouvernement a annoncé mercredi un nouveau plan pour améliorer les transports "
     "publics dans les grandes villes. Les usagers pourront bénéficier de tarifs réduits. " * 3,
-    "russian": "Правительство объявило о новом плане развития общественного транспорта в "
+    "russian": "Правительство объявило о новом плане развития общественного транспорта в "  # noqa: RUF001
     "крупных городах. Пассажиры смогут пользоваться льготными тарифами. " * 3,
     "japanese": "政府は水曜日、大都市の公共交通機関を改善するための新しい計画を発表した。"
     "利用者は割引運賃とより頻繁な運行の恩恵を受けることができる。" * 3,
-    "chinese": "政府周三宣布了一项改善大城市公共交通的新计划。乘客将享受优惠票价和更频繁的班次。" * 3,
+    "chinese": "政府周三宣布了一项改善大城市公共交通的新计划。乘客将享受优惠票价和更频繁的班次。"
+    * 3,
 }
 
 

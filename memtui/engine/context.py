@@ -17,8 +17,8 @@ import sqlite3
 from collections.abc import Callable, Sequence
 
 from memtui.config import Config
+from memtui.engine import rules as house_rules
 from memtui.engine import validate
-from memtui.engine.rules import house_rules
 from memtui.engine.signal_types import Context, ContextSection
 from memtui.errors import InvalidArgument
 from memtui.store import db
@@ -103,7 +103,7 @@ class Contexts:
         return fit(sections, token_budget)
 
     def _sections(self, conn: sqlite3.Connection, cwd: str | None) -> list[tuple[str, list[str]]]:
-        rules = house_rules(self.config).text
+        rules = house_rules.read(conn, self.config).text
         out: list[tuple[str, list[str]]] = []
         if rules:
             out.append(("House rules", [rules.removeprefix("## House rules\n").strip()]))

@@ -19,7 +19,7 @@ from datetime import UTC, datetime
 
 from memtui.config import Config
 from memtui.engine import validate
-from memtui.engine.signal_types import INFERENCE_STATUSES, Evidence, Inference
+from memtui.engine.signal_types import INFERENCE_STATUSES, Counts, Evidence, Inference
 from memtui.errors import InvalidArgument, NotConfirmed, NotFound
 from memtui.store import db
 from memtui.store import notes as notes_store
@@ -174,6 +174,13 @@ def checked(
             )
         )
     return out
+
+
+def counts(conn: sqlite3.Connection) -> Counts:
+    """New signals and stale inferences, from the store as it is: no detection run, no index,
+    no model (the MCP instructions and the SessionStart hook say these, never content)."""
+    new = store.counts(conn, _now()).get("new", 0)
+    return Counts(new, sum(1 for i in checked(conn, None) if i.status == "stale"))
 
 
 def citation(inference_id: int, confidence: float, evidence: Sequence[store.EvidenceRow]) -> str:

@@ -7,6 +7,7 @@ answer `initialize` with them before it loads anything else.
 from __future__ import annotations
 
 import logging
+import sqlite3
 
 from memtui.config import Config
 from memtui.engine.notes_types import HouseRules
@@ -27,9 +28,16 @@ def house_rules(config: Config) -> HouseRules:
     with db.translated(config.db_path):
         conn = db.connect(config.db_path)
         try:
-            rules = store.rules(conn, "approved")
+            return read(conn, config)
         finally:
             conn.close()
+
+
+def read(conn: sqlite3.Connection, config: Config) -> HouseRules:
+    """`house_rules` on a connection the caller has open."""
+    if not config.inject_rules:
+        return HouseRules("", [], [])
+    rules = store.rules(conn, "approved")
     if not rules:
         return HouseRules("", [], [])
     text, included, dropped = HEADING, [], []

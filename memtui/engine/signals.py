@@ -218,13 +218,9 @@ class Signals:
         return self.get(signal_id)
 
     def counts(self) -> Counts:
-        """New signals and stale inferences, from the store as it is: no detection run, no
-        index, no model (the MCP instructions and the SessionStart hook read this)."""
+        """New signals and stale inferences (see `inferences.counts`)."""
         with db.translated(self.config.db_path):
-            conn = self._conn()
-            new = store.counts(conn, _now().isoformat()).get("new", 0)
-            stale = sum(1 for i in inferences.checked(conn, None) if i.status == "stale")
-        return Counts(new, stale)
+            return inferences.counts(self._conn())
 
 
 def _messages(conn: sqlite3.Connection, ids: Sequence[int]) -> list[MessageRef]:
