@@ -24,6 +24,7 @@ from rich.progress import (
 )
 
 from memtui import __version__, config
+from memtui.engine.signal_types import INFERENCE_STATUSES, SIGNAL_STATUSES, SIGNAL_TYPES
 from memtui.engine.types import MODES, ROLES, to_dict
 from memtui.engine.validate import REACH
 from memtui.errors import MemtuiError
@@ -145,6 +146,22 @@ def build_parser() -> Parser:
     fmt = show.add_mutually_exclusive_group()
     fmt.add_argument("--markdown", action="store_true", help="Markdown (the default)")
     fmt.add_argument("--json", action="store_true", help="one JSON document on stdout")
+
+    signals = sub.add_parser("signals", help="patterns found in your notes and conversations")
+    signals.add_argument("--type", choices=SIGNAL_TYPES, help="only this kind")
+    signals.add_argument(
+        "--status", choices=(*SIGNAL_STATUSES, "all"), default="new", help="default: new"
+    )
+    signals.add_argument("--json", action="store_true", help="one JSON document on stdout")
+    signal = sub.add_parser("signal", help="dismiss, snooze or reopen a signal")
+    signal.add_argument("action", choices=["dismiss", "snooze", "new"])
+    signal.add_argument("id", type=whole(1, 2**53), help="the signal's id")
+    signal.add_argument(
+        "--until", type=argument, default="7d", help="snooze: 7d, 12h, 2w or a date (default 7d)"
+    )
+    inferences = sub.add_parser("inferences", help="the conclusions you approved, re-checked")
+    inferences.add_argument("--status", choices=INFERENCE_STATUSES, help="active or stale")
+    inferences.add_argument("--json", action="store_true", help="one JSON document on stdout")
 
     hook = sub.add_parser("hook", help="Claude Code hooks (see `memtui mcp --print-config`)")
     hook.add_argument(
@@ -454,6 +471,45 @@ def cmd_doctor(memory: Memory, args: argparse.Namespace) -> None:
         raise SystemExit(1)
 
 
+def cmd_signals(memory: Memory, args: argparse.Namespace) -> None:
+    status = None if args.status == "all" else args.status
+    found = memory.signals.list(args.type, status).signals
+    if args.json:
+        print(json.dumps({"signals": to_dict(found)}, indent=2))
+        return
+    if not found:
+        print("no signals" + (f" with status {status}" if status else ""), file=sys.stderr)
+    for s in found:
+        print(f"#{s.id:<5} {s.type:<16} {s.status:<11} {s.title}")
+        print(f"       {s.detail}")
+        for n in s.notes:
+            print(f"       note #{n.id} {n.title}")
+        for m in s.messages:
+            print(f"       {m.session_id[:8]} #{m.message_index} {_when(m.timestamp)} {m.project}")
+
+
+def cmd_signal(memory: Memory, args: argparse.Namespace) -> None:
+    status = {"dismiss": "dismissed", "snooze": "snoozed", "new": "new"}[args.action]
+    until = args.until if status == "snoozed" else None
+    s = memory.signals.update_status(args.id, status, until)
+    when = f" until {s.snooze_until[:16]}" if s.snooze_until else ""
+    print(f"signal #{s.id} is {s.status}{when}: {s.title}")
+
+
+def cmd_inferences(memory: Memory, args: argparse.Namespace) -> None:
+    found = memory.inferences.list(args.status)
+    if args.json:
+        print(json.dumps({"inferences": to_dict(found)}, indent=2))
+        return
+    if not found:
+        print("no inferences yet", file=sys.stderr)
+    for i in found:
+        print(f"#{i.id:<5} {i.status:<7} {i.title}  {i.citation}")
+        for e in i.evidence:
+            if e.state != "unchanged":
+                print(f"       {e.kind} {e.ref} {e.title!r}: {e.state}")
+
+
 COMMANDS: dict[str, Callable[[Memory, argparse.Namespace], None]] = {
     "index": cmd_index,
     "stats": cmd_stats,
@@ -463,4 +519,7 @@ COMMANDS: dict[str, Callable[[Memory, argparse.Namespace], None]] = {
     "search": cmd_search,
     "reindex": cmd_reindex,
     "doctor": cmd_doctor,
+    "signals": cmd_signals,
+    "signal": cmd_signal,
+    "inferences": cmd_inferences,
 }
