@@ -27,7 +27,7 @@ import orjson
 
 from memtui.engine import frontmatter
 from memtui.engine.notes_types import ON_CONFLICT, ImportReport, Note, OnConflict
-from memtui.errors import InvalidArgument, MemtuiError
+from memtui.errors import InvalidArgument
 
 if TYPE_CHECKING:  # the CLI reads FORMATS for --help: the notes service loads the store
     from memtui.engine.notes import Notes
@@ -109,19 +109,50 @@ class Transfer:
                 notes, ignored, where = _read_jsonl(path)
         except OSError as exc:
             raise InvalidArgument(f"cannot read {path}: {exc.strerror or exc}") from None
+        _check_unique(notes, where)
         report = self._import(notes, on_conflict, where)
         return ImportSummary(
             str(path), fmt, report.added, report.overwritten, report.skipped, ignored
         )
 
     def _import(self, notes: list[Note], on_conflict: OnConflict, where: list[str]) -> ImportReport:
+        """Hand the notes over in one call (one transaction). A note stored exactly as given
+        (an export imported again) is skipped before: it is not a conflict. A note without
+        an id (a plain Markdown file) gets the id of the stored note of its title, or one
+        after every id in use."""
+        stored = {n.id: n for n in self._notes.export_all()}
+        titled = {n.title.casefold(): n.id for n in stored.values()}
+        next_id = max([*stored, *(n.id for n in notes)], default=0) + 1
+        for note in notes:
+            if note.id == 0:  # the stored note of that title, if any: a conflict, not a twin
+                note.id = titled.get(note.title.strip().casefold(), next_id)
+                next_id += note.id == next_id
+        same = [i for i, n in enumerate(notes) if stored.get(n.id) == n]
+        kept = [i for i in range(len(notes)) if i not in set(same)]
         try:
-            return self._notes.import_notes(notes, on_conflict)
-        except MemtuiError as exc:
-            index = getattr(exc, "index", None)
-            if isinstance(index, int) and 0 <= index < len(where):
-                raise type(exc)(f"{where[index]}: {exc}") from exc
+            report = self._notes.import_notes([notes[i] for i in kept], on_conflict)
+        except InvalidArgument as exc:
+            item = getattr(exc, "item", None)
+            if isinstance(item, int) and 0 <= item < len(kept):
+                message = re.sub(r"^notes\[\d+\]:\s*", "", str(exc.args[0]))
+                raise InvalidArgument(f"{where[kept[item]]}: {message}", exc.hint) from exc
             raise
+        report.skipped += len(same)
+        return report
+
+
+def _check_unique(notes: list[Note], where: list[str]) -> None:
+    """Two records of one import may not share an id, or a title (letter case aside)."""
+    ids: dict[int, int] = {}
+    titles: dict[str, int] = {}
+    for i, note in enumerate(notes):
+        title = note.title.strip().casefold()
+        for seen, key, what in ((ids, note.id, "id"), (titles, title, "title")):
+            if key and key in seen:
+                raise InvalidArgument(
+                    f"{where[i]}: {what} {getattr(note, what)!r} is also at {where[seen[key]]}"
+                )
+            seen[key] = i
 
 
 # -- JSONL ------------------------------------------------------------------------------------
