@@ -51,7 +51,7 @@ def test_front_matter_as_people_and_obsidian_write_it() -> None:
         "title: 'It''s: a plan'  # a comment\n"
         "# a comment line\n"
         "\n"
-        'tags: [ci, "a,b", \'#x\']  # tags\n'
+        "tags: [ci, \"a,b\", '#x']  # tags\n"
         "aliases:\n"
         "  - Plan\n"
         "  - 'Other'\n"
@@ -185,7 +185,8 @@ def test_markdown_is_a_folder_of_obsidian_notes(filled: Memory, tmp_path: Path) 
     ]
     text = (vault / "projects/shop/Checkout flake.md").read_text()
     assert text.startswith("---\ntitle: Checkout flake\nlayer: past\ntags:\n  - ci\n  - flaky\n")
-    assert text.endswith("---\nThe webhook fixture uses a fixed timestamp. See [[Payments plan|")
+    assert "author: person\n---\nThe webhook fixture" in text
+    assert text.endswith("See [[Payments plan|the plan]].")
     odd = (vault / "Top level odd name.md").read_text()
     assert 'aliases:\n  - "Top level: odd/name?"' in odd  # Obsidian finds the title
 
@@ -205,8 +206,8 @@ def test_old_timestamps_and_sources_are_kept(empty: Memory, tmp_path: Path) -> N
     source.write_text(json.dumps(record) + "\n")
     empty.transfer.import_(source)
     note = empty.notes.get(40).note
-    assert note.created == "2024-03-01T09:00:00+00:00"
-    assert note.updated == "2024-03-02T00:00:00+00:00"
+    assert note.created == "2024-03-01T09:00:00.000000+00:00"
+    assert note.updated == "2024-03-02T00:00:00.000000+00:00"
     assert (note.source_session_id, note.source_message_uuid) == ("aaaa1111-gone", "u-1")
     assert note.author == "person" and note.folder == "" and note.tags == []
 

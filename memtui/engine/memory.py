@@ -5,7 +5,8 @@ locks, and hands out small domain services that hold the operations:
 
 - `memory.history`: projects, sessions, messages, search (reads only);
 - `memory.upkeep`: ingest, follow, reindex, doctor, stats (the writer's side);
-- `memory.notes`: notes, their links, rules and flashbacks (reads and writes; see notes.py).
+- `memory.notes`: notes, their links, rules and flashbacks (reads and writes; see notes.py);
+- `memory.transfer`: export and import of the notes (JSONL, a Markdown folder; transfer.py).
 
 Threading contract:
 - Every history call, and `upkeep.stats`, may run on any thread, any number at once: each
@@ -27,6 +28,7 @@ from memtui.config import Config, private_dir
 from memtui.engine.history import History
 from memtui.engine.notes import Notes
 from memtui.engine.search import Searcher
+from memtui.engine.transfer import Transfer
 from memtui.engine.upkeep import Upkeep
 from memtui.errors import MemtuiError
 from memtui.store.archive import Archive
@@ -53,6 +55,7 @@ class Memory:
             config, self._archive, self._index, self._readers.get, self._note_index
         )
         self.notes = Notes(config, self._readers.get, self._note_index, self._index)
+        self.transfer = Transfer(self.notes)
 
     def _index(self) -> Indexes:
         """The indexes, opened on first use: a process that only lists sessions never loads

@@ -290,19 +290,17 @@ def _complete(note: Note) -> Note:
 
 
 def _timestamp(value: str, what: str) -> str:
-    """An ISO 8601 date or date-time as the store keeps times: UTC with its offset. One
-    already in that form is kept as written, so a round trip gives back the same text."""
+    """An ISO 8601 date or date-time as the store keeps times: UTC, to the microsecond (a
+    time without an offset is taken as UTC). A stored time comes back as the same text."""
     try:
         when = datetime.fromisoformat(value)
     except ValueError:
         raise InvalidArgument(f"{what} is not an ISO 8601 date-time: {value[:40]!r}") from None
-    if when.tzinfo is not None and value.endswith("+00:00"):
-        return value
-    return when.replace(tzinfo=when.tzinfo or UTC).astimezone(UTC).isoformat()
+    return when.replace(tzinfo=when.tzinfo or UTC).astimezone(UTC).isoformat("T", "microseconds")
 
 
 def _now() -> str:
-    return datetime.now(UTC).isoformat()
+    return datetime.now(UTC).isoformat("T", "microseconds")
 
 
 # -- Markdown ---------------------------------------------------------------------------------
