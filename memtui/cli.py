@@ -552,7 +552,8 @@ def cmd_note_show(memory: Memory, args: argparse.Namespace) -> None:
     if detail.source is not None:
         where = detail.source.project or "no longer archived"
         print(f"source   session {detail.source.session_id} ({where})")
-    print(f"\n{n.body}" if n.body else "")
+    if n.body.strip():
+        print(f"\n{n.body.rstrip()}")
     if detail.links:
         print("\nLinks")
         for link in detail.links:
@@ -741,7 +742,8 @@ def cmd_note_rm(memory: Memory, args: argparse.Namespace) -> None:
     if not args.yes:
         if not sys.stdin.isatty():
             fail(f"NOT_CONFIRMED: no terminal to ask on before deleting note {n.id}: add --yes")
-        linked = f", {len(detail.backlinks)} notes link to it" if detail.backlinks else ""
+        count = len(detail.backlinks)
+        linked = f", linked from {count} note{'s' * (count != 1)}" if count else ""
         if not _ask(f"delete note #{n.id} {n.title!r} ({n.layer}{linked})? [y/N] ", False):
             fail(f"NOT_CONFIRMED: note {n.id} kept")
     memory.notes.delete(n.id, by="person")
@@ -771,12 +773,12 @@ def cmd_rules(memory: Memory, args: argparse.Namespace) -> None:
 
 def cmd_export(memory: Memory, args: argparse.Namespace) -> None:
     report = memory.transfer.export(Path(args.path), args.format, overwrite=args.force)
-    removed = f", {len(report.removed)} deleted notes' files removed" if report.removed else ""
-    print(
-        f"exported {report.notes:,} notes to {report.path} ({report.format}, "
-        f"{report.written:,} files written{removed})",
-        file=sys.stderr,
-    )
+    detail = report.format
+    if report.format == "markdown":
+        detail += f": {report.written:,} files written"
+        if report.removed:
+            detail += f", {len(report.removed):,} removed (notes deleted since)"
+    print(f"exported {report.notes:,} notes to {report.path} ({detail})", file=sys.stderr)
 
 
 def cmd_import(memory: Memory, args: argparse.Namespace) -> None:
