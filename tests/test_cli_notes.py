@@ -20,7 +20,7 @@ from tests.cli_run import env_for, one_line_error
 
 
 def run(
-    cfg: Config, *args: str, stdin: str | bytes = b"", **extra: str
+    cfg: Config, *args: str | bytes, stdin: str | bytes = b"", **extra: str
 ) -> subprocess.CompletedProcess[str]:
     """`memtui ARGS` with `stdin` as its input (a pipe: never a terminal)."""
     data = stdin.encode() if isinstance(stdin, str) else stdin
@@ -154,13 +154,15 @@ def test_note_add_bad_input(cfg: Config, args: tuple[str, ...], says: str) -> No
     assert listed(cfg) == []  # nothing partly written
 
 
-def test_note_add_body_not_utf8_and_control_characters(cfg: Config, tmp_path: Path) -> None:
+def test_note_add_bytes_that_are_not_utf8(cfg: Config, tmp_path: Path) -> None:
     latin = tmp_path / "latin1.md"
     latin.write_bytes("café".encode("latin-1"))
     result = run(cfg, "note", "add", "--title", "T", "--layer", "past", str(latin))
     assert one_line_error(result) and "not UTF-8" in result.stderr
     nul = run(cfg, "note", "add", "--title", "T", "--layer", "past", "-", stdin="a\x00b")
     assert one_line_error(nul) and "body" in nul.stderr
+    title = run(cfg, "note", "add", "--title", b"caf\xe9", "--layer", "past")
+    assert one_line_error(title) and "not valid UTF-8" in title.stderr
     assert listed(cfg) == []
 
 
@@ -448,3 +450,41 @@ def test_import_conflicts(
 def test_export_import_bad_input(cfg: Config, args: tuple[str, ...]) -> None:
     result = run(cfg, *args)
     assert one_line_error(result), result.stderr
+
+
+def test_a_bad_edit_at_a_terminal_opens_the_editor_again(
+    noted: Config,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The first save names the mistake and asks; Enter opens the same text again."""
+    fake = editor(
+        tmp_path,
+        "if 'layer: someday' in text:\n"
+        "    path.write_text(text.replace('layer: someday', 'layer: state'))\n"
+        "else:\n"
+        "    path.write_text(text.replace('layer: past', 'layer: someday') + ' more')\n",
+    )
+    monkeypatch.setenv("VISUAL", fake)
+    monkeypatch.setattr(sys, "stdin", Terminal("\n"))
+    cli.main(["note", "edit", "1"])
+    out = capsys.readouterr()
+    assert "INVALID_ARGUMENT: layer" in out.err and "edit again? [Y/n]" in out.err
+    assert out.out == "saved note #1\n"
+    note = json.loads(run(noted, "note", "show", "1", "--json").stdout)["note"]
+    assert note["layer"] == "state" and note["body"].endswith(" more")
+
+
+def test_help_lists_the_commands_and_loads_no_engine(cfg: Config) -> None:
+    help_text = run(cfg, "--help").stdout
+    for command in ("notes", "note", "rules", "export", "import"):
+        assert f"    {command} " in help_text
+    probe = (
+        "import sys, memtui.cli; "
+        "print([m for m in ('numpy', 'tantivy', 'memtui.engine.memory') if m in sys.modules])"
+    )
+    loaded = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, env=env_for(cfg), cwd="/"
+    )
+    assert loaded.stdout.strip() == "[]", loaded.stderr
