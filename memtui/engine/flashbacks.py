@@ -20,7 +20,7 @@ from memtui.store import notes as store
 from memtui.store.indexes import Indexes
 from memtui.store.note_index import NoteIndexes
 
-SESSION_POOL = 200  # nearest messages looked at for session flashbacks, before filtering
+SESSION_POOL = 100  # nearest messages looked at for session flashbacks, before filtering
 
 
 def ref(row: store.NoteRow) -> NoteRef:
@@ -49,7 +49,9 @@ def find(
     if not np.any(vec) or config.flashback_limit <= 0:
         return Flashbacks()
     before = datetime.fromisoformat(anchor.created) - timedelta(days=config.flashback_days)
-    allowed = store.older_in_other_folders(conn, anchor.folder, before.isoformat())
+    allowed = store.older_in_other_folders(
+        conn, anchor.folder, before.isoformat(timespec="microseconds")
+    )
     found = [
         (nid, d)
         for nid, d in notes_index.nearest(vec, config.flashback_limit, allowed)

@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from memtui.config import Config
-from memtui.engine import house_rules, note_fields, sessions, validate
+from memtui.engine import note_fields, sessions, validate
 from memtui.engine.flashbacks import find as find_flashbacks
 from memtui.engine.flashbacks import ref
 from memtui.engine.notes_types import (
@@ -51,6 +51,7 @@ from memtui.engine.notes_types import (
     SimilarNote,
     TagCount,
 )
+from memtui.engine.rules import house_rules as read_house_rules
 from memtui.engine.search import DEPTH, fuse, snippet
 from memtui.engine.types import MODE_ALIASES, MODES
 from memtui.errors import InvalidArgument, MemtuiError, NotFound
@@ -151,10 +152,12 @@ class Notes:
         return self._writer
 
     def _indexed(self) -> NoteIndexes | None:
-        """The note indexes caught up with the store; None (logged) if they cannot be."""
+        """After a write: the note indexes following the store (the vectors caught up, full
+        text on its way); None (logged) if they cannot be: the note is saved all the same,
+        and the next write or search catches them up from their marks."""
         try:
             index = self._index()
-            index.catch_up()
+            index.after_write()
             return index
         except MemtuiError as exc:
             log.warning("notes indexes not updated: %s", exc.line())
@@ -454,7 +457,7 @@ class Notes:
             return [_note(r) for r in store.rules(self._conn())]
 
     def house_rules(self) -> HouseRules:
-        return house_rules.house_rules(self.config)
+        return read_house_rules(self.config)
 
     # -- search ------------------------------------------------------------------------------
 
@@ -485,9 +488,8 @@ class Notes:
         project = validate.optional_text("project", project, 4096)
         with db.translated(self._db_path):
             conn = self._conn()
-            index = self._indexed()
-            if index is None:
-                raise NotFound("the notes' indexes cannot be read", "run memtui reindex")
+            index = self._index()
+            index.catch_up()
             filtered = any(v is not None for v in (f, t, lay, start, end))
             allowed = store.matching_ids(conn, f, t, lay, start, end) if filtered else None
             want = offset + limit
@@ -559,9 +561,8 @@ class Notes:
             if note_id is not None:
                 note_id = note_fields.note_id(note_id)
                 self._stored(self._conn(), note_id)
-            index = self._indexed()
-            if index is None:
-                return []
+            index = self._index()
+            index.catch_up()
             if note_id is not None:
                 vec = index.vector_of(note_id)
             else:
@@ -584,9 +585,10 @@ class Notes:
         with db.translated(self._db_path):
             conn = self._conn()
             row = self._stored(conn, note_id)
-            index = self._indexed()
-            vec = None if index is None else index.vector_of(note_id)
-            if index is None or vec is None:
+            index = self._index()
+            index.catch_up()
+            vec = index.vector_of(note_id)
+            if vec is None:
                 return Flashbacks()
             return find_flashbacks(self.config, conn, index, self._messages, row, vec, project)
 
