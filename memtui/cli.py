@@ -667,10 +667,10 @@ def cmd_note_edit(memory: Memory, args: argparse.Namespace) -> None:
     before = memory.notes.get(args.id).note
     if args.source is not None:
         try:
-            text = Path(args.source).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            fail(f"INVALID_ARGUMENT: cannot read {args.source} as UTF-8 text: {exc}")
-        _save_edit(memory, before, text)
+            data = Path(args.source).read_bytes()
+        except OSError as exc:
+            fail(f"INVALID_ARGUMENT: cannot read {args.source}: {exc.strerror or exc}")
+        _save_edit(memory, before, _utf8(data))
         print(f"saved note #{before.id}")
         return
     original = note_for_editing(before)
@@ -680,13 +680,13 @@ def cmd_note_edit(memory: Memory, args: argparse.Namespace) -> None:
         file.write(original)
     while True:
         _run_editor(draft)
-        text = draft.read_text(encoding="utf-8", errors="replace")
-        if text == original:
+        data = draft.read_bytes()
+        if data == original.encode():
             draft.unlink()
             print("no changes", file=sys.stderr)
             return
         try:
-            _save_edit(memory, before, text)
+            _save_edit(memory, before, _utf8(data))
         except MemtuiError as exc:
             if _ask(f"{exc.line()}\nedit again? [Y/n] ", default=True):
                 continue
@@ -697,6 +697,16 @@ def cmd_note_edit(memory: Memory, args: argparse.Namespace) -> None:
         draft.unlink()
         print(f"saved note #{before.id}")
         return
+
+
+def _utf8(data: bytes) -> str:
+    try:
+        return data.decode()
+    except UnicodeDecodeError as exc:
+        raise InvalidArgument(
+            f"the edited note is not UTF-8 text (byte {exc.start:,})",
+            "save it as UTF-8",
+        ) from None
 
 
 def _save_edit(memory: Memory, before: Note, text: str) -> None:

@@ -488,3 +488,12 @@ def test_help_lists_the_commands_and_loads_no_engine(cfg: Config) -> None:
         [sys.executable, "-c", probe], capture_output=True, text=True, env=env_for(cfg), cwd="/"
     )
     assert loaded.stdout.strip() == "[]", loaded.stderr
+
+
+def test_an_edit_saved_in_another_encoding_is_kept(noted: Config, tmp_path: Path) -> None:
+    fake = editor(tmp_path, "path.write_bytes(text.replace('Plan', 'Café').encode('latin-1'))\n")
+    result = run(noted, "note", "edit", "1", EDITOR=fake, VISUAL="")
+    assert one_line_error(result) and "not UTF-8" in result.stderr, result.stderr
+    kept = Path(result.stderr.split("your edit is kept in ")[1].split(" ")[0])
+    assert "Café".encode("latin-1") in kept.read_bytes()
+    kept.unlink()

@@ -372,3 +372,21 @@ def test_markdown_body_is_kept_byte_for_byte() -> None:
     note = Note(1, "T", "---\nx: y\n---\r\n\nend", "past", "", [], "t", "t", "person")
     fields, body = frontmatter.split(note_markdown(note)) or ({}, "")
     assert body == note.body and fields["title"] == "T"
+
+
+def test_titles_that_make_one_file_name_get_two_files(
+    memory: Memory, empty: Memory, tmp_path: Path
+) -> None:
+    memory.notes.save("Plan: A", "colon", "state", by="person")
+    memory.notes.save("Plan A", "plain", "state", by="person")
+    vault = tmp_path / "vault"
+    memory.transfer.export(vault, "markdown")
+    assert sorted(p.name for p in vault.iterdir()) == ["Plan A (2).md", "Plan A.md"]
+    empty.transfer.import_(vault)
+    assert snapshot(empty) == snapshot(memory)
+
+
+def test_a_byte_order_mark_is_not_a_malformed_line(empty: Memory, tmp_path: Path) -> None:
+    source = tmp_path / "bom.jsonl"
+    source.write_bytes(b"\xef\xbb\xbf" + GOOD.encode() + b"\r\n")
+    assert empty.transfer.import_(source).added == 1

@@ -127,8 +127,8 @@ class Transfer:
             if note.id == 0:  # the stored note of that title, if any: a conflict, not a twin
                 note.id = titled.get(note.title.strip().casefold(), next_id)
                 next_id += note.id == next_id
-        same = [i for i, n in enumerate(notes) if stored.get(n.id) == n]
-        kept = [i for i in range(len(notes)) if i not in set(same)]
+        same = {i for i, n in enumerate(notes) if stored.get(n.id) == n}
+        kept = [i for i in range(len(notes)) if i not in same]
         try:
             report = self._notes.import_notes([notes[i] for i in kept], on_conflict)
         except InvalidArgument as exc:
@@ -202,6 +202,8 @@ def _read_jsonl(path: Path) -> tuple[list[Note], dict[str, int], list[str]]:
             at = f"{path.name} line {number}"
             if len(raw) > MAX_LINE_BYTES:
                 raise InvalidArgument(f"{at}: longer than {MAX_LINE_BYTES:,} bytes")
+            if number == 1:
+                raw = raw.removeprefix(b"\xef\xbb\xbf")  # a byte order mark, from Windows
             if not raw.strip():
                 continue
             try:
