@@ -100,7 +100,7 @@ class Transfer:
             if fmt == "markdown":
                 if not path.is_dir():
                     raise InvalidArgument(f"{path} is not a folder of Markdown notes")
-                notes, ignored, where = _read_markdown(path), {}, _file_names(path)
+                (notes, where), ignored = _read_markdown(path), {}
             else:
                 if path.is_dir():
                     raise InvalidArgument(
@@ -146,13 +146,17 @@ def _check_unique(notes: list[Note], where: list[str]) -> None:
     ids: dict[int, int] = {}
     titles: dict[str, int] = {}
     for i, note in enumerate(notes):
+        if note.id in ids:
+            raise InvalidArgument(f"{where[i]}: id {note.id} is also at {where[ids[note.id]]}")
         title = note.title.strip().casefold()
-        for seen, key, what in ((ids, note.id, "id"), (titles, title, "title")):
-            if key and key in seen:
-                raise InvalidArgument(
-                    f"{where[i]}: {what} {getattr(note, what)!r} is also at {where[seen[key]]}"
-                )
-            seen[key] = i
+        if title in titles:
+            raise InvalidArgument(
+                f"{where[i]}: title {note.title!r} is also at {where[titles[title]]}"
+            )
+        if note.id:
+            ids[note.id] = i
+        if title:
+            titles[title] = i
 
 
 # -- JSONL ------------------------------------------------------------------------------------
@@ -412,14 +416,12 @@ def _prune_empty(root: Path) -> None:
             path.rmdir()
 
 
-def _file_names(root: Path) -> list[str]:
-    return [p.relative_to(root).as_posix() for p in _markdown_files(root)]
-
-
-def _read_markdown(root: Path) -> list[Note]:
-    """Every `.md` file under `root` as a note, checked; raises naming the first bad file.
-    A file without front matter (a plain Obsidian note) is a `past` note named after it."""
+def _read_markdown(root: Path) -> tuple[list[Note], list[str]]:
+    """Every `.md` file under `root` as a note, checked, and where each is; raises naming
+    the first bad file. A file without front matter (a plain Obsidian note) is a `past`
+    note named after it."""
     notes: list[Note] = []
+    where: list[str] = []
     for path in _markdown_files(root):
         relative = path.relative_to(root)
         try:
@@ -431,7 +433,8 @@ def _read_markdown(root: Path) -> list[Note]:
             notes.append(_note_from_markdown(text, relative, path.stat().st_mtime))
         except InvalidArgument as exc:
             raise InvalidArgument(f"{relative.as_posix()}: {exc}") from None
-    return notes
+        where.append(relative.as_posix())
+    return notes, where
 
 
 def _note_from_markdown(text: str, relative: Path, mtime: float) -> Note:
