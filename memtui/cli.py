@@ -27,16 +27,14 @@ from rich.progress import (
 )
 
 from memtui import __version__, config
-from memtui.engine import frontmatter
-from memtui.engine.notes_types import LAYERS, MAX_BODY_BYTES, ON_CONFLICT
+from memtui.engine import LAYERS, MAX_BODY_BYTES, ON_CONFLICT, frontmatter
 from memtui.engine.transfer import FORMATS
 from memtui.engine.types import MODES, ROLES, to_dict
 from memtui.engine.validate import REACH
 from memtui.errors import InvalidArgument, MemtuiError
 
 if TYPE_CHECKING:  # the engine loads numpy, Tantivy and hnswlib: not for --help
-    from memtui.engine import IngestReport, Memory, ProgressEvent
-    from memtui.engine.notes_types import Note
+    from memtui.engine import IngestReport, Memory, Note, ProgressEvent
 
 
 _T = TypeVar("_T")
@@ -679,12 +677,16 @@ def cmd_note_edit(memory: Memory, args: argparse.Namespace) -> None:
     with os.fdopen(fd, "w", encoding="utf-8", newline="") as file:
         file.write(original)
     while True:
-        _run_editor(draft)
+        problem = _run_editor(draft)
         data = draft.read_bytes()
-        if data == original.encode():
+        if data == original.encode():  # nothing to lose: the draft goes
             draft.unlink()
+            if problem:
+                fail(f"{problem}: nothing saved")
             print("no changes", file=sys.stderr)
             return
+        if problem:
+            fail(f"{problem}: nothing saved, your edit is kept in {draft}")
         try:
             _save_edit(memory, before, _utf8(data))
         except MemtuiError as exc:
@@ -723,22 +725,18 @@ def _save_edit(memory: Memory, before: Note, text: str) -> None:
         memory.notes.update(before.id, by="person", **changed)
 
 
-def _run_editor(path: Path) -> None:
+def _run_editor(path: Path) -> str:
+    """Open `path` in the person's editor; what went wrong, or "" when it exited cleanly."""
     command = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
     try:
-        argv = shlex.split(command)
-        code = subprocess.run([*argv, str(path)], check=False).returncode
+        code = subprocess.run([*shlex.split(command), str(path)], check=False).returncode
     except (OSError, ValueError) as exc:
-        path.unlink(missing_ok=True)
-        fail(f"INVALID_ARGUMENT: cannot start the editor {command!r} ($VISUAL/$EDITOR): {exc}")
-    if code != 0:
-        path.unlink(missing_ok=True)
-        fail(f"the editor {command!r} exited with status {code}: nothing saved")
+        return f"INVALID_ARGUMENT: cannot start the editor {command!r} ($VISUAL/$EDITOR): {exc}"
+    return f"the editor {command!r} exited with status {code}" if code else ""
 
 
 def _ask(question: str, default: bool) -> bool:
-    """A yes/no answer from the person at the terminal; without one, `default` is not
-    assumed: no terminal answers no."""
+    """A yes or no typed at the terminal (Enter: `default`); with no terminal, no."""
     if not sys.stdin.isatty():
         return False
     print(question, end="", file=sys.stderr, flush=True)

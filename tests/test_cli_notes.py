@@ -497,3 +497,15 @@ def test_an_edit_saved_in_another_encoding_is_kept(noted: Config, tmp_path: Path
     kept = Path(result.stderr.split("your edit is kept in ")[1].split(" ")[0])
     assert "Café".encode("latin-1") in kept.read_bytes()
     kept.unlink()
+
+
+def test_an_editor_that_fails_after_changes_keeps_them(noted: Config, tmp_path: Path) -> None:
+    fake = editor(tmp_path, "path.write_text(text + ' half done')\nsys.exit(3)\n")
+    result = run(noted, "note", "edit", "1", EDITOR=fake, VISUAL="")
+    assert one_line_error(result) and "exited with status 3" in result.stderr, result.stderr
+    kept = Path(result.stderr.split("your edit is kept in ")[1].strip())
+    assert kept.read_text().endswith(" half done")
+    kept.unlink()
+    assert not json.loads(run(noted, "note", "show", "1", "--json").stdout)["note"][
+        "body"
+    ].endswith(" half done")
