@@ -3,8 +3,10 @@ and the front matter reader and writer they use."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -16,7 +18,7 @@ from memtui.config import Config
 from memtui.engine import frontmatter
 from memtui.engine.memory import Memory
 from memtui.engine.notes_types import Note
-from memtui.engine.transfer import file_name, note_markdown
+from memtui.engine.transfer import _note_from_markdown, _read_jsonl, file_name, note_markdown
 from memtui.errors import InvalidArgument
 
 # -- front matter -----------------------------------------------------------------------------
@@ -390,3 +392,43 @@ def test_a_byte_order_mark_is_not_a_malformed_line(empty: Memory, tmp_path: Path
     source = tmp_path / "bom.jsonl"
     source.write_bytes(b"\xef\xbb\xbf" + GOOD.encode() + b"\r\n")
     assert empty.transfer.import_(source).added == 1
+
+
+# -- no input crashes the readers: a bad file is one InvalidArgument ---------------------------
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | words,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(words, inner, max_size=3),
+    max_leaves=8,
+)
+record_keys = st.sampled_from(
+    ["type", "id", "title", "layer", "body", "folder", "tags", "created", "updated", "author",
+     "status", "source", "version"]
+)  # fmt: skip
+records = st.dictionaries(record_keys, json_values | st.just("note"), max_size=8)
+
+
+@given(lines=st.lists(st.binary(max_size=60) | records.map(lambda r: json.dumps(r).encode())))
+def test_any_jsonl_is_read_or_refused_in_one_line(lines: list[bytes]) -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "fuzz.jsonl"
+        path.write_bytes(b"\n".join(line.replace(b"\n", b" ") for line in lines))
+        try:
+            _read_jsonl(path)
+        except InvalidArgument as exc:
+            assert "fuzz.jsonl line " in str(exc) and "\n" not in exc.line().strip()
+
+
+@given(text=st.text(max_size=300), fields=st.dictionaries(record_keys, words, max_size=6))
+def test_any_markdown_is_read_or_refused(text: str, fields: dict[str, str]) -> None:
+    for candidate in (text, "---\n" + text, frontmatter.dump(dict(fields), text)):
+        with contextlib.suppress(InvalidArgument):
+            _note_from_markdown(candidate, Path("a/Some note.md"), 0.0)
+
+
+def test_a_line_too_long_is_refused_unread(empty: Memory, tmp_path: Path) -> None:
+    source = tmp_path / "long.jsonl"
+    source.write_text(GOOD + "\n" + "x" * (2 * 1024 * 1024) + "\n")
+    with pytest.raises(InvalidArgument, match=r"long\.jsonl line 2: longer than 1,048,576 bytes"):
+        empty.transfer.import_(source)
+    assert empty.notes.export_all() == []

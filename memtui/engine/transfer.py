@@ -36,6 +36,7 @@ Format = Literal["jsonl", "markdown"]
 FORMATS: tuple[Format, ...] = get_args(Format)
 HEADER = "memtui-export"
 VERSION = 1
+MAX_ID = 2**63 - 1  # SQLite's largest integer
 MAX_LINE_BYTES = 1024 * 1024  # a note record is at most ~100 KB of body and its fields
 
 # Characters a file name may not hold on Windows or macOS, or that break an Obsidian link.
@@ -202,7 +203,9 @@ def _read_jsonl(path: Path) -> tuple[list[Note], dict[str, int], list[str]]:
     where: list[str] = []
     ignored: dict[str, int] = {}
     with path.open("rb") as file:
-        for number, raw in enumerate(file, 1):
+        number = 0
+        while raw := file.readline(MAX_LINE_BYTES + 1):  # a line of a gigabyte is not read whole
+            number += 1
             at = f"{path.name} line {number}"
             if len(raw) > MAX_LINE_BYTES:
                 raise InvalidArgument(f"{at}: longer than {MAX_LINE_BYTES:,} bytes")
@@ -254,8 +257,10 @@ def _note_from_record(record: Mapping[str, Any], at: str) -> Note:
         return value
 
     note_id = record.get("id")
-    if note_id is not None and (not isinstance(note_id, int) or isinstance(note_id, bool)):
-        raise InvalidArgument(f'{at}: "id" is not a whole number')
+    if note_id is not None and (
+        not isinstance(note_id, int) or isinstance(note_id, bool) or not 1 <= note_id <= MAX_ID
+    ):
+        raise InvalidArgument(f'{at}: "id" is not a whole number from 1 to {MAX_ID:,}')
     tags = record.get("tags", [])
     if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
         raise InvalidArgument(f'{at}: "tags" is not a list of strings')
@@ -300,9 +305,11 @@ def _timestamp(value: str, what: str) -> str:
     time without an offset is taken as UTC). A stored time comes back as the same text."""
     try:
         when = datetime.fromisoformat(value)
-    except ValueError:
+        return (
+            when.replace(tzinfo=when.tzinfo or UTC).astimezone(UTC).isoformat("T", "microseconds")
+        )
+    except (ValueError, OverflowError):  # OverflowError: year 1 moved back past its start
         raise InvalidArgument(f"{what} is not an ISO 8601 date-time: {value[:40]!r}") from None
-    return when.replace(tzinfo=when.tzinfo or UTC).astimezone(UTC).isoformat("T", "microseconds")
 
 
 def _now() -> str:
@@ -451,8 +458,10 @@ def _note_from_markdown(text: str, relative: Path, mtime: float) -> Note:
     if isinstance(tags, str):  # `tags: one` or Obsidian's older `tags: a, b`
         tags = [t for t in re.split(r"[,\s]+", tags) if t]
     note_id = one("id")
-    if note_id is not None and not note_id.isdigit():
-        raise InvalidArgument(f"id must be a whole number, not {note_id!r}")
+    if note_id is not None and not (
+        note_id.isascii() and note_id.isdigit() and 1 <= int(note_id) <= MAX_ID
+    ):
+        raise InvalidArgument(f"id must be a whole number from 1 to {MAX_ID:,}, not {note_id!r}")
     modified = datetime.fromtimestamp(mtime, UTC).isoformat()
     created = _timestamp(one("created", modified) or modified, "created")
     folder = relative.parent.as_posix()
