@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import re
 import tempfile
 from collections.abc import Iterator
@@ -432,3 +433,19 @@ def test_a_line_too_long_is_refused_unread(empty: Memory, tmp_path: Path) -> Non
     with pytest.raises(InvalidArgument, match=r"long\.jsonl line 2: longer than 1,048,576 bytes"):
         empty.transfer.import_(source)
     assert empty.notes.export_all() == []
+
+
+def test_a_note_edited_in_obsidian_comes_back_newer(filled: Memory, tmp_path: Path) -> None:
+    vault = tmp_path / "vault"
+    filled.transfer.export(vault, "markdown")
+    page = vault / "projects/shop/Payments plan.md"
+    page.write_text(page.read_text() + "\nEdited in Obsidian.")
+    os.utime(page, (2_000_000_000, 2_000_000_000))  # 2033: later than any save here
+    before = filled.notes.get(2).note
+    with pytest.raises(InvalidArgument, match=re.escape("projects/shop/Payments plan.md")):
+        filled.transfer.import_(vault)  # a conflict: the default imports nothing
+    summary = filled.transfer.import_(vault, "overwrite")
+    assert (summary.added, summary.overwritten, summary.skipped) == (0, 1, 4)
+    after = filled.notes.get(2).note
+    assert after.body.endswith("\nEdited in Obsidian.")
+    assert after.updated == "2033-05-18T03:33:20.000000+00:00" and after.created == before.created

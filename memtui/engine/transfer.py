@@ -101,26 +101,32 @@ class Transfer:
             if fmt == "markdown":
                 if not path.is_dir():
                     raise InvalidArgument(f"{path} is not a folder of Markdown notes")
-                (notes, where), ignored = _read_markdown(path), {}
+                notes, where, changed = _read_markdown(path)
+                ignored: dict[str, int] = {}
             else:
                 if path.is_dir():
                     raise InvalidArgument(
                         f"{path} is a folder", "import a folder with --format markdown"
                     )
                 notes, ignored, where = _read_jsonl(path)
+                changed = []
         except OSError as exc:
             raise InvalidArgument(f"cannot read {path}: {exc.strerror or exc}") from None
         _check_unique(notes, where)
-        report = self._import(notes, on_conflict, where)
+        report = self._import(notes, on_conflict, where, changed)
         return ImportSummary(
             str(path), fmt, report.added, report.overwritten, report.skipped, ignored
         )
 
-    def _import(self, notes: list[Note], on_conflict: OnConflict, where: list[str]) -> ImportReport:
+    def _import(
+        self, notes: list[Note], on_conflict: OnConflict, where: list[str], changed: list[str]
+    ) -> ImportReport:
         """Hand the notes over in one call (one transaction). A note stored exactly as given
         (an export imported again) is skipped before: it is not a conflict. A note without
         an id (a plain Markdown file) gets the id of the stored note of its title, or one
-        after every id in use."""
+        after every id in use. A Markdown note that differs from the stored one but claims
+        no later update was edited outside memtui (in Obsidian, say): it is as new as its
+        file (`changed`, a time a note)."""
         stored = {n.id: n for n in self._notes.export_all()}
         titled = {n.title.casefold(): n.id for n in stored.values()}
         next_id = max([*stored, *(n.id for n in notes)], default=0) + 1
@@ -129,6 +135,10 @@ class Transfer:
                 note.id = titled.get(note.title.strip().casefold(), next_id)
                 next_id += note.id == next_id
         same = {i for i, n in enumerate(notes) if stored.get(n.id) == n}
+        for i, when in enumerate(changed):
+            old = stored.get(notes[i].id)
+            if i not in same and old is not None and notes[i].updated <= old.updated < when:
+                notes[i].updated = when
         kept = [i for i in range(len(notes)) if i not in same]
         try:
             report = self._notes.import_notes([notes[i] for i in kept], on_conflict)
@@ -423,12 +433,13 @@ def _prune_empty(root: Path) -> None:
             path.rmdir()
 
 
-def _read_markdown(root: Path) -> tuple[list[Note], list[str]]:
-    """Every `.md` file under `root` as a note, checked, and where each is; raises naming
-    the first bad file. A file without front matter (a plain Obsidian note) is a `past`
-    note named after it."""
+def _read_markdown(root: Path) -> tuple[list[Note], list[str], list[str]]:
+    """Every `.md` file under `root` as a note, checked, where each is and when its file
+    was last changed; raises naming the first bad file. A file without front matter (a
+    plain Obsidian note) is a `past` note named after it."""
     notes: list[Note] = []
     where: list[str] = []
+    changed: list[str] = []
     for path in _markdown_files(root):
         relative = path.relative_to(root)
         try:
@@ -437,14 +448,22 @@ def _read_markdown(root: Path) -> tuple[list[Note], list[str]]:
         except UnicodeDecodeError:
             raise InvalidArgument(f"{relative.as_posix()}: not UTF-8 text") from None
         try:
-            notes.append(_note_from_markdown(text, relative, path.stat().st_mtime))
+            mtime = path.stat().st_mtime
+            notes.append(_note_from_markdown(text, relative, mtime))
         except InvalidArgument as exc:
             raise InvalidArgument(f"{relative.as_posix()}: {exc}") from None
         where.append(relative.as_posix())
-    return notes, where
+        changed.append(_modified(mtime))
+    return notes, where, changed
+
+
+def _modified(mtime: float) -> str:
+    return _timestamp(datetime.fromtimestamp(mtime, UTC).isoformat(), "the file's time")
 
 
 def _note_from_markdown(text: str, relative: Path, mtime: float) -> Note:
+    """A note from its file: the front matter's fields, else the file's name, folder and
+    modification time."""
     parts = frontmatter.split(text)
     fields, body = parts if parts is not None else ({}, text)
 
@@ -462,10 +481,10 @@ def _note_from_markdown(text: str, relative: Path, mtime: float) -> Note:
         note_id.isascii() and note_id.isdigit() and 1 <= int(note_id) <= MAX_ID
     ):
         raise InvalidArgument(f"id must be a whole number from 1 to {MAX_ID:,}, not {note_id!r}")
-    modified = datetime.fromtimestamp(mtime, UTC).isoformat()
+    modified = _modified(mtime)
     created = _timestamp(one("created", modified) or modified, "created")
     folder = relative.parent.as_posix()
-    return _complete(
+    note = _complete(
         Note(
             id=int(note_id) if note_id else 0,
             title=one("title") or relative.stem,
@@ -481,6 +500,7 @@ def _note_from_markdown(text: str, relative: Path, mtime: float) -> Note:
             source_message_uuid=one("source_message_uuid"),
         )
     )
+    return note
 
 
 # -- files ------------------------------------------------------------------------------------
