@@ -81,10 +81,11 @@ rng.shuffle(rows)
 now = datetime.now(UTC)
 notes, seen = [], set()
 for text, in rows:
-    title = " ".join(text.split()[:8])[:80].replace("[", "(").replace("]", ")").replace("|", "/")
-    if not title.strip() or title.casefold() in seen:
+    words = " ".join(text.split()[:8])[:80].replace("[", "(").replace("]", ")").replace("|", "/")
+    if text in seen:
         continue
-    seen.add(title.casefold())
+    seen.add(text)
+    title = f"{words} ({len(notes) + 1})"
     when = (now - timedelta(days=rng.uniform(0, 730))).isoformat(timespec="microseconds")
     layer = rng.choice(("past", "past", "state", "rule"))
     notes.append(Note(len(notes) + 1, title, text[:2000], layer, f"area-{rng.randrange(12)}",

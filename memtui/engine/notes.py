@@ -19,12 +19,10 @@ from collections.abc import Callable, Sequence
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
-import numpy as np
-
 from memtui.config import Config
 from memtui.engine import note_fields, sessions, validate
+from memtui.engine.flashbacks import NOTE_POOL, ref
 from memtui.engine.flashbacks import find as find_flashbacks
-from memtui.engine.flashbacks import ref
 from memtui.engine.notes_types import (
     MAX_DUPLICATE,
     MAX_TITLE_CHARS,
@@ -213,11 +211,12 @@ class Notes:
             index = self._indexed()
             if index is None:
                 return SaveResult(_note(row), [], Flashbacks())
-            vec = index.encode([vector_text(row.title, row.body)])[0]
-            similar = self._similar(index, vec, row.id, 1.0 - self.config.similar_dist)
-            fb = find_flashbacks(
-                self.config, self._conn(), index, self._messages, row, vec, project
-            )
+            vec = index.vector_of(row.id)
+            if vec is None:  # deleted by another process already
+                vec = index.encode([vector_text(row.title, row.body)])[0]
+            near = index.nearest(vec, NOTE_POOL)
+            similar = self._similar(near, row.id, 1.0 - self.config.similar_dist)
+            fb = find_flashbacks(self.config, self._conn(), near, self._messages, row, vec, project)
         return SaveResult(_note(row), similar[:SIMILAR_MAX], fb)
 
     def _title_free(self, conn: sqlite3.Connection, title: str, note_id: int | None) -> None:
@@ -533,8 +532,9 @@ class Notes:
                 anchor = top[ranked[0][0]]
                 anchor_vec = index.vector_of(anchor.id)
                 if anchor_vec is not None:
+                    near = index.nearest(anchor_vec, NOTE_POOL)
                     fb = find_flashbacks(
-                        self.config, conn, index, self._messages, anchor, anchor_vec, project
+                        self.config, conn, near, self._messages, anchor, anchor_vec, project
                     )
             return NoteSearchResponse(hits_out, len(ranked), mode, fb, offset, limit)
 
@@ -569,12 +569,12 @@ class Notes:
                 vec = index.encode([note_fields.body(text, "text")])[0]
             if vec is None:
                 return []
-            return self._similar(index, vec, note_id, float(threshold))[:limit]
+            return self._similar(index.nearest(vec, limit + 1), note_id, float(threshold))[:limit]
 
     def _similar(
-        self, index: NoteIndexes, vec: np.ndarray, exclude: int | None, least: float
+        self, near: list[tuple[int, float]], exclude: int | None, least: float
     ) -> list[SimilarNote]:
-        near = [(n, d) for n, d in index.nearest(vec, 51) if n != exclude and 1.0 - d >= least]
+        near = [(n, d) for n, d in near if n != exclude and 1.0 - d >= least]
         rows = store.many(self._conn(), [n for n, _ in near])
         return [SimilarNote(ref(rows[n]), round(d, 4)) for n, d in near if n in rows]
 
@@ -590,7 +590,8 @@ class Notes:
             vec = index.vector_of(note_id)
             if vec is None:
                 return Flashbacks()
-            return find_flashbacks(self.config, conn, index, self._messages, row, vec, project)
+            near = index.nearest(vec, NOTE_POOL)
+            return find_flashbacks(self.config, conn, near, self._messages, row, vec, project)
 
     # -- bulk: export and import -------------------------------------------------------------
 
