@@ -57,7 +57,7 @@ def test_front_matter_as_people_and_obsidian_write_it() -> None:
         "tags: [ci, \"a,b\", '#x']  # tags\n"
         "aliases:\n"
         "  - Plan\n"
-        "  - 'Other'\n"
+        "- 'Other'\n"
         "cssclasses:\n"
         "---\n"
         "Body with [[Link]]\n"
@@ -342,7 +342,7 @@ def test_a_plain_obsidian_vault_imports(empty: Memory, tmp_path: Path) -> None:
     (vault / ".obsidian" / "ignored.md").write_text("settings")
     (vault / "work" / "shop").mkdir(parents=True)
     (vault / "work" / "shop" / "Deploy steps.md").write_text("Run [[Checklist]] first.\n")
-    checklist = "---\ntags: [ops, '#deploy']\nlayer: state\n---\n- [ ] tests\n"
+    checklist = "---\ntags: [ops, '#deploy']\nlayer: state\ndue date: 2026-12-01\n---\n- [ ] a\n"
     (vault / "Checklist.md").write_text(checklist)
     summary = empty.transfer.import_(vault)
     assert summary.added == 2

@@ -20,8 +20,9 @@ from memtui.errors import InvalidArgument
 FENCE = "---"
 Value = str | int | list[str] | None
 
-_KEY = re.compile(r"^([A-Za-z_][A-Za-z0-9_-]*):(?:\s+(.*?))?\s*$")
-_ITEM = re.compile(r"^\s+-(?:\s+(.*?))?\s*$")
+# A name as Obsidian lets a person type one ("due date" too), then `:` and the value.
+_KEY = re.compile(r"^([^\s#'\"\-?:][^:]*?):(?:\s+(.*?))?\s*$")
+_ITEM = re.compile(r"^\s*-(?:\s+(.*?))?\s*$")  # indented, or not: YAML takes both
 # A plain scalar YAML reads back as this very string: no leading indicator, no `: ` or ` #`,
 # no surrounding spaces, and not a word YAML 1.1 turns into a bool, null or number.
 _INDICATORS = set("-?:,[]{}#&*!|>'\"%@`")
