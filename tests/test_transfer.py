@@ -449,3 +449,15 @@ def test_a_note_edited_in_obsidian_comes_back_newer(filled: Memory, tmp_path: Pa
     after = filled.notes.get(2).note
     assert after.body.endswith("\nEdited in Obsidian.")
     assert after.updated == "2033-05-18T03:33:20.000000+00:00" and after.created == before.created
+
+
+@given(
+    title=words.filter(str.strip),
+    tags=st.lists(st.text(st.characters(exclude_categories=("Cs",)), min_size=1), max_size=3),
+)
+def test_a_yaml_library_reads_the_front_matter_the_same(title: str, tags: list[str]) -> None:
+    """What memtui writes is YAML: PyYAML (a YAML 1.1 reader, the strictest about plain
+    words) reads back the same strings (it is here for this test only)."""
+    yaml = pytest.importorskip("yaml")
+    text = frontmatter.dump({"title": title, "tags": tags}, "body")
+    assert yaml.safe_load(text.split("---\n")[1]) == {"title": title, "tags": tags}

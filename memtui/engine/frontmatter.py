@@ -23,31 +23,32 @@ Value = str | int | list[str] | None
 # A name as Obsidian lets a person type one ("due date" too), then `:` and the value.
 _KEY = re.compile(r"^([^\s#'\"\-?:][^:]*?):(?:\s+(.*?))?\s*$")
 _ITEM = re.compile(r"^\s*-(?:\s+(.*?))?\s*$")  # indented, or not: YAML takes both
-# A plain scalar YAML reads back as this very string: no leading indicator, no `: ` or ` #`,
-# no surrounding spaces, and not a word YAML 1.1 turns into a bool, null or number.
-_INDICATORS = set("-?:,[]{}#&*!|>'\"%@`")
-_SPECIAL = re.compile(
-    r"^(?:~|null|true|false|yes|no|on|off|y|n|[-+]?(?:\d[\d_]*)?\.?\d*(?:e[-+]?\d+)?|"
-    r"[-+]?\.(?:inf|nan)|0x[0-9a-f]+|0o[0-7]+)$",
-    re.IGNORECASE,
-)
+# Plain (unquoted) only where no YAML reader can take it for anything but this string: it
+# starts with a letter, is not a word YAML 1.1 reads as a bool or null, holds no `: ` or ` #`,
+# has no surrounding spaces. A time as memtui writes it stays plain too: YAML's timestamp.
+_WORDS = re.compile(r"^(?:y|n|yes|no|on|off|true|false|null)$", re.IGNORECASE)
+_TIME = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?\+00:00$")
 
 
 def scalar(value: str | int) -> str:
     """One value as YAML that reads back as the same string (or whole number)."""
     if isinstance(value, int):
         return str(value)
-    plain = (
-        value
+    plain = _TIME.match(value) or (
+        value[:1].isalpha()
         and value == value.strip()
-        and value[0] not in _INDICATORS
         and ": " not in value
         and " #" not in value
         and not value.endswith(":")
         and value.isprintable()
-        and not _SPECIAL.match(value)
+        and not _WORDS.match(value)
     )
-    return value if plain else json.dumps(value, ensure_ascii=False)
+    if plain:
+        return value
+    # JSON escapes the C0 controls; YAML also wants the others unprintable in the BMP
+    # (U+2028 would fold into a space) escaped.
+    quoted = json.dumps(value, ensure_ascii=False)
+    return "".join(c if c.isprintable() or ord(c) > 0xFFFF else f"\\u{ord(c):04x}" for c in quoted)
 
 
 def dump(fields: Mapping[str, Value], body: str, comments: Sequence[str] = ()) -> str:
