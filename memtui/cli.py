@@ -515,8 +515,8 @@ def add_note_commands(sub: argparse._SubParsersAction[Parser]) -> None:
         "--on-conflict",
         choices=ON_CONFLICT,
         default="error",
-        help="a note that exists with other content: keep it, replace it, or import nothing"
-        " (default)",
+        help="a note that exists with other content: keep it, replace it (unless it was"
+        " updated after the file's copy), or import nothing (default)",
     )
     imp.add_argument("--format", choices=FORMATS, help="default: a folder is markdown, else jsonl")
 
@@ -796,6 +796,11 @@ def cmd_import(memory: Memory, args: argparse.Namespace) -> None:
         f"{report.overwritten:,} overwritten, {report.skipped:,} skipped",
         file=sys.stderr,
     )
+    if report.newer_kept:
+        print(
+            f"kept {report.newer_kept:,} stored notes updated after the file's copies of them",
+            file=sys.stderr,
+        )
     if report.ignored:
         kinds = ", ".join(f"{n:,} {kind}" for kind, n in sorted(report.ignored.items()))
         print(f"left out records this memtui does not know: {kinds}", file=sys.stderr)

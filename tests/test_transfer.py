@@ -461,3 +461,23 @@ def test_a_yaml_library_reads_the_front_matter_the_same(title: str, tags: list[s
     yaml = pytest.importorskip("yaml")
     text = frontmatter.dump({"title": title, "tags": tags}, "body")
     assert yaml.safe_load(text.split("---\n")[1]) == {"title": title, "tags": tags}
+
+
+def test_export_force_never_writes_over_edits_made_outside(filled: Memory, tmp_path: Path) -> None:
+    vault = tmp_path / "vault"
+    filled.transfer.export(vault, "markdown")
+    filled.notes.update(1, by="person", body="Changed in memtui.")  # newer than its file
+    page = vault / "projects/shop/Payments plan.md"
+    page.write_text(page.read_text() + "\nEdited in Obsidian.")
+    os.utime(page, (2_000_000_000, 2_000_000_000))  # later than memtui's last save of it
+    with pytest.raises(InvalidArgument, match=re.escape("1 files in") + ".*Payments plan.md"):
+        filled.transfer.export(vault, "markdown", overwrite=True)
+    assert page.read_text().endswith("Edited in Obsidian.")
+    assert "Changed in memtui." not in (vault / "projects/shop/Checkout flake.md").read_text()
+    summary = filled.transfer.import_(vault, "overwrite")  # never back in time:
+    assert (summary.overwritten, summary.newer_kept) == (1, 1)  # memtui's newer change kept
+    assert filled.notes.get(1).note.body == "Changed in memtui."
+    report = filled.transfer.export(vault, "markdown", overwrite=True)
+    assert report.written == 2  # Checkout flake's change; Payments plan's new `updated`
+    assert (vault / "projects/shop/Checkout flake.md").read_text().endswith("Changed in memtui.")
+    assert page.read_text().endswith("Edited in Obsidian.")

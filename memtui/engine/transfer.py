@@ -63,6 +63,7 @@ class ImportSummary:
     overwritten: int
     skipped: int
     ignored: dict[str, int] = field(default_factory=dict)  # records of types not known here
+    newer_kept: int = 0  # of the skipped: overwrite kept a stored note updated after the file's
 
 
 class Transfer:
@@ -113,20 +114,22 @@ class Transfer:
         except OSError as exc:
             raise InvalidArgument(f"cannot read {path}: {exc.strerror or exc}") from None
         _check_unique(notes, where)
-        report = self._import(notes, on_conflict, where, changed)
+        report, newer = self._import(notes, on_conflict, where, changed)
         return ImportSummary(
-            str(path), fmt, report.added, report.overwritten, report.skipped, ignored
+            str(path), fmt, report.added, report.overwritten, report.skipped, ignored, newer
         )
 
     def _import(
         self, notes: list[Note], on_conflict: OnConflict, where: list[str], changed: list[str]
-    ) -> ImportReport:
-        """Hand the notes over in one call (one transaction). A note stored exactly as given
-        (an export imported again) is skipped before: it is not a conflict. A note without
-        an id (a plain Markdown file) gets the id of the stored note of its title, or one
-        after every id in use. A Markdown note that differs from the stored one but claims
-        no later update was edited outside memtui (in Obsidian, say): it is as new as its
-        file (`changed`, a time a note)."""
+    ) -> tuple[ImportReport, int]:
+        """Hand the notes over in one call (one transaction), and say how many stored notes
+        newer than the file's were kept. A note stored exactly as given (an export imported
+        again) is skipped before: it is not a conflict. A note without an id (a plain
+        Markdown file) gets the id of the stored note of its title, or one after every id in
+        use. A Markdown note that differs from the stored one but claims no later update was
+        edited outside memtui (in Obsidian, say): it is as new as its file (`changed`, a time
+        a note). Overwriting never goes back in time: a stored note updated after the
+        file's copy of it is kept (and counted as skipped)."""
         stored = {n.id: n for n in self._notes.export_all()}
         titled = {n.title.casefold(): n.id for n in stored.values()}
         next_id = max([*stored, *(n.id for n in notes)], default=0) + 1
@@ -139,7 +142,14 @@ class Transfer:
             old = stored.get(notes[i].id)
             if i not in same and old is not None and notes[i].updated <= old.updated < when:
                 notes[i].updated = when
-        kept = [i for i in range(len(notes)) if i not in same]
+        newer: set[int] = set()
+        if on_conflict == "overwrite":
+            newer = {
+                i
+                for i, n in enumerate(notes)
+                if i not in same and n.id in stored and stored[n.id].updated > n.updated
+            }
+        kept = [i for i in range(len(notes)) if i not in same | newer]
         try:
             report = self._notes.import_notes([notes[i] for i in kept], on_conflict)
         except InvalidArgument as exc:
@@ -148,8 +158,8 @@ class Transfer:
                 message = re.sub(r"^notes\[\d+\]:\s*", "", str(exc.args[0]))
                 raise InvalidArgument(f"{where[kept[item]]}: {message}", exc.hint) from exc
             raise
-        report.skipped += len(same)
-        return report
+        report.skipped += len(same) + len(newer)
+        return report, len(newer)
 
 
 def _check_unique(notes: list[Note], where: list[str]) -> None:
@@ -387,7 +397,8 @@ def _export_markdown(root: Path, notes: list[Note], overwrite: bool) -> ExportRe
             " notes are rewritten, deleted ones removed, other files left alone)",
         )
     plan = _planned(notes)
-    earlier = {p.relative_to(root).as_posix() for p in _memtui_files(root)} if overwrite else set()
+    earlier = dict(_memtui_files(root)) if overwrite else {}
+    _check_not_edited(root, earlier, notes)
     written = 0
     for relative, note in plan.items():
         target = root / relative
@@ -397,7 +408,7 @@ def _export_markdown(root: Path, notes: list[Note], overwrite: bool) -> ExportRe
         target.parent.mkdir(parents=True, exist_ok=True)
         _write_whole(target, text, sync=False)
         written += 1
-    removed = sorted(earlier - {str(p) for p in plan})
+    removed = sorted(earlier.keys() - {str(p) for p in plan})
     for relative_name in removed:
         (root / relative_name).unlink()
     _prune_empty(root)
@@ -414,16 +425,45 @@ def _markdown_files(root: Path) -> Iterator[Path]:
                 yield Path(folder) / name
 
 
-def _memtui_files(root: Path) -> Iterator[Path]:
-    """The Markdown files under `root` an export wrote: front matter with an id, a layer and
-    a created time. A file of the person's own, or one that cannot be read, is not."""
+def _memtui_files(root: Path) -> Iterator[tuple[str, Note]]:
+    """The Markdown files under `root` an export wrote (front matter with an id, a layer and
+    a created time), each as its relative path and the note it holds. A file of the
+    person's own, or one that cannot be read, is not one."""
     for path in _markdown_files(root):
+        relative = path.relative_to(root)
         try:
-            parts = frontmatter.split(path.read_text(encoding="utf-8"))
+            text = path.read_bytes().decode()  # as written: "\r\n" in a body stays
+            parts = frontmatter.split(text)
+            if parts and {"id", "layer", "created"} <= parts[0].keys():
+                yield relative.as_posix(), _note_from_markdown(text, relative, path.stat().st_mtime)
         except (OSError, UnicodeDecodeError, InvalidArgument):
             continue
-        if parts and {"id", "layer", "created"} <= parts[0].keys():
-            yield path
+
+
+def _check_not_edited(root: Path, earlier: Mapping[str, Note], notes: list[Note]) -> None:
+    """Refuse to write over an earlier export whose files were changed outside memtui (in
+    Obsidian, say) after memtui last saved their notes: those edits are not in memtui yet."""
+    stored = {n.id: n for n in notes}
+    edited: list[str] = []
+    for relative, note in earlier.items():
+        now = stored.get(note.id)
+        if now is None or _content(note) == _content(now):
+            continue
+        if _modified((root / relative).stat().st_mtime) > now.updated:
+            edited.append(relative)
+    if edited:
+        shown = ", ".join(edited[:3]) + (" …" if len(edited) > 3 else "")
+        raise InvalidArgument(
+            f"{len(edited)} files in {root} were changed after memtui last saved their notes:"
+            f" {shown}",
+            f"import them first (`memtui import {root} --on-conflict overwrite`), or move them"
+            " away; nothing was written",
+        )
+
+
+def _content(note: Note) -> tuple[object, ...]:
+    """What a person edits in a note's file (its times and author are memtui's)."""
+    return (note.title, note.body, note.layer, note.folder, note.tags, note.status)
 
 
 def _prune_empty(root: Path) -> None:
