@@ -275,7 +275,7 @@ def test_bad_edits(noted: Config, tmp_path: Path, change: str, says: str) -> Non
     Path(result.stderr.split("your edit is kept in ")[1].split(" ")[0]).unlink()
 
 
-def test_an_edit_loses_to_no_change_made_meanwhile(noted: Config, tmp_path: Path) -> None:
+def test_an_edit_never_saves_over_a_change_made_meanwhile(noted: Config, tmp_path: Path) -> None:
     """Someone else saves the note while the editor is open: the edit is kept, not saved
     over theirs."""
     theirs = tmp_path / "theirs.md"
