@@ -18,10 +18,11 @@ log = logging.getLogger(__name__)
 HEADING = "## House rules\n"
 
 
-def house_rules(config: Config) -> HouseRules:
-    """The approved rules, oldest first, within `config.rules_max_chars`: cut at a note
-    boundary, the dropped ones named in the log. Empty when switched off or there are none;
-    a data dir that does not exist yet is not created."""
+def house_rules(config: Config, max_chars: int | None = None) -> HouseRules:
+    """The approved rules, oldest first, within `max_chars` (default MEMTUI_RULES_MAX_CHARS):
+    cut at a note boundary, the dropped ones named in the log. Empty when switched off or
+    there are none; a data dir that does not exist yet is not created."""
+    budget = config.rules_max_chars if max_chars is None else max_chars
     if not config.inject_rules or not config.db_path.exists():
         return HouseRules("", [], [])
     with db.translated(config.db_path):
@@ -35,15 +36,15 @@ def house_rules(config: Config) -> HouseRules:
     text, included, dropped = HEADING, [], []
     for rule in rules:
         part = f"\n### {rule.title}\n{rule.body.strip()}\n"
-        if dropped or len(text) + len(part) > config.rules_max_chars:
+        if dropped or len(text) + len(part) > budget:
             dropped.append(rule)
             continue
         text += part
         included.append(rule.id)
     if dropped:
         log.warning(
-            "house rules over MEMTUI_RULES_MAX_CHARS (%d): left out %s",
-            config.rules_max_chars,
+            "house rules over their budget of %d characters: left out %s",
+            budget,
             ", ".join(f"{r.id} {r.title!r}" for r in dropped),
         )
     if not included:

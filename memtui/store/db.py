@@ -130,6 +130,12 @@ MIGRATIONS: list[str] = [
     CREATE TABLE notes_gone (id INTEGER PRIMARY KEY, seq INTEGER NOT NULL);
     CREATE INDEX notes_gone_seq ON notes_gone(seq);
     """,
+    # Notes: tags listed as written without reading every note; lists by layer from an index.
+    """
+    ALTER TABLE note_tags ADD COLUMN tag TEXT NOT NULL DEFAULT '';
+    UPDATE note_tags SET tag = tag_key;
+    CREATE INDEX notes_layer ON notes(layer, status);
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)
