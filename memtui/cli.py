@@ -467,7 +467,7 @@ def add_note_commands(sub: argparse._SubParsersAction[Parser]) -> None:
     notes.add_argument("--folder", type=argument, help="only this folder")
     notes.add_argument("--tag", type=argument, help="only notes with this tag")
     notes.add_argument("--layer", choices=LAYERS, help="only this layer")
-    notes.add_argument("--limit", type=whole(1, 10_000), default=100)
+    notes.add_argument("--limit", type=whole(1, 1000), default=100)
     notes.add_argument("--json", action="store_true", help="one JSON document on stdout")
 
     note = sub.add_parser("note", help="show, add, edit or delete one note")
