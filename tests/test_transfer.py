@@ -265,10 +265,10 @@ def test_unknown_record_types_are_left_out_and_counted(empty: Memory, tmp_path: 
     source.write_text(
         '{"type": "memtui-export", "version": 1}\n'
         + GOOD
-        + '\n{"type": "inference", "title": "x"}\n{"type": "signal_triage"}\n'
+        + '\n{"type": "insight", "title": "x"}\n{"type": "signal_triage"}\n'
     )
     summary = empty.transfer.import_(source)
-    assert summary.added == 1 and summary.ignored == {"inference": 1, "signal_triage": 1}
+    assert summary.added == 1 and summary.ignored == {"insight": 1, "signal_triage": 1}
 
 
 def conflicting(tmp_path: Path) -> Path:

@@ -65,7 +65,7 @@ class Memory:
         self.inferences = Inferences(config, self._readers.get)
         self.context = Contexts(config, self._readers.get, self._related)
         self.trace = Tracer(self._readers.get, self._note_hits, self._message_hits)
-        self.transfer = Transfer(self.notes)
+        self.transfer = Transfer(self.notes, self.inferences)
 
     def _index(self) -> Indexes:
         """The indexes, opened on first use: a process that only lists sessions never loads

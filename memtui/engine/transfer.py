@@ -2,9 +2,11 @@
 Markdown notes, and back.
 
 JSONL: a header line `{"type": "memtui-export", "version": 1, ...}`, then one record a line,
-each with a `type`: `note` today; signal triage and inferences will be other types beside it
-(a reader skips, and counts, the types it does not know). Markdown: one `.md` a note under
-its folder, the fields as YAML front matter, the body as written (`[[links]]` included).
+each with a `type`: `note`, `signal` (a decision on a signal: dismissed, snoozed or
+synthesized, by its fingerprint) and `inference` (with its evidence as minted); a reader
+skips, and counts, the types it does not know. Markdown: one `.md` a note under its folder,
+the fields as YAML front matter, the body as written (`[[links]]` included); it carries the
+notes only.
 
 An import reads and checks the whole file first, then hands every note to the notes service
 in one transaction: a bad line, or a bad file in a folder, names where it is and nothing is
@@ -26,10 +28,14 @@ from typing import TYPE_CHECKING, Any, Literal, get_args
 import orjson
 
 from memtui.engine import frontmatter
+from memtui.engine.inferences import Portable
 from memtui.engine.notes_types import ON_CONFLICT, ImportReport, Note, OnConflict
+from memtui.engine.signal_types import SIGNAL_STATUSES, SIGNAL_TYPES
 from memtui.errors import InvalidArgument
+from memtui.store.signals import EvidenceRow, InferenceRow, SignalRow
 
 if TYPE_CHECKING:  # the CLI reads FORMATS for --help: the notes service loads the store
+    from memtui.engine.inferences import Inferences
     from memtui.engine.notes import Notes
 
 Format = Literal["jsonl", "markdown"]
@@ -64,13 +70,16 @@ class ImportSummary:
     skipped: int
     ignored: dict[str, int] = field(default_factory=dict)  # records of types not known here
     newer_kept: int = 0  # of the skipped: overwrite kept a stored note updated after the file's
+    signals: int = 0  # decisions on signals brought in
+    inferences: tuple[int, int, int] = (0, 0, 0)  # added, overwritten, skipped
 
 
 class Transfer:
     """`memory.transfer`: export and import over the notes service."""
 
-    def __init__(self, notes: Notes) -> None:
+    def __init__(self, notes: Notes, inferences: Inferences) -> None:
         self._notes = notes
+        self._inferences = inferences
 
     def export(self, path: Path, fmt: Format = "jsonl", overwrite: bool = False) -> ExportReport:
         """Write every note to `path`: a JSONL file, or a folder of Markdown notes."""
@@ -79,7 +88,9 @@ class Transfer:
         notes = self._notes.export_all()
         try:
             if fmt == "jsonl":
-                return _export_jsonl(path, notes, overwrite)
+                triage, found = self._inferences.dump()
+                extra = [signal_record(r) for r in triage] + [inference_record(i) for i in found]
+                return _export_jsonl(path, notes, overwrite, extra)
             return _export_markdown(path, notes, overwrite)
         except OSError as exc:
             raise InvalidArgument(f"cannot write {path}: {exc.strerror or exc}") from None
@@ -104,19 +115,30 @@ class Transfer:
                     raise InvalidArgument(f"{path} is not a folder of Markdown notes")
                 notes, where, changed = _read_markdown(path)
                 ignored: dict[str, int] = {}
+                triage: list[SignalRow] = []
+                found: list[Portable] = []
             else:
                 if path.is_dir():
                     raise InvalidArgument(
                         f"{path} is a folder", "import a folder with --format markdown"
                     )
-                notes, ignored, where = _read_jsonl(path)
+                notes, ignored, where, triage, found = _read_jsonl(path)
                 changed = []
         except OSError as exc:
             raise InvalidArgument(f"cannot read {path}: {exc.strerror or exc}") from None
         _check_unique(notes, where)
         report, newer = self._import(notes, on_conflict, where, changed)
+        inferences = self._inferences.load(triage, found, on_conflict)
         return ImportSummary(
-            str(path), fmt, report.added, report.overwritten, report.skipped, ignored, newer
+            str(path),
+            fmt,
+            report.added,
+            report.overwritten,
+            report.skipped,
+            ignored,
+            newer,
+            len(triage),
+            inferences,
         )
 
     def _import(
@@ -204,7 +226,9 @@ def note_record(note: Note) -> dict[str, Any]:
     }
 
 
-def _export_jsonl(path: Path, notes: list[Note], overwrite: bool) -> ExportReport:
+def _export_jsonl(
+    path: Path, notes: list[Note], overwrite: bool, extra: list[dict[str, Any]]
+) -> ExportReport:
     if path.is_dir():
         raise InvalidArgument(f"{path} is a folder", "give a file name, e.g. notes.jsonl")
     if path.exists() and not overwrite:
@@ -213,12 +237,17 @@ def _export_jsonl(path: Path, notes: list[Note], overwrite: bool) -> ExportRepor
         )
     header = {"type": HEADER, "version": VERSION, "exported": _now(), "notes": len(notes)}
     lines = [orjson.dumps(header)] + [orjson.dumps(note_record(n)) for n in notes]
+    lines += [orjson.dumps(record) for record in extra]
     _write_whole(path, b"\n".join(lines) + b"\n")
     return ExportReport(str(path), "jsonl", len(notes), 1)
 
 
-def _read_jsonl(path: Path) -> tuple[list[Note], dict[str, int], list[str]]:
-    """Every note record of the file, checked; raises naming the first bad line."""
+def _read_jsonl(
+    path: Path,
+) -> tuple[list[Note], dict[str, int], list[str], list[SignalRow], list[Portable]]:
+    """Every record of the file, checked; raises naming the first bad line."""
+    triage: list[SignalRow] = []
+    found: list[Portable] = []
     notes: list[Note] = []
     where: list[str] = []
     ignored: dict[str, int] = {}
@@ -245,9 +274,13 @@ def _read_jsonl(path: Path) -> tuple[list[Note], dict[str, int], list[str]]:
             elif kind == "note":
                 notes.append(_note_from_record(record, at))
                 where.append(at)
+            elif kind == "signal":
+                triage.append(signal_from_record(Fields(record, at)))
+            elif kind == "inference":
+                found.append(inference_from_record(Fields(record, at)))
             else:
                 ignored[kind] = ignored.get(kind, 0) + 1
-    return notes, ignored, where
+    return notes, ignored, where, triage, found
 
 
 def _check_header(record: Mapping[str, Any], at: str) -> None:
@@ -334,6 +367,114 @@ def _timestamp(value: str, what: str) -> str:
 
 def _now() -> str:
     return datetime.now(UTC).isoformat("T", "microseconds")
+
+
+# -- signals and inferences -----------------------------------------------------------------
+
+
+def signal_record(row: SignalRow) -> dict[str, Any]:
+    return {
+        "type": "signal",
+        "signal_type": row.type,
+        "fingerprint": row.fingerprint,
+        "title": row.title,
+        "detail": row.detail,
+        "status": row.status,
+        "snooze_until": row.snooze_until,
+        "note_ids": row.note_ids,
+        "created": row.created,
+        "updated": row.updated,
+    }
+
+
+def inference_record(item: Portable) -> dict[str, Any]:
+    row = item.inference
+    return {
+        "type": "inference",
+        "id": row.id,
+        "title": row.title,
+        "summary": row.summary,
+        "confidence": row.confidence,
+        "signal": item.signal,
+        "created": row.created,
+        "evidence": [
+            {"kind": e.kind, "ref": e.ref, "title": e.title, "text": e.text, "hash": e.hash}
+            for e in item.evidence
+        ],
+    }
+
+
+@dataclass(slots=True)
+class Fields:
+    """A record's fields, each read with its type checked and the line named if it is wrong."""
+
+    record: Mapping[str, Any]
+    at: str
+
+    def get(self, name: str, kind: type | tuple[type, ...], optional: bool = False) -> Any:
+        value = self.record.get(name)
+        if value is None and optional:
+            return None
+        if not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool):
+            missing = name not in self.record or value is None
+            raise InvalidArgument(f'{self.at}: "{name}" is ' + ("missing" if missing else "wrong"))
+        return value
+
+    def ids(self, name: str) -> list[int]:
+        values = self.get(name, list)
+        if not all(isinstance(v, int) and not isinstance(v, bool) and v >= 1 for v in values):
+            raise InvalidArgument(f'{self.at}: "{name}" is not a list of ids')
+        return values
+
+
+def signal_from_record(f: Fields) -> SignalRow:
+    status = f.get("status", str)
+    if status not in SIGNAL_STATUSES or f.get("signal_type", str) not in SIGNAL_TYPES:
+        raise InvalidArgument(f'{f.at}: "signal_type" or "status" is not one memtui knows')
+    until = f.get("snooze_until", str, optional=True)
+    return SignalRow(
+        0,
+        f.get("signal_type", str),
+        f.get("fingerprint", str),
+        f.get("title", str),
+        f.get("detail", str),
+        f.ids("note_ids"),
+        [],
+        status,
+        _timestamp(until, f'{f.at}: "snooze_until"') if until else None,
+        _timestamp(f.get("created", str), f'{f.at}: "created"'),
+        _timestamp(f.get("updated", str), f'{f.at}: "updated"'),
+    )
+
+
+def inference_from_record(f: Fields) -> Portable:
+    confidence = f.get("confidence", (int, float))
+    inference_id = f.get("id", int)
+    if not 0 <= confidence <= 1 or not 1 <= inference_id <= MAX_ID:
+        raise InvalidArgument(f'{f.at}: "id" or "confidence" is out of range')
+    evidence = []
+    for item in f.get("evidence", list):
+        e = Fields(item if isinstance(item, dict) else {}, f"{f.at} evidence")
+        if e.get("kind", str) not in ("note", "message"):
+            raise InvalidArgument(f'{e.at}: "kind" is not note or message')
+        evidence.append(
+            EvidenceRow(
+                e.get("kind", str),
+                e.get("ref", str),
+                e.get("title", str),
+                e.get("text", str),
+                e.get("hash", str),
+            )
+        )
+    row = InferenceRow(
+        inference_id,
+        f.get("title", str),
+        f.get("summary", str),
+        float(confidence),
+        None,
+        _timestamp(f.get("created", str), f'{f.at}: "created"'),
+    )
+    return Portable(row, evidence, f.get("signal", str, optional=True))
 
 
 # -- Markdown ---------------------------------------------------------------------------------
