@@ -883,6 +883,13 @@ def cmd_import(memory: Memory, args: argparse.Namespace) -> None:
             f"kept {report.newer_kept:,} stored notes updated after the file's copies of them",
             file=sys.stderr,
         )
+    if report.signals or any(report.inferences):
+        added, overwritten, skipped = report.inferences
+        print(
+            f"and {report.signals:,} decisions on signals; inferences: {added:,} added, "
+            f"{overwritten:,} overwritten, {skipped:,} skipped",
+            file=sys.stderr,
+        )
     if report.ignored:
         kinds = ", ".join(f"{n:,} {kind}" for kind, n in sorted(report.ignored.items()))
         print(f"left out records this memtui does not know: {kinds}", file=sys.stderr)
