@@ -304,7 +304,7 @@ async def test_memory_stats(server: Server) -> None:
 
 async def test_unknown_tool_is_a_coded_error(server: Server) -> None:
     async with connect(server) as client:
-        msg = await error(client, "get_signals", {}, "NOT_FOUND")
+        msg = await error(client, "no_such_tool", {}, "NOT_FOUND")
         assert "search_history" in msg and "search_notes" in msg
 
 
@@ -339,7 +339,7 @@ async def test_resources(server: Server) -> None:
 async def test_recall_prompt(server: Server) -> None:
     async with connect(server) as client:
         prompts = (await client.list_prompts()).prompts
-        assert [p.name for p in prompts] == ["recall", "save-session"]
+        assert [p.name for p in prompts] == ["recall", "save-session", "hallucination-check"]
         got = await client.get_prompt("recall", {"question": "why was checkout flaky?"})
         message = got.messages[0]
         assert message.role == "user" and isinstance(message.content, TextContent)

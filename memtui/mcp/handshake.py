@@ -22,7 +22,7 @@ from typing import Any
 
 from memtui.engine import Config
 
-FAMILIES = ("history", "notes")  # the tool families, in the order they are registered
+FAMILIES = ("history", "notes", "signals")  # the tool families, in the order they are registered
 
 GUIDE = {
     "history": """\
@@ -34,6 +34,10 @@ Open a hit with get_session (order "desc" shows how a session ended) or read_ses
 Notes: search_notes finds decisions, current plans and the user's rules. Save decisions,
 insights and anything the user asks you to remember with save_note; update a `state` note
 rather than add a duplicate (save_note names similar notes).""",
+    "signals": """\
+Context: get_context gives what memtui knows for a project within a budget; trace checks a
+draft against the record. Signals and inferences are the user's to judge: mint_inference only
+with their explicit approval.""",
 }
 OPENING = """\
 memtui is the user's memory: every past Claude Code conversation, including ones Claude Code

@@ -77,11 +77,10 @@ def register(server: Server) -> None:
             Text | None, Field(description="The session it came from")
         ] = None,
     ) -> Annotated[CallToolResult, SaveOutput]:
-        """Keep a note for later sessions. layer: "past" for what happened or was decided (the
-        default when in doubt), "state" for what is true now (plans, status), "rule" only when
-        the user asks for a standing rule (it waits for their approval). Call list_tags and
-        list_folders first and reuse them; link notes with [[Title]]. If it names similar
-        notes, update one of those instead of keeping a duplicate."""
+        """Keep a note for later sessions. layer: "past" for what happened or was decided
+        (the default when in doubt), "state" for what is true now, "rule" only when the user
+        asks for one. Reuse tags and folders (list_tags, list_folders); link with [[Title]];
+        if it names similar notes, update one instead."""
         saved = engine().notes.save(
             title,
             content,
@@ -102,8 +101,7 @@ def register(server: Server) -> None:
         date_to: When | None = None,
     ) -> Annotated[CallToolResult, SearchOutput]:
         """Search the notes (decisions, current state, the user's rules) by words and
-        meaning, newest edits dated by `updated`; with older related notes and conversations
-        as flashbacks."""
+        meaning, with older related notes and conversations as flashbacks."""
         found = engine().notes.search(
             query,
             limit=limit,
@@ -135,8 +133,7 @@ def register(server: Server) -> None:
         return structured(FolderList(folders=engine().notes.folders()))
 
     def get_note(id: NoteId) -> Annotated[CallToolResult, DetailOutput]:
-        """One note in full, with its [[links]], the notes that link to it (Referenced by)
-        and the conversation it came from."""
+        """One note in full, with its links, the notes linking to it and its source."""
         return structured(engine().notes.get(id))
 
     def update_note(
@@ -145,8 +142,8 @@ def register(server: Server) -> None:
         content: Content | None = None,
         tags: Tags | None = None,
     ) -> Annotated[CallToolResult, DetailOutput]:
-        """Change a `state` note (a plan, a status). `past` notes are kept as written: the
-        refusal gives an [Amendment] note to save instead. Rules are the user's."""
+        """Change a `state` note. A `past` note is refused with an [Amendment] note to save
+        instead; rules are the user's."""
         notes = engine().notes
         try:
             notes.update(id, by="agent", title=title, body=content, tags=tags)

@@ -46,6 +46,7 @@ log = logging.getLogger(__name__)
 TOOL_SECONDS = 30.0  # the first call may load the model and open the indexes: a few seconds
 INVALID = "INVALID_ARGUMENT"
 MAX_URI = 1_000
+LOOSE_BOUNDS = ("maxLength", "maxItems", "maximum")
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -251,8 +252,22 @@ def lean_schema(schema: dict[str, Any]) -> dict[str, Any]:
                 prop["anyOf"] = kept
         properties[name] = prop
     lean = {k: v for k, v in schema.items() if k != "title"}
-    lean["properties"] = properties
+    lean["properties"] = {name: without_loose_bounds(prop) for name, prop in properties.items()}
     return lean
+
+
+def without_loose_bounds(node: Any) -> Any:
+    """A property's schema without the bounds no caller comes near (a 1,000-character path,
+    100 KB of Markdown, 2**53): they are still enforced, just not read out every session."""
+    if isinstance(node, list):
+        return [without_loose_bounds(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    return {
+        key: without_loose_bounds(value)
+        for key, value in node.items()
+        if not (key in LOOSE_BOUNDS and isinstance(value, int) and value >= 1_000)
+    }
 
 
 def described(fn: Callable[..., Any]) -> str:
@@ -287,9 +302,9 @@ def build_server(
     and auth. `told`: the instructions, fixed (stdio answered the handshake with them before
     the SDK was loaded); else they are read again for every new connection, so a rule the
     person approves is in the next one's."""
-    from memtui.mcp import history, notes
+    from memtui.mcp import history, notes, signals
 
-    groups = {"history": history, "notes": notes}
+    groups = {"history": history, "notes": notes, "signals": signals}
     server = Server(engine, told or instructions(engine.config, families), token_verifier, auth)
     if told is None:
         server.read_instructions_per_connection(families)
