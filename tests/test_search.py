@@ -206,18 +206,16 @@ AWKWARD = [
     '"unbalanced',
     "AND OR",
     "field:",
-    "*",
-    "-",
-    "(((",
     "title:webhook",
     "webhook " * 500,  # 4,000 characters: the most a query may have
     "🔥💥 webhook 🚀",
     "\x00\x1b[31m",
-    "",
-    "   ",
     "NOT",
     "a:b:c OR -d",
+    "webhook*",
+    '"webhook',
 ]
+NOTHING_TO_SEARCH = ["", "   ", "\u0000", "\t\n", "*", "-", "(((", "🔥💥🚀", "?!…", '""', "**"]
 
 
 @pytest.mark.parametrize("query", AWKWARD)
@@ -225,6 +223,22 @@ AWKWARD = [
 def test_awkward_queries_never_raise(made: Memory, query: str, mode: str) -> None:
     response = made.history.search(query, mode)
     assert isinstance(response.results, list)
+    assert response.total >= len(response.results)
+
+
+@pytest.mark.parametrize("query", NOTHING_TO_SEARCH)
+@pytest.mark.parametrize("mode", ["fts", "vector", "hybrid"])
+def test_a_query_with_nothing_to_search_is_refused(made: Memory, query: str, mode: str) -> None:
+    with pytest.raises(InvalidArgument, match="nothing to search for"):
+        made.history.search(query, mode)
+    with pytest.raises(InvalidArgument, match="nothing to search for"):
+        made.history.search(["webhook", query], mode)
+
+
+def test_alternatives_with_nothing_to_search_are_ignored(made: Memory) -> None:
+    plain = made.history.search("webhook retry", "hybrid")
+    padded = made.history.search("webhook retry", "hybrid", alternatives=["🔥", "*", "   "])
+    assert [r.uuid for r in padded.results] == [r.uuid for r in plain.results]
 
 
 def test_bad_arguments_say_what_to_fix(made: Memory) -> None:
