@@ -353,3 +353,17 @@ async def test_a_call_that_runs_too_long_answers_busy(monkeypatch: pytest.Monkey
     with pytest.raises(Busy, match="took longer"):
         await run_bounded(lambda: time.sleep(2), "slow")
     assert time.monotonic() - started < 1.5
+
+
+async def test_search_nothing_to_search_for_and_counts_that_say_which(server: Server) -> None:
+    async with connect(server) as client:
+        for query in ("   ", "\u0000", "🔥🚀", "*"):
+            msg = await error(client, "search_history", {"query": query}, "INVALID_ARGUMENT")
+            assert "nothing to search for" in msg
+        fts = await ok(client, "search_history", query="snake_case_helper", mode="fts")
+        assert (fts["total"], fts["fts_total"], fts["vector_total"]) == (1, 1, None)
+        hybrid = await ok(client, "search_history", query="snake_case_helper", limit=50)
+        assert hybrid["fts_total"] == 1 and hybrid["vector_total"] is not None
+        assert hybrid["total"] == len(hybrid["results"])
+        prefix = await ok(client, "search_history", query="invoic*", mode="fts")
+        assert {r["session_id"] for r in prefix["results"]} == {BILLING}

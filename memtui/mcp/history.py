@@ -90,7 +90,9 @@ def register(server: Server) -> None:
             Field(
                 description=(
                     "What to find, in the words the answer would use (not the question's). "
-                    "A list of 2-5 strings is an AND of concepts that must all match."
+                    "A list of 2-5 strings is an AND of concepts that must all match. "
+                    'Syntax: "exact phrase", prefix*, pasted tokens as written (a SHA or its '
+                    "first 7 characters, a path, an error name, --flag)."
                 )
             ),
         ],
