@@ -260,7 +260,7 @@ class Searcher:
         if mode != "fts":
             allowed = self._allowed(filt) if filt.any() else None
             vec_list, vector_total = self._near(phrasings, allowed, depth, want)
-        by_fts, by_vec = {mid for mid, _ in fts_list}, {mid for mid, _ in vec_list}
+        matched = {mid for mid, _ in fts_list}  # before answers join: what full text counted
         if mode == "hybrid":
             if isinstance(query, str) and filt.role is None:  # concepts ask for what has them
                 tops = {mid for ranking in (fts_list, vec_list) for mid, _ in ranking[:ANSWERED]}
@@ -270,10 +270,11 @@ class Searcher:
         else:
             ranked = fts_list or vec_list
         ranked = self._quiet(ranked)
-        if fts_total is None or fts_total <= len(by_fts):
+        if fts_total is None or fts_total <= len(matched):
             total = len(ranked)  # every match is in the list
         else:
-            total = fts_total + sum(1 for mid, _ in ranked if mid not in by_fts)
+            total = fts_total + sum(1 for mid, _ in ranked if mid not in matched)
+        by_fts, by_vec = {mid for mid, _ in fts_list}, {mid for mid, _ in vec_list}
         scored = [
             (mid, score, [n for n, ids in (("fts", by_fts), ("vector", by_vec)) if mid in ids])
             for mid, score in ranked[offset:want]
