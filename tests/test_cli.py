@@ -103,7 +103,7 @@ def test_search_readable_output_and_concepts(indexed: Config) -> None:
     plain = memtui(
         indexed, "search", "question", "--project", "/home/dev/shop-api", "--mode", "fts"
     )
-    assert "aaaa1111" in plain.stdout and "3 of 3 (fts)" in plain.stdout
+    assert "aaaa1111" in plain.stdout and "3 of 3 (fts: 3 full-text matches)" in plain.stdout
 
 
 def test_reindex_and_doctor(indexed: Config) -> None:
@@ -138,4 +138,5 @@ def test_search_with_nothing_to_search_for_is_refused(indexed: Config, query: st
 
 def test_search_finds_a_prefix_and_counts_matches(indexed: Config) -> None:
     doc = json.loads(memtui(indexed, "search", "quest*", "--mode", "fts", "--json").stdout)
-    assert doc["total"] == len(doc["results"]) > 0
+    assert doc["total"] == doc["fts_total"] == len(doc["results"]) > 0
+    assert doc["vector_total"] is None
