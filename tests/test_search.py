@@ -621,6 +621,9 @@ def test_summaries_and_warmups_rank_below_conversation_and_never_twice(
     assert "lab-c-copy" not in uuids  # the summary's second copy
     assert len({(r.session_id, r.snippet) for r in found.results}) == len(uuids)
     assert found.total == len(uuids)
+    top = lab.history.search("kafka consumer lag", mode, project=LAB, limit=2)
+    assert {r.uuid for r in top.results} == {"lab-kafka", "lab-kafka-a"}
+    assert top.total == found.total
 
 
 def test_fts_total_counts_matches_and_vector_total_near_neighbours(lab: Memory) -> None:

@@ -253,7 +253,9 @@ class Searcher:
         fts_total = vector_total = None
         if mode != "vector":
             if mode == "fts" and len(phrasings) == 1:
-                fts_list = fts_ranking(query, depth, want)
+                fts_list = fts_ranking(query, want, want)
+                if len(fts_list) == want and self._noise([mid for mid, _ in fts_list]):
+                    fts_list = fts_ranking(query, depth, want)  # room to rank noise lower
             else:
                 fts_list = nearest([covered(p) for p in phrasings])
             fts_total = self._fts_total(phrasings, fts_filter)
