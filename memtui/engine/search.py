@@ -252,13 +252,15 @@ class Searcher:
         vec_list: Ranking = []
         fts_total = vector_total = None
         if mode != "vector":
+            fts_total = self._fts_total(phrasings, fts_filter)
             if mode == "fts" and len(phrasings) == 1:
-                fts_list = fts_ranking(query, want, want)
-                if len(fts_list) == want and self._noise([mid for mid, _ in fts_list]):
-                    fts_list = fts_ranking(query, depth, want)  # room to rank noise lower
+                # All matches when they are few (then the total is exact); else the page, and
+                # deeper only when it holds what is not conversation, to rank that lower.
+                fts_list = fts_ranking(query, depth if fts_total <= depth else want, want)
+                if len(fts_list) < fts_total and self._noise([mid for mid, _ in fts_list]):
+                    fts_list = fts_ranking(query, depth, want)
             else:
                 fts_list = nearest([covered(p) for p in phrasings])
-            fts_total = self._fts_total(phrasings, fts_filter)
         if mode != "fts":
             allowed = self._allowed(filt) if filt.any() else None
             vec_list, vector_total = self._near(phrasings, allowed, depth, want)
