@@ -641,3 +641,22 @@ def test_fts_total_counts_matches_and_vector_total_near_neighbours(lab: Memory) 
     assert vector.total == len(vector.results) <= max(len(near), NEAREST)
     many = lab.history.search("webhook", "fts")
     assert many.fts_total == many.total == 81  # 1 in shop, 40 prompts and 40 answers in crawler
+
+
+def test_an_index_of_the_old_format_is_rebuilt_on_upgrade(tmp_path: Path) -> None:
+    """An index made before long tokens were kept (no format file) is emptied when opened
+    and refilled by the next catch-up: the full SHA it could not hold is then found."""
+    build_lab(tmp_path / "projects")
+    config = Config(tmp_path / "data", tmp_path / "projects", tmp_path / "logs")
+    with_old = Memory(config)
+    with_old.upkeep.ingest()
+    with_old.close()
+    (config.index_dir / "fts" / "memtui-format").unlink()  # as every index before it had
+    upgraded = Memory(config)
+    try:
+        assert upgraded.history.search(SHA, "fts").total == 0  # emptied on open
+        upgraded.upkeep.ingest()  # what `memtui index`, the TUI and MCP's catch-up do
+        assert [r.uuid for r in upgraded.history.search(SHA, "fts").results] == ["lab-sha"]
+        assert upgraded.history.search("kafka", "fts").total == 4
+    finally:
+        upgraded.close()
