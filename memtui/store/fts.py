@@ -84,6 +84,7 @@ STOP_WORDS = frozenset(
 _TOOL_BOOST = 0.4
 _BM25_WEIGHT = 0.2  # BM25's share next to the idf of the words found (bench/quality.py)
 _MAX_WORDS = 32  # longer queries are cut: more words add cost, not precision
+_MAX_FREQS = 10_000  # remembered phrase and prefix counts, until the next commit
 
 # One indexing thread leaves the second core to merges; measured faster than two on 2 cores.
 _WRITER_HEAP = 64_000_000
@@ -161,6 +162,9 @@ class FullText:
         # We reload ourselves when meta.json changes; the built-in policy polls with a delay.
         self._index.config_reader("manual")
         self._meta_key: tuple[int, int, int] | None = None
+        # Documents matching a phrase or prefix, per (word, field), for the reader loaded: a
+        # search, its count and its weight each ask, and each answer is a pass over postings.
+        self._freqs: dict[tuple[str, str], int] = {}
         self._refresh()
 
     def _existing_or_new(self) -> tantivy.Index:
@@ -306,6 +310,7 @@ class FullText:
         if key != self._meta_key:
             self._index.reload()
             self._meta_key = key
+            self._freqs = {}
 
     def _searcher(self) -> tantivy.Searcher:
         try:
@@ -383,8 +388,14 @@ class FullText:
         plain = len(stems) == 1 and not word.endswith("*")
         if plain and not _HEX_PREFIX.fullmatch(self._fold.analyze(word)[0]):
             return searcher.doc_freq(field, stems[0])
-        q = self._word_query(word, field)
-        return 0 if q is None else searcher.search(q, 1, count=True).count
+        freq = self._freqs.get((word, field))
+        if freq is None:
+            q = self._word_query(word, field)
+            freq = 0 if q is None else searcher.search(q, 1, count=True).count
+            if len(self._freqs) >= _MAX_FREQS:
+                self._freqs = {}
+            self._freqs[word, field] = freq
+        return freq
 
     def _stemmed_text(self, text: str) -> Query | None:
         """A word or a quoted phrase in prose or (scored lower) tool text."""
