@@ -12,7 +12,7 @@ import pytest
 
 from memtui.config import Config
 from memtui.engine.memory import Memory
-from memtui.engine.search import SearchResponse, answered, fuse, nearest, settled
+from memtui.engine.search import NEAREST, SearchResponse, answered, fuse, nearest, settled
 from memtui.errors import Ambiguous, InvalidArgument, NotFound
 from tests.lines import assistant, text, user, write
 
@@ -148,8 +148,10 @@ def test_get_session_cuts_long_pages(real: Memory) -> None:
 def test_project_filter_still_fills_the_limit(made: Memory, mode: str) -> None:
     shop = made.history.search("webhook", mode, project=SHOP, limit=5)
     assert shop.results and {r.project for r in shop.results} == {SHOP}
-    crawler = made.history.search("webhook", mode, cwd=CRAWLER, limit=25)
-    assert len(crawler.results) == 25 and {r.project for r in crawler.results} == {CRAWLER}
+    # Vectors list their near neighbours, or the NEAREST few when fewer are near.
+    want = 25 if mode != "vector" else NEAREST
+    crawler = made.history.search("webhook", mode, cwd=CRAWLER, limit=want)
+    assert len(crawler.results) == want and {r.project for r in crawler.results} == {CRAWLER}
 
 
 @pytest.mark.parametrize("mode", ["fts", "vector", "hybrid"])
@@ -627,7 +629,7 @@ def test_summaries_and_warmups_rank_below_conversation_and_never_twice(
 
 
 def test_fts_total_counts_matches_and_vector_total_near_neighbours(lab: Memory) -> None:
-    from memtui.engine.search import NEAR, NEAREST
+    from memtui.engine.search import NEAR
 
     fts = lab.history.search("snake_case_helper", "fts")
     assert (fts.total, fts.fts_total, fts.vector_total) == (1, 1, None)

@@ -36,9 +36,11 @@ FOLLOW = 0.9
 ANSWERED = 10
 REPLY = 0.95
 SNIPPET = 240
-# A vector neighbour this similar counts as a match: the static model gives unrelated text
-# above it about 1 time in 100, and half the labelled answers reach it (bench/README.md).
-NEAR = 0.6
+# A vector neighbour this similar counts as a match ("near in meaning"): with the static
+# model, 0.4 % of query/text pairs of the labelled set reach it (0.6: 1 %), as do 70 % of the
+# answers sought by their words and 30 % of those sought by a plain question; at 200k a query
+# has a median of 0 such neighbours and a p90 of 28 (0.6: 590) (bench/README.md).
+NEAR = 0.65
 NEAREST = 10  # neighbours listed however far, so a paraphrase still finds its answer
 # What is not conversation ranks below it: compaction summaries, subagents Claude Code only
 # warmed up (their prompt is WARMUP), the compaction agent (its agent id starts COMPACT_AGENT).
@@ -249,6 +251,7 @@ class Searcher:
             return [(mid, score / weight) for mid, score in fts_ranking(q, depth, want)]
 
         fts_list: Ranking = []
+        flags: dict[int, int] | None = None  # what is not conversation, once looked up
         vec_list: Ranking = []
         fts_total = vector_total = None
         if mode != "vector":
@@ -257,8 +260,9 @@ class Searcher:
                 # All matches when they are few (then the total is exact); else the page, and
                 # deeper only when it holds what is not conversation, to rank that lower.
                 fts_list = fts_ranking(query, depth if fts_total <= depth else want, want)
-                if len(fts_list) < fts_total and self._noise([mid for mid, _ in fts_list]):
-                    fts_list = fts_ranking(query, depth, want)
+                flags = self._noise([mid for mid, _ in fts_list])
+                if len(fts_list) < fts_total and flags:
+                    fts_list, flags = fts_ranking(query, depth, want), None
             else:
                 fts_list = nearest([covered(p) for p in phrasings])
         if mode != "fts":
@@ -273,7 +277,7 @@ class Searcher:
             ranked = fuse(fts_list, vec_list)
         else:
             ranked = fts_list or vec_list
-        ranked = self._quiet(ranked)
+        ranked = self._quiet(ranked, flags)
         if fts_total is None or fts_total <= len(matched):
             total = len(ranked)  # every match is in the list
         else:
@@ -318,68 +322,41 @@ class Searcher:
         near = sum(1 for _, sim in ranking if sim >= NEAR)
         return ranking[: max(near, NEAREST)], min(near, REACH)
 
-    def _quiet(self, ranked: Ranking) -> Ranking:
+    def _quiet(self, ranked: Ranking, flags: dict[int, int] | None = None) -> Ranking:
         """`ranked` with what is not conversation (compaction summaries, subagent warm-ups,
         the compaction agent's work) below every message of conversation, and the compaction
         agent's copy of a summary the session also holds left out: it would show twice."""
-        flags = self._noise([mid for mid, _ in ranked])
+        flags = self._noise([mid for mid, _ in ranked]) if flags is None else flags
         if not flags:
             return ranked
         real = [r for r in ranked if r[0] not in flags]
         return real + [r for r in ranked if flags.get(r[0]) == NOISE]
 
     def _noise(self, ids: list[int]) -> dict[int, int]:
-        """For each of `ids` that is not conversation: NOISE, or COPY for a summary's copy."""
+        """For each of `ids` that is not conversation: NOISE, or COPY for a summary's copy.
+        A warm-up is Claude Code's "Warmup" prompt to a subagent and the reply right after
+        it; one indexed row each, never a scan of the session."""
         out: dict[int, int] = {}
-        summarised: dict[str, bool] = {}
-        warm: dict[tuple[str, str], bool] = {}
         conn = self.reader()
         for chunk in db.chunks(ids):
             rows = conn.execute(
-                f"""SELECT m.id, m.session_id, m.agent_id, m.kind, m.is_sidechain
-                    FROM messages m WHERE m.id IN ({db.marks(chunk)})
+                f"""SELECT m.id,
+                      m.kind = 'compact_summary'
+                      OR substr(m.agent_id, 1, {len(COMPACT_AGENT)}) = :compact
+                      OR (m.kind = 'prompt' AND m.text = :warmup)
+                      OR EXISTS (SELECT 1 FROM messages p WHERE p.session_id = m.session_id
+                          AND p.idx = m.idx - 1 AND p.agent_id = m.agent_id
+                          AND p.kind = 'prompt' AND p.text = :warmup),
+                      m.kind = 'assistant'
+                      AND substr(m.agent_id, 1, {len(COMPACT_AGENT)}) = :compact
+                      AND EXISTS (SELECT 1 FROM messages c WHERE c.session_id = m.session_id
+                          AND c.kind = 'compact_summary')
+                    FROM messages m WHERE m.id IN ({",".join(map(str, chunk))})
                       AND (m.kind = 'compact_summary' OR m.is_sidechain)""",
-                chunk,
+                {"compact": COMPACT_AGENT, "warmup": WARMUP},
             ).fetchall()
-            for mid, session, agent, kind, sidechain in rows:
-                if kind == "compact_summary":
-                    out[mid] = NOISE
-                elif not (sidechain and agent):
-                    continue
-                elif agent.startswith(COMPACT_AGENT):
-                    if session not in summarised:
-                        summarised[session] = self._summarised(session)
-                    out[mid] = COPY if kind == "assistant" and summarised[session] else NOISE
-                else:
-                    if (session, agent) not in warm:
-                        warm[session, agent] = self._warmup(session, agent)
-                    if warm[session, agent]:
-                        out[mid] = NOISE
+            out.update((mid, COPY if copy else NOISE) for mid, noise, copy in rows if noise)
         return out
-
-    def _summarised(self, session: str) -> bool:
-        row = (
-            self.reader()
-            .execute(
-                "SELECT 1 FROM messages WHERE session_id = ? AND kind = 'compact_summary' LIMIT 1",
-                (session,),
-            )
-            .fetchone()
-        )
-        return row is not None
-
-    def _warmup(self, session: str, agent: str) -> bool:
-        """Whether a subagent was only warmed up: Claude Code's "Warmup" prompt opens it."""
-        row = (
-            self.reader()
-            .execute(
-                """SELECT text FROM messages WHERE session_id = ? AND agent_id = ?
-               AND kind = 'prompt' ORDER BY idx LIMIT 1""",
-                (session, agent),
-            )
-            .fetchone()
-        )
-        return row is not None and row[0].strip() == WARMUP
 
     def _replies(self, ids: set[int], filt: Filters) -> dict[int, int]:
         """For each prompt among `ids`, Claude's answer: the last message of its turn (before
