@@ -242,29 +242,35 @@ class Searcher:
         )
         terms = list(dict.fromkeys(t for p in phrasings for t in fts.terms(p)))
 
-        def fts_ranking(q: str | list[str], n: int, keep: int) -> Ranking:
-            return settled(lambda size: fts.search(q, fts_filter, size), n, keep)
+        counts: dict[int, int] = {}  # full-text matches of each phrasing, as each search found
 
-        def covered(q: str | list[str]) -> Ranking:
-            """The full-text ranking with each score as the share of `q` it covers."""
-            weight = fts.weight(q) or 1.0
-            return [(mid, score / weight) for mid, score in fts_ranking(q, depth, want)]
+        def fts_ranking(i: int, n: int, keep: int) -> Ranking:
+            def fetch(size: int) -> Ranking:
+                ranking, counts[i] = fts.search_counted(phrasings[i], fts_filter, size)
+                return ranking
+
+            return settled(fetch, n, keep)
+
+        def covered(i: int) -> Ranking:
+            """The full-text ranking with each score as the share of the phrasing it covers."""
+            weight = fts.weight(phrasings[i]) or 1.0
+            return [(mid, score / weight) for mid, score in fts_ranking(i, depth, want)]
 
         fts_list: Ranking = []
         flags: dict[int, int] | None = None  # what is not conversation, once looked up
         vec_list: Ranking = []
         fts_total = vector_total = None
         if mode != "vector":
-            fts_total = self._fts_total(phrasings, fts_filter)
             if mode == "fts" and len(phrasings) == 1:
-                # All matches when they are few (then the total is exact); else the page, and
-                # deeper only when it holds what is not conversation, to rank that lower.
-                fts_list = fts_ranking(query, depth if fts_total <= depth else want, want)
+                # The page; deeper when all matches fit in DEPTH (then the total is exact), or
+                # when the page holds what is not conversation, to rank that lower.
+                fts_list = fts_ranking(0, want, want)
                 flags = self._noise([mid for mid, _ in fts_list])
-                if len(fts_list) < fts_total and flags:
-                    fts_list, flags = fts_ranking(query, depth, want), None
+                if want < counts[0] and (counts[0] <= depth or flags):
+                    fts_list, flags = fts_ranking(0, depth, want), None
             else:
-                fts_list = nearest([covered(p) for p in phrasings])
+                fts_list = nearest([covered(i) for i in range(len(phrasings))])
+            fts_total = self._fts_total(phrasings, fts_filter, [counts[i] for i in sorted(counts)])
         if mode != "fts":
             allowed = self._allowed(filt) if filt.any() else None
             vec_list, vector_total = self._near(phrasings, allowed, depth, want)
@@ -298,10 +304,12 @@ class Searcher:
             vector_total,
         )
 
-    def _fts_total(self, phrasings: list[str | list[str]], fts_filter: FtsFilter) -> int:
-        """How many messages full text matches (any phrasing), at most REACH."""
+    def _fts_total(
+        self, phrasings: list[str | list[str]], fts_filter: FtsFilter, counts: list[int]
+    ) -> int:
+        """How many messages full text matches (any phrasing; `counts` each one's), at
+        most REACH."""
         fts = self.indexes.fts
-        counts = [fts.count(p, fts_filter) for p in phrasings]
         if len(counts) == 1 or max(counts) >= REACH:
             return min(max(counts), REACH)
         found = {mid for p in phrasings for mid, _ in fts.search(p, fts_filter, REACH)}

@@ -236,15 +236,22 @@ class FullText:
         limit: int,
     ) -> list[tuple[int, float]]:
         """(message id, score), best first."""
+        return self.search_counted(query, filt, limit, count=False)[0]
+
+    def search_counted(
+        self, query: str | list[str], filt: FtsFilter | None, limit: int, count: bool = True
+    ) -> tuple[list[tuple[int, float]], int]:
+        """`search`, and how many messages match in all (one pass for both; 0 unasked)."""
         searcher = self._searcher()
         q = self._query(query, filt, searcher)
         if q is None or limit <= 0:
-            return []
-        hits = searcher.search(q, limit, count=False).hits
-        if not hits:
-            return []
-        ids = searcher.fast_field_values("message_id", [addr for _, addr in hits])
-        return [(int(mid), score) for (score, _), mid in zip(hits, ids, strict=True)]
+            return [], 0
+        found = searcher.search(q, limit, count=count)
+        total = found.count if count else 0
+        if not found.hits:
+            return [], total or 0
+        ids = searcher.fast_field_values("message_id", [addr for _, addr in found.hits])
+        return [(int(mid), s) for (s, _), mid in zip(found.hits, ids, strict=True)], total or 0
 
     def count(self, query: str | list[str], filt: FtsFilter | None) -> int:
         searcher = self._searcher()
