@@ -257,7 +257,6 @@ class Searcher:
             return [(mid, score / weight) for mid, score in fts_ranking(i, depth, want)]
 
         fts_list: Ranking = []
-        flags: dict[int, int] | None = None  # what is not conversation, once looked up
         vec_list: Ranking = []
         fts_total = vector_total = None
         if mode != "vector":
@@ -265,9 +264,10 @@ class Searcher:
                 # The page; deeper when all matches fit in DEPTH (then the total is exact), or
                 # when the page holds what is not conversation, to rank that lower.
                 fts_list = fts_ranking(0, want, want)
-                flags = self._noise([mid for mid, _ in fts_list])
-                if want < counts[0] and (counts[0] <= depth or flags):
-                    fts_list, flags = fts_ranking(0, depth, want), None
+                if want < counts[0] and (
+                    counts[0] <= depth or self._noise([mid for mid, _ in fts_list])
+                ):
+                    fts_list = fts_ranking(0, depth, want)
             else:
                 fts_list = nearest([covered(i) for i in range(len(phrasings))])
             fts_total = self._fts_total(phrasings, fts_filter, [counts[i] for i in sorted(counts)])
@@ -283,7 +283,7 @@ class Searcher:
             ranked = fuse(fts_list, vec_list)
         else:
             ranked = fts_list or vec_list
-        ranked = self._quiet(ranked, flags)
+        ranked = self._quiet(ranked, want)
         if fts_total is None or fts_total <= len(matched):
             total = len(ranked)  # every match is in the list
         else:
@@ -330,15 +330,27 @@ class Searcher:
         near = sum(1 for _, sim in ranking if sim >= NEAR)
         return ranking[: max(near, NEAREST)], min(near, REACH)
 
-    def _quiet(self, ranked: Ranking, flags: dict[int, int] | None = None) -> Ranking:
+    def _quiet(self, ranked: Ranking, want: int) -> Ranking:
         """`ranked` with what is not conversation (compaction summaries, subagent warm-ups,
         the compaction agent's work) below every message of conversation, and the compaction
-        agent's copy of a summary the session also holds left out: it would show twice."""
-        flags = self._noise([mid for mid, _ in ranked]) if flags is None else flags
+        agent's copy of a summary the session also holds left out: it would show twice.
+
+        Looked up from the top, twice as far each time, until `want` messages of conversation
+        are found (a row read each costs ~0.1 ms): pages up to `want` are as if all were.
+        """
+        flags: dict[int, int] = {}
+        looked = 0
+        while looked < len(ranked):
+            end = min(len(ranked), max(2 * want, 2 * looked))
+            flags.update(self._noise([mid for mid, _ in ranked[looked:end]]))
+            looked = end
+            if sum(1 for mid, _ in ranked[:looked] if mid not in flags) >= want:
+                break
         if not flags:
             return ranked
-        real = [r for r in ranked if r[0] not in flags]
-        return real + [r for r in ranked if flags.get(r[0]) == NOISE]
+        top = ranked[:looked]
+        real = [r for r in top if r[0] not in flags]
+        return real + [r for r in top if flags.get(r[0]) == NOISE] + ranked[looked:]
 
     def _noise(self, ids: list[int]) -> dict[int, int]:
         """For each of `ids` that is not conversation: NOISE, or COPY for a summary's copy.
