@@ -323,12 +323,12 @@ class Searcher:
         keep: int,
     ) -> tuple[Ranking, int]:
         """The vector neighbours that mean something (at least NEAR similar), or the NEAREST
-        few when fewer are, and how many are near (at most REACH)."""
+        few when fewer are, and how many are near (at most `depth`: DEPTH, or the page's end)."""
         ranking = nearest([self._vector_ranking(p, allowed, depth, keep) for p in phrasings])
-        if len(ranking) >= depth and ranking[-1][1] >= NEAR and depth < REACH:
-            ranking = nearest([self._vector_ranking(p, allowed, REACH, keep) for p in phrasings])
+        # Counted among the `depth` nearest: looking further for the rare query with more
+        # near neighbours would cost a second pass over every vector.
         near = sum(1 for _, sim in ranking if sim >= NEAR)
-        return ranking[: max(near, NEAREST)], min(near, REACH)
+        return ranking[: max(near, NEAREST)], near
 
     def _quiet(self, ranked: Ranking, want: int) -> Ranking:
         """`ranked` with what is not conversation (compaction summaries, subagent warm-ups,
