@@ -18,7 +18,7 @@ from memtui import __version__, config
 from memtui.engine import LAYERS, MAX_BODY_BYTES, ON_CONFLICT, frontmatter
 from memtui.engine.signal_types import INFERENCE_STATUSES, SIGNAL_STATUSES, SIGNAL_TYPES
 from memtui.engine.transfer import FORMATS
-from memtui.engine.types import MODES, ROLES, to_dict
+from memtui.engine.types import MODES, ROLES, SearchResponse, to_dict
 from memtui.engine.validate import REACH
 from memtui.errors import InvalidArgument, MemtuiError
 from memtui.mcp.cli import tool_families
@@ -426,6 +426,7 @@ def cmd_search(memory: Memory, args: argparse.Namespace) -> None:
     )
     if args.json:
         doc = {"results": to_dict(response.results), "total": response.total, "mode": response.mode}
+        doc |= {"fts_total": response.fts_total, "vector_total": response.vector_total}
         if response.note:
             doc["note"] = response.note
         print(json.dumps(doc, indent=2))
@@ -447,7 +448,20 @@ def cmd_search(memory: Memory, args: argparse.Namespace) -> None:
             "  " + "".join(f"[bold yellow]{p}[/]" if i % 2 else p for i, p in enumerate(parts))
         )
     more = "+" if response.total >= REACH else ""
-    out.print(f"[dim]{len(response.results)} of {response.total:,}{more} ({response.mode})[/]")
+    out.print(
+        f"[dim]{len(response.results)} of {response.total:,}{more} ({response.mode}"
+        f"{_which(response)})[/]"
+    )
+
+
+def _which(response: SearchResponse) -> str:
+    """What the total counted: full-text matches and neighbours near in meaning."""
+    parts = []
+    if response.fts_total is not None:
+        parts.append(f"{response.fts_total:,} full-text matches")
+    if response.vector_total is not None:
+        parts.append(f"{response.vector_total:,} near in meaning")
+    return ": " + ", ".join(parts) if parts else ""
 
 
 def _piped_console() -> Console:

@@ -397,3 +397,17 @@ async def test_a_100_kb_resource_uri_is_not_echoed_back(server: Server) -> None:
         error = refused.value.error
         assert error.message.startswith("INVALID_ARGUMENT: the resource URI is 100,018 characters")
         assert len(error.message) < 300 and not error.data
+
+
+async def test_search_nothing_to_search_for_and_counts_that_say_which(server: Server) -> None:
+    async with connect(server) as client:
+        for query in ("   ", "\u0000", "🔥🚀", "*"):
+            msg = await error(client, "search_history", {"query": query}, "INVALID_ARGUMENT")
+            assert "nothing to search for" in msg
+        fts = await ok(client, "search_history", query="snake_case_helper", mode="fts")
+        assert (fts["total"], fts["fts_total"], fts["vector_total"]) == (1, 1, None)
+        hybrid = await ok(client, "search_history", query="snake_case_helper", limit=50)
+        assert hybrid["fts_total"] == 1 and hybrid["vector_total"] is not None
+        assert hybrid["total"] == len(hybrid["results"])
+        prefix = await ok(client, "search_history", query="invoic*", mode="fts")
+        assert {r["session_id"] for r in prefix["results"]} == {BILLING}

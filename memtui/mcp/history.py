@@ -91,7 +91,8 @@ def register(server: Server) -> None:
             QueryText | Concepts,
             Field(
                 description=(
-                    "The words the answer would contain; a list of 2-5 is an AND of concepts"
+                    "The words the answer would contain; a list of 2-5 is an AND of concepts. "
+                    '"exact phrase", prefix*, pasted tokens as written (a SHA, a path, --flag)'
                 )
             ),
         ],
