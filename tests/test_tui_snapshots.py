@@ -18,7 +18,7 @@ from textual.widgets import Input
 from memtui.config import Config
 from memtui.engine import Memory
 from memtui.tui.app import MemtuiApp
-from memtui.tui.browse import BrowseScreen, SessionTable
+from memtui.tui.browse import BrowseScreen, SessionList
 from memtui.tui.search import SearchScreen
 from memtui.tui.session import MessageBlock, SessionScreen
 from tests.tui_support import small_archive, until, whole_query_answered
@@ -51,7 +51,7 @@ def themed(theme: str, then: Callable[[Pilot[None]], object] | None = None) -> C
         app.theme = theme
         browse = app.screen
         assert isinstance(browse, BrowseScreen)
-        await until(pilot, lambda: browse.loaded and bool(browse.query_one(SessionTable).row_count))
+        await until(pilot, lambda: browse.loaded and bool(browse.query_one(SessionList).row_count))
         if then is not None:
             await then(pilot)  # type: ignore[misc]
         await pilot.pause(0.3)

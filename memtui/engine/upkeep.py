@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from memtui.config import Config
+from memtui.engine import sessions
 from memtui.engine.types import DoctorReport, Stats
 from memtui.errors import Busy
 from memtui.ingest import pipeline, watcher
@@ -60,6 +61,7 @@ class Upkeep:
         with translated(self.config.db_path), lock as held:
             if not held:
                 return None
+            sessions.retitle(self._archive.conn)
             report = pipeline.ingest(self._archive, root, paths, on_progress, cancel)
             self._record_ingest(report)
             if index and not report.cancelled:

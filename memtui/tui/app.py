@@ -23,7 +23,7 @@ from textual.screen import Screen
 from memtui.engine import Memory, ProgressEvent, SessionInfo
 from memtui.errors import MemtuiError
 from memtui.tui import actions, settings
-from memtui.tui.browse import BrowseScreen, ProjectList, SessionTable
+from memtui.tui.browse import BrowseScreen, ProjectList, SessionList
 from memtui.tui.forms import Prompt
 from memtui.tui.messages import ArchiveChanged, Progress
 from memtui.tui.results import ResultList
@@ -41,6 +41,12 @@ WARM_AFTER = 0.5  # seconds after start: the first screen is drawn before the mo
 class MemtuiApp(App[str | None]):
     CSS_PATH = "app.tcss"
     TITLE = "memtui"
+    # Laid out for 80 columns first: below 100 the sidebar narrows, below 70 it is slim.
+    HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = [
+        (0, "-tiny"),
+        (70, "-narrow"),
+        (100, "-wide"),
+    ]
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("q", "quit", "Quit", id="app.quit"),
         Binding("question_mark", "keys", "Keys", id="app.keys"),
@@ -295,7 +301,7 @@ def binding_ids() -> set[str]:
         SessionScreen,
         SearchScreen,
         ProjectList,
-        SessionTable,
+        SessionList,
         ResultList,
         Prompt,
         MessageBlock,

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+from collections import Counter
+from collections.abc import Iterable
 from datetime import datetime
 from pathlib import Path
 
@@ -29,6 +31,25 @@ def when(timestamp: str | None, *, seconds: bool = False) -> str:
 def project_name(project: str) -> str:
     """The last part of a project's directory: `/home/ana/work/shop-api` → `shop-api`."""
     return Path(project).name or project
+
+
+def short_names(projects: Iterable[str]) -> dict[str, str]:
+    """Each project's shortest ending of its path that no other project shares:
+    `/home/dev/clients/client-01/app` → `client-01/app` beside `client-02/app`, `shop-api`
+    alone."""
+    parts = {p: [x for x in p.split("/") if x] or [p] for p in set(projects)}
+    names: dict[str, str] = {}
+    depth = 1
+    left = dict(parts)
+    while left:
+        endings = Counter("/".join(x[-depth:]) for x in parts.values() if len(x) >= depth)
+        for path, x in list(left.items()):
+            ending = "/".join(x[-depth:])
+            if endings[ending] == 1 or depth >= len(x):
+                names[path] = ending if depth < len(x) else home_short(path)
+                del left[path]
+        depth += 1
+    return names
 
 
 def home_short(path: str) -> str:
