@@ -149,7 +149,22 @@ def all_messages(
 ) -> tuple[SessionInfo, list[MessageView]]:
     info = session_info(conn, session_id)
     rows = conn.execute(f"{_MESSAGE_SQL} WHERE session_id = ? ORDER BY idx", (info.session_id,))
-    return info, [message_view(r) for r in rows]
+    return info, in_time_order([message_view(r) for r in rows])
+
+
+def in_time_order(messages: list[MessageView]) -> list[MessageView]:
+    """One timeline: a subagent's messages (stored after the main thread's, file by file)
+    where they happened, between the call that started them and its result. A message
+    without a time keeps the place of the one before it."""
+    if not any(m.is_sidechain for m in messages):
+        return messages
+    keys: list[tuple[str, int]] = []
+    last = ""
+    for m in messages:
+        last = m.timestamp or last
+        keys.append((last, m.message_index))
+    order = sorted(range(len(messages)), key=keys.__getitem__)
+    return [messages[i] for i in order]
 
 
 def recent_sessions(

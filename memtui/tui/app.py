@@ -35,6 +35,7 @@ _T = TypeVar("_T")
 STOP_WAIT = 30.0  # seconds quitting waits for the index to stop between batches
 MCP_STOP_WAIT = 3.0  # seconds the HTTP server gets to close its connections
 MCP_PORT = 10013  # SPEC's port for the HTTP MCP server
+COUNT_EVERY = 1.0  # seconds between reads of the counts and lists while an index runs
 WARM_AFTER = 0.5  # seconds after start: the first screen is drawn before the model loads
 
 
@@ -77,6 +78,7 @@ class MemtuiApp(App[str | None]):
         self.config_dir = memory.config.config_dir
         self.mcp_port = mcp_port  # None: no MCP server in this process (--no-mcp)
         self._mcp_task: asyncio.Task[None] | None = None
+        self._counted = 0.0  # when the counts were last read during an index
 
     def on_mount(self) -> None:
         theme = settings.load_theme(self.config_dir)
@@ -177,7 +179,13 @@ class MemtuiApp(App[str | None]):
         self.post_message(ArchiveChanged(projects))
 
     def on_progress(self, message: Progress) -> None:
+        """While an index runs, what is stored already shows: the counts and lists are read
+        again every COUNT_EVERY seconds, not only at the end."""
         self.progress = message.event
+        now = time.monotonic()
+        if message.event is not None and now - self._counted >= COUNT_EVERY:
+            self._counted = now
+            self.refresh_counts()
 
     def on_archive_changed(self, message: ArchiveChanged) -> None:
         self._show_counts(message)
@@ -218,20 +226,25 @@ class MemtuiApp(App[str | None]):
             self.push_screen(SearchScreen())
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
-        """The palette: every action of the current screen, then the app's own."""
+        """The palette: every action of the current screen, then those of Textual's own
+        that do not repeat one by name (its Keys and Quit are ours)."""
         seen: set[str] = set()
+        titles: set[str] = set()
         for key, active in screen.active_bindings.items():
             b = active.binding
             if not active.enabled or b.action in seen or b.action == "command_palette":
                 continue
             seen.add(b.action)
+            title = b.description or b.action
+            titles.add(title)
             shown = self.get_key_display(b)
             yield SystemCommand(
-                b.description or b.action,
-                f"{shown} · {b.id or key}",
-                partial(active.node.run_action, b.action),
+                title, f"{shown} · {b.id or key}", partial(active.node.run_action, b.action)
             )
-        yield from super().get_system_commands(screen)
+        for command in super().get_system_commands(screen):
+            if command.title not in titles:
+                titles.add(command.title)
+                yield command
 
     # -- acting on a session ----------------------------------------------------------------
 
