@@ -75,6 +75,8 @@ class MemtuiApp(App[str | None]):
         self.stop = threading.Event()  # set on quit: the index stops between batches
         self.upkeep_done = threading.Event()
         self.upkeep_done.set()
+        self.first_read = threading.Event()  # the start's ingest is over (or not run)
+        self.first_read.set()
         self.config_dir = memory.config.config_dir
         self.mcp_port = mcp_port  # None: no MCP server in this process (--no-mcp)
         self._mcp_task: asyncio.Task[None] | None = None
@@ -99,6 +101,7 @@ class MemtuiApp(App[str | None]):
         self.set_timer(WARM_AFTER, self.warm)
         if self._upkeep:
             self.upkeep_done.clear()
+            self.first_read.clear()
             self.keep_current()
         if self.mcp_port is not None:
             self._mcp_task = asyncio.create_task(self._serve_mcp(self.mcp_port))
@@ -148,6 +151,7 @@ class MemtuiApp(App[str | None]):
             report = up.ingest(
                 on_progress=lambda e: self.post_message(Progress(e)), cancel=self.stop, wait=False
             )
+            self.first_read.set()
             self.post_message(Progress(None))
             self._changed()
             if report is None:
@@ -157,9 +161,11 @@ class MemtuiApp(App[str | None]):
             if self._watch and not self.stop.is_set() and self.memory.config.claude_dir.is_dir():
                 up.follow(stop=self.stop, on_ingest=lambda _: self._changed())
         except MemtuiError as exc:
+            self.first_read.set()
             self.post_message(Progress(None))
             self.call_from_thread(self.notify, exc.line(), severity="error", timeout=15)
         finally:
+            self.first_read.set()
             self.upkeep_done.set()
 
     async def on_unmount(self) -> None:

@@ -92,6 +92,7 @@ class SessionList(ScrollView, can_focus=True):
 
     def on_resize(self) -> None:
         self.virtual_size = Size(self.scrollable_content_region.width, len(self.sessions))
+        self.screen.query(SessionHeader).refresh()
 
     def columns(self, width: int) -> tuple[bool, bool]:
         """Which of the optional columns fit: the year in the date, the branch."""
@@ -153,6 +154,14 @@ class SessionList(ScrollView, can_focus=True):
             self.post_message(self.Selected(session))
 
 
+class SessionHeader(Static):
+    """The session list's column names, at the widths the list draws now."""
+
+    def render(self) -> Text:
+        listing = self.screen.query_one(SessionList)
+        return listing.header(listing.scrollable_content_region.width or self.size.width)
+
+
 class SessionHighlighted(Message):
     """The session list's cursor moved (the screen's keys follow what is under it)."""
 
@@ -190,7 +199,7 @@ class BrowseScreen(Screen[None]):
                     yield Static(f"{area}  ·  soon", classes="area-later")
             with Vertical(id="sessions-pane"):
                 yield Static("Sessions", id="sessions-title")
-                yield Static("", id="sessions-header")
+                yield SessionHeader(id="sessions-header")
                 yield SessionList(id="sessions")
                 yield Static("", id="empty")
         yield Keys()
@@ -200,7 +209,6 @@ class BrowseScreen(Screen[None]):
         self.watch(self.app, "progress", lambda _: self._empty())
 
     def on_resize(self) -> None:
-        self._header()
         self._project_lines()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
@@ -212,7 +220,7 @@ class BrowseScreen(Screen[None]):
 
     def _busy(self) -> bool:
         """The first index is still running: an empty list means "not read yet"."""
-        return self.app.progress is not None or not self.app.upkeep_done.is_set()
+        return self.app.progress is not None or not self.app.first_read.is_set()
 
     @work(thread=True, exclusive=True, group="projects", exit_on_error=False)
     def load_projects(self) -> None:
@@ -323,13 +331,8 @@ class BrowseScreen(Screen[None]):
         if missing > 0:
             title.append(f" · the newest {len(sessions):,} shown", style="bold")
         self.query_one("#sessions-title", Static).update(title)
-        self._header()
+        self.query_one(SessionHeader).refresh()
         self.refresh_bindings()
-
-    def _header(self) -> None:
-        table = self.query_one(SessionList)
-        width = table.scrollable_content_region.width or self.size.width
-        self.query_one("#sessions-header", Static).update(table.header(width))
 
     def on_session_highlighted(self) -> None:
         self.refresh_bindings()

@@ -69,6 +69,11 @@ def marked(snippet: str, style: str | Style = "bold reverse") -> Text:
     return text
 
 
+def hit_words(snippet: str) -> list[str]:
+    """The words a search marked in a snippet (`**word**`), each once."""
+    return list(dict.fromkeys(m.group(1).strip() for m in _MARKED.finditer(snippet)))
+
+
 def one_line(text: str, width: int) -> str:
     flat = " ".join(text.split())
     return flat if len(flat) <= width else flat[: width - 1] + "…"

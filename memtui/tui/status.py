@@ -11,9 +11,10 @@ from textual.widgets import Footer, Static
 from memtui.engine import ProgressEvent
 
 
-PHASE_LABEL = {"transcripts": "reading transcripts", "full text": "full text"}
+PHASE_LABEL = {"transcripts": "reading transcripts"}
 # What is built after each phase, said while it runs: search works on what is in already.
-AFTER = {"transcripts": "full text follows, vectors next", "full text": "vectors next"}
+AFTER = {"transcripts": "vectors next", "full text": "vectors next"}
+NARROW = 100  # below this many columns the counts leave out the projects
 
 
 class StatusLine(Horizontal):
@@ -38,7 +39,12 @@ class StatusLine(Horizontal):
         self.watch(self.app, "mcp_address", self._mcp)
 
     def _counts(self, counts: str) -> None:
+        if self.app.size.width < NARROW:
+            counts = counts.split(" · ", 1)[-1].replace(" messages", " msgs")
         self.query_one("#status-counts", Static).update(counts)
+
+    def on_resize(self) -> None:
+        self._counts(self.app.counts)
 
     def _progress(self, event: ProgressEvent | None) -> None:
         phase = self.query_one("#status-phase", Static)
@@ -70,7 +76,7 @@ def building(phases: dict[str, ProgressEvent]) -> str:
     last = next(reversed(phases))
     if last in AFTER and "vectors" not in phases:
         parts.append(AFTER[last])
-    return "indexing: " + " · ".join(parts)
+    return " · ".join(parts)
 
 
 class Keys(Footer):
