@@ -5,6 +5,7 @@ The checks are plain functions so the messages a person sees are tested on their
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 from dataclasses import dataclass
@@ -45,10 +46,16 @@ def export_name(info: SessionInfo) -> str:
     return f"{words or 'session'}-{info.session_id[:8]}.md"
 
 
+def export_target(typed: str, info: SessionInfo) -> Path:
+    """Where an export goes: a folder (one that exists, or a path ending in `/`) gets a file
+    named after the session; anything else is the file itself."""
+    path = Path(typed).expanduser()
+    if typed.endswith(("/", os.sep)) or path.is_dir():
+        return path / export_name(info)
+    return path
+
+
 def export(markdown: str, target: Path) -> Path:
-    target = target.expanduser()
-    if target.is_dir():
-        raise IsADirectoryError(f"{target} is a directory")
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(markdown, encoding="utf-8")
     return target

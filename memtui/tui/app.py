@@ -24,15 +24,15 @@ from memtui.engine import Memory, ProgressEvent, SessionInfo
 from memtui.errors import MemtuiError
 from memtui.tui import actions, settings
 from memtui.tui.browse import BrowseScreen, ProjectList, SessionList
-from memtui.tui.forms import Prompt
+from memtui.tui.forms import Confirm, Prompt
 from memtui.tui.messages import ArchiveChanged, Progress
 from memtui.tui.results import ResultList
 from memtui.tui.search import SearchScreen
-from memtui.tui.session import MessageBlock, SessionScreen, warm_drawing
+from memtui.tui.session import MessageBlock, MessageList, SessionScreen, warm_drawing
 
 _T = TypeVar("_T")
 
-STOP_WAIT = 30.0  # seconds quitting waits for the index to stop between batches
+STOP_WAIT = 30.0  # seconds `memtui` waits, after the screen is gone, for the index to stop
 MCP_STOP_WAIT = 3.0  # seconds the HTTP server gets to close its connections
 MCP_PORT = 10013  # SPEC's port for the HTTP MCP server
 COUNT_EVERY = 1.0  # seconds between reads of the counts and lists while an index runs
@@ -91,11 +91,14 @@ class MemtuiApp(App[str | None]):
         )
         keymap = settings.load_keymap(self.config_dir)
         unknown = sorted(set(keymap.keys) - binding_ids())
-        self.set_keymap(keymap.keys)
+        keys, problems = settings.checked_keymap(keymap.keys, key_scopes())
+        self.set_keymap(keys)
         if keymap.problem:
             self.notify(keymap.problem, severity="warning", timeout=10)
         if unknown:
             self.notify(f"keymap: no binding has the id {', '.join(unknown)}", severity="warning")
+        for problem in problems:
+            self.notify(f"keymap: {problem}", severity="warning", timeout=12)
         self.push_screen(BrowseScreen())
         self.refresh_counts()
         self.set_timer(WARM_AFTER, self.warm)
@@ -209,14 +212,10 @@ class MemtuiApp(App[str | None]):
         messages = sum(x.messages for x in p)
         self.counts = f"{len(p):,} projects · {sessions:,} sessions · {messages:,} messages"
 
-    async def action_quit(self) -> None:
-        """Stop the index between batches (nothing half-written), then leave."""
+    def action_quit(self) -> None:
+        """Leave at once: the index stops at its next batch boundary (nothing half-written)
+        while the terminal is already back; `memtui` waits for it before it returns."""
         self.stop.set()
-        if not self.upkeep_done.is_set():
-            self.notify("stopping the index…")
-            deadline = time.monotonic() + STOP_WAIT
-            while not self.upkeep_done.is_set() and time.monotonic() < deadline:
-                await asyncio.sleep(0.05)
         self.exit()
 
     # -- everywhere -------------------------------------------------------------------------
@@ -295,8 +294,23 @@ class MemtuiApp(App[str | None]):
         suggested = str(Path.cwd() / actions.export_name(info))
 
         def chosen(path: str | None) -> None:
-            if path:
-                self.write_export(info.session_id, Path(path))
+            if not path:
+                return
+            target = actions.export_target(path, info)
+            if not target.exists():
+                self.write_export(info.session_id, target)
+                return
+            if target.is_dir():
+                self.notify(f"not written: {target} is a folder", severity="error")
+                return
+
+            def overwrite(yes: bool | None) -> None:
+                if yes:
+                    self.write_export(info.session_id, target)
+                else:
+                    self.notify("export cancelled: the file was kept as it was")
+
+            self.push_screen(Confirm(f"{target} exists. Replace it?"), overwrite)
 
         self.push_screen(Prompt("Export the session as Markdown to:", suggested), chosen)
 
@@ -312,25 +326,28 @@ class MemtuiApp(App[str | None]):
             self.call_from_thread(self.notify, f"exported to {written}")
 
 
+# What is on screen together: a key may do one thing in each (the app's keys are in all).
+SCOPES: tuple[tuple[type[object], ...], ...] = (
+    (BrowseScreen, ProjectList),
+    (BrowseScreen, SessionList),
+    (SessionScreen, MessageList, MessageBlock),
+    (SearchScreen, ResultList),
+    (Prompt,),
+    (Confirm,),
+)
+
+
+def _bindings(owner: type[object]) -> list[Binding]:
+    return [b for b in getattr(owner, "BINDINGS", []) if isinstance(b, Binding)]
+
+
+def key_scopes() -> list[list[Binding]]:
+    return [[*_bindings(MemtuiApp), *(b for o in scope for b in _bindings(o))] for scope in SCOPES]
+
+
 def binding_ids() -> set[str]:
     """Every id a keymap file may name."""
-    owners = (
-        MemtuiApp,
-        BrowseScreen,
-        SessionScreen,
-        SearchScreen,
-        ProjectList,
-        SessionList,
-        ResultList,
-        Prompt,
-        MessageBlock,
-    )
-    return {
-        b.id
-        for owner in owners
-        for b in owner.BINDINGS
-        if isinstance(b, Binding) and b.id is not None
-    }
+    return {b.id for scope in key_scopes() for b in scope if b.id is not None}
 
 
 def settle() -> None:

@@ -50,7 +50,7 @@ class SessionList(ScrollView, can_focus=True):
         Binding("pageup", "page(-1)", "Page up", show=False, id="go.page_up"),
         Binding("home,g", "first", "Top", show=False, id="go.top"),
         Binding("end,G", "last", "Bottom", show=False, id="go.bottom"),
-        Binding("enter", "open", "Open", id="sessions.open"),
+        Binding("enter", "open", "Open", id="list.open"),
     ]
     COMPONENT_CLASSES: ClassVar[set[str]] = {"session-list--cursor", "session-list--dim"}
 
@@ -375,8 +375,10 @@ def _project_line(name: str, count: int, width: int) -> Text:
     """`name` and `count` on one line of `width` cells, the name cut to fit."""
     number = f" {count:,}"
     room = max(1, width - len(number))
-    if len(name) > room:
-        name = ("…" + name[-(room - 1) :]) if name.startswith(("/", "~")) else name[: room - 1] + "…"
+    if len(name) > room and name.startswith(("/", "~")):  # a path: its end tells it apart
+        name = "…" + name[-(room - 1) :]
+    elif len(name) > room:
+        name = name[: room - 1] + "…"
     line = Text(name.ljust(room), no_wrap=True, overflow="ellipsis")
     line.append(number, style="dim")
     return line

@@ -27,13 +27,13 @@ ROWS = 3  # a hit: who, when, session and project; then two lines of its snippet
 
 class ResultList(ScrollView, can_focus=True):
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("down,j", "move(1)", "Down", show=False, id="results.down"),
-        Binding("up,k", "move(-1)", "Up", show=False, id="results.up"),
-        Binding("pagedown", "page(1)", "Page down", show=False, id="results.page_down"),
-        Binding("pageup", "page(-1)", "Page up", show=False, id="results.page_up"),
-        Binding("home", "first", "First", show=False, id="results.first"),
-        Binding("end", "last", "Last", show=False, id="results.last"),
-        Binding("enter", "open", "Open", id="results.open"),
+        Binding("down,j", "move(1)", "Down", show=False, id="go.down"),
+        Binding("up,k", "move(-1)", "Up", show=False, id="go.up"),
+        Binding("pagedown", "page(1)", "Page down", show=False, id="go.page_down"),
+        Binding("pageup", "page(-1)", "Page up", show=False, id="go.page_up"),
+        Binding("home", "first", "First", show=False, id="go.top"),
+        Binding("end", "last", "Last", show=False, id="go.bottom"),
+        Binding("enter", "open", "Open", id="list.open"),
     ]
     COMPONENT_CLASSES: ClassVar[set[str]] = {"result-list--cursor", "result-list--mark"}
 

@@ -43,7 +43,7 @@ class Query:
 
 class SearchScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "back", "Back", id="search.back"),
+        Binding("escape", "back", "Back", id="screen.back"),
         Binding("ctrl+o", "cycle_mode", "Mode", id="search.mode"),
         Binding("ctrl+l", "focus_query", "Query", id="search.query"),
         Binding("down", "focus_results", "Results", show=False, id="search.results"),

@@ -10,7 +10,6 @@ from textual.widgets import Footer, Static
 
 from memtui.engine import ProgressEvent
 
-
 PHASE_LABEL = {"transcripts": "reading transcripts"}
 # What is built after each phase, said while it runs: search works on what is in already.
 AFTER = {"transcripts": "vectors next", "full text": "vectors next"}
