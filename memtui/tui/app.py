@@ -19,6 +19,7 @@ from textual.app import App, SuspendNotSupported, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.reactive import reactive
 from textual.screen import Screen
+from textual.widgets import Input
 
 from memtui.engine import Memory, ProgressEvent, SessionInfo
 from memtui.errors import MemtuiError
@@ -50,6 +51,9 @@ class MemtuiApp(App[str | None]):
     ]
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("q", "quit", "Quit", id="app.quit"),
+        # What people press to leave a terminal program; it copies a selection in a field,
+        # and cancels a running search first.
+        Binding("ctrl+c", "interrupt", "Quit", show=False, priority=True, id="app.interrupt"),
         Binding("question_mark", "keys", "Keys", id="app.keys"),
         Binding("slash", "search", "Search", id="app.search"),
     ]
@@ -218,6 +222,17 @@ class MemtuiApp(App[str | None]):
         self.stop.set()
         self.exit()
 
+    def action_interrupt(self) -> None:
+        focused = self.focused
+        if isinstance(focused, Input) and not focused.selection.is_empty:
+            focused.action_copy()
+            return
+        screen = self.screen
+        if isinstance(screen, SearchScreen) and screen.cancel_search():
+            self.notify("search cancelled: ctrl+c again quits")
+            return
+        self.action_quit()
+
     # -- everywhere -------------------------------------------------------------------------
 
     def action_keys(self) -> None:
@@ -282,13 +297,27 @@ class MemtuiApp(App[str | None]):
     @work(thread=True, group="copy", exit_on_error=False)
     def copy_markdown(self, session_id: str) -> None:
         markdown = self.ask(partial(self.memory.history.session_markdown, session_id))
-        if markdown is not None:
-            self.call_from_thread(self._copied, markdown)
+        if markdown is None:
+            return
+        blocked = actions.tmux_clipboard()
+        buffered = blocked is not None and actions.tmux_buffer(markdown)
+        self.call_from_thread(self._copied, markdown, blocked, buffered)
 
-    def _copied(self, markdown: str) -> None:
+    def _copied(self, markdown: str, blocked: str | None, buffered: bool) -> None:
+        """Copy through the terminal; where that cannot arrive (tmux without clipboard
+        passthrough) say so, and say where the text is instead."""
         self.copy_to_clipboard(markdown)
-        lines = markdown.count("\n") + 1
-        self.notify(f"copied {lines:,} lines of Markdown to the clipboard")
+        lines = f"{markdown.count(chr(10)) + 1:,} lines of Markdown"
+        if blocked is None:
+            self.notify(f"copied {lines} to the clipboard")
+            return
+        where = "it is in tmux's paste buffer (prefix ] pastes it)" if buffered else ""
+        self.notify(
+            f"{lines} sent to the clipboard, but {blocked}, so it may not arrive; "
+            f"{where}{'; ' if where else ''}e exports it to a file",
+            severity="warning",
+            timeout=12,
+        )
 
     def export_session(self, info: SessionInfo) -> None:
         suggested = str(Path.cwd() / actions.export_name(info))

@@ -173,6 +173,7 @@ class BrowseScreen(Screen[None]):
         Binding("y", "copy", "Copy MD", id="session.copy"),
         Binding("e", "export", "Export", id="session.export"),
         Binding("d", "demo", "Open demo", id="browse.demo"),
+        Binding("ctrl+d", "leave_demo", "Leave demo", id="browse.leave_demo"),
         Binding("w", "warmups", "Warm-ups", show=False, id="browse.warmups"),
         Binding("escape", "focus_projects", "Projects", show=False, id="browse.projects"),
     ]
@@ -214,6 +215,8 @@ class BrowseScreen(Screen[None]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "demo":
             return self.loaded and not self.projects and not self.app.demo and not self._busy()
+        if action == "leave_demo":
+            return self.app.demo
         if action in ("resume", "copy", "export"):
             return self._current() is not None
         return True
@@ -362,6 +365,9 @@ class BrowseScreen(Screen[None]):
 
     def action_demo(self) -> None:
         self.app.exit("demo")
+
+    def action_leave_demo(self) -> None:
+        self.app.exit("leave-demo")
 
     def action_warmups(self) -> None:
         self.warmups = not self.warmups

@@ -27,6 +27,9 @@ def run(*, demo: bool = False, mcp_port: int | None = MCP_PORT) -> None:
         if result == "demo" and not demo:  # the empty screen offered the demo, and was taken
             demo = True
             continue
+        if result == "leave-demo" and demo:  # back to the person's own archive
+            demo = False
+            continue
         return
 
 

@@ -154,6 +154,15 @@ class SearchScreen(Screen[None]):
         if not worker.is_cancelled:
             self.app.call_from_thread(self.show_results, query, response)
 
+    def cancel_search(self) -> bool:
+        """Drop the search under way, if one is; whether there was one."""
+        running = [w for w in self.workers if w.group == "search" and w.is_running]
+        for worker in running:
+            worker.cancel()
+        if running:
+            self.query_one("#search-summary", Static).update("search cancelled")
+        return bool(running)
+
     def _failed(self, exc: MemtuiError) -> None:
         """The error alone: results of an earlier query must not read as this one's."""
         self._shown = None
