@@ -94,23 +94,27 @@ class SessionList(ScrollView, can_focus=True):
         self.virtual_size = Size(self.scrollable_content_region.width, len(self.sessions))
         self.screen.query(SessionHeader).refresh()
 
-    def columns(self, width: int) -> tuple[bool, bool]:
-        """Which of the optional columns fit: the year in the date, the branch."""
-        return width >= 72, width >= 96
+    def columns(self, width: int) -> tuple[bool, bool, bool]:
+        """Which of the optional columns fit beside a title worth reading: the year in the
+        date, the message count, the branch."""
+        return width >= 72, width >= 50, width >= 96
 
     def header(self, width: int) -> Text:
-        year, branch = self.columns(width)
-        line = Text(f" {'Last active':<{16 if year else 11}} {'Msgs':>6} ")
+        year, count, branch = self.columns(width)
+        line = Text(f" {'Last active':<{16 if year else 11}} ")
+        if count:
+            line.append(f"{'Msgs':>6} ")
         if branch:
             line.append(f"{'Branch':<14} ")
         line.append("  Title")
         return line
 
     def row(self, s: SessionInfo, width: int) -> Text:
-        year, branch = self.columns(width)
+        year, count, branch = self.columns(width)
         stamp = when(s.last_timestamp)
         line = Text(f" {stamp if year else stamp[5:]:<{16 if year else 11}} ")
-        line.append(f"{s.message_count:>6,} ")
+        if count:
+            line.append(f"{s.message_count:>6,} ")
         if branch:
             line.append(f"{one_line(s.git_branch or '', 14):<14} ", style="dim")
         line.append("⌂ " if s.archived else "  ", style="italic")
@@ -254,7 +258,7 @@ class BrowseScreen(Screen[None]):
 
     def _project_lines(self) -> None:
         """One line per project, its count at the right edge: a long name is cut with an
-        ellipsis, never wrapped; the highlighted one shows its whole path (cut at the left)."""
+        ellipsis, never wrapped; the highlighted one shows its whole path."""
         listing = self.query_one(ProjectList)
         if not listing.option_count:
             return
@@ -264,10 +268,15 @@ class BrowseScreen(Screen[None]):
             option = listing.get_option_at_index(index)
             if option.id == ALL:
                 name, count = "All projects", sum(counts.values())
+            elif index == listing.highlighted:  # the whole path, on as many lines as it takes
+                path = option.id or ""
+                whole = Text(home_short(path))
+                whole.append(f" {counts[path]:,}", style="dim")
+                listing.replace_option_prompt_at_index(index, whole)
+                continue
             else:
                 path = option.id or ""
-                here = index == listing.highlighted
-                name, count = (home_short(path) if here else self.names[path]), counts[path]
+                name, count = self.names[path], counts[path]
             listing.replace_option_prompt_at_index(index, _project_line(name, count, width))
 
     def _empty(self) -> None:
@@ -381,9 +390,7 @@ def _project_line(name: str, count: int, width: int) -> Text:
     """`name` and `count` on one line of `width` cells, the name cut to fit."""
     number = f" {count:,}"
     room = max(1, width - len(number))
-    if len(name) > room and name.startswith(("/", "~")):  # a path: its end tells it apart
-        name = "…" + name[-(room - 1) :]
-    elif len(name) > room:
+    if len(name) > room:
         name = name[: room - 1] + "…"
     line = Text(name.ljust(room), no_wrap=True, overflow="ellipsis")
     line.append(number, style="dim")
