@@ -96,7 +96,7 @@ def build(claude_dir: Path) -> None:
             {
                 "type": "text",
                 "text": "<ide_selection>The user selected the lines 508 to 512 from "
-                "/home/dev/clients/client-02/app/cart.py:\n    total = sum(prices)\n</ide_selection>",
+                f"{CLIENT_2}/cart.py:\n    total = sum(prices)\n</ide_selection>",
             },
             {"type": "text", "text": "Why does the cart total drop the shipping fee?"},
         ],

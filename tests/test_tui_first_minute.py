@@ -19,8 +19,8 @@ from memtui.engine.sessions import short_title
 from memtui.tui import actions, settings
 from memtui.tui.app import MemtuiApp, key_scopes
 from memtui.tui.browse import BrowseScreen, SessionList
-from memtui.tui.forms import Confirm
 from memtui.tui.format import short_names
+from memtui.tui.forms import Confirm
 from memtui.tui.messages import Progress
 from memtui.tui.results import ResultList
 from memtui.tui.search import SearchScreen
@@ -66,9 +66,7 @@ def rows(browse: BrowseScreen) -> list[str]:
 
 def project_lines(browse: BrowseScreen) -> list[str]:
     listing = browse.query_one("#projects", OptionList)
-    return [
-        str(listing.get_option_at_index(i).prompt).strip() for i in range(listing.option_count)
-    ]
+    return [str(listing.get_option_at_index(i).prompt).strip() for i in range(listing.option_count)]
 
 
 async def open_session(pilot, app: MemtuiApp, session_id: str, **kw: object) -> SessionScreen:  # type: ignore[no-untyped-def]
@@ -131,11 +129,11 @@ def test_the_status_line_says_what_is_still_built() -> None:
     }
     assert building(both) == "full text 80% · vectors 30%"
     assert building({"vectors": ProgressEvent("vectors", 10, 10, 1.0)}) == "saving vectors…"
+    read = {"transcripts": ProgressEvent("transcripts", 10, 10, 1.0)}
+    assert building(read) == "transcripts done · vectors next"
 
 
-def test_full_text_finds_words_before_the_first_read_ends(
-    memory: Memory, claude_dir: Path
-) -> None:
+def test_full_text_finds_words_before_the_first_read_ends(memory: Memory, claude_dir: Path) -> None:
     """The full-text index follows the store while the transcripts are read: a search in
     the middle of a first index finds what is stored so far."""
     small_archive(claude_dir, messages=12000)  # a few store batches
@@ -164,7 +162,11 @@ def test_full_text_finds_words_before_the_first_read_ends(
 
 def test_short_names_are_the_shortest_unique_ending() -> None:
     names = short_names([fm.CLIENT_1, fm.CLIENT_2, fm.SHOP])
-    assert names == {fm.CLIENT_1: "client-01/app", fm.CLIENT_2: "client-02/app", fm.SHOP: "shop-api"}
+    assert names == {
+        fm.CLIENT_1: "client-01/app",
+        fm.CLIENT_2: "client-02/app",
+        fm.SHOP: "shop-api",
+    }
 
 
 async def test_projects_with_the_same_folder_name_are_told_apart(archive: Memory) -> None:
@@ -427,7 +429,9 @@ async def test_a_bad_keymap_is_reported_and_the_defaults_work(
 # -- 12: quitting during an index ----------------------------------------------------------
 
 
-async def test_quit_during_an_index_leaves_within_a_second(memory: Memory, claude_dir: Path) -> None:
+async def test_quit_during_an_index_leaves_within_a_second(
+    memory: Memory, claude_dir: Path
+) -> None:
     small_archive(claude_dir, messages=6000)
     app = MemtuiApp(memory)
     async with app.run_test(size=SMALL) as pilot:
@@ -533,7 +537,9 @@ async def test_a_copy_under_tmux_without_passthrough_says_so(
     async with app.run_test(size=SMALL) as pilot:
         await browse_ready(pilot, app)
         await pilot.press("y")
-        await until(pilot, lambda: any("set-clipboard" in str(n.message) for n in app._notifications))
+        await until(
+            pilot, lambda: any("set-clipboard" in str(n.message) for n in app._notifications)
+        )
         said = " ".join(str(n.message) for n in app._notifications)
         assert "paste buffer" in said and "e exports" in said
 

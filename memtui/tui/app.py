@@ -252,10 +252,12 @@ class MemtuiApp(App[str | None]):
         titles: set[str] = set()
         for key, active in screen.active_bindings.items():
             b = active.binding
+            title = b.description or b.action
             if not active.enabled or b.action in seen or b.action == "command_palette":
                 continue
+            if title in titles:  # a widget's own key for what ours does (Top, Bottom)
+                continue
             seen.add(b.action)
-            title = b.description or b.action
             titles.add(title)
             shown = self.get_key_display(b)
             yield SystemCommand(

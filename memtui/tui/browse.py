@@ -174,7 +174,7 @@ class BrowseScreen(Screen[None]):
     AUTO_FOCUS = "#sessions"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("r", "resume", "Resume", id="session.resume"),
-        Binding("y", "copy", "Copy MD", id="session.copy"),
+        Binding("y", "copy", "Copy", id="session.copy"),
         Binding("e", "export", "Export", id="session.export"),
         Binding("d", "demo", "Open demo", id="browse.demo"),
         Binding("ctrl+d", "leave_demo", "Leave demo", id="browse.leave_demo"),

@@ -392,7 +392,7 @@ class SessionScreen(Screen[None]):
         Binding("slash", "find", "Find", id="session.find"),
         Binding("n", "next_hit", "Next hit", id="session.next_hit"),
         Binding("N", "previous_hit", "Prev hit", show=False, id="session.previous_hit"),
-        Binding("t", "toggle_thinking", "Thinking", id="session.thinking"),
+        Binding("t", "toggle_thinking", "Thinking", show=False, id="session.thinking"),
         Binding("r", "resume", "Resume", id="session.resume"),
         Binding("y", "copy", "Copy", id="session.copy"),
         Binding("e", "export", "Export", id="session.export"),

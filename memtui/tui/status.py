@@ -70,6 +70,8 @@ def building(phases: dict[str, ProgressEvent]) -> str:
         label = PHASE_LABEL.get(name, name)
         if e.done >= e.total and name == "vectors":
             parts.append("saving vectors…")
+        elif e.done >= e.total:
+            parts.append(f"{name} done")
         else:
             parts.append(f"{label} {min(99, int(100 * e.fraction))}%")
     last = next(reversed(phases))
