@@ -267,8 +267,8 @@ class MessageList(VerticalScroll):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         # the session's ends, not the ends of the messages mounted now
-        Binding("home,g", "screen.top", "Top", show=False, id="go.top"),
-        Binding("end,G", "screen.bottom", "Bottom", show=False, id="go.bottom"),
+        Binding("home,g", "end(0)", "Top", show=False, id="go.top"),
+        Binding("end,G", "end(1)", "Bottom", show=False, id="go.bottom"),
         Binding("tab", "focus_from_view(1)", "Next message", show=False, id="session.next"),
         Binding(
             "shift+tab", "focus_from_view(-1)", "Prev message", show=False, id="session.previous"
@@ -283,6 +283,14 @@ class MessageList(VerticalScroll):
         self._growing = False
         self._lock = asyncio.Lock()
         self.show_thinking = False
+
+    def action_end(self, bottom: int) -> None:
+        """Jump to the session's first or last message. The jump remounts this list's
+        children, so it runs on the screen's message loop: awaited on this list's own loop
+        it would wait on itself."""
+        screen = self.screen
+        if isinstance(screen, SessionScreen):
+            screen.call_later(screen.action_bottom if bottom else screen.action_top)
 
     def action_focus_from_view(self, step: int) -> None:
         """Focus the next (or previous) message from where the reader is: the one after the
