@@ -358,7 +358,9 @@ async def test_the_session_list_holds_thousands_and_says_how_many(archive: Memor
         listing.show(many)
         await pilot.press("end")
         await pilot.pause()
-        assert time.perf_counter() - started < 1.0
+        # a DataTable took seconds to fill with 5,000 rows; the line list, a few ms (the
+        # bound leaves room for a machine shared by eight)
+        assert time.perf_counter() - started < 3.0
         assert listing.highlighted == 4999
         assert listing.current() is not None and listing.current().title == "session 4999"
 
