@@ -30,6 +30,7 @@ from memtui.errors import MemtuiError
 from memtui.store.archive import Archive
 from memtui.store.db import Readers, translated
 from memtui.store.indexes import Indexes
+from memtui.store.mask import Masker
 
 
 class Memory:
@@ -40,12 +41,14 @@ class Memory:
         with translated(config.db_path):
             private_dir(config.data_dir)
             self._archive = Archive(config.db_path)  # creates or migrates the store first
+            # Every text stored passes this masker: transcripts at ingest, notes when saved.
+            self.masker = Masker.load(config.data_dir, config.config_dir, config.mask_secrets)
         self._readers = Readers(config.db_path)
         self._indexes: Indexes | None = None
         self._searcher: Searcher | None = None
         self._open_lock = threading.Lock()
         self.history = History(config.db_path, self._readers.get, self._search)
-        self.upkeep = Upkeep(config, self._archive, self._index, self._readers.get)
+        self.upkeep = Upkeep(config, self._archive, self._index, self._readers.get, self.masker)
 
     def _index(self) -> Indexes:
         """The indexes, opened on first use: a process that only lists sessions never loads

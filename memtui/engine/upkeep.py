@@ -19,6 +19,7 @@ from memtui.store.archive import Archive
 from memtui.store.db import translated
 from memtui.store.indexes import Indexes
 from memtui.store.locks import file_lock
+from memtui.store.mask import Masker
 
 log = logging.getLogger(__name__)
 
@@ -34,8 +35,10 @@ class Upkeep:
         archive: Archive,
         indexes: Callable[[], Indexes],
         reader: Callable[[], sqlite3.Connection],
+        masker: Masker,
     ) -> None:
         self.config = config
+        self.masker = masker
         self._archive = archive
         self._indexes = indexes
         self._conn = reader
@@ -60,7 +63,9 @@ class Upkeep:
         with translated(self.config.db_path), lock as held:
             if not held:
                 return None
-            report = pipeline.ingest(self._archive, root, paths, on_progress, cancel)
+            report = pipeline.ingest(
+                self._archive, root, paths, on_progress, cancel, masker=self.masker
+            )
             self._record_ingest(report)
             if index and not report.cancelled:
                 self._indexes().catch_up(on_progress, cancel)
