@@ -140,6 +140,18 @@ def build_parser() -> Parser:
     doctor = sub.add_parser("doctor", help="check the store and the indexes agree")
     doctor.add_argument("--repair", action="store_true", help="repair what differs")
 
+    forget = sub.add_parser(
+        "forget", help="remove a session, project or note from every file memtui keeps"
+    )
+    what = forget.add_mutually_exclusive_group(required=True)
+    what.add_argument("--session", type=argument, help="a session id or a unique prefix of one")
+    what.add_argument("--project", type=argument, help="a project's directory, as listed")
+    what.add_argument("--note", type=whole(1, 2**62), help="a note id")
+    forget.add_argument("--yes", action="store_true", help="do not ask first")
+    forget.add_argument(
+        "--undo", action="store_true", help="with --project: ingest its new sessions again"
+    )
+
     show = sub.add_parser("show", help="print one session (full id or unique prefix)")
     show.add_argument("session", type=argument, help="session id or a unique prefix of one")
     fmt = show.add_mutually_exclusive_group()
@@ -431,6 +443,45 @@ def cmd_doctor(memory: Memory, args: argparse.Namespace) -> None:
         raise SystemExit(1)
 
 
+def cmd_forget(memory: Memory, args: argparse.Namespace) -> None:
+    from memtui.errors import InvalidArgument, NotConfirmed
+
+    if args.undo:
+        if args.project is None:
+            raise InvalidArgument("--undo goes with --project", "memtui forget --project P --undo")
+        lifted = memory.unforget_project(args.project)
+        print(
+            f"new sessions of {args.project} will be ingested again"
+            if lifted
+            else f"{args.project} was not forgotten: nothing to undo"
+        )
+        return
+    target = (
+        f"session {args.session}"
+        if args.session is not None
+        else f"project {args.project}"
+        if args.project is not None
+        else f"note {args.note}"
+    )
+    confirmed = args.yes
+    if not confirmed:
+        if not sys.stdin.isatty():
+            raise NotConfirmed(
+                f"forgetting {target} needs a yes", "answer at a terminal, or add --yes"
+            )
+        answer = input(f"Forget {target} for good, from every file memtui keeps? [y/N] ")
+        confirmed = answer.strip().lower() in ("y", "yes")
+        if not confirmed:
+            fail("nothing forgotten")
+    receipt = memory.forget(args.session, args.project, args.note, confirmed=True)
+    print(f"forgotten  {receipt.what} {receipt.target}")
+    print(f"sessions   {receipt.sessions:,}")
+    print(f"messages   {receipt.messages:,}")
+    print(f"notes      {receipt.notes:,}")
+    print(f"at         {receipt.at}")
+    print(f"sha256     {receipt.sha256}")
+
+
 COMMANDS: dict[str, Callable[[Memory, argparse.Namespace], None]] = {
     "index": cmd_index,
     "stats": cmd_stats,
@@ -440,4 +491,5 @@ COMMANDS: dict[str, Callable[[Memory, argparse.Namespace], None]] = {
     "search": cmd_search,
     "reindex": cmd_reindex,
     "doctor": cmd_doctor,
+    "forget": cmd_forget,
 }

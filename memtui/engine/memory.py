@@ -23,10 +23,12 @@ from __future__ import annotations
 import threading
 
 from memtui.config import Config, private_dir
+from memtui.engine.forget import Forgetter, Receipt
 from memtui.engine.history import History
 from memtui.engine.search import Searcher
 from memtui.engine.upkeep import Upkeep
 from memtui.errors import MemtuiError
+from memtui.progress import OnProgress
 from memtui.store.archive import Archive
 from memtui.store.db import Readers, translated
 from memtui.store.indexes import Indexes
@@ -36,7 +38,7 @@ from memtui.store.mask import Masker
 class Memory:
     """Opens one data dir; safe to share between threads (see the module's contract)."""
 
-    def __init__(self, config: Config) -> None:
+    def __init__(self, config: Config, *, upgrade: bool = True) -> None:
         self.config = config
         with translated(config.db_path):
             private_dir(config.data_dir)
@@ -49,6 +51,36 @@ class Memory:
         self._open_lock = threading.Lock()
         self.history = History(config.db_path, self._readers.get, self._search)
         self.upkeep = Upkeep(config, self._archive, self._index, self._readers.get, self.masker)
+        self._forgetter = Forgetter(config, self._archive.conn, self._index)
+        if upgrade:
+            self.finish_interrupted()
+
+    # -- trust: forget, and the work a crash or an upgrade left ----------------------------
+
+    def finish_interrupted(self, on_progress: OnProgress | None = None) -> None:
+        """Finish a forget a crash interrupted, and mask an archive made before masking
+        (front ends call this once at start; the constructor does unless `upgrade=False`)."""
+        with translated(self.config.db_path):
+            if self._forgetter.pending():
+                self._forgetter.forget_interrupted()
+        if self.upkeep.upgrade_pending():
+            self.upkeep.mask_archive(on_progress)
+
+    def forget(
+        self,
+        session_id: str | None = None,
+        project: str | None = None,
+        note_id: int | None = None,
+        *,
+        confirmed: object = False,
+    ) -> Receipt:
+        """Remove a session, a project or a note from the store, both indexes and every file
+        under the data dir, for good; refused unless `confirmed` is the boolean true."""
+        return self._forgetter.forget(session_id, project, note_id, confirmed=confirmed)
+
+    def unforget_project(self, project: str) -> bool:
+        """Ingest a forgotten project's new sessions again (its forgotten ones stay gone)."""
+        return self._forgetter.lift(project)
 
     def _index(self) -> Indexes:
         """The indexes, opened on first use: a process that only lists sessions never loads

@@ -82,6 +82,26 @@ MIGRATIONS: list[str] = [
     -- `summary` lines whose leaf message is not stored yet.
     CREATE TABLE pending_titles (leaf_uuid TEXT PRIMARY KEY, title TEXT NOT NULL) WITHOUT ROWID;
     """,
+    # Trust: secrets masked in place (the engine does it when it sees mask_pending), and what
+    # the person forgot kept out for good.
+    """
+    -- A forgotten session: ingest drops its records, whichever file they come from.
+    CREATE TABLE forgotten_sessions (
+        session_id TEXT PRIMARY KEY,
+        files TEXT NOT NULL,               -- JSON list of [path, dev, ino] it was read from
+        at TEXT NOT NULL
+    ) WITHOUT ROWID;
+    -- A forgotten project: its new sessions are not ingested until the person lifts it.
+    CREATE TABLE blocked_projects (path TEXT PRIMARY KEY, at TEXT NOT NULL) WITHOUT ROWID;
+    -- A forget committed in the store whose indexes are not purged yet: finished on next start.
+    CREATE TABLE forget_pending (
+        id INTEGER PRIMARY KEY,
+        receipt TEXT NOT NULL,             -- JSON
+        message_ids TEXT NOT NULL,         -- JSON list: the documents to purge from the indexes
+        note_ids TEXT NOT NULL DEFAULT '[]'
+    );
+    INSERT OR REPLACE INTO meta VALUES ('mask_pending', '1');
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -437,6 +437,26 @@ class Indexes:
             if vec_missing or vec_extra:
                 self.save_vectors(force=True)
 
+    def forget(self, ids: set[int]) -> None:
+        """Remove forgotten messages from both indexes so that no index file keeps them: the
+        full-text segments that held them are rewritten without them, and a new vector
+        snapshot, with their vectors zeroed, replaces the old ones. The store has already
+        lost the rows (and moved its sequence on, so other processes reload)."""
+        with file_lock(self.root / "sync.lock"):
+            self.fts.purge(
+                ids,
+                lambda kept: [
+                    _fts_doc(r) for r in self._rows(_FTS_ROWS.format("m.id IN ({})"), kept)
+                ],
+            )
+        with self._lock:
+            vectors = self.vectors
+            vectors.reload_if_newer()
+            vectors.remove(ids)
+            if not vectors.foreign:
+                self.catch_up_vectors()
+            self.save_vectors(force=True)
+
     def _embed(self, vectors: Vectors, rows: list[sqlite3.Row], mark: int) -> None:
         """Embed (id, text) rows into `vectors`, which then cover the store up to `mark`."""
         if not rows:

@@ -25,17 +25,24 @@ import math
 import os
 import re
 import secrets
+import sqlite3
 import string
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import orjson
+
+from memtui.progress import Meter
+from memtui.store import db
+
 KEY_FILE = "mask.key"
 ALLOW_FILE = "secrets-allow.txt"
 OPEN, CLOSE = "\u2039", "\u203a"
 MARKER = re.compile(OPEN + r"secret:([a-z0-9-]+):([0-9a-f]{8})" + CLOSE)
 _HASH_CHARS = 8
+_MASK_BATCH = 5_000  # message ids per transaction when masking a stored archive
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,7 +138,7 @@ _KEYWORD = re.compile(
 )
 _KEY_CHARS = frozenset(string.ascii_letters + string.digits + "_.-")
 _ASSIGN = re.compile(
-    r"""["']?[ \t]*(?::=|=>|=|:)[ \t]*"""
+    r"""["']?[ \t]*(?P<sep>:=|=>|=|:)[ \t]*"""
     r"""(?:"(?P<dq>[^"\n]{4,300})"|'(?P<sq>[^'\n]{4,300})'"""
     r"""|(?P<bare>[^\s"'`,;#(){}\[\]<>]{6,300})(?![(\[]))"""
 )
@@ -241,7 +248,8 @@ class Masker:
             if m is None:
                 continue
             group = "dq" if m.group("dq") is not None else "sq" if m.group("sq") else "bare"
-            if not _secret_value(text[start:end], m.group(group), group == "bare"):
+            code = group == "bare" and m.group("sep") != ":"  # YAML's `key: value` is a value
+            if not _secret_value(text[start:end], m.group(group), code):
                 continue
             new = self._replace(_keyword_kind(text[start:end]), m.group(group))
             if new is None:
@@ -260,13 +268,14 @@ class Masker:
         return self._replace("high-entropy", value) or value
 
 
-def _secret_value(key: str, value: str, bare: bool) -> bool:
-    """Whether `key`'s `value` is a secret, not a description of one or a reference to one."""
+def _secret_value(key: str, value: str, code: bool) -> bool:
+    """Whether `key`'s `value` is a secret, not a description of one or a reference to one
+    (`code`: an unquoted value after `=`, which may be a variable)."""
     if _NOT_SECRET_KEY.search(key) or _PLACEHOLDER.match(value.strip()) or value.isdigit():
         return False
-    if bare and not key.isupper() and _REFERENCE.fullmatch(value):
+    if code and not key.isupper() and _REFERENCE.fullmatch(value):
         return False  # `token = token_from_header`, `key=settings.API_KEY`: code, not a value
-    return not (bare and _REFERENCE.fullmatch(value) and "." in value)
+    return not (code and _REFERENCE.fullmatch(value) and "." in value)
 
 
 def _keyword_kind(key: str) -> str:
@@ -336,3 +345,70 @@ def read_allowlist(path: Path) -> tuple[frozenset[str], tuple[re.Pattern[str], .
         else:
             exact.add(line)
     return frozenset(exact), tuple(patterns)
+
+
+def mask_store(conn: sqlite3.Connection, masker: Masker, meter: Meter) -> int:
+    """Mask every stored text in place (an archive made before masking): messages, titles,
+    pending titles. Freed bytes are zeroed (`secure_delete`); a changed message gets a new
+    `seq`. Returns the messages changed."""
+    conn.execute("PRAGMA secure_delete = ON")
+    (total,) = conn.execute("SELECT coalesce(max(id), 0) FROM messages").fetchone()
+    changed = 0
+    start = 0
+    while start < total:
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            rows = conn.execute(
+                "SELECT id, text, thinking, tool_calls, tool_output FROM messages "
+                "WHERE id > ? AND id <= ?",
+                (start, start + _MASK_BATCH),
+            ).fetchall()
+            updates = []
+            for mid, text, thinking, calls, output in rows:
+                new = (masker.mask(text), masker.mask(thinking), _mask_calls(masker, calls))
+                new_output = masker.mask(output)
+                if new != (text, thinking, calls) or new_output != output:
+                    updates.append((*new, new_output, mid))
+            if updates:
+                seq = db.store_seq(conn)
+                conn.executemany(
+                    "UPDATE messages SET text = ?, thinking = ?, tool_calls = ?, tool_output = ?,"
+                    " seq = ? WHERE id = ?",
+                    [(*u[:4], seq + n + 1, u[4]) for n, u in enumerate(updates)],
+                )
+                conn.execute(
+                    "UPDATE meta SET value = ? WHERE key = 'seq'", (str(seq + len(updates)),)
+                )
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        changed += len(updates)
+        start += _MASK_BATCH
+        meter(min(start, total), total, f"{changed:,} messages held secrets")
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        # Before they were digests, checkpoints kept the last bytes read of each transcript.
+        conn.execute("UPDATE files SET tail = NULL WHERE substr(tail, 1, 2) != x'0068'")
+        for table, key, columns in (
+            ("sessions", "id", ("summary_title", "custom_title", "first_prompt")),
+            ("pending_titles", "leaf_uuid", ("title",)),
+        ):
+            for row in conn.execute(f"SELECT {key}, {', '.join(columns)} FROM {table}").fetchall():
+                new = [None if v is None else masker.mask(v) for v in row[1:]]
+                if new != list(row[1:]):
+                    sets = ", ".join(f"{c} = ?" for c in columns)
+                    conn.execute(f"UPDATE {table} SET {sets} WHERE {key} = ?", (*new, row[0]))
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    return changed
+
+
+def _mask_calls(masker: Masker, calls: str) -> str:
+    if calls == "[]":
+        return calls
+    parsed = orjson.loads(calls)
+    masked = [[name, masker.mask(arg)] for name, arg in parsed]
+    return calls if masked == parsed else orjson.dumps(masked).decode()
