@@ -382,3 +382,44 @@ def test_kill_9_during_forget_is_all_or_nothing(cfg: Config, point: str) -> None
     _no_bytes_left(cfg.data_dir)
     assert "sha256" in (cfg.data_dir / "forget-receipts.jsonl").read_text()
     assert os.stat(cfg.data_dir / "forget-receipts.jsonl").st_mode & 0o777 == 0o600
+
+
+# -- MCP ----------------------------------------------------------------------------------------
+
+
+async def test_mcp_forget_refuses_unless_confirmed_is_true(cfg: Config) -> None:
+    from mcp import Client
+    from mcp.types import TextContent
+
+    from memtui.mcp.engine import Engine
+    from memtui.mcp.server import build_server
+
+    path = _forget_corpus(cfg.claude_dir)
+    write_secret_corpus(cfg.claude_dir)
+    with Memory(cfg) as memory:
+        memory.upkeep.ingest()
+        _, views = memory.history.session_messages(path.stem)
+        uuids = [v.uuid for v in views]
+        server = build_server(Engine(memory=memory))
+        async with Client(server, mode="legacy") as client:
+            tools = {t.name: t for t in (await client.list_tools()).tools}
+            hints = tools["forget"].annotations
+            assert hints is not None and hints.destructive_hint and not hints.read_only_hint
+            for args in ({}, {"confirmed": "yes"}, {"confirmed": 1}, {"confirmed": False}):
+                result = await client.call_tool("forget", {"session_id": path.stem, **args})
+                block = result.content[0]
+                assert result.is_error and isinstance(block, TextContent)
+                assert block.text.startswith("NOT_CONFIRMED: "), block.text
+            # No planted secret comes back from a tool or a resource.
+            for value in secret_values():
+                found = await client.call_tool("search_history", {"query": value, "limit": 50})
+                assert value not in str(found.content)
+            page = await client.read_resource(f"memtui://sessions/{SESSION}")
+            assert not any(v in str(page) for v in secret_values())
+            result = await client.call_tool("forget", {"session_id": path.stem, "confirmed": True})
+            assert not result.is_error, result.content
+            receipt = result.structured_content
+            assert receipt is not None and receipt["messages"] == 2
+            lines = sorted([f"session:{path.stem}"] + [f"message:{u}" for u in uuids])
+            assert receipt["sha256"] == hashlib.sha256("\n".join(lines).encode()).hexdigest()
+    _no_bytes_left(cfg.data_dir)

@@ -9,6 +9,7 @@ import importlib
 from typing import TYPE_CHECKING
 
 from memtui.config import Config, load
+from memtui.engine.forget import Receipt, removed_hash
 from memtui.engine.types import (
     MODE_ALIASES,
     MODES,
@@ -35,6 +36,7 @@ from memtui.errors import (
     InvalidArgument,
     MemtuiError,
     ModelUnavailable,
+    NotConfirmed,
     NotFound,
     StoreCorrupt,
     StoreUnavailable,
@@ -81,11 +83,13 @@ __all__ = [
     "MessageView",
     "Mode",
     "ModelUnavailable",
+    "NotConfirmed",
     "NotFound",
     "OnProgress",
     "Order",
     "ProgressEvent",
     "ProjectInfo",
+    "Receipt",
     "Role",
     "SearchResponse",
     "SearchResult",
@@ -97,5 +101,6 @@ __all__ = [
     "ToolCallView",
     "Upkeep",
     "load",
+    "removed_hash",
     "to_dict",
 ]

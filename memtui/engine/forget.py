@@ -22,14 +22,17 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import orjson
 
 from memtui.config import Config
 from memtui.errors import InvalidArgument, NotConfirmed, NotFound
 from memtui.store import db
-from memtui.store.indexes import Indexes
 from memtui.store.locks import file_lock
+
+if TYPE_CHECKING:  # Tantivy and hnswlib: loaded by the Memory, not by importing a receipt
+    from memtui.store.indexes import Indexes
 
 log = logging.getLogger(__name__)
 
@@ -38,6 +41,8 @@ RECEIPTS = "forget-receipts.jsonl"
 
 @dataclass(slots=True)
 class Receipt:
+    """What a forget removed: counts, the time, and a SHA-256 over the removed ids."""
+
     what: str  # "session" | "project" | "note"
     target: str  # the session id, project path or note id
     sessions: int
