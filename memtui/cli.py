@@ -206,6 +206,9 @@ def run(args: argparse.Namespace) -> None:
 
         cmd_mcp(cfg, args)
         return
+    if args.command == "doctor":  # runs on a store too damaged to open
+        doctor_store(cfg, args)
+        return
     from memtui.engine import Memory
 
     handler: Callable[[Memory, argparse.Namespace], None] = COMMANDS[args.command]
@@ -423,6 +426,47 @@ def cmd_reindex(memory: Memory, args: argparse.Namespace) -> None:
     )
 
 
+def doctor_store(cfg: config.Config, args: argparse.Namespace) -> None:
+    """The store first, as SQLite sees it; then, if it opens, what the indexes lack."""
+    from memtui.engine import Memory
+    from memtui.engine.doctor import check_store, clear_damage_mark, recover_store
+
+    check = check_store(cfg)
+    if check.state in ("ok", "new"):
+        clear_damage_mark(cfg)
+        with Memory(cfg) as memory:
+            cmd_doctor(memory, args)
+        return
+    print(f"{'store':<10} {'empty (0 bytes)' if check.state == 'empty' else 'damaged'}")
+    for problem in check.problems:
+        print(f"  {problem}")
+    print(
+        f"recovery: move {cfg.db_path.name} aside (kept, with its WAL), then rebuild the "
+        f"store and both indexes from the {check.transcripts:,} transcripts on disk"
+    )
+    if check.sessions is None:
+        print(
+            "  lost: sessions whose transcripts Claude Code has deleted (the damaged file "
+            "cannot say how many)"
+        )
+    else:
+        print(
+            f"  lost: {check.lost:,} of the {check.sessions:,} sessions it lists, whose "
+            "transcripts Claude Code has deleted"
+        )
+    if not args.repair:
+        fail(
+            "the store is damaged: restore memtui.db from a backup, or run "
+            "memtui doctor --repair to rebuild it from the transcripts (the damaged file is kept)"
+        )
+    aside = recover_store(cfg)
+    print(f"moved the damaged store to {aside}")
+    with Memory(cfg) as memory:
+        report = _with_progress(lambda on: memory.upkeep.ingest(on_progress=on))
+    assert report is not None
+    print(_summary(report).replace("indexed:", "rebuilt:"))
+
+
 def cmd_doctor(memory: Memory, args: argparse.Namespace) -> None:
     report = memory.upkeep.doctor(repair=args.repair)
     print(f"{'store':<10} {report.store}")
@@ -490,6 +534,5 @@ COMMANDS: dict[str, Callable[[Memory, argparse.Namespace], None]] = {
     "sessions": cmd_sessions,
     "search": cmd_search,
     "reindex": cmd_reindex,
-    "doctor": cmd_doctor,
     "forget": cmd_forget,
 }

@@ -423,3 +423,74 @@ async def test_mcp_forget_refuses_unless_confirmed_is_true(cfg: Config) -> None:
             lines = sorted([f"session:{path.stem}"] + [f"message:{u}" for u in uuids])
             assert receipt["sha256"] == hashlib.sha256("\n".join(lines).encode()).hexdigest()
     _no_bytes_left(cfg.data_dir)
+
+
+# -- doctor -------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def indexed(cfg: Config) -> Config:
+    _forget_corpus(cfg.claude_dir)
+    write_secret_corpus(cfg.claude_dir)
+    assert memtui(cfg, "index").returncode == 0
+    return cfg
+
+
+def _truncate_snapshot(cfg: Config) -> None:
+    (snapshot,) = (cfg.index_dir / "vectors").glob("vectors-*.hnsw")
+    with open(snapshot, "r+b") as f:
+        f.truncate(snapshot.stat().st_size // 2)
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        lambda cfg: __import__("shutil").rmtree(cfg.index_dir / "vectors"),
+        lambda cfg: __import__("shutil").rmtree(cfg.index_dir / "fts"),
+        _truncate_snapshot,
+    ],
+    ids=["vectors-deleted", "fts-deleted", "vectors-torn"],
+)
+def test_doctor_sees_a_missing_or_torn_index_and_repair_rebuilds_it(indexed: Config, damage):
+    damage(indexed)
+    doctor = memtui(indexed, "doctor")
+    assert doctor.returncode == 1 and "missing" in doctor.stdout, doctor.stdout
+    repaired = memtui(indexed, "doctor", "--repair")
+    assert repaired.returncode == 0 and "repaired" in repaired.stdout, repaired.stdout
+    assert memtui(indexed, "doctor").returncode == 0
+    stats = json.loads(memtui(indexed, "stats", "--json").stdout)
+    assert stats["index"]["vectors"] > 0 and stats["index"]["fts_docs"] > 0
+    assert "in step" in memtui(indexed, "stats").stdout
+
+
+def test_doctor_on_a_damaged_store_offers_and_runs_the_recovery(indexed: Config) -> None:
+    size = indexed.db_path.stat().st_size
+    with open(indexed.db_path, "r+b") as f:
+        f.seek(size // 3)
+        f.write(os.urandom(min(200_000, size // 3)))
+    stats = memtui(indexed, "stats")
+    assert one_line_error(stats) and "STORE_CORRUPT" in stats.stderr
+    search = memtui(indexed, "search", "checkout")  # the same answer as stats, not a result
+    assert one_line_error(search) and "STORE_CORRUPT" in search.stderr
+    doctor = memtui(indexed, "doctor")
+    assert doctor.returncode == 1 and "restore" in doctor.stderr
+    assert "damaged" in doctor.stdout and "lost:" in doctor.stdout
+    repaired = memtui(indexed, "doctor", "--repair")
+    assert repaired.returncode == 0, repaired.stderr
+    kept = [p for p in indexed.data_dir.glob("memtui.db.damaged-*") if p.name[-4:-3] != "-"]
+    assert len(kept) == 1 and kept[0].stat().st_size == size
+    found = json.loads(memtui(indexed, "search", "checkout totals", "--json").stdout)
+    assert found["results"]
+    assert memtui(indexed, "doctor").returncode == 0
+
+
+def test_a_zero_byte_store_is_reported_not_taken_for_new(indexed: Config) -> None:
+    indexed.db_path.write_bytes(b"")
+    for name in ("memtui.db-wal", "memtui.db-shm"):
+        (indexed.data_dir / name).unlink(missing_ok=True)
+    stats = memtui(indexed, "stats")
+    assert one_line_error(stats) and "0 bytes" in stats.stderr, stats.stderr
+    doctor = memtui(indexed, "doctor")
+    assert doctor.returncode == 1 and "empty (0 bytes)" in doctor.stdout
+    assert memtui(indexed, "doctor", "--repair").returncode == 0
+    assert json.loads(memtui(indexed, "stats", "--json").stdout)["sessions"] == 3

@@ -7,7 +7,7 @@ import sqlite3
 import threading
 import time
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import TypeVar
 
@@ -105,6 +105,9 @@ MIGRATIONS: list[str] = [
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)
+# Left in the data dir when a command finds the store damaged, so that every command says so
+# (not only those that happen to read a damaged page) until `memtui doctor` has looked.
+DAMAGED_MARK = "store-damaged"
 CHUNK = 500  # ids per `IN (...)`: well under SQLite's limit on bound parameters
 
 _T = TypeVar("_T")
@@ -140,6 +143,7 @@ def connect(path: Path, *, migrate_schema: bool = True) -> sqlite3.Connection:
     simply never open a transaction that writes, so they never wait for the writer.
     """
     with translated(path):
+        _refuse_damaged(path)
         _create_private(path)
         conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
         try:
@@ -155,6 +159,19 @@ def connect(path: Path, *, migrate_schema: bool = True) -> sqlite3.Connection:
             conn.close()
             raise
         return conn
+
+
+def _refuse_damaged(path: Path) -> None:
+    """A store known damaged, or a zero-byte file where an archive was (its data dir has its
+    key or indexes), is not opened: SQLite would take the empty file for a new store."""
+    if (path.parent / DAMAGED_MARK).exists():
+        raise StoreCorrupt(f"the store {path} was found damaged")
+    try:
+        empty = path.stat().st_size == 0
+    except FileNotFoundError:
+        return
+    if empty and ((path.parent / "mask.key").exists() or (path.parent / "index").exists()):
+        raise StoreCorrupt(f"the store {path} is 0 bytes: the archive it held is gone")
 
 
 def _use_wal(conn: sqlite3.Connection) -> None:
@@ -178,7 +195,11 @@ def translated(path: Path) -> Iterator[None]:
     try:
         yield
     except sqlite3.DatabaseError as exc:
-        raise _translate(exc, path) from exc
+        error = _translate(exc, path)
+        if isinstance(error, StoreCorrupt):
+            with suppress(OSError):
+                (path.parent / DAMAGED_MARK).touch(mode=0o600)
+        raise error from exc
     except OSError as exc:
         raise StoreUnavailable(
             f"cannot use the data dir {path.parent}: {exc.strerror or exc}",

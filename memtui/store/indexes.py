@@ -391,7 +391,8 @@ class Indexes:
                 vec_have = vectors.ids()
                 wrong = vec_have & vec_want
             else:
-                self.catch_up_vectors()
+                # What the index on disk holds (with this process's own additions), not what a
+                # catch-up here would make of it: a deleted or torn index must show as such.
                 vec_have = vectors.ids()
                 wrong = self._wrong_vectors(vec_want & vec_have)
         fts_have = self.fts.ids()
@@ -424,7 +425,10 @@ class Indexes:
         vec_missing, vec_extra = diff["vectors"]
         with self._lock:
             vectors = self.vectors
-            if vectors.foreign:  # every vector is wrong: embed them all again
+            if vectors.foreign or not len(vectors) or self._vectors_torn(vectors):
+                # Every vector wrong, or none there: embed them all again, from the start.
+                if not vectors.foreign:
+                    vectors.clear()
                 self.catch_up_vectors()
                 self.save_vectors(force=True)
                 return
