@@ -494,3 +494,26 @@ def test_a_zero_byte_store_is_reported_not_taken_for_new(indexed: Config) -> Non
     assert doctor.returncode == 1 and "empty (0 bytes)" in doctor.stdout
     assert memtui(indexed, "doctor", "--repair").returncode == 0
     assert json.loads(memtui(indexed, "stats", "--json").stdout)["sessions"] == 3
+
+
+def test_notes_are_masked_and_a_forgotten_note_leaves_no_byte(cfg: Config) -> None:
+    key = "ghp_" + _rnd(36)
+    with Memory(cfg) as memory:
+        kept = memory.notes.save("Deploy steps", "run make deploy", "state", by="person")
+        saved = memory.notes.save(
+            "Quokka ledger", f"{SENTENCE}; token {key}", "state", by="agent"
+        ).note
+        assert key not in saved.body and "\u2039secret:github-token:" in saved.body
+        assert memory.notes.search("zqxjvortal").results
+        with pytest.raises(NotConfirmed):
+            memory.forget(note_id=saved.id, confirmed="yes")
+        receipt = memory.forget(note_id=saved.id, confirmed=True)
+        assert receipt.notes == 1
+        assert receipt.sha256 == hashlib.sha256(f"note:{saved.id}".encode()).hexdigest()
+        hits = memory.notes.search("zqxjvortal").results
+        assert all(h.note.id != saved.id for h in hits)
+        assert memory.notes.search("deploy").results[0].note.id == kept.note.id
+    _no_bytes_left(cfg.data_dir)
+    assert memtui(cfg, "reindex").returncode == 0
+    assert memtui(cfg, "doctor", "--repair").returncode == 0
+    _no_bytes_left(cfg.data_dir)

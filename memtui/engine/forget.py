@@ -33,6 +33,7 @@ from memtui.store.locks import file_lock
 
 if TYPE_CHECKING:  # Tantivy and hnswlib: loaded by the Memory, not by importing a receipt
     from memtui.store.indexes import Indexes
+    from memtui.store.note_index import NoteIndexes
 
 log = logging.getLogger(__name__)
 
@@ -66,11 +67,16 @@ class Forgetter:
     """The writer's side of forgetting; takes `ingest.lock`, as every writer does."""
 
     def __init__(
-        self, config: Config, conn: sqlite3.Connection, indexes: Callable[[], Indexes]
+        self,
+        config: Config,
+        conn: sqlite3.Connection,
+        indexes: Callable[[], Indexes],
+        note_indexes: Callable[[], NoteIndexes],
     ) -> None:
         self.config = config
         self._conn = conn
         self._indexes = indexes
+        self._note_indexes = note_indexes
 
     def forget(
         self,
@@ -98,7 +104,8 @@ class Forgetter:
             else:
                 receipt, message_ids = self._forget_sessions(session_id, project)
             (pending_id,) = self._conn.execute("SELECT max(id) FROM forget_pending").fetchone()
-            self._finish(pending_id, _receipt_dict(receipt), message_ids)
+            note_ids = [int(receipt.target)] if receipt.what == "note" else []
+            self._finish(pending_id, _receipt_dict(receipt), message_ids, note_ids)
         return receipt
 
     def lift(self, project: str) -> bool:
@@ -121,9 +128,11 @@ class Forgetter:
         rows = self._conn.execute(
             "SELECT id, receipt, message_ids, note_ids FROM forget_pending ORDER BY id"
         ).fetchall()
-        for pending_id, receipt, message_ids, _note_ids in rows:
+        for pending_id, receipt, message_ids, note_ids in rows:
             log.info("finishing an interrupted forget")
-            self._finish(pending_id, orjson.loads(receipt), orjson.loads(message_ids))
+            self._finish(
+                pending_id, orjson.loads(receipt), orjson.loads(message_ids), orjson.loads(note_ids)
+            )
 
     # -- the store's side ---------------------------------------------------------------------
 
@@ -202,7 +211,27 @@ class Forgetter:
         return receipt, ids
 
     def _forget_note(self, note_id: int) -> tuple[Receipt, list[int]]:
-        raise NotFound(f"note {note_id} not found", "notes are not in this archive yet")
+        from memtui.store import notes
+
+        if isinstance(note_id, bool) or not isinstance(note_id, int) or note_id < 1:
+            raise InvalidArgument("note_id must be a whole number from 1")
+        conn = self._conn
+        conn.execute("PRAGMA secure_delete = ON")
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            if notes.get(conn, note_id) is None:
+                raise NotFound(f"note {note_id} not found", "memtui notes lists them")
+            notes.delete(conn, note_id)
+            now = datetime.now(UTC).isoformat(timespec="seconds")
+            receipt = Receipt(
+                "note", str(note_id), 0, 0, 1, now, removed_hash([], [], [note_id]), []
+            )
+            self._record_pending(receipt, [], [note_id])
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        return receipt, []
 
     def _resolve_session(self, session_id: str) -> str:
         from memtui.engine.sessions import resolve
@@ -247,9 +276,11 @@ class Forgetter:
 
     # -- the rest: indexes, WAL, receipt -------------------------------------------------------
 
-    def _finish(self, pending_id: int, receipt: dict, ids: list[int]) -> None:
+    def _finish(self, pending_id: int, receipt: dict, ids: list[int], note_ids: list[int]) -> None:
         if ids:
             self._indexes().forget(set(ids))
+        if note_ids:
+            self._note_indexes().forget(set(note_ids))
         self._checkpoint()
         _append_receipt(self.config.data_dir / RECEIPTS, receipt)
         self._conn.execute("PRAGMA secure_delete = ON")

@@ -4,7 +4,8 @@ Memory is the composition root: it owns the store's connections, the indexes and
 locks, and hands out small domain services that hold the operations:
 
 - `memory.history`: projects, sessions, messages, search (reads only);
-- `memory.upkeep`: ingest, follow, reindex, doctor, stats (the writer's side).
+- `memory.upkeep`: ingest, follow, reindex, doctor, stats (the writer's side);
+- `memory.notes`: notes, their links, rules and flashbacks (reads and writes; see notes.py).
 
 Threading contract:
 - Every history call, and `upkeep.stats`, may run on any thread, any number at once: each
@@ -25,6 +26,7 @@ import threading
 from memtui.config import Config, private_dir
 from memtui.engine.forget import Forgetter, Receipt
 from memtui.engine.history import History
+from memtui.engine.notes import Notes
 from memtui.engine.search import Searcher
 from memtui.engine.upkeep import Upkeep
 from memtui.errors import MemtuiError
@@ -33,6 +35,7 @@ from memtui.store.archive import Archive
 from memtui.store.db import Readers, translated
 from memtui.store.indexes import Indexes
 from memtui.store.mask import Masker
+from memtui.store.note_index import NoteIndexes
 
 
 class Memory:
@@ -50,8 +53,12 @@ class Memory:
         self._searcher: Searcher | None = None
         self._open_lock = threading.Lock()
         self.history = History(config.db_path, self._readers.get, self._search)
-        self.upkeep = Upkeep(config, self._archive, self._index, self._readers.get, self.masker)
-        self._forgetter = Forgetter(config, self._archive.conn, self._index)
+        self._note_indexes: NoteIndexes | None = None
+        self.upkeep = Upkeep(
+            config, self._archive, self._index, self._readers.get, self.masker, self._note_index
+        )
+        self.notes = Notes(config, self._readers.get, self._note_index, self._index, self.masker)
+        self._forgetter = Forgetter(config, self._archive.conn, self._index, self._note_index)
         if upgrade:
             self.finish_interrupted()
 
@@ -93,6 +100,18 @@ class Memory:
                     )
             return self._indexes
 
+    def _note_index(self) -> NoteIndexes:
+        """The notes' own indexes, beside the messages' and sharing their embedding model."""
+        with self._open_lock:
+            if self._note_indexes is None:
+                with translated(self.config.db_path):
+                    self._note_indexes = NoteIndexes(
+                        self.config.index_dir / "notes",
+                        self.config.db_path,
+                        lambda: self._index().embedder,
+                    )
+            return self._note_indexes
+
     def _search(self) -> Searcher:
         indexes = self._index()
         with self._open_lock:
@@ -110,6 +129,9 @@ class Memory:
             return
 
     def close(self) -> None:
+        self.notes.close()
+        if self._note_indexes is not None:
+            self._note_indexes.close()
         if self._indexes is not None:
             self._indexes.close()
         self._readers.close()

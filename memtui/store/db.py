@@ -82,6 +82,54 @@ MIGRATIONS: list[str] = [
     -- `summary` lines whose leaf message is not stored yet.
     CREATE TABLE pending_titles (leaf_uuid TEXT PRIMARY KEY, title TEXT NOT NULL) WITHOUT ROWID;
     """,
+    # Notes (store/notes.py): their own sequence, so their indexes follow them apart from messages.
+    """
+    INSERT INTO meta VALUES ('note_seq', '0');
+
+    CREATE TABLE notes (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,  -- stable: never reused
+        title TEXT NOT NULL,
+        title_key TEXT NOT NULL UNIQUE,        -- the title casefolded: links resolve by it
+        body TEXT NOT NULL,
+        layer TEXT NOT NULL CHECK (layer IN ('past', 'state', 'rule')),
+        folder TEXT NOT NULL DEFAULT '',
+        tags TEXT NOT NULL DEFAULT '[]',       -- JSON list
+        created TEXT NOT NULL,                 -- ISO 8601 UTC
+        updated TEXT NOT NULL,
+        author TEXT NOT NULL CHECK (author IN ('person', 'agent')),
+        status TEXT CHECK (status IN ('provisional', 'approved')),  -- rules only
+        source_session TEXT,
+        source_uuid TEXT,
+        seq INTEGER NOT NULL                   -- meta.note_seq at its last change
+    );
+    CREATE INDEX notes_updated ON notes(updated);
+    CREATE INDEX notes_seq ON notes(seq);
+    CREATE INDEX notes_folder ON notes(folder);
+
+    CREATE TABLE note_tags (
+        note_id INTEGER NOT NULL REFERENCES notes(id),
+        tag_key TEXT NOT NULL,                 -- casefolded
+        PRIMARY KEY (note_id, tag_key)
+    ) WITHOUT ROWID;
+    CREATE INDEX note_tags_tag ON note_tags(tag_key);
+
+    -- Every [[link]] in a body; target_id NULL while dangling.
+    CREATE TABLE note_links (
+        source_id INTEGER NOT NULL REFERENCES notes(id),
+        position INTEGER NOT NULL,
+        target TEXT NOT NULL,                  -- as written
+        target_key TEXT NOT NULL,              -- casefolded
+        shown TEXT,
+        target_id INTEGER,
+        PRIMARY KEY (source_id, position)
+    ) WITHOUT ROWID;
+    CREATE INDEX note_links_key ON note_links(target_key);
+    CREATE INDEX note_links_target ON note_links(target_id);
+
+    -- Deleted notes, so that each index removes them when it passes `seq`.
+    CREATE TABLE notes_gone (id INTEGER PRIMARY KEY, seq INTEGER NOT NULL);
+    CREATE INDEX notes_gone_seq ON notes_gone(seq);
+    """,
     # Trust: secrets masked in place (the engine does it when it sees mask_pending), and what
     # the person forgot kept out for good.
     """
