@@ -479,6 +479,9 @@ def cmd_doctor(memory: Memory, args: argparse.Namespace) -> None:
         if name == "vectors" and report.other_model:
             status = f"made by another model: {len(missing):,} to embed again"
         print(f"{name:<10} {status}")
+    masked = memory.upkeep.masked_counts()
+    kinds = ", ".join(f"{n:,} {kind}" for kind, n in masked.items())
+    print(f"{'secrets':<10} {sum(masked.values()):,} masked" + (f" ({kinds})" if kinds else ""))
     if report.repaired:
         print("repaired" if report.ok else "differences remain after repair")
     elif not report.ok:

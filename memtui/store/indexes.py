@@ -447,6 +447,8 @@ class Indexes:
         snapshot, with their vectors zeroed, replaces the old ones. The store has already
         lost the rows (and moved its sequence on, so other processes reload)."""
         with file_lock(self.root / "sync.lock"):
+            for leftover in ("fts.damaged", "fts.old", "fts.new"):  # copies of old contents
+                shutil.rmtree(self.root / leftover, ignore_errors=True)
             self.fts.purge(
                 ids,
                 lambda kept: [
