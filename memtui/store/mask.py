@@ -129,6 +129,10 @@ _PROVIDERS: tuple[_Rule, ...] = (
     ),
 )
 
+_CASED = tuple(r for r in _PROVIDERS if not r.lower)
+_UNCASED = tuple(r for r in _PROVIDERS if r.lower)
+_CASED_TRIGGER = re.compile("|".join(re.escape(t) for r in _CASED for t in r.triggers))
+
 # A key that names a secret: in .env and shell `export`, YAML, JSON, TOML, code assignments.
 # Found by its keyword first (a plain alternation, which SQLite-sized texts scan quickly), then
 # widened to the whole key and matched against what follows it.
@@ -136,12 +140,14 @@ _KEYWORDS = ("secret", "token", "passw", "pwd", "api_key", "apikey", "api-key", 
 _KEYWORD = re.compile(
     r"(?i)secret|token|passw|pwd|api[_\-]?key|access[_\-]?key|private[_\-]?key|credential"
 )
+_KEYWORD_LOWER = re.compile(_KEYWORD.pattern.removeprefix("(?i)"))
 _KEY_CHARS = frozenset(string.ascii_letters + string.digits + "_.-")
 _ASSIGN = re.compile(
     r"""["']?[ \t]*(?P<sep>:=|=>|=|:)[ \t]*"""
     r"""(?:"(?P<dq>[^"\n]{4,300})"|'(?P<sq>[^'\n]{4,300})'"""
     r"""|(?P<bare>[^\s"'`,;#(){}\[\]<>]{6,300})(?![(\[]))"""
 )
+_LINE_END = re.compile(r"[ \t]*(?:[\r\n,}]|$)")
 # Keys that hold something about a secret, not the secret (`password_hint`, `max_tokens`).
 _NOT_SECRET_KEY = re.compile(
     r"(?i)(hint|length|_len|min|max|policy|field|label|prompt|type|count|limit|expir|ttl|url|"
@@ -200,15 +206,19 @@ class Masker:
 
     def mask(self, text: str) -> str:
         """`text` with every secret replaced by its marker (the same text when none)."""
-        if not self.enabled or not text or len(text) < 8:
+        if not self.enabled or len(text) < 8:
             return text
+        if _CASED_TRIGGER.search(text):
+            for rule in _CASED:
+                if any(t in text for t in rule.triggers):
+                    text = rule.regex.sub(self._replacer(rule.kind, rule.group), text)
         lowered = text.lower()
-        for rule in _PROVIDERS:
-            haystack = lowered if rule.lower else text
-            if any(t in haystack for t in rule.triggers):
+        for rule in _UNCASED:
+            if any(t in lowered for t in rule.triggers):
                 text = rule.regex.sub(self._replacer(rule.kind, rule.group), text)
+                lowered = text.lower()
         if any(k in lowered for k in _KEYWORDS):
-            text = self._mask_keywords(text)
+            text = self._mask_keywords(text, lowered)
         return _TOKEN.sub(self._token, text)
 
     def allowed(self, value: str) -> bool:
@@ -233,10 +243,17 @@ class Masker:
 
         return replace
 
-    def _mask_keywords(self, text: str) -> str:
+    def _mask_keywords(self, text: str, lowered: str) -> str:
         out: list[str] = []
         done = 0
-        for hit in _KEYWORD.finditer(text):
+        # The lowercased copy is searched when it lines up with the text (a few characters,
+        # such as U+0130, lowercase to two).
+        hits = (
+            _KEYWORD_LOWER.finditer(lowered)
+            if len(lowered) == len(text)
+            else _KEYWORD.finditer(text)
+        )
+        for hit in hits:
             if hit.start() < done:
                 continue
             start, end = hit.start(), hit.end()
@@ -248,6 +265,8 @@ class Masker:
             if m is None:
                 continue
             group = "dq" if m.group("dq") is not None else "sq" if m.group("sq") else "bare"
+            if group == "bare" and m.group("sep") == ":" and not _LINE_END.match(text, m.end()):
+                continue  # `github_token: GitHub Actions step 3`: prose, not a YAML value
             code = group == "bare" and m.group("sep") != ":"  # YAML's `key: value` is a value
             if not _secret_value(text[start:end], m.group(group), code):
                 continue
