@@ -212,7 +212,9 @@ def run(args: argparse.Namespace) -> None:
     from memtui.engine import Memory
 
     handler: Callable[[Memory, argparse.Namespace], None] = COMMANDS[args.command]
-    with Memory(cfg) as memory:
+    with Memory(cfg, upgrade=False) as memory:
+        if memory.unfinished():  # an archive from before masking, or a forget cut short
+            _with_progress(memory.finish_interrupted)
         handler(memory, args)
 
 

@@ -217,11 +217,15 @@ def test_an_archive_from_before_masking_is_masked_in_place(cfg: Config) -> None:
     with Memory(_cfg(cfg, mask_secrets=False)) as memory:
         memory.upkeep.ingest()
         assert PLANTED["github"][0] in memory.history.session_markdown(SESSION)
-    conn = sqlite3.connect(cfg.db_path)
-    conn.executescript(
-        "DROP TABLE forgotten_sessions; DROP TABLE blocked_projects; DROP TABLE forget_pending;"
-        "DELETE FROM meta WHERE key = 'mask_pending'; PRAGMA user_version = 1;"
-    )
+    conn = sqlite3.connect(cfg.db_path)  # back to the first schema, today's release's
+    base = {"meta", "projects", "sessions", "files", "messages", "uuids", "pending_titles"}
+    tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+    for table in tables:
+        if table not in base and not table.startswith("sqlite_"):
+            conn.execute(f"DROP TABLE {table}")
+    conn.execute("DELETE FROM meta WHERE key NOT IN ('seq', 'fts_seq', 'last_ingest')")
+    conn.execute("PRAGMA user_version = 1")
+    conn.commit()
     conn.close()
     assert PLANTED["github"][0].encode() in data_bytes(cfg.data_dir)
     result = memtui(cfg, "stats")  # any command upgrades the archive

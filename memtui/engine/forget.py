@@ -118,11 +118,6 @@ class Forgetter:
     def pending(self) -> bool:
         return self._conn.execute("SELECT 1 FROM forget_pending LIMIT 1").fetchone() is not None
 
-    def forget_interrupted(self) -> None:
-        """Finish, under the writer's lock, forgets a crash interrupted after their commit."""
-        with file_lock(self.config.data_dir / "ingest.lock"), db.translated(self.config.db_path):
-            self.finish_pending()
-
     def finish_pending(self) -> None:
         """Finish forgets a crash interrupted after their store commit (caller holds the lock)."""
         rows = self._conn.execute(

@@ -34,6 +34,7 @@ from memtui.progress import OnProgress
 from memtui.store.archive import Archive
 from memtui.store.db import Readers, translated
 from memtui.store.indexes import Indexes
+from memtui.store.locks import file_lock
 from memtui.store.mask import Masker
 from memtui.store.note_index import NoteIndexes
 
@@ -64,14 +65,25 @@ class Memory:
 
     # -- trust: forget, and the work a crash or an upgrade left ----------------------------
 
+    def unfinished(self) -> bool:
+        """Whether a forget was interrupted, or the archive predates masking."""
+        with translated(self.config.db_path):
+            return self._forgetter.pending() or self.upkeep.upgrade_pending()
+
     def finish_interrupted(self, on_progress: OnProgress | None = None) -> None:
         """Finish a forget a crash interrupted, and mask an archive made before masking
-        (front ends call this once at start; the constructor does unless `upgrade=False`)."""
-        with translated(self.config.db_path):
+        (the constructor does, unless `upgrade=False`: the CLI then calls this with a progress
+        bar). Another process writing meanwhile has done it, or will: this one goes on."""
+        if not self.unfinished():
+            return
+        lock = file_lock(self.config.data_dir / "ingest.lock", blocking=False)
+        with translated(self.config.db_path), lock as held:
+            if not held:
+                return
             if self._forgetter.pending():
-                self._forgetter.forget_interrupted()
-        if self.upkeep.upgrade_pending():
-            self.upkeep.mask_archive(on_progress)
+                self._forgetter.finish_pending()
+            if self.upkeep.upgrade_pending():
+                self.upkeep.mask_archive(on_progress, locked=True)
 
     def forget(
         self,

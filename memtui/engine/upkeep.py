@@ -6,6 +6,7 @@ import logging
 import sqlite3
 import threading
 from collections.abc import Callable
+from contextlib import nullcontext
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -149,11 +150,12 @@ class Upkeep:
         ).fetchone()
         return self.masker.enabled and row is not None and row[0] == "1"
 
-    def mask_archive(self, on_progress: OnProgress | None = None) -> int:
+    def mask_archive(self, on_progress: OnProgress | None = None, locked: bool = False) -> int:
         """Mask an archive stored before masking, in place, then rebuild both indexes from the
         masked store (the old index files go): the migration's work, done once. Returns the
-        messages that held secrets. Another process doing it: this one waits."""
-        lock = file_lock(self.config.data_dir / "ingest.lock")
+        messages that held secrets. Another process doing it: this one waits (unless the
+        caller holds the writer's lock already, `locked`)."""
+        lock = nullcontext() if locked else file_lock(self.config.data_dir / "ingest.lock")
         with translated(self.config.db_path), lock:
             if not self.upgrade_pending():
                 return 0
