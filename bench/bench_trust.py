@@ -17,13 +17,16 @@ from pathlib import Path
 from common import cached_corpus, run_child
 
 COLD = """
-import time
+import resource, time
 from memtui.engine import Memory, load
-started = time.perf_counter()
+def cpu():
+    own, kids = (resource.getrusage(w) for w in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN))
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+started, cpu_started = time.perf_counter(), cpu()
 memory = Memory(load())
 report = memory.upkeep.ingest()
-RESULT = {"seconds": time.perf_counter() - started, "messages": report.messages,
-          "masked": memory.upkeep.masked_counts()}
+RESULT = {"seconds": time.perf_counter() - started, "cpu_seconds": cpu() - cpu_started,
+          "messages": report.messages, "masked": memory.upkeep.masked_counts()}
 """
 
 MASK_EXISTING = """
@@ -80,6 +83,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--messages", type=int, default=200_000)
     parser.add_argument("--work", type=Path, default=Path("/tmp/memtui-bench"))
+    parser.add_argument("--cold-only", action="store_true", help="only the two cold runs")
     args = parser.parse_args()
     projects, _ = cached_corpus(args.work, args.messages)
     out: dict[str, object] = {"load_before": os.getloadavg()}
@@ -94,6 +98,8 @@ def main() -> None:
         out[name] = run_child(COLD, env)
         out[name + "_load"] = os.getloadavg()
         print(json.dumps({name: out[name]}), flush=True)
+    if args.cold_only:
+        return
     off = args.work / "trust-cold_masking_off"
     env = {"MEMTUI_DATA_DIR": str(off), "MEMTUI_CLAUDE_DIR": str(projects)}
     out["mask_existing"] = run_child(MASK_EXISTING, env)
