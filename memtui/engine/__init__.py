@@ -9,7 +9,7 @@ import importlib
 from typing import TYPE_CHECKING
 
 from memtui.config import Config, load
-from memtui.engine.forget import Receipt, removed_hash
+from memtui.engine.forget import Receipt
 from memtui.engine.notes_types import (
     AUTHORS,
     LAYERS,
@@ -171,6 +171,5 @@ __all__ = [
     "Upkeep",
     "house_rules",
     "load",
-    "removed_hash",
     "to_dict",
 ]

@@ -112,7 +112,9 @@ class Forgetter:
         """Let the new sessions of a forgotten project be ingested again (`--undo`); the
         sessions forgotten stay forgotten. False if the project was not blocked."""
         with file_lock(self.config.data_dir / "ingest.lock"), db.translated(self.config.db_path):
-            cur = self._conn.execute("DELETE FROM blocked_projects WHERE path = ?", (project,))
+            cur = self._conn.execute(
+                "DELETE FROM blocked_projects WHERE path = ?", (project.rstrip("/") or "/",)
+            )
             return cur.rowcount > 0
 
     def pending(self) -> bool:
@@ -300,10 +302,6 @@ def _receipt_dict(receipt: Receipt) -> dict:
         "sha256": receipt.sha256,
         "session_ids": receipt.session_ids,
     }
-
-
-def receipt_from(data: dict) -> Receipt:
-    return Receipt(**data)
 
 
 def _append_receipt(path: Path, receipt: dict) -> None:
