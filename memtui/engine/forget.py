@@ -177,6 +177,14 @@ class Forgetter:
             if what == "project":
                 conn.execute("INSERT OR REPLACE INTO blocked_projects VALUES (?, ?)", (target, now))
             conn.execute("UPDATE uuids SET message_id = 0 WHERE message_id IN temp.forget_ids")
+            # Copies kept by signals: the errors seen in them, their text as inference evidence.
+            conn.execute("DELETE FROM error_sightings WHERE message_id IN temp.forget_ids")
+            for chunk in db.chunks(uuids):
+                conn.execute(
+                    "DELETE FROM inference_evidence WHERE kind = 'message' "
+                    f"AND ref IN ({db.marks(chunk)})",
+                    chunk,
+                )
             for chunk in db.chunks(ids):
                 conn.execute(f"DELETE FROM messages WHERE id IN ({db.marks(chunk)})", chunk)
             for chunk in db.chunks(uuids):
@@ -219,6 +227,9 @@ class Forgetter:
             if notes.get(conn, note_id) is None:
                 raise NotFound(f"note {note_id} not found", "memtui notes lists them")
             notes.delete(conn, note_id)
+            conn.execute(
+                "DELETE FROM inference_evidence WHERE kind = 'note' AND ref = ?", (str(note_id),)
+            )
             now = datetime.now(UTC).isoformat(timespec="seconds")
             receipt = Receipt(
                 "note", str(note_id), 0, 0, 1, now, removed_hash([], [], [note_id]), []

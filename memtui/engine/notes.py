@@ -19,12 +19,10 @@ from collections.abc import Callable, Sequence
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
-import numpy as np
-
 from memtui.config import Config
 from memtui.engine import note_fields, sessions, validate
+from memtui.engine.flashbacks import NOTE_POOL, ref
 from memtui.engine.flashbacks import find as find_flashbacks
-from memtui.engine.flashbacks import ref
 from memtui.engine.notes_types import (
     MAX_DUPLICATE,
     MAX_TITLE_CHARS,
@@ -46,6 +44,7 @@ from memtui.engine.notes_types import (
     NoteSource,
     OnConflict,
     PastImmutable,
+    RuleStatus,
     RuleUserOnly,
     SaveResult,
     SimilarNote,
@@ -80,23 +79,6 @@ def _note(r: store.NoteRow) -> Note:
         r.status,
         r.source_session,
         r.source_uuid,
-    )
-
-
-def _row(n: Note) -> store.NoteRow:
-    return store.NoteRow(
-        n.id,
-        n.title,
-        n.body,
-        n.layer,
-        n.folder,
-        list(n.tags),
-        n.created,
-        n.updated,
-        n.author,
-        n.status,
-        n.source_session_id,
-        n.source_message_uuid,
     )
 
 
@@ -217,12 +199,13 @@ class Notes:
             index = self._indexed()
             if index is None:
                 return SaveResult(_note(row), [], Flashbacks())
-            vec = index.encode([vector_text(row.title, row.body)])[0]
-            similar = self._similar(index, vec, row.id, 1.0 - self.config.similar_dist)
-            fb = find_flashbacks(
-                self.config, self._conn(), index, self._messages, row, vec, project
-            )
-        return SaveResult(_note(row), similar[:SIMILAR_MAX], fb)
+            vec = index.vector_of(row.id)
+            if vec is None:  # deleted by another process already
+                vec = index.encode([vector_text(row.title, row.body)])[0]
+            near = index.nearest(vec, NOTE_POOL)
+            similar = self._similar(near, row.id, 1.0 - self.config.similar_dist, SIMILAR_MAX)
+            fb = find_flashbacks(self.config, self._conn(), near, self._messages, row, vec, project)
+        return SaveResult(_note(row), similar, fb)
 
     def _title_free(self, conn: sqlite3.Connection, title: str, note_id: int | None) -> None:
         other = store.id_by_title(conn, title)
@@ -455,13 +438,19 @@ class Notes:
         with db.translated(self._db_path):
             return store.titles(self._conn(), prefix.strip(), limit)
 
-    def rules(self) -> list[Note]:
-        """Every rule: provisional ones (awaiting the person) first, newest first within."""
+    def rules(self, status: RuleStatus | None = None) -> list[Note]:
+        """Rules: provisional ones (awaiting the person) first, newest first within; with
+        `status`, only those, newest first."""
+        if status is not None and status not in RULE_STATUSES:
+            raise InvalidArgument(
+                f"status must be one of {', '.join(RULE_STATUSES)}, not {status!r}"
+            )
         with db.translated(self._db_path):
-            return [_note(r) for r in store.rules(self._conn())]
+            rows = store.rules(self._conn(), status)
+        return [_note(r) for r in (rows if status is None else reversed(rows))]
 
-    def house_rules(self) -> HouseRules:
-        return read_house_rules(self.config)
+    def house_rules(self, max_chars: int | None = None) -> HouseRules:
+        return read_house_rules(self.config, max_chars)
 
     # -- search ------------------------------------------------------------------------------
 
@@ -503,7 +492,7 @@ class Notes:
             vec = None
             if mode != "vector":
                 weight = index.fts.weight(query) or 1.0
-                hits = index.fts.search(query, None, validate.REACH)
+                hits = index.fts.search(query, None, depth if allowed is None else validate.REACH)
                 fts_ranked = [
                     (nid, score / weight)
                     for nid, score in hits
@@ -537,8 +526,9 @@ class Notes:
                 anchor = top[ranked[0][0]]
                 anchor_vec = index.vector_of(anchor.id)
                 if anchor_vec is not None:
+                    near = index.nearest(anchor_vec, NOTE_POOL)
                     fb = find_flashbacks(
-                        self.config, conn, index, self._messages, anchor, anchor_vec, project
+                        self.config, conn, near, self._messages, anchor, anchor_vec, project
                     )
             return NoteSearchResponse(hits_out, len(ranked), mode, fb, offset, limit)
 
@@ -573,13 +563,14 @@ class Notes:
                 vec = index.encode([note_fields.body(text, "text")])[0]
             if vec is None:
                 return []
-            return self._similar(index, vec, note_id, float(threshold))[:limit]
+            near = index.nearest(vec, limit + 1)
+            return self._similar(near, note_id, float(threshold), limit)
 
     def _similar(
-        self, index: NoteIndexes, vec: np.ndarray, exclude: int | None, least: float
+        self, near: list[tuple[int, float]], exclude: int | None, least: float, keep: int
     ) -> list[SimilarNote]:
-        near = [(n, d) for n, d in index.nearest(vec, 51) if n != exclude and 1.0 - d >= least]
-        rows = store.many(self._conn(), [n for n, _ in near])
+        near = [(n, d) for n, d in near if n != exclude and 1.0 - d >= least][:keep]
+        rows = store.refs(self._conn(), [n for n, _ in near])
         return [SimilarNote(ref(rows[n]), round(d, 4)) for n, d in near if n in rows]
 
     def flashbacks(self, note_id: int, project: str | None = None) -> Flashbacks:
@@ -594,7 +585,8 @@ class Notes:
             vec = index.vector_of(note_id)
             if vec is None:
                 return Flashbacks()
-            return find_flashbacks(self.config, conn, index, self._messages, row, vec, project)
+            near = index.nearest(vec, NOTE_POOL)
+            return find_flashbacks(self.config, conn, near, self._messages, row, vec, project)
 
     # -- bulk: export and import -------------------------------------------------------------
 

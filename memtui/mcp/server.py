@@ -178,9 +178,9 @@ def build_server(
     auth: AuthSettings | None = None,
 ) -> Server:
     """The server with every tool group registered; HTTP passes its token check and auth."""
-    from memtui.mcp import forget, history
+    from memtui.mcp import forget, history, signals
 
     server = Server(engine, token_verifier, auth)
-    for group in (history, forget):
+    for group in (history, signals, forget):
         group.register(server)
     return server
