@@ -391,7 +391,8 @@ class Indexes:
                 vec_have = vectors.ids()
                 wrong = vec_have & vec_want
             else:
-                self.catch_up_vectors()
+                # What the index on disk holds (with this process's own additions), not what a
+                # catch-up here would make of it: a deleted or torn index must show as such.
                 vec_have = vectors.ids()
                 wrong = self._wrong_vectors(vec_want & vec_have)
         fts_have = self.fts.ids()
@@ -424,7 +425,10 @@ class Indexes:
         vec_missing, vec_extra = diff["vectors"]
         with self._lock:
             vectors = self.vectors
-            if vectors.foreign:  # every vector is wrong: embed them all again
+            if vectors.foreign or not len(vectors) or self._vectors_torn(vectors):
+                # Every vector wrong, or none there: embed them all again, from the start.
+                if not vectors.foreign:
+                    vectors.clear()
                 self.catch_up_vectors()
                 self.save_vectors(force=True)
                 return
@@ -436,6 +440,28 @@ class Indexes:
             self._embed(vectors, rows, vectors.watermark)
             if vec_missing or vec_extra:
                 self.save_vectors(force=True)
+
+    def forget(self, ids: set[int]) -> None:
+        """Remove forgotten messages from both indexes so that no index file keeps them: the
+        full-text segments that held them are rewritten without them, and a new vector
+        snapshot, with their vectors zeroed, replaces the old ones. The store has already
+        lost the rows (and moved its sequence on, so other processes reload)."""
+        with file_lock(self.root / "sync.lock"):
+            for leftover in ("fts.damaged", "fts.old", "fts.new"):  # copies of old contents
+                shutil.rmtree(self.root / leftover, ignore_errors=True)
+            self.fts.purge(
+                ids,
+                lambda kept: [
+                    _fts_doc(r) for r in self._rows(_FTS_ROWS.format("m.id IN ({})"), kept)
+                ],
+            )
+        with self._lock:
+            vectors = self.vectors
+            vectors.reload_if_newer()
+            vectors.remove(ids)
+            if not vectors.foreign:
+                self.catch_up_vectors()
+            self.save_vectors(force=True)
 
     def _embed(self, vectors: Vectors, rows: list[sqlite3.Row], mark: int) -> None:
         """Embed (id, text) rows into `vectors`, which then cover the store up to `mark`."""

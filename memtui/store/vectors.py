@@ -190,6 +190,7 @@ class Vectors:
                 target = self._path / f"vectors-{watermark:012d}-{self.model}.hnsw"
                 tmp = self._path / f".vectors-{watermark:012d}.{os.getpid()}.tmp"
                 self._load_graph().save_index(str(tmp))
+                _scrub(tmp, self._dim)
                 with open(tmp, "rb") as f:
                     os.fsync(f.fileno())
                 os.replace(tmp, target)
@@ -390,6 +391,26 @@ def _map(snapshot: Path, dim: int) -> _Mapped:
     return _Mapped(
         snapshot, labels[rows], rows, raw[:, data_at : data_at + dim * 4].view(np.float32)
     )
+
+
+def _scrub(snapshot: Path, dim: int) -> None:
+    """Zero the vectors of deleted elements: hnswlib only flags them, and a forgotten
+    message's vector must not stay in the file (it is a bag of its words' meanings)."""
+    with open(snapshot, "rb") as f:
+        head = f.read(_HEADER.size)
+    if len(head) < _HEADER.size:
+        return
+    level0, _, count, per_element, _, data_at = _HEADER.unpack(head)[:6]
+    if not count:
+        return
+    raw = np.memmap(
+        snapshot, dtype=np.uint8, mode="r+", offset=_HEADER.size, shape=(count, per_element)
+    )
+    deleted = np.flatnonzero(raw[:, level0 + 2] & 1)
+    if len(deleted):
+        raw[deleted, data_at : data_at + dim * 4] = 0
+        raw.flush()
+    del raw
 
 
 def _check_links(snapshot: Path, start: int, count: int, size: int) -> None:
