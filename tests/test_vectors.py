@@ -11,14 +11,19 @@ import sys
 import time
 from pathlib import Path
 
+import corpus
 import numpy as np
 import pytest
 
+from memtui.config import Config
+from memtui.engine import Memory
+from memtui.store import indexes
 from memtui.store import vectors as vectors_module
 from memtui.store.vectors import Vectors
 
 DIM = 32
 MODEL = "0123456789abcdef"  # the identity of the model the vectors come from
+QUERIES = ["flaky test", "docker image", "useEffect cleanup", "migration rollback", "HTTP 503"]
 
 
 def unit(n: int, seed: int = 0) -> np.ndarray:
@@ -473,3 +478,33 @@ def test_kill_9_while_a_snapshot_is_written_leaves_the_older_one(tmp_path: Path)
     v.save()
     assert snapshots(path) == pair(v.watermark)
     assert not list(path.glob(".*"))
+
+
+def test_a_long_catch_up_saves_as_it_goes(cfg: Config, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A catch-up past SPILL vectors saves a snapshot and keeps going with hnswlib's graph in
+    memory and only what came since beside it; the end is what one save at the end gives."""
+    corpus.generate(cfg.claude_dir, messages=1_500, seed=11)
+    monkeypatch.setattr(indexes, "BATCH", 100)
+    monkeypatch.setattr(indexes, "SPILL", 150)
+    saves: list[int] = []
+    real_save = Vectors.save
+
+    def save(self: Vectors, *, keep_graph: bool = False) -> None:
+        saves.append(self.unsaved)
+        real_save(self, keep_graph=keep_graph)
+
+    monkeypatch.setattr(Vectors, "save", save)
+    with Memory(cfg) as memory:
+        memory.upkeep.ingest()
+        index = memory._index()
+        assert len(saves) >= 3 and max(saves) < 150 + 100
+        assert index.vectors._graph is None  # dropped after the last save
+        spilled = [memory.history.search(q, "vector", limit=10).results for q in QUERIES]
+        vectors = index.vectors
+        assert vectors.unsaved == 0 and len(vectors) > 500
+    monkeypatch.setattr(indexes, "SPILL", 10**9)
+    shutil.rmtree(cfg.data_dir / "index" / "vectors")
+    with Memory(cfg) as memory:
+        memory.upkeep.ingest()
+        once = [memory.history.search(q, "vector", limit=10).results for q in QUERIES]
+    assert [[r.uuid for r in rs] for rs in spilled] == [[r.uuid for r in rs] for rs in once]
