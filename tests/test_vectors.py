@@ -40,7 +40,7 @@ def short_lists(monkeypatch: pytest.MonkeyPatch) -> None:
     as a large one does (a small one is scored exactly whole)."""
     monkeypatch.setattr(vectors_module, "_SHORTLIST_MIN", 50)
     monkeypatch.setattr(vectors_module, "_SHORTLIST_PER_HIT", 4)
-    monkeypatch.setattr(vectors_module, "_SHORTLIST_SHARE", 0.1)
+    monkeypatch.setattr(vectors_module, "_SHORTLIST_SCALE", 4.0)
 
 
 @pytest.fixture
@@ -144,7 +144,7 @@ def test_a_shortlist_of_everything_is_exact(
     v = Vectors(tmp_path / "vectors", DIM, MODEL)
     v.add(ids(range(1, 5_001)), vecs, 5_000)
     v.save()
-    monkeypatch.setattr(vectors_module, "_SHORTLIST_SHARE", 1.0)
+    monkeypatch.setattr(vectors_module, "_SHORTLIST_SCALE", 100.0)
     everything = set(range(1, 5_001))
     for query in clustered(10, seed=2):
         assert [mid for mid, _ in v.search(query, 30)] == exact(vecs, query, everything, 30)
@@ -190,7 +190,8 @@ def test_allowed_returns_k_allowed_results(filled: tuple[Vectors, np.ndarray]) -
     assert len(hits) == 25
     assert {mid for mid, _ in hits} <= allowed
     found = [mid for mid, _ in hits]
-    assert len(set(found) & set(exact(vecs, query, allowed, 25))) >= 20
+    # random 32-dim vectors (64-bit codes) and a shortlist of 219: most, not all
+    assert len(set(found) & set(exact(vecs, query, allowed, 25))) >= 15
     few = set(list(allowed)[:30])
     assert [mid for mid, _ in v.search(query, 10, few)] == exact(vecs, query, few, 10)
     assert len(v.search(query, 1_000, few)) == 30  # all of them when k is larger
