@@ -8,6 +8,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -509,3 +510,30 @@ def test_a_long_catch_up_saves_as_it_goes(cfg: Config, monkeypatch: pytest.Monke
         memory.upkeep.ingest()
         once = [memory.history.search(q, "vector", limit=10).results for q in QUERIES]
     assert [[r.uuid for r in rs] for rs in spilled] == [[r.uuid for r in rs] for rs in once]
+
+
+def test_a_search_while_this_process_catches_up_answers_hybrid(cfg: Config) -> None:
+    """A new MCP server's follower holds the index lock while it checks every transcript:
+    a search meanwhile searches the snapshot, never falls back to full text."""
+    corpus.generate(cfg.claude_dir, messages=600, seed=5)
+    with Memory(cfg) as memory:
+        memory.upkeep.ingest()
+    with Memory(cfg) as memory:
+        index = memory._index()
+        held, release = threading.Event(), threading.Event()
+
+        def catch_up() -> None:
+            with index._lock:
+                held.set()
+                release.wait(30)
+
+        holder = threading.Thread(target=catch_up)
+        holder.start()
+        try:
+            held.wait(30)
+            response = memory.history.search("flaky test", "hybrid")
+            assert response.mode == "hybrid" and response.note is None
+            assert "vector" in {f for r in response.results for f in r.found_by}
+        finally:
+            release.set()
+            holder.join()
