@@ -30,7 +30,7 @@ import numpy as np
 from memtui.bulk import paused_gc
 from memtui.progress import Meter, OnProgress, cancelled
 from memtui.store import db
-from memtui.store.embed import Embedder
+from memtui.store.embed import Embedder, describe
 from memtui.store.fts import FtsDoc, FullText
 from memtui.store.health import IndexHealth
 from memtui.store.locks import file_lock
@@ -125,9 +125,9 @@ class Indexes:
         Opening maps the newest snapshot's codes, and never waits for a catch-up."""
         with self._opening:
             if self._vectors is None:
-                self._vectors = Vectors(
-                    self.root / "vectors", self.embedder.dim, self.embedder.identity
-                )
+                known = describe(self._model) if self._embedder is None else None
+                dim, identity = known or (self.embedder.dim, self.embedder.identity)
+                self._vectors = Vectors(self.root / "vectors", dim, identity)
             return self._vectors
 
     @property
