@@ -329,9 +329,11 @@ class Indexes:
 
     def _writer_busy_vectors(self) -> bool:
         """Whether the vectors can answer while this process's writer works on them: opened
-        (or opened now, from the newest snapshot), not empty, this model's."""
+        (or opened now, from the newest snapshot), not empty, this model's, and not far
+        ahead of their snapshot (a search scores everything unsaved exactly: while a large
+        backlog is embedded, full text answers alone and says so)."""
         vectors = self._vectors or self.vectors
-        return len(vectors) > 0 and not vectors.foreign
+        return len(vectors) > 0 and not vectors.foreign and vectors.unsaved <= SNAPSHOT_EVERY
 
     # -- upkeep ----------------------------------------------------------------------------
 

@@ -176,7 +176,11 @@ class Vectors:
         self._dim = dim
         self.model = model
         self.made_by: str | None = model  # the model of the contents; None: not recorded
-        self._mutex = threading.Lock()  # a reload swaps the snapshot under a running query
+        # Searches hold _mutex, only while they read; changes hold _writing throughout and
+        # _mutex only while they change what a search reads, so a search never waits for
+        # hnswlib's graph to be built or a snapshot to be written.
+        self._mutex = threading.Lock()
+        self._writing = threading.RLock()
         self.watermark = 0  # store sequence number the contents cover
         self.saved_watermark = 0  # ... and the snapshot this process last loaded or wrote
         self._mapped: _Mapped | None = None
@@ -203,17 +207,18 @@ class Vectors:
             raise ValueError("these vectors come from another model: clear them first")
         ids = np.asarray(ids, dtype=np.int64)
         vecs = np.asarray(vecs, dtype=np.float32).reshape(len(ids), self._dim)
-        with self._mutex:
-            if len(ids):
-                self._count += len(np.unique(ids[~self._live_mask(ids)]))
-                self._delta.put(ids, vecs)
-                self._removed.difference_update(ids.tolist())
-                if self._graph is not None:
-                    _graph_add(self._graph, ids, vecs)
-            self.watermark = watermark
+        with self._writing:
+            with self._mutex:
+                if len(ids):
+                    self._count += len(np.unique(ids[~self._live_mask(ids)]))
+                    self._delta.put(ids, vecs)
+                    self._removed.difference_update(ids.tolist())
+                self.watermark = watermark
+            if len(ids) and self._graph is not None:
+                _graph_add(self._graph, ids, vecs)
 
     def remove(self, ids: Iterable[int]) -> None:
-        with self._mutex:
+        with self._writing, self._mutex:
             for i in ids:
                 if not self._is_live(i):
                     continue
@@ -226,7 +231,7 @@ class Vectors:
 
     def clear(self) -> None:
         """Forget everything, in memory and on disk (a rebuild starts from nothing)."""
-        with file_lock(self._path / "write.lock"), self._mutex:
+        with file_lock(self._path / "write.lock"), self._writing, self._mutex:
             for f in self._path.iterdir():
                 if _SNAPSHOT.fullmatch(f.name) or _CODES_FILE.fullmatch(f.name):
                     f.unlink(missing_ok=True)
@@ -258,7 +263,7 @@ class Vectors:
         with file_lock(self._path / "write.lock"):
             for stale in self._path.glob(".vectors-*.tmp"):  # a crashed save's leftovers
                 stale.unlink(missing_ok=True)
-            with self._mutex:
+            with self._writing:
                 watermark = self.watermark
                 target = self._path / f"vectors-{watermark:012d}-{self.model}.hnsw"
                 tmp = self._path / f".vectors-{watermark:012d}.{os.getpid()}.tmp"
@@ -270,7 +275,9 @@ class Vectors:
                 os.replace(codes_tmp, target.with_suffix(".codes"))
                 os.replace(tmp, target)
                 _fsync_dir(self._path)
-                self._reset(_map(target, self._dim), self.model)
+                mapped = _map(target, self._dim)
+                with self._mutex:
+                    self._reset(mapped, self.model)
                 # Else dropped: the next save loads it again from this file, so a process that
                 # once ingested does not keep a private copy of the index.
                 self._graph = graph if keep_graph else None
@@ -442,7 +449,7 @@ class Vectors:
                 if not snapshot.exists():  # a newer save replaced it while we read: list again
                     return self._load_newest(above)
                 continue  # damaged: try the next older
-            with self._mutex:
+            with self._writing, self._mutex:
                 self._reset(mapped, model)
                 self.watermark = self.saved_watermark = mark
             return True
