@@ -9,6 +9,39 @@ import importlib
 from typing import TYPE_CHECKING
 
 from memtui.config import Config, load
+from memtui.engine.notes_types import (
+    AUTHORS,
+    LAYERS,
+    MAX_BODY_BYTES,
+    MAX_DUPLICATE,
+    MAX_TITLE_CHARS,
+    MIN_DUPLICATE,
+    ON_CONFLICT,
+    RULE_STATUSES,
+    Author,
+    Flashbacks,
+    FolderCount,
+    HouseRules,
+    ImportReport,
+    Layer,
+    Note,
+    NoteDetail,
+    NoteDraft,
+    NoteFlashback,
+    NoteHit,
+    NoteLink,
+    NoteRef,
+    NoteSearchResponse,
+    NoteSource,
+    OnConflict,
+    PastImmutable,
+    RuleStatus,
+    RuleUserOnly,
+    SaveResult,
+    SessionFlashback,
+    SimilarNote,
+    TagCount,
+)
 from memtui.engine.types import (
     MODE_ALIASES,
     MODES,
@@ -45,6 +78,8 @@ from memtui.store.health import IndexHealth
 if TYPE_CHECKING:
     from memtui.engine.history import History
     from memtui.engine.memory import Memory
+    from memtui.engine.notes import Notes
+    from memtui.engine.rules import house_rules
     from memtui.engine.upkeep import Upkeep
     from memtui.ingest.pipeline import IngestReport
 
@@ -53,6 +88,8 @@ _HEAVY = {
     "History": "memtui.engine.history",
     "Upkeep": "memtui.engine.upkeep",
     "IngestReport": "memtui.ingest.pipeline",
+    "Notes": "memtui.engine.notes",
+    "house_rules": "memtui.engine.rules",  # SQLite only: MCP's initialize reads it
 }
 
 
@@ -63,39 +100,72 @@ def __getattr__(name: str) -> object:
 
 
 __all__ = [
+    "AUTHORS",
+    "LAYERS",
+    "MAX_BODY_BYTES",
+    "MAX_DUPLICATE",
+    "MAX_TITLE_CHARS",
+    "MIN_DUPLICATE",
     "MODES",
     "MODE_ALIASES",
+    "ON_CONFLICT",
     "ORDERS",
     "ROLES",
+    "RULE_STATUSES",
     "Ambiguous",
+    "Author",
     "Busy",
     "Config",
     "DoctorReport",
+    "Flashbacks",
+    "FolderCount",
     "History",
+    "HouseRules",
+    "ImportReport",
     "IndexDamaged",
     "IndexHealth",
     "IngestReport",
     "InvalidArgument",
+    "Layer",
     "Memory",
     "MemtuiError",
     "MessageView",
     "Mode",
     "ModelUnavailable",
     "NotFound",
+    "Note",
+    "NoteDetail",
+    "NoteDraft",
+    "NoteFlashback",
+    "NoteHit",
+    "NoteLink",
+    "NoteRef",
+    "NoteSearchResponse",
+    "NoteSource",
+    "Notes",
+    "OnConflict",
     "OnProgress",
     "Order",
+    "PastImmutable",
     "ProgressEvent",
     "ProjectInfo",
     "Role",
+    "RuleStatus",
+    "RuleUserOnly",
+    "SaveResult",
     "SearchResponse",
     "SearchResult",
+    "SessionFlashback",
     "SessionInfo",
     "SessionPage",
+    "SimilarNote",
     "Stats",
     "StoreCorrupt",
     "StoreUnavailable",
+    "TagCount",
     "ToolCallView",
     "Upkeep",
+    "house_rules",
     "load",
     "to_dict",
 ]

@@ -82,6 +82,108 @@ MIGRATIONS: list[str] = [
     -- `summary` lines whose leaf message is not stored yet.
     CREATE TABLE pending_titles (leaf_uuid TEXT PRIMARY KEY, title TEXT NOT NULL) WITHOUT ROWID;
     """,
+    # Notes (store/notes.py): their own sequence, so their indexes follow them apart from messages.
+    """
+    INSERT INTO meta VALUES ('note_seq', '0');
+
+    CREATE TABLE notes (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,  -- stable: never reused
+        title TEXT NOT NULL,
+        title_key TEXT NOT NULL UNIQUE,        -- the title casefolded: links resolve by it
+        body TEXT NOT NULL,
+        layer TEXT NOT NULL CHECK (layer IN ('past', 'state', 'rule')),
+        folder TEXT NOT NULL DEFAULT '',
+        tags TEXT NOT NULL DEFAULT '[]',       -- JSON list
+        created TEXT NOT NULL,                 -- ISO 8601 UTC
+        updated TEXT NOT NULL,
+        author TEXT NOT NULL CHECK (author IN ('person', 'agent')),
+        status TEXT CHECK (status IN ('provisional', 'approved')),  -- rules only
+        source_session TEXT,
+        source_uuid TEXT,
+        seq INTEGER NOT NULL                   -- meta.note_seq at its last change
+    );
+    CREATE INDEX notes_updated ON notes(updated);
+    CREATE INDEX notes_seq ON notes(seq);
+    CREATE INDEX notes_folder ON notes(folder);
+
+    CREATE TABLE note_tags (
+        note_id INTEGER NOT NULL REFERENCES notes(id),
+        tag_key TEXT NOT NULL,                 -- casefolded
+        PRIMARY KEY (note_id, tag_key)
+    ) WITHOUT ROWID;
+    CREATE INDEX note_tags_tag ON note_tags(tag_key);
+
+    -- Every [[link]] in a body; target_id NULL while dangling.
+    CREATE TABLE note_links (
+        source_id INTEGER NOT NULL REFERENCES notes(id),
+        position INTEGER NOT NULL,
+        target TEXT NOT NULL,                  -- as written
+        target_key TEXT NOT NULL,              -- casefolded
+        shown TEXT,
+        target_id INTEGER,
+        PRIMARY KEY (source_id, position)
+    ) WITHOUT ROWID;
+    CREATE INDEX note_links_key ON note_links(target_key);
+    CREATE INDEX note_links_target ON note_links(target_id);
+
+    -- Deleted notes, so that each index removes them when it passes `seq`.
+    CREATE TABLE notes_gone (id INTEGER PRIMARY KEY, seq INTEGER NOT NULL);
+    CREATE INDEX notes_gone_seq ON notes_gone(seq);
+    """,
+    # Notes: tags listed as written without reading every note; lists by layer from an index.
+    """
+    ALTER TABLE note_tags ADD COLUMN tag TEXT NOT NULL DEFAULT '';
+    UPDATE note_tags SET tag = tag_key;
+    CREATE INDEX notes_layer ON notes(layer, status);
+    """,
+    # Signals, inferences and the errors seen in messages (store/signals.py).
+    """
+    CREATE TABLE signals (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        type TEXT NOT NULL,
+        fingerprint TEXT NOT NULL UNIQUE,      -- the type and its evidence, hashed
+        title TEXT NOT NULL,
+        detail TEXT NOT NULL,                  -- one line on why it fired
+        note_ids TEXT NOT NULL DEFAULT '[]',   -- JSON list of evidence notes
+        message_ids TEXT NOT NULL DEFAULT '[]',-- JSON list of evidence messages (row ids)
+        status TEXT NOT NULL DEFAULT 'new'
+            CHECK (status IN ('new', 'dismissed', 'snoozed', 'synthesized')),
+        snooze_until TEXT,
+        live INTEGER NOT NULL DEFAULT 1,       -- 0: the last detection run no longer saw it
+        created TEXT NOT NULL,
+        updated TEXT NOT NULL
+    );
+    CREATE INDEX signals_status ON signals(status, live);
+
+    CREATE TABLE inferences (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        title TEXT NOT NULL,
+        summary TEXT NOT NULL,
+        confidence REAL NOT NULL,
+        signal_id INTEGER,
+        created TEXT NOT NULL
+    );
+
+    CREATE TABLE inference_evidence (
+        inference_id INTEGER NOT NULL REFERENCES inferences(id),
+        kind TEXT NOT NULL CHECK (kind IN ('note', 'message')),
+        ref TEXT NOT NULL,                     -- a note id, or a message uuid
+        title TEXT NOT NULL,                   -- what it was called at mint time
+        text TEXT NOT NULL,                    -- its text at mint time (for the diff)
+        hash TEXT NOT NULL,                    -- sha256 of that text
+        PRIMARY KEY (inference_id, kind, ref)
+    ) WITHOUT ROWID;
+
+    -- Errors seen in messages, found by an incremental pass (meta.errors_seq).
+    CREATE TABLE error_sightings (
+        signature TEXT NOT NULL,
+        message_id INTEGER NOT NULL,
+        session_id TEXT NOT NULL,
+        epoch INTEGER NOT NULL,
+        PRIMARY KEY (signature, message_id)
+    ) WITHOUT ROWID;
+    CREATE INDEX error_sightings_message ON error_sightings(message_id);
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)
@@ -135,6 +237,12 @@ def connect(path: Path, *, migrate_schema: bool = True) -> sqlite3.Connection:
             conn.close()
             raise
         return conn
+
+
+def read_only(path: Path, busy_ms: int) -> sqlite3.Connection:
+    """A connection that can only read, creates nothing, and waits at most `busy_ms` for a
+    lock: for the callers that must never hold anyone up (a hook, a handshake)."""
+    return sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=busy_ms / 1000)
 
 
 def _use_wal(conn: sqlite3.Connection) -> None:
