@@ -161,6 +161,7 @@ def build_parser() -> Parser:
     signals.add_argument(
         "--status", choices=(*SIGNAL_STATUSES, "all"), default="new", help="default: new"
     )
+    signals.add_argument("--limit", type=whole(1, 1000), default=50, help="default 50")
     signals.add_argument("--json", action="store_true", help="one JSON document on stdout")
     signal = sub.add_parser("signal", help="dismiss, snooze or reopen a signal")
     signal.add_argument("action", choices=["dismiss", "snooze", "new"])
@@ -609,9 +610,10 @@ def cmd_forget(memory: Memory, args: argparse.Namespace) -> None:
 
 def cmd_signals(memory: Memory, args: argparse.Namespace) -> None:
     status = None if args.status == "all" else args.status
-    found = memory.signals.list(args.type, status).signals
+    listed = memory.signals.list(args.type, status, args.limit)
+    found = listed.signals
     if args.json:
-        print(json.dumps({"signals": to_dict(found)}, indent=2))
+        print(json.dumps({"signals": to_dict(found), "total": listed.total}, indent=2))
         return
     if not found:
         print("no signals" + (f" with status {status}" if status else ""), file=sys.stderr)
@@ -622,6 +624,8 @@ def cmd_signals(memory: Memory, args: argparse.Namespace) -> None:
             print(f"       note #{n.id} {n.title}")
         for m in s.messages:
             print(f"       {m.session_id[:8]} #{m.message_index} {_when(m.timestamp)} {m.project}")
+    if listed.total > len(found):
+        print(f"{len(found):,} of {listed.total:,} (--limit shows more)", file=sys.stderr)
 
 
 def cmd_signal(memory: Memory, args: argparse.Namespace) -> None:

@@ -34,6 +34,8 @@ ARC_MAX = 8
 ARC_DIST = 0.3
 ARC_FOLDERS = 2
 ARC_DAYS = 14
+ARC_NEAREST = 32  # neighbours kept per note: an arc takes ARC_MAX of them at most
+ARC_BLOCK = 1024  # rows of similarities at a time: ~40 MB at 10,000 notes
 # recurring_error: the same error in ERROR_SESSIONS sessions over at least ERROR_DAYS days.
 ERROR_SESSIONS = 3
 ERROR_DAYS = 7
@@ -164,35 +166,53 @@ def hidden_arcs(
 ) -> list[Found]:
     """Notes close in meaning that nothing ties together yet: a star around a seed note (the
     one with most close neighbours first), so each note joins one arc at most and the result
-    does not depend on the order notes were written in."""
-    if len(ids) < ARC_MIN:
+    does not depend on the order notes were written in. Similarities are taken a block of
+    rows at a time and only each note's ARC_NEAREST nearest are kept: at 10,000 notes a full
+    matrix would be 400 MB, and a Python loop over every close pair minutes."""
+    n = len(ids)
+    if n < ARC_MIN:
         return []
     order = np.argsort(ids)
     ids, vecs = ids[order], vecs[order]
     vecs = vecs / np.maximum(np.linalg.norm(vecs, axis=1, keepdims=True), 1e-12)
-    linked = {(a, b) for a, b in conn.execute("SELECT source_id, target_id FROM note_links")}
+    at = {int(i): k for k, i in enumerate(ids)}
+    pairs = [
+        (at[a], at[b])
+        for a, b in conn.execute("SELECT source_id, target_id FROM note_links")
+        if a in at and b in at
+    ]
+    linked = np.array(pairs + [(b, a) for a, b in pairs], dtype=np.int64).reshape(-1, 2)
     meta = {
         r[0]: (r[1], r[2], r[3])
         for r in conn.execute("SELECT id, folder, created, title FROM notes")
     }
+    k = min(ARC_NEAREST, n - 1)
+    degree = np.zeros(n, dtype=np.int64)
     close: dict[int, list[int]] = {}
-    for start in range(0, len(ids), 1024):  # 1024 rows of similarities at a time: ~40 MB at 10k
-        sims = vecs[start : start + 1024] @ vecs.T
-        for row, col in zip(*np.nonzero(sims >= 1.0 - ARC_DIST), strict=True):
-            a, b = int(ids[start + row]), int(ids[col])
-            if a != b and (a, b) not in linked and (b, a) not in linked:
-                close.setdefault(a, []).append(b)
+    for start in range(0, n, ARC_BLOCK):
+        sims = vecs[start : start + ARC_BLOCK] @ vecs.T
+        rows = np.arange(len(sims))
+        sims[rows, start + rows] = -1.0  # a note is not its own neighbour
+        mine = (linked[:, 0] >= start) & (linked[:, 0] < start + len(sims))
+        sims[linked[mine, 0] - start, linked[mine, 1]] = -1.0  # nor are linked notes
+        near = sims >= 1.0 - ARC_DIST
+        degree[start : start + len(sims)] = near.sum(axis=1)
+        top = np.argpartition(-sims, k - 1, axis=1)[:, :k]
+        for row in np.flatnonzero(degree[start : start + len(sims)]):
+            cand = top[row][near[row, top[row]]]
+            cand = cand[np.argsort(-sims[row, cand])]
+            close[int(ids[start + row])] = [int(ids[c]) for c in cand]
     taken: set[int] = set()
     out = []
-    for seed in sorted(close, key=lambda i: (-len(close[i]), i)):
+    for seed in sorted(close, key=lambda i: (-int(degree[at[i]]), i)):
         if seed in taken or seed not in meta:
             continue
-        group = [seed] + [n for n in close[seed] if n not in taken and n in meta]
+        group = [seed] + [m for m in close[seed] if m not in taken and m in meta]
         group = sorted(group[:ARC_MAX])
         if len(group) < ARC_MIN or any(set(group) <= c for c in covered):
             continue
-        folders = {meta[n][0] for n in group}
-        times = [_epoch(meta[n][1]) for n in group]
+        folders = {meta[m][0] for m in group}
+        times = [_epoch(meta[m][1]) for m in group]
         days = (max(times) - min(times)) / 86_400
         if len(folders) < ARC_FOLDERS and days < ARC_DAYS:
             continue

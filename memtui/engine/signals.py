@@ -138,20 +138,24 @@ class Signals:
 
     # -- signals -----------------------------------------------------------------------------
 
-    def list(self, type: str | None = None, status: str | None = "new") -> SignalList:
-        """Signals of a type and status (None: any), newest first; detection runs first when
-        anything it reads has changed. A snooze that has run out lists as new."""
+    def list(
+        self, type: str | None = None, status: str | None = "new", limit: int = 50
+    ) -> SignalList:
+        """The newest `limit` signals of a type and status (None: any), and how many there are;
+        detection runs first when anything it reads has changed. A snooze that has run out
+        lists as new."""
         if type is not None:
             validate.choice("type", type, SIGNAL_TYPES)
         if status is not None:
             validate.choice("status", status, SIGNAL_STATUSES)
+        validate.page(limit, 0)
         self.detect()
         self._wake()
         with db.translated(self.config.db_path):
             conn = self._conn()
-            rows = store.listing(conn, type, status)
+            rows, total = store.listing(conn, type, status, limit)
             signals = [self._signal(conn, r) for r in rows]
-        return SignalList(signals, len(signals))
+        return SignalList(signals, total)
 
     def _wake(self) -> None:
         """Snoozes that have run out become new again (a write only when one has)."""

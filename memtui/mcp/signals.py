@@ -18,7 +18,7 @@ from memtui.engine.signal_types import (
     SignalType,
     Trace,
 )
-from memtui.mcp.history import Cwd, QueryText
+from memtui.mcp.history import Cwd, Limit, QueryText
 from memtui.mcp.server import Server, output_model, structured
 
 MAX_TRACE = 50_000
@@ -41,11 +41,12 @@ def register(server: Server) -> None:
     def get_signals(
         type: SignalType | None = None,
         status: Literal["new", "dismissed", "snoozed", "synthesized"] = "new",
+        limit: Limit = 20,
     ) -> Annotated[CallToolResult, SignalListOutput]:
         """Patterns memtui found in the notes and conversations (dangling links, stale state
         notes, tag bursts, hidden arcs, recurring errors), with their evidence. Show them to
         the person; only the person decides what they mean."""
-        return structured(engine().signals.list(type, status))
+        return structured(engine().signals.list(type, status, limit))
 
     def update_signal_status(
         signal_id: Id,

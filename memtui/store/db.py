@@ -183,6 +183,8 @@ MIGRATIONS: list[str] = [
         PRIMARY KEY (signature, message_id)
     ) WITHOUT ROWID;
     CREATE INDEX error_sightings_message ON error_sightings(message_id);
+    -- stale_state asks, for each old state note, whether its folder has a newer note.
+    CREATE INDEX notes_folder_updated ON notes(folder, updated);
     """,
     # Trust: secrets masked in place (the engine does it when it sees mask_pending), and what
     # the person forgot kept out for good.

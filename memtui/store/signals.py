@@ -105,7 +105,10 @@ def any_woken(conn: sqlite3.Connection, now: str) -> bool:
     )
 
 
-def listing(conn: sqlite3.Connection, type_: str | None, status: str | None) -> list[SignalRow]:
+def listing(
+    conn: sqlite3.Connection, type_: str | None, status: str | None, limit: int
+) -> tuple[list[SignalRow], int]:
+    """The newest `limit` signals of a type and status, and how many there are in all."""
     where, args = ["live = 1 OR status = 'synthesized'"], []
     if type_:
         where.append("type = ?")
@@ -113,9 +116,13 @@ def listing(conn: sqlite3.Connection, type_: str | None, status: str | None) -> 
     if status:
         where.append("status = ?")
         args.append(status)
-    sql = f"SELECT {_SIGNAL_COLS} FROM signals WHERE ({where[0]})"
-    sql += "".join(f" AND {w}" for w in where[1:]) + " ORDER BY id DESC"
-    return [_signal(r) for r in conn.execute(sql, args)]
+    clause = f"({where[0]})" + "".join(f" AND {w}" for w in where[1:])
+    (total,) = conn.execute(f"SELECT count(*) FROM signals WHERE {clause}", args).fetchone()
+    rows = conn.execute(
+        f"SELECT {_SIGNAL_COLS} FROM signals WHERE {clause} ORDER BY id DESC LIMIT ?",
+        [*args, limit],
+    )
+    return [_signal(r) for r in rows], int(total)
 
 
 def get(conn: sqlite3.Connection, signal_id: int) -> SignalRow | None:
