@@ -139,6 +139,8 @@ def masked(masker: Masker, record: Message | Title) -> Message | Title:
     record.text = mask(record.text)
     record.thinking = mask(record.thinking)
     record.tool_output = mask(record.tool_output)
+    if record.title is not None:
+        record.title = mask(record.title)
     if record.tool_calls:
         record.tool_calls = [ToolCall(c.name, mask(c.arg)) for c in record.tool_calls]
     return record

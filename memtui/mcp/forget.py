@@ -40,10 +40,9 @@ def register(server: Server) -> None:
             ),
         ] = None,
     ) -> Annotated[CallToolResult, ReceiptOutput]:
-        """Remove one session, one project (all its sessions, and its future ones until the
-        person lifts it) or one note from the store, both indexes and every file memtui keeps,
-        for good. Give exactly one of session_id, project, note_id. Returns a receipt: counts,
-        the time, and a SHA-256 over the removed ids."""
+        """Remove one session, project (and its future sessions) or note from every file
+        memtui keeps, for good, only when the person asked. Give exactly one of session_id,
+        project, note_id. Returns a receipt: counts, time, a SHA-256 of the removed ids."""
         return structured(engine().forget(session_id, project, note_id, confirmed=confirmed))
 
     server.engine_tool(forget, title="Forget a session, project or note", read_only=False)

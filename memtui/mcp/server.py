@@ -298,18 +298,18 @@ def build_server(
     families: Sequence[str] = FAMILIES,
     told: str | None = None,
 ) -> Server:
-    """The server with the tool groups of `families` registered, and `forget`; HTTP passes
-    its token check and auth. `told`: the instructions, fixed (stdio answered the handshake
-    with them before the SDK was loaded); else they are read again for every new connection,
-    so a rule the person approves is in the next one's."""
+    """The server with the tool groups of `families` registered (`forget` with history);
+    HTTP passes its token check and auth. `told`: the instructions, fixed (stdio answered
+    the handshake with them before the SDK was loaded); else they are read again for every
+    new connection, so a rule the person approves is in the next one's."""
     from memtui.mcp import forget, history, notes, signals
 
-    groups = {"history": history, "notes": notes, "signals": signals}
+    groups = {"history": (history, forget), "notes": (notes,), "signals": (signals,)}
     server = Server(engine, told or instructions(engine.config, families), token_verifier, auth)
     if told is None:
         server.read_instructions_per_connection(families)
     for family in FAMILIES:
         if family in families:
-            groups[family].register(server)
-    forget.register(server)  # whatever is served, what it holds can be forgotten
+            for group in groups[family]:
+                group.register(server)
     return server
