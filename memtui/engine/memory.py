@@ -4,7 +4,8 @@ Memory is the composition root: it owns the store's connections, the indexes and
 locks, and hands out small domain services that hold the operations:
 
 - `memory.history`: projects, sessions, messages, search (reads only);
-- `memory.upkeep`: ingest, follow, reindex, doctor, stats (the writer's side).
+- `memory.upkeep`: ingest, follow, reindex, doctor, stats (the writer's side);
+- `memory.notes`: notes, their links, rules and flashbacks (reads and writes; see notes.py).
 
 Threading contract:
 - Every history call, and `upkeep.stats`, may run on any thread, any number at once: each
@@ -24,12 +25,14 @@ import threading
 
 from memtui.config import Config, private_dir
 from memtui.engine.history import History
+from memtui.engine.notes import Notes
 from memtui.engine.search import Searcher
 from memtui.engine.upkeep import Upkeep
 from memtui.errors import MemtuiError
 from memtui.store.archive import Archive
 from memtui.store.db import Readers, translated
 from memtui.store.indexes import Indexes
+from memtui.store.note_index import NoteIndexes
 
 
 class Memory:
@@ -45,7 +48,11 @@ class Memory:
         self._searcher: Searcher | None = None
         self._open_lock = threading.Lock()
         self.history = History(config.db_path, self._readers.get, self._search)
-        self.upkeep = Upkeep(config, self._archive, self._index, self._readers.get)
+        self._note_indexes: NoteIndexes | None = None
+        self.upkeep = Upkeep(
+            config, self._archive, self._index, self._readers.get, self._note_index
+        )
+        self.notes = Notes(config, self._readers.get, self._note_index, self._index)
 
     def _index(self) -> Indexes:
         """The indexes, opened on first use: a process that only lists sessions never loads
@@ -57,6 +64,18 @@ class Memory:
                         self.config.index_dir, self.config.db_path, self.config.model
                     )
             return self._indexes
+
+    def _note_index(self) -> NoteIndexes:
+        """The notes' own indexes, beside the messages' and sharing their embedding model."""
+        with self._open_lock:
+            if self._note_indexes is None:
+                with translated(self.config.db_path):
+                    self._note_indexes = NoteIndexes(
+                        self.config.index_dir / "notes",
+                        self.config.db_path,
+                        lambda: self._index().embedder,
+                    )
+            return self._note_indexes
 
     def _search(self) -> Searcher:
         indexes = self._index()
@@ -75,6 +94,9 @@ class Memory:
             return
 
     def close(self) -> None:
+        self.notes.close()
+        if self._note_indexes is not None:
+            self._note_indexes.close()
         if self._indexes is not None:
             self._indexes.close()
         self._readers.close()

@@ -1,33 +1,165 @@
 """Notes: the `memory.notes` service. The guards are here, not in the front ends.
 
 Every write names its caller (`by="person"` from the TUI and CLI, `by="agent"` over MCP),
-validates every argument before touching the store (one InvalidArgument naming the field,
+checks every argument before touching the store (one InvalidArgument naming the field,
 nothing partly written), commits, and only then brings the notes' own indexes up to the
-store (full text and vectors, apart from the messages').
+store. A note is acknowledged once committed: should indexing fail, the next write or
+search of any process catches the indexes up from their marks.
+
+Threading: reads run on the calling thread's connection; writes share one connection under
+a lock, in transactions taken at once (BEGIN IMMEDIATE), so writers in other processes queue.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import logging
+import sqlite3
+import threading
+from collections.abc import Callable, Sequence
+from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
 
+import numpy as np
+
+from memtui.config import Config
+from memtui.engine import house_rules, note_fields, sessions, validate
+from memtui.engine.flashbacks import find as find_flashbacks
+from memtui.engine.flashbacks import ref
 from memtui.engine.notes_types import (
+    MAX_DUPLICATE,
+    MAX_TITLE_CHARS,
+    MIN_DUPLICATE,
+    ON_CONFLICT,
+    RULE_STATUSES,
     Author,
-    FolderCount,
     Flashbacks,
+    FolderCount,
     HouseRules,
     ImportReport,
     Layer,
     Note,
     NoteDetail,
+    NoteDraft,
+    NoteHit,
+    NoteLink,
     NoteSearchResponse,
+    NoteSource,
     OnConflict,
+    PastImmutable,
+    RuleUserOnly,
     SaveResult,
     SimilarNote,
     TagCount,
 )
+from memtui.engine.search import DEPTH, fuse, snippet
+from memtui.engine.types import MODE_ALIASES, MODES
+from memtui.errors import InvalidArgument, MemtuiError, NotFound
+from memtui.store import db
+from memtui.store import notes as store
+from memtui.store.indexes import Indexes
+from memtui.store.note_index import NoteIndexes, vector_text
+
+log = logging.getLogger(__name__)
+
+SIMILAR_MAX = 5  # similar notes named on save
+
+
+def _note(r: store.NoteRow) -> Note:
+    return Note(
+        r.id,
+        r.title,
+        r.body,
+        r.layer,
+        r.folder,
+        list(r.tags),
+        r.created,
+        r.updated,
+        r.author,
+        r.status,
+        r.source_session,
+        r.source_uuid,
+    )
+
+
+def _row(n: Note) -> store.NoteRow:
+    return store.NoteRow(
+        n.id,
+        n.title,
+        n.body,
+        n.layer,
+        n.folder,
+        list(n.tags),
+        n.created,
+        n.updated,
+        n.author,
+        n.status,
+        n.source_session_id,
+        n.source_message_uuid,
+    )
+
+
+def _bound(value: str | date | datetime | None, name: str, end: bool) -> str | None:
+    """A date filter as a stored time to compare with: a bare date_to takes in its whole day."""
+    if value is None or value == "":
+        return None
+    if isinstance(value, str):
+        text = validate.text(name, value, 64).strip()
+        try:
+            value = date.fromisoformat(text) if len(text) == 10 else datetime.fromisoformat(text)
+        except ValueError:
+            raise InvalidArgument(
+                f"{name} must be an ISO 8601 date or date-time like 2026-11-01, not {value!r}"
+            ) from None
+    if not isinstance(value, datetime):
+        moment = datetime(value.year, value.month, value.day, tzinfo=UTC)
+        if end:
+            moment += timedelta(days=1)
+    else:
+        moment = value if value.tzinfo else value.replace(tzinfo=UTC)
+        if end:
+            moment += timedelta(microseconds=1)
+    return moment.astimezone(UTC).isoformat(timespec="microseconds")
 
 
 class Notes:
+    def __init__(
+        self,
+        config: Config,
+        reader: Callable[[], sqlite3.Connection],
+        index: Callable[[], NoteIndexes],
+        messages: Callable[[], Indexes],
+    ) -> None:
+        self.config = config
+        self._db_path: Path = config.db_path
+        self._conn = reader
+        self._index = index
+        self._messages = messages
+        self._writer: sqlite3.Connection | None = None
+        self._write_lock = threading.Lock()
+
+    def close(self) -> None:
+        with self._write_lock:
+            if self._writer is not None:
+                self._writer.close()
+                self._writer = None
+
+    # -- writing -----------------------------------------------------------------------------
+
+    def _write(self) -> sqlite3.Connection:
+        if self._writer is None:
+            self._writer = db.connect(self._db_path, migrate_schema=False)
+        return self._writer
+
+    def _indexed(self) -> NoteIndexes | None:
+        """The note indexes caught up with the store; None (logged) if they cannot be."""
+        try:
+            index = self._index()
+            index.catch_up()
+            return index
+        except MemtuiError as exc:
+            log.warning("notes indexes not updated: %s", exc.line())
+            return None
+
     def save(
         self,
         title: str,
@@ -41,12 +173,57 @@ class Notes:
         source_message_uuid: str | None = None,
         project: str | None = None,
     ) -> SaveResult:
-        """Save a new note. Raises INVALID_ARGUMENT (bad field, a title another note has),
-        NOT_FOUND (an unknown source session)."""
-        raise NotImplementedError
+        """Save a new note; answer it with the similar notes and its flashbacks."""
+        author = note_fields.author(by)
+        row = store.NoteRow(
+            id=0,
+            title=note_fields.title(title),
+            body=note_fields.body(body),
+            layer=note_fields.layer(layer),
+            folder=note_fields.folder(folder),
+            tags=note_fields.tags(tags),
+            created="",
+            updated="",
+            author=author,
+            status=None,
+            source_session=None,
+            source_uuid=validate.optional_text("source_message_uuid", source_message_uuid, 100),
+        )
+        if row.layer == "rule":
+            row.status = "provisional" if author == "agent" else "approved"
+        if source_session_id is not None:
+            with db.translated(self._db_path):
+                row.source_session = sessions.resolve(
+                    self._conn(), validate.text("source_session_id", source_session_id, 100)
+                )
+        elif row.source_uuid is not None:
+            raise InvalidArgument("source_message_uuid needs source_session_id")
+        project = validate.optional_text("project", project, 4096)
+        with self._write_lock, db.translated(self._db_path):
+            conn = self._write()
+            with store.writing(conn):
+                self._title_free(conn, row.title, None)
+                row.created = row.updated = note_fields.now()
+                row.id = store.insert(conn, row)
+                store.set_links(conn, row.id, note_fields.links(row.body))
+        with db.translated(self._db_path):
+            index = self._indexed()
+            if index is None:
+                return SaveResult(_note(row), [], Flashbacks())
+            vec = index.encode([vector_text(row.title, row.body)])[0]
+            similar = self._similar(index, vec, row.id, 1.0 - self.config.similar_dist)
+            fb = find_flashbacks(
+                self.config, self._conn(), index, self._messages, row, vec, project
+            )
+        return SaveResult(_note(row), similar[:SIMILAR_MAX], fb)
 
-    def get(self, note_id: int) -> NoteDetail:
-        raise NotImplementedError
+    def _title_free(self, conn: sqlite3.Connection, title: str, note_id: int | None) -> None:
+        other = store.id_by_title(conn, title)
+        if other is not None and other != note_id:
+            raise InvalidArgument(
+                f"title {title!r} is taken by note {other}",
+                f"update note {other} instead, or choose another title",
+            )
 
     def update(
         self,
@@ -59,10 +236,172 @@ class Notes:
         folder: str | None = None,
         layer: Layer | None = None,
     ) -> Note:
-        raise NotImplementedError
+        """Change the fields given (None: unchanged). An agent may change `state` notes only."""
+        note_id = note_fields.note_id(note_id)
+        author = note_fields.author(by)
+        new_title = None if title is None else note_fields.title(title)
+        new_body = None if body is None else note_fields.body(body)
+        new_tags = None if tags is None else note_fields.tags(tags)
+        new_folder = None if folder is None else note_fields.folder(folder)
+        new_layer = None if layer is None else note_fields.layer(layer)
+        if all(v is None for v in (new_title, new_body, new_tags, new_folder, new_layer)):
+            raise InvalidArgument("nothing to change: give title, body, tags, folder or layer")
+        with self._write_lock, db.translated(self._db_path):
+            conn = self._write()
+            with store.writing(conn):
+                old = self._stored(conn, note_id)
+                if author == "agent":
+                    self._guard(conn, old, new_body, new_tags, "change")
+                    if new_layer == "rule":
+                        raise RuleUserOnly("only the person may make a note a rule")
+                new = store.NoteRow(
+                    old.id,
+                    new_title if new_title is not None else old.title,
+                    new_body if new_body is not None else old.body,
+                    new_layer or old.layer,
+                    new_folder if new_folder is not None else old.folder,
+                    new_tags if new_tags is not None else list(old.tags),
+                    old.created,
+                    note_fields.now(),
+                    old.author,
+                    old.status,
+                    old.source_session,
+                    old.source_uuid,
+                )
+                if new.layer != "rule":
+                    new.status = None
+                elif old.layer != "rule":
+                    new.status = "approved"  # the person made it a rule
+                renamed = store.key(new.title) != store.key(old.title)
+                if renamed:
+                    self._title_free(conn, new.title, note_id)
+                store.update(conn, new)
+                store.set_links(conn, note_id, note_fields.links(new.body))
+                if new.title != old.title:
+                    self._relink(conn, note_id, store.key(old.title), new.title)
+        self._indexed()
+        return _note(new)
+
+    def _relink(self, conn: sqlite3.Connection, note_id: int, old_key: str, title: str) -> None:
+        """Links to a renamed note follow it: the bodies linking to it name its new title."""
+        for r in store.backlinks(conn, note_id):
+            body = note_fields.renamed(r.body, old_key, title)
+            if body != r.body:
+                store.set_body(conn, r.id, body)
+                store.set_links(conn, r.id, note_fields.links(body))
+
+    def _stored(self, conn: sqlite3.Connection, note_id: int) -> store.NoteRow:
+        row = store.get(conn, note_id)
+        if row is None:
+            raise NotFound(f"note {note_id} not found", "list_notes or search_notes shows ids")
+        return row
+
+    def _guard(
+        self,
+        conn: sqlite3.Connection,
+        note: store.NoteRow,
+        body: str | None,
+        tags: list[str] | None,
+        doing: str,
+    ) -> None:
+        """An agent's refusals: past notes stay as written, rules are the person's."""
+        if note.layer == "rule":
+            raise RuleUserOnly(f"note {note.id} is a rule: only the person may {doing} it")
+        if note.layer == "past":
+            raise PastImmutable(
+                f"note {note.id} is a past note: what happened is not rewritten",
+                self._amendment(conn, note, body, tags, doing),
+            )
+
+    def _amendment(
+        self,
+        conn: sqlite3.Connection,
+        note: store.NoteRow,
+        body: str | None,
+        tags: list[str] | None,
+        doing: str,
+    ) -> NoteDraft:
+        room = MAX_TITLE_CHARS - len("[Amendment 99] ")
+        name = note.title[:room].strip()
+        taken = store.titles_taken(conn, "[amendment")
+        title, n = f"[Amendment] {name}", 2
+        while title.casefold() in taken:
+            title, n = f"[Amendment {n}] {name}", n + 1
+        if doing == "delete":
+            text = "It no longer holds: say what replaced it, and why."
+        else:
+            text = body if body is not None else "What changed, and why."
+        return NoteDraft(
+            title,
+            f"Amends [[{note.title}]].\n\n{text}",
+            "past",
+            note.folder,
+            tags if tags is not None else list(note.tags),
+        )
 
     def delete(self, note_id: int, *, by: Author) -> Note:
-        raise NotImplementedError
+        """Delete a note (the deleted note is returned); links to it become dangling."""
+        note_id = note_fields.note_id(note_id)
+        author = note_fields.author(by)
+        with self._write_lock, db.translated(self._db_path):
+            conn = self._write()
+            with store.writing(conn):
+                row = self._stored(conn, note_id)
+                if author == "agent":
+                    self._guard(conn, row, None, None, "delete")
+                store.delete(conn, note_id)
+        self._indexed()
+        return _note(row)
+
+    def approve(self, note_id: int, *, by: Author = "person") -> Note:
+        """Approve a provisional rule: from now on it is a house rule."""
+        note_id = note_fields.note_id(note_id)
+        if note_fields.author(by) == "agent":
+            raise RuleUserOnly("only the person may approve a rule")
+        with self._write_lock, db.translated(self._db_path):
+            conn = self._write()
+            with store.writing(conn):
+                row = self._stored(conn, note_id)
+                if row.layer != "rule":
+                    raise InvalidArgument(f"note_id {note_id} is a {row.layer} note, not a rule")
+                row.status, row.updated = "approved", note_fields.now()
+                store.set_status(conn, note_id, row.status, row.updated)
+        return _note(row)
+
+    # -- reading -----------------------------------------------------------------------------
+
+    def get(self, note_id: int) -> NoteDetail:
+        """A note with its links (dangling ones too), backlinks and source."""
+        note_id = note_fields.note_id(note_id)
+        with db.translated(self._db_path):
+            conn = self._conn()
+            row = self._stored(conn, note_id)
+            links = [NoteLink(t, s, i) for t, s, i in store.links(conn, note_id)]
+            back = [ref(r) for r in store.backlinks(conn, note_id)]
+            return NoteDetail(_note(row), links, back, self._source(conn, row))
+
+    def _source(self, conn: sqlite3.Connection, row: store.NoteRow) -> NoteSource | None:
+        if not row.source_session:
+            return None
+        s = conn.execute(
+            """SELECT p.path, coalesce(s.custom_title, s.summary_title, s.first_prompt, '')
+               FROM sessions s JOIN projects p ON p.id = s.project_id WHERE s.id = ?""",
+            (row.source_session,),
+        ).fetchone()
+        index = None
+        if row.source_uuid:
+            m = conn.execute(
+                "SELECT idx FROM messages WHERE session_id = ? AND uuid = ?",
+                (row.source_session, row.source_uuid),
+            ).fetchone()
+            index = m[0] if m else None
+        return NoteSource(
+            row.source_session,
+            row.source_uuid,
+            index,
+            s[0] if s else None,
+            " ".join(s[1].split())[:80] if s else "",
+        )
 
     def list(
         self,
@@ -72,21 +411,52 @@ class Notes:
         limit: int = 50,
         offset: int = 0,
     ) -> list[Note]:
-        raise NotImplementedError
+        """Newest (last updated) first; `folder` takes in its subfolders."""
+        validate.page(limit, offset)
+        f, t, lay = self._filters(folder, tag, layer)
+        with db.translated(self._db_path):
+            return [_note(r) for r in store.listing(self._conn(), f, t, lay, limit, offset)]
 
     def count(
         self, folder: str | None = None, tag: str | None = None, layer: Layer | None = None
     ) -> int:
-        raise NotImplementedError
+        f, t, lay = self._filters(folder, tag, layer)
+        with db.translated(self._db_path):
+            return store.count(self._conn(), f, t, lay)
+
+    def _filters(
+        self, folder: str | None, tag: str | None, layer: str | None
+    ) -> tuple[str | None, str | None, str | None]:
+        return (
+            note_fields.folder(folder) or None,
+            note_fields.one_tag(tag),
+            None if layer is None else note_fields.layer(layer),
+        )
 
     def folders(self) -> list[FolderCount]:
-        raise NotImplementedError
+        with db.translated(self._db_path):
+            return [FolderCount(f, n) for f, n in store.folders(self._conn())]
 
     def tags(self) -> list[TagCount]:
-        raise NotImplementedError
+        with db.translated(self._db_path):
+            return [TagCount(t, n) for t, n in store.tags(self._conn())]
 
     def titles(self, prefix: str = "", limit: int = 20) -> list[str]:
-        raise NotImplementedError
+        """Titles starting with `prefix` (any case), last updated first: `[[` completion."""
+        validate.page(limit, 0)
+        prefix = validate.text("prefix", prefix, MAX_TITLE_CHARS)
+        with db.translated(self._db_path):
+            return store.titles(self._conn(), prefix.strip(), limit)
+
+    def rules(self) -> list[Note]:
+        """Every rule: provisional ones (awaiting the person) first, newest first within."""
+        with db.translated(self._db_path):
+            return [_note(r) for r in store.rules(self._conn())]
+
+    def house_rules(self) -> HouseRules:
+        return house_rules.house_rules(self.config)
+
+    # -- search ------------------------------------------------------------------------------
 
     def search(
         self,
@@ -98,12 +468,73 @@ class Notes:
         layer: Layer | None = None,
         folder: str | None = None,
         tag: str | None = None,
-        date_from: str | None = None,
-        date_to: str | None = None,
+        date_from: str | date | datetime | None = None,
+        date_to: str | date | datetime | None = None,
         flashbacks: bool = True,
         project: str | None = None,
     ) -> NoteSearchResponse:
-        raise NotImplementedError
+        """Notes only, never messages: full text and vectors fused (mode "hybrid")."""
+        query = validate.text("query", query)
+        mode = MODE_ALIASES.get(mode, mode)
+        if mode not in MODES:
+            raise InvalidArgument(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
+        validate.page(limit, offset, reach=validate.REACH)
+        f, t, lay = self._filters(folder, tag, layer)
+        start = _bound(date_from, "date_from", end=False)
+        end = _bound(date_to, "date_to", end=True)
+        project = validate.optional_text("project", project, 4096)
+        with db.translated(self._db_path):
+            conn = self._conn()
+            index = self._indexed()
+            if index is None:
+                raise NotFound("the notes' indexes cannot be read", "run memtui reindex")
+            filtered = any(v is not None for v in (f, t, lay, start, end))
+            allowed = store.matching_ids(conn, f, t, lay, start, end) if filtered else None
+            want = offset + limit
+            depth = max(DEPTH, want)
+            fts_ranked: list[tuple[int, float]] = []
+            vec_ranked: list[tuple[int, float]] = []
+            vec = None
+            if mode != "vector":
+                weight = index.fts.weight(query) or 1.0
+                hits = index.fts.search(query, None, validate.REACH)
+                fts_ranked = [
+                    (nid, score / weight)
+                    for nid, score in hits
+                    if allowed is None or nid in allowed
+                ][:depth]
+            if mode != "fts" and query.strip():
+                vec = index.encode([query])[0]
+                vec_ranked = [(nid, 1.0 - d) for nid, d in index.nearest(vec, depth, allowed)]
+            if mode == "fts":
+                ranked = fts_ranked
+            elif mode == "vector":
+                ranked = vec_ranked
+            else:
+                ranked = fuse(fts_ranked, vec_ranked)
+            found = {"fts": {n for n, _ in fts_ranked}, "vector": {n for n, _ in vec_ranked}}
+            page = ranked[offset:want]
+            rows = store.many(conn, [nid for nid, _ in page])
+            terms = index.fts.terms(query)
+            hits_out = [
+                NoteHit(
+                    ref(rows[nid]),
+                    snippet(f"{rows[nid].title}\n{rows[nid].body}", terms),
+                    round(float(score), 6),
+                    [name for name, ids in found.items() if nid in ids],
+                )
+                for nid, score in page
+                if nid in rows
+            ]
+            fb = Flashbacks()
+            if flashbacks and ranked and ranked[0][0] in (top := store.many(conn, [ranked[0][0]])):
+                anchor = top[ranked[0][0]]
+                anchor_vec = index.vector_of(anchor.id)
+                if anchor_vec is not None:
+                    fb = find_flashbacks(
+                        self.config, conn, index, self._messages, anchor, anchor_vec, project
+                    )
+            return NoteSearchResponse(hits_out, len(ranked), mode, fb, offset, limit)
 
     def find_duplicates(
         self,
@@ -112,22 +543,144 @@ class Notes:
         threshold: float = 0.85,
         limit: int = 10,
     ) -> list[SimilarNote]:
-        raise NotImplementedError
+        """Notes at least `threshold` similar (cosine) to a note or to a text."""
+        if (note_id is None) == (text is None):
+            raise InvalidArgument("give exactly one of note_id and text")
+        if (
+            isinstance(threshold, bool)
+            or not isinstance(threshold, int | float)
+            or not MIN_DUPLICATE <= threshold <= MAX_DUPLICATE
+        ):
+            raise InvalidArgument(
+                f"threshold must be from {MIN_DUPLICATE} to {MAX_DUPLICATE}, not {threshold!r}"
+            )
+        validate.page(limit, 0, max_limit=50)
+        with db.translated(self._db_path):
+            if note_id is not None:
+                note_id = note_fields.note_id(note_id)
+                self._stored(self._conn(), note_id)
+            index = self._indexed()
+            if index is None:
+                return []
+            if note_id is not None:
+                vec = index.vector_of(note_id)
+            else:
+                vec = index.encode([note_fields.body(text, "text")])[0]
+            if vec is None:
+                return []
+            return self._similar(index, vec, note_id, float(threshold))[:limit]
+
+    def _similar(
+        self, index: NoteIndexes, vec: np.ndarray, exclude: int | None, least: float
+    ) -> list[SimilarNote]:
+        near = [(n, d) for n, d in index.nearest(vec, 51) if n != exclude and 1.0 - d >= least]
+        rows = store.many(self._conn(), [n for n, _ in near])
+        return [SimilarNote(ref(rows[n]), round(d, 4)) for n, d in near if n in rows]
 
     def flashbacks(self, note_id: int, project: str | None = None) -> Flashbacks:
-        raise NotImplementedError
+        """Older notes from other folders and past conversations in other projects."""
+        note_id = note_fields.note_id(note_id)
+        project = validate.optional_text("project", project, 4096)
+        with db.translated(self._db_path):
+            conn = self._conn()
+            row = self._stored(conn, note_id)
+            index = self._indexed()
+            vec = None if index is None else index.vector_of(note_id)
+            if index is None or vec is None:
+                return Flashbacks()
+            return find_flashbacks(self.config, conn, index, self._messages, row, vec, project)
 
-    def rules(self) -> list[Note]:
-        raise NotImplementedError
-
-    def approve(self, note_id: int, *, by: Author = "person") -> Note:
-        raise NotImplementedError
-
-    def house_rules(self) -> HouseRules:
-        raise NotImplementedError
+    # -- bulk: export and import -------------------------------------------------------------
 
     def export_all(self) -> list[Note]:
-        raise NotImplementedError
+        """Every note, by id, with its timestamps, author, rule status and source."""
+        with db.translated(self._db_path):
+            return [_note(r) for r in store.everything(self._conn())]
 
-    def import_notes(self, notes: Sequence[Note], on_conflict: OnConflict = "error") -> ImportReport:
-        raise NotImplementedError
+    def import_notes(
+        self, notes: Sequence[Note], on_conflict: OnConflict = "error"
+    ) -> ImportReport:
+        """Insert notes as given (ids, timestamps, author, status) in one transaction: every
+        one or none. A bad or conflicting item raises InvalidArgument("notes[i]: …") with
+        `.item = i`."""
+        if on_conflict not in ON_CONFLICT:
+            raise InvalidArgument(
+                f"on_conflict must be one of {', '.join(ON_CONFLICT)}, not {on_conflict!r}"
+            )
+        rows = [self._checked(i, n) for i, n in enumerate(notes)]
+        seen_ids: dict[int, int] = {}
+        seen_titles: dict[str, int] = {}
+        for i, r in enumerate(rows):
+            for seen, k, what in (
+                (seen_ids, r.id, "id"),
+                (seen_titles, store.key(r.title), "title"),
+            ):
+                if k in seen:
+                    raise ItemInvalid(i, f"{what} repeats notes[{seen[k]}]")
+                seen[k] = i
+        report = ImportReport(0, 0, 0)
+        with self._write_lock, db.translated(self._db_path):
+            conn = self._write()
+            with store.writing(conn):
+                added: list[store.NoteRow] = []
+                for i, r in enumerate(rows):
+                    clash = {store.get(conn, r.id) and r.id, store.id_by_title(conn, r.title)}
+                    clash.discard(None)
+                    if clash:
+                        if on_conflict == "error":
+                            raise ItemInvalid(
+                                i, f"note {r.id} ({r.title!r}) conflicts with a stored note"
+                            )
+                        if on_conflict == "skip":
+                            report.skipped += 1
+                            continue
+                        for other in clash:
+                            store.delete(conn, int(other))
+                        report.overwritten += 1
+                    else:
+                        report.added += 1
+                    store.insert(conn, r, keep_id=True)
+                    added.append(r)
+                for r in added:
+                    store.set_links(conn, r.id, note_fields.links(r.body))
+        self._indexed()
+        return report
+
+    def _checked(self, i: int, n: Note) -> store.NoteRow:
+        try:
+            if not isinstance(n, Note):
+                raise InvalidArgument(f"is a {type(n).__name__}, not a Note")
+            layer = note_fields.layer(n.layer)
+            status = n.status
+            if layer == "rule" and status not in RULE_STATUSES:
+                raise InvalidArgument(f"status must be one of {', '.join(RULE_STATUSES)}")
+            if layer != "rule" and status is not None:
+                raise InvalidArgument("status is for rules only")
+            created = note_fields.when(n.created, "created")
+            updated = note_fields.when(n.updated, "updated")
+            if created is None or updated is None:
+                raise InvalidArgument("created and updated are required")
+            return store.NoteRow(
+                note_fields.note_id(n.id, "id"),
+                note_fields.title(n.title),
+                note_fields.body(n.body),
+                layer,
+                note_fields.folder(n.folder),
+                note_fields.tags(n.tags),
+                created,
+                updated,
+                note_fields.author(n.author, "author"),
+                status,
+                validate.optional_text("source_session_id", n.source_session_id, 100),
+                validate.optional_text("source_message_uuid", n.source_message_uuid, 100),
+            )
+        except InvalidArgument as exc:
+            raise ItemInvalid(i, str(exc)) from None
+
+
+class ItemInvalid(InvalidArgument):
+    """A bad item of an import: `item` is its index in the list given."""
+
+    def __init__(self, item: int, message: str) -> None:
+        super().__init__(f"notes[{item}]: {message}")
+        self.item = item

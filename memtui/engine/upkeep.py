@@ -19,6 +19,7 @@ from memtui.store.archive import Archive
 from memtui.store.db import translated
 from memtui.store.indexes import Indexes
 from memtui.store.locks import file_lock
+from memtui.store.note_index import NoteIndexes
 
 log = logging.getLogger(__name__)
 
@@ -34,11 +35,13 @@ class Upkeep:
         archive: Archive,
         indexes: Callable[[], Indexes],
         reader: Callable[[], sqlite3.Connection],
+        notes: Callable[[], NoteIndexes] | None = None,
     ) -> None:
         self.config = config
         self._archive = archive
         self._indexes = indexes
         self._conn = reader
+        self._notes = notes
 
     def ingest(
         self,
@@ -104,7 +107,10 @@ class Upkeep:
                     "another memtui is indexing this data dir",
                     "wait for it to finish, then run memtui reindex again",
                 )
-            return self._indexes().rebuild(on_progress, cancel)
+            done = self._indexes().rebuild(on_progress, cancel)
+            if done and self._notes is not None:
+                self._notes().rebuild()
+            return done
 
     def doctor(self, repair: bool = False) -> DoctorReport:
         """SQLite's integrity check, then what each index lacks or has too many of; with
@@ -116,10 +122,17 @@ class Upkeep:
                 return DoctorReport(store)
             indexes = self._indexes()
             diff = indexes.differences()
+            notes = self._notes() if self._notes is not None else None
+            if notes is not None:
+                diff |= notes.differences()
             other_model = indexes.other_model
             if repair and any(m or e for m, e in diff.values()):
                 indexes.repair(diff)
-                return DoctorReport(store, indexes.differences(), repaired=True)
+                after = indexes.differences()
+                if notes is not None:
+                    notes.repair(diff)
+                    after |= notes.differences()
+                return DoctorReport(store, after, repaired=True)
             return DoctorReport(store, diff, other_model=other_model)
 
     def stats(self) -> Stats:

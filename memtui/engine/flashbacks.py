@@ -1,0 +1,128 @@
+"""Flashbacks: what was thought about the same thing long ago, somewhere else.
+
+Older notes from another folder, and messages of past conversations in other projects, at
+least MEMTUI_FLASHBACK_DAYS older than the anchor note and within MEMTUI_FLASHBACK_DIST of
+it; at most MEMTUI_FLASHBACK_LIMIT of each, nearest first.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+from datetime import datetime, timedelta
+
+import numpy as np
+
+from memtui.config import Config
+from memtui.engine.notes_types import Flashbacks, NoteFlashback, NoteRef, SessionFlashback
+from memtui.engine.search import snippet
+from memtui.store import notes as store
+from memtui.store.indexes import Indexes
+from memtui.store.note_index import NoteIndexes
+
+SESSION_POOL = 200  # nearest messages looked at for session flashbacks, before filtering
+
+
+def ref(row: store.NoteRow) -> NoteRef:
+    return NoteRef(row.id, row.title, row.layer, row.folder, row.updated)
+
+
+def _age(newer: str, older: str | None) -> int:
+    if not older:
+        return 0
+    try:
+        return (datetime.fromisoformat(newer) - datetime.fromisoformat(older)).days
+    except (ValueError, TypeError):  # unreadable, or a time without its zone
+        return 0
+
+
+def find(
+    config: Config,
+    conn: sqlite3.Connection,
+    notes_index: NoteIndexes,
+    messages: Callable[[], Indexes] | None,
+    anchor: store.NoteRow,
+    vec: np.ndarray,
+    project: str | None,
+) -> Flashbacks:
+    """Flashbacks for `anchor` (its vector `vec`); `project` is the one to look away from."""
+    if not np.any(vec) or config.flashback_limit <= 0:
+        return Flashbacks()
+    before = datetime.fromisoformat(anchor.created) - timedelta(days=config.flashback_days)
+    allowed = store.older_in_other_folders(conn, anchor.folder, before.isoformat())
+    found = [
+        (nid, d)
+        for nid, d in notes_index.nearest(vec, config.flashback_limit, allowed)
+        if d <= config.flashback_dist
+    ]
+    rows = store.many(conn, [nid for nid, _ in found])
+    notes = [
+        NoteFlashback(ref(rows[nid]), _age(anchor.created, rows[nid].created), round(d, 4))
+        for nid, d in found
+        if nid in rows
+    ]
+    sessions = [] if messages is None else _sessions(config, conn, messages, anchor, vec, project)
+    return Flashbacks(notes, sessions)
+
+
+def _sessions(
+    config: Config,
+    conn: sqlite3.Connection,
+    messages: Callable[[], Indexes],
+    anchor: store.NoteRow,
+    vec: np.ndarray,
+    project: str | None,
+) -> list[SessionFlashback]:
+    indexes = messages()
+    if not indexes.vectors_ready():
+        return []  # being built by this process's writer: no flashbacks rather than a wait
+    near = [
+        (mid, d)
+        for mid, d in indexes.vectors.search(vec, SESSION_POOL)
+        if d <= config.flashback_dist
+    ]
+    if not near:
+        return []
+    if project is None and anchor.source_session:
+        hit = conn.execute(
+            "SELECT p.path FROM sessions s JOIN projects p ON p.id = s.project_id WHERE s.id = ?",
+            (anchor.source_session,),
+        ).fetchone()
+        project = hit[0] if hit else None
+    latest = datetime.fromisoformat(anchor.created) - timedelta(days=config.flashback_days)
+    ids = [mid for mid, _ in near]
+    rows = {
+        r[0]: r
+        for r in conn.execute(
+            f"""SELECT m.id, m.session_id, p.path, m.uuid, m.idx, m.ts, m.text,
+                       coalesce(s.custom_title, s.summary_title, s.first_prompt, '')
+                FROM messages m JOIN sessions s ON s.id = m.session_id
+                JOIN projects p ON p.id = s.project_id
+                WHERE m.id IN ({",".join("?" * len(ids))}) AND m.epoch > 0 AND m.epoch <= ?
+                  AND p.path IS NOT ?""",
+            [*ids, int(latest.timestamp()), project],
+        )
+    }
+    out: list[SessionFlashback] = []
+    seen: set[str] = set()
+    for mid, d in near:
+        r = rows.get(mid)
+        if r is None or r[1] in seen:
+            continue
+        seen.add(r[1])
+        out.append(
+            SessionFlashback(
+                session_id=r[1],
+                project=r[2],
+                session_title=" ".join(r[7].split())[:80],
+                message_uuid=r[3],
+                message_index=r[4],
+                timestamp=r[5],
+                snippet=snippet(r[6], []),
+                age_days=_age(anchor.created, r[5]),
+                distance=round(d, 4),
+            )
+        )
+        if len(out) >= config.flashback_limit:
+            break
+    return out
