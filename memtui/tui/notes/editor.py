@@ -27,6 +27,13 @@ from memtui.tui.status import Keys, StatusLine
 LINK_START = re.compile(r"\[\[([^\[\]|\n]*)$")  # an open `[[` before the cursor
 TAG_SPLIT = re.compile(r"[\s,]+")
 PICKER_SIZE = 8  # titles offered at once
+LABELS = {
+    "note-title": "title",
+    "note-layer": "layer",
+    "note-folder": "folder",
+    "note-tags": "tags (space between)",
+    "note-body": "Markdown",
+}
 
 
 def split_tags(value: str) -> list[str]:
@@ -116,7 +123,7 @@ class NoteEditor(Screen[None]):
                 )
             with Horizontal(id="editor-more"):
                 yield Input(d.folder, placeholder="folder (a/b)", id="note-folder")
-                yield Input(" ".join(d.tags), placeholder="tags, space between", id="note-tags")
+                yield Input(" ".join(d.tags), placeholder="tags", id="note-tags")
             yield BodyArea(
                 d.body,
                 language="markdown",
@@ -136,6 +143,8 @@ class NoteEditor(Screen[None]):
 
     def on_mount(self) -> None:
         self.sub_title = "edit note" if self.note is not None else "new note"
+        for name, label in LABELS.items():
+            self.query_one(f"#{name}").border_title = label
         self.load_names()
 
     @work(thread=True, exit_on_error=False)

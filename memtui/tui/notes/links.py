@@ -55,11 +55,16 @@ def target_of(style: Style | None) -> int | None:
 
 
 def restyle(
-    segments: Iterable[Segment], current: int | None, link: Style, cursor: Style
+    segments: Iterable[Segment],
+    current: int | None,
+    link: Style,
+    cursor: Style,
+    missing: frozenset[int] = frozenset(),
 ) -> list[Segment]:
-    """Drawn segments with every target's text in the link style, the current one in the
-    cursor style, a click on any of them opening it; no terminal hyperlink is left (a
-    `memtui:` URL means nothing outside the app)."""
+    """Drawn segments with every target's text in the link style (dim and italic for a
+    link to a note that does not exist yet, in `missing`), the current one in the cursor
+    style, a click on any of them opening it; no terminal hyperlink is left (a `memtui:`
+    URL means nothing outside the app)."""
     out = []
     for seg in segments:
         place = target_of(seg.style)
@@ -68,6 +73,8 @@ def restyle(
             continue
         base = seg.style.clear_meta_and_links() if seg.style else Style()
         look = cursor if place == current else link
+        if place in missing:
+            look += Style(dim=True, italic=True)
         click = Style.from_meta({"@click": f"open_target({place})"})
         out.append(Segment(seg.text, base + look + click, seg.control))
     return out

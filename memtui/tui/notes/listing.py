@@ -154,7 +154,7 @@ class NotesScreen(Screen[None]):
                 yield Static("Notes", id="notes-title")
                 table = NoteTable(id="note-table", cursor_type="row", zebra_stripes=True)
                 table.add_column("Updated", key="updated", width=16)
-                table.add_column("Layer", key="layer", width=5)
+                table.add_column("Layer", key="layer", width=6)
                 table.add_column("Folder", key="folder", width=14)
                 table.add_column("Title", key="title")
                 yield table
@@ -205,7 +205,7 @@ class NotesScreen(Screen[None]):
             options.append(Option(counted("Rules to approve", o.provisional, "bold"), id=RULES))
         options.append(None)
         for layer in LAYERS:
-            shown = counted(layer, o.layers.get(layer, 0), layer_colour(layer))
+            shown = counted(layer, o.layers.get(layer, 0), layer_colour(self.app, layer))
             options.append(Option(shown, id=f"layer:{layer}"))
         if o.folders:
             options.append(None)
@@ -257,7 +257,7 @@ class NotesScreen(Screen[None]):
         for n in listed:
             table.add_row(
                 when(n.updated),
-                Text(n.layer, style=layer_colour(n.layer)),
+                layer_cell(self.app, n),
                 Text(n.folder, overflow="ellipsis", no_wrap=True, style="dim"),
                 note_title(n),
                 key=str(n.id),
@@ -313,10 +313,16 @@ class NotesScreen(Screen[None]):
 
 
 def note_title(note: Note) -> Text:
-    title = Text(note.title, overflow="ellipsis", no_wrap=True)
-    if note.status == "provisional":
-        title.append("  waiting for approval", style="italic dim")
-    return title
+    return Text(note.title, overflow="ellipsis", no_wrap=True)
+
+
+def layer_cell(app: MemtuiApp, note: Note) -> Text:
+    """The layer; a rule still waiting for approval is `rule?`."""
+    waiting = note.status == "provisional"
+    shown = Text(note.layer + ("?" if waiting else ""), style=layer_colour(app, note.layer))
+    if waiting:
+        shown.stylize("bold")
+    return shown
 
 
 class NotesArea(Vertical):

@@ -34,12 +34,17 @@ class Target:
     session_id: str | None = None
     message_index: int | None = None
 
+    @property
+    def missing(self) -> bool:
+        """A link to a title no note has (yet)."""
+        return self.title is not None and self.note_id is None and self.session_id is None
+
 
 class NoteText(ScrollView, can_focus=True):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("tab", "move(1)", "Next link", id="note.next_link"),
         Binding("shift+tab", "move(-1)", "Prev link", show=False, id="note.previous_link"),
-        Binding("enter", "open", "Open link", id="note.open_link"),
+        Binding("enter", "open", "Open", id="note.open_link"),
         Binding("j", "scroll_down", "Down", show=False, id="note.down"),
         Binding("k", "scroll_up", "Up", show=False, id="note.up"),
         Binding("g", "scroll_home", "Top", show=False, id="note.top"),
@@ -69,11 +74,13 @@ class NoteText(ScrollView, can_focus=True):
         self._lines: list[list[Segment]] = []
         self._rows: dict[int, int] = {}  # target: the first row it is drawn on
         self._width = -1
+        self._missing: frozenset[int] = frozenset()
 
     def show(self, parts: Sequence[RenderableType], targets: list[Target]) -> None:
         """New content: `parts` mark each target's text with the style link `memtui:N`."""
         self.parts = list(parts)
         self.targets = targets
+        self._missing = frozenset(i for i, t in enumerate(targets) if t.missing)
         self._width = -1
         self._layout()
         self.scroll_to(0, 0, animate=False, immediate=True)
@@ -113,7 +120,7 @@ class NoteText(ScrollView, can_focus=True):
             return Strip.blank(width, base)
         link = self.get_component_rich_style("note-text--link", partial=True)
         cursor = self.get_component_rich_style("note-text--cursor", partial=True)
-        segments = restyle(self._lines[row], self.current, link, cursor)
+        segments = restyle(self._lines[row], self.current, link, cursor, self._missing)
         return Strip(segments).crop_extend(0, width, base).apply_style(base)
 
     def watch_current(self, new: int | None) -> None:

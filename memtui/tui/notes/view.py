@@ -11,12 +11,12 @@ from rich.markdown import Markdown
 from rich.style import Style
 from rich.text import Text
 from textual import on, work
-from textual.app import ComposeResult
+from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
 
 from memtui.engine import Flashbacks, NoteDetail, NoteLink
-from memtui.tui.format import home_short, one_line, project_name, when
+from memtui.tui.format import one_line, project_name, when
 from memtui.tui.notes import flows
 from memtui.tui.notes.links import as_markdown, target_style
 from memtui.tui.notes.text import NoteText, Target
@@ -31,7 +31,7 @@ class NoteScreen(Screen[None]):
         Binding("e", "edit", "Edit", id="note.edit"),
         Binding("d", "delete", "Delete", id="note.delete"),
         Binding("a", "approve", "Approve", id="note.approve"),
-        Binding("n", "new", "New note", id="note.new"),
+        Binding("n", "new", "New note", show=False, id="note.new"),
     ]
 
     def __init__(self, note_id: int) -> None:
@@ -91,7 +91,7 @@ class NoteScreen(Screen[None]):
         text = self.query_one(NoteText)
         current = text.current
         dark = self.app.current_theme.dark
-        parts, targets = note_parts(self.detail, self.flashbacks, CODE_THEME[dark])
+        parts, targets = note_parts(self.app, self.detail, self.flashbacks, CODE_THEME[dark])
         text.show(parts, targets)
         if keep and current is not None and current < len(targets):
             text.current = current
@@ -123,7 +123,7 @@ class NoteScreen(Screen[None]):
 
 
 def note_parts(
-    detail: NoteDetail, flashbacks: Flashbacks | None, code_theme: str
+    app: App[object], detail: NoteDetail, flashbacks: Flashbacks | None, code_theme: str
 ) -> tuple[list[RenderableType], list[Target]]:
     """What the view draws, in order, and the targets its links, lists and source open."""
     note = detail.note
@@ -136,7 +136,7 @@ def note_parts(
     head = Text()
     head.append(note.title, style="bold")
     head.append("\n")
-    head.append(note.layer, style=f"bold {layer_colour(note.layer)}")
+    head.append(note.layer, style=f"bold {layer_colour(app, note.layer)}")
     if note.status == "provisional":
         head.append(" · provisional: saved by Claude, waiting for your approval", style="bold")
     head.append(f"  {note.folder or '(no folder)'}", style="dim")
@@ -207,8 +207,7 @@ def note_parts(
                 ),
             )
             row.append(
-                f"  {one_line(sb.session_title or '(untitled)', 50)} · "
-                f"{home_short(sb.project)} · match {1 - sb.distance:.2f}",
+                f"  {one_line(sb.session_title or '(untitled)', 50)} · match {1 - sb.distance:.2f}",
                 style="dim",
             )
             parts.append(row)
@@ -223,8 +222,13 @@ def section(title: str) -> Text:
     return Text(f"\n{title}", style="bold")
 
 
-def layer_colour(layer: str) -> str:
-    return {"past": "blue", "state": "green", "rule": "magenta"}.get(layer, "")
+LAYER_COLOUR = {"past": "text-primary", "state": "text-success", "rule": "text-warning"}
+
+
+def layer_colour(app: App[object], layer: str) -> str:
+    """A layer's colour in the app's theme (the same in the list, the view and the filters)."""
+    name = LAYER_COLOUR.get(layer)
+    return app.theme_variables.get(name, "") if name else ""
 
 
 def age(days: int) -> str:
