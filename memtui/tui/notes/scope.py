@@ -100,6 +100,12 @@ class NoteHitList(ScrollView, can_focus=True):
             )
             self.post_message(self.Highlighted(hit))
 
+    def on_focus(self) -> None:
+        """In both scopes the preview follows the list the reader is in."""
+        hit = self.current()
+        if hit is not None:
+            self.post_message(self.Highlighted(hit))
+
     def notify_style_update(self) -> None:
         super().notify_style_update()
         self._drawn.clear()
