@@ -25,6 +25,7 @@ from memtui.tui.notes.view import layer_colour
 from memtui.tui.status import Keys, StatusLine
 
 if TYPE_CHECKING:
+    from memtui.engine import Notes
     from memtui.tui.app import MemtuiApp
 
 LISTED = 500  # notes in the table at once; the title says how many more a filter reaches
@@ -60,17 +61,33 @@ class Filter:
         return "all"
 
 
+Signature = tuple[int, tuple[int, str] | None, int]
+
+
 @dataclass(frozen=True, slots=True)
 class Overview:
-    """What the filter list shows, and the signature a poll compares."""
+    """What the filter list shows."""
 
+    signature: Signature
     total: int
     provisional: int
     approved: int
     layers: dict[str, int]
     folders: list[FolderCount]
     tags: list[TagCount]
-    newest: tuple[int, str] | None  # the last note written: (id, updated)
+
+
+def signature(app: MemtuiApp) -> Signature | None:
+    """What moves when any note is written, deleted or approved: how many there are, the
+    last one written, how many rules wait. Three small reads, for the poll."""
+
+    return app.ask(lambda: _signature(app.memory.notes))
+
+
+def _signature(notes: Notes) -> Signature:
+    newest = notes.list(limit=1)
+    waiting = sum(r.status == "provisional" for r in notes.rules())
+    return notes.count(), (newest[0].id, newest[0].updated) if newest else None, waiting
 
 
 def overview(app: MemtuiApp) -> Overview | None:
@@ -78,17 +95,17 @@ def overview(app: MemtuiApp) -> Overview | None:
 
     def read() -> Overview:
         notes = app.memory.notes
+        sign = _signature(notes)
         rules = notes.rules()
         provisional = sum(r.status == "provisional" for r in rules)
-        newest = notes.list(limit=1)
         return Overview(
+            signature=sign,
             total=notes.count(),
             provisional=provisional,
             approved=len(rules) - provisional,
             layers={layer: notes.count(layer=layer) for layer in LAYERS},  # type: ignore[arg-type]
             folders=notes.folders(),
             tags=notes.tags(),
-            newest=(newest[0].id, newest[0].updated) if newest else None,
         )
 
     return app.ask(read)
@@ -185,8 +202,10 @@ class NotesScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="poll", exit_on_error=False)
     def poll(self) -> None:
+        if self.seen is None or signature(self.app) == self.seen.signature:
+            return
         now = overview(self.app)
-        if now is not None and now != self.seen:
+        if now is not None:
             self.app.call_from_thread(self.show_overview, now)
             self.app.call_from_thread(self.load_notes, self.filter)
 
@@ -339,23 +358,24 @@ class NotesArea(Vertical):
         yield OptionList(Option(Text("loading…", style="dim"), id=ALL), id="notes-area")
 
     def on_mount(self) -> None:
-        self.seen: Overview | None = None
+        self.seen: Signature | None = None
         self.load()
         self.set_interval(POLL, self.load)
 
     @work(thread=True, exclusive=True, group="notes-area", exit_on_error=False)
     def load(self) -> None:
-        now = overview(self.app)
+        now = signature(self.app)
         if now is not None and now != self.seen:
             self.app.call_from_thread(self.show, now)
 
-    def show(self, o: Overview) -> None:
-        self.seen = o
+    def show(self, now: Signature) -> None:
+        self.seen = now
+        total, _, waiting = now
         listing = self.query_one(OptionList)
         at = listing.highlighted
-        options = [Option(counted("All notes", o.total), id=ALL)]
-        if o.provisional:
-            options.append(Option(counted("Rules to approve", o.provisional, "bold"), id=RULES))
+        options = [Option(counted("All notes", total), id=ALL)]
+        if waiting:
+            options.append(Option(counted("Rules to approve", waiting, "bold"), id=RULES))
         listing.set_options(options)
         if at is not None:
             listing.highlighted = min(at, len(options) - 1)
