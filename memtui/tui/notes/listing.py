@@ -136,7 +136,7 @@ class NoteTable(DataTable[str | Text]):
 class NotesScreen(Screen[None]):
     AUTO_FOCUS = "#note-table"
     DEFAULT_CSS = """
-    #notes-sidebar { width: 30; border-right: vkey $panel-lighten-2; background: $surface; }
+    #notes-sidebar { width: 24; border-right: vkey $panel-lighten-2; background: $surface; }
     #note-filters { height: 1fr; border: none; background: $surface; }
     #notes-pane { width: 1fr; }
     #notes-title { padding: 0 1; color: $text-muted; }
@@ -170,9 +170,9 @@ class NotesScreen(Screen[None]):
             with Vertical(id="notes-pane"):
                 yield Static("Notes", id="notes-title")
                 table = NoteTable(id="note-table", cursor_type="row", zebra_stripes=True)
-                table.add_column("Updated", key="updated", width=16)
+                table.add_column("Updated", key="updated", width=10)
                 table.add_column("Layer", key="layer", width=6)
-                table.add_column("Folder", key="folder", width=14)
+                table.add_column("Folder", key="folder", width=12)
                 table.add_column("Title", key="title")
                 yield table
                 yield Static(
@@ -275,7 +275,7 @@ class NotesScreen(Screen[None]):
         self.notes = {str(n.id): n for n in listed}
         for n in listed:
             table.add_row(
-                when(n.updated),
+                when(n.updated)[:10],
                 layer_cell(self.app, n),
                 Text(n.folder, overflow="ellipsis", no_wrap=True, style="dim"),
                 note_title(n),

@@ -177,7 +177,7 @@ def note_parts(
     if not detail.backlinks:
         parts.append(Text("  no note links here yet", style="dim"))
     for ref in detail.backlinks:
-        row = Text("  ")
+        row = Text("  ", no_wrap=True, overflow="ellipsis")
         row.append(ref.title, style=target(Target(ref.title, note_id=ref.id)))
         row.append(f"  {ref.layer} · {ref.folder or '(no folder)'} · {when(ref.updated)}", "dim")
         parts.append(row)
@@ -189,7 +189,7 @@ def note_parts(
         parts.append(Text("  nothing older and alike in other folders or projects", style="dim"))
     else:
         for fb in flashbacks.notes:
-            row = Text("  ")
+            row = Text("  ", no_wrap=True, overflow="ellipsis")
             row.append(fb.note.title, style=target(Target(fb.note.title, note_id=fb.note.id)))
             row.append(
                 f"  {fb.note.folder or '(no folder)'} · {age(fb.age_days)} older · "
@@ -198,7 +198,7 @@ def note_parts(
             )
             parts.append(row)
         for sb in flashbacks.sessions:
-            row = Text("  ")
+            row = Text("  ", no_wrap=True, overflow="ellipsis")
             label = f"you discussed this in {project_name(sb.project)} {age(sb.age_days)} ago"
             row.append(
                 label,
