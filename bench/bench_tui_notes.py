@@ -10,7 +10,7 @@
   need the vectors and the model, and come in a second step).
 
 The notes are imported (fixed ids and times, one transaction), each linking to two older
-ones, then indexed; the transcripts are a generated corpus beside them.
+ones, and indexed; the transcripts are a generated corpus beside them.
 """
 
 from __future__ import annotations
@@ -116,8 +116,7 @@ def prepare(work: Path, count: int, messages: int) -> Config:
         if messages:
             memory.upkeep.ingest(wait=True)
         started = time.perf_counter()
-        memory.notes.import_notes(notes(count))
-        memory.upkeep.reindex()  # the notes' full text and vectors, as after any import
+        memory.notes.import_notes(notes(count))  # indexed before it returns
         print(f"imported and indexed {count:,} notes in {time.perf_counter() - started:.1f}s")
     done.write_text("ok")
     return cfg

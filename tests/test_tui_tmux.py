@@ -157,6 +157,12 @@ def test_resume_hands_the_terminal_to_claude_and_takes_it_back(
     assert not term.alive(), "q quits"
 
 
+def apart(term: Terminal, *keys: str) -> None:
+    for key in keys:
+        term.keys(key)
+        time.sleep(0.3)
+
+
 def test_a_note_with_a_link_survives_a_restart(tmp_path: Path, terminals: list[Terminal]) -> None:
     """Write a note linking to one that does not exist, open the link, write that one too,
     quit, start again: both notes are there, linked."""
@@ -169,14 +175,16 @@ def test_a_note_with_a_link_survives_a_restart(tmp_path: Path, terminals: list[T
     term.wait(lambda s: "No notes here yet" in s, "the empty notes list")
     term.keys("n")
     term.wait(lambda s: "new note" in s and "ctrl+s save" in s, "the editor")
-    term.keys("Alpha decision", "Tab", "Tab", "Tab", "Tab")
+    # one key a send: a burst of text and tabs reaches the app as one paste
+    apart(term, "Alpha decision", "Tab", "Tab", "Tab", "Tab")
     term.keys("-l", "We chose alpha; the plan is in [[Beta plan]].")
     term.keys("C-s")
     shown = term.wait(lambda s: "Referenced by (0)" in s, "the new note's view")
     assert "Alpha decision" in shown and "[[" not in shown
     term.keys("Enter")  # the first link: Beta plan, not written yet
     term.wait(lambda s: "write it now" in s or "new note" in s, "the editor for the link")
-    term.keys("Tab", "Tab", "Tab", "Tab", "-l", "Ship alpha in three steps.")
+    apart(term, "Tab", "Tab", "Tab", "Tab")
+    term.keys("-l", "Ship alpha in three steps.")
     term.keys("C-s")
     shown = term.wait(
         lambda s: "Referenced by (1)" in s or "Similar notes exist" in s, "the linked note saved"
