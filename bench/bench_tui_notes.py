@@ -87,7 +87,7 @@ def notes(count: int, seed: int = 7) -> list[Note]:
         paragraphs = [" ".join(rng.choices(WORDS, k=40)) + "." for _ in range(4)]
         body = "\n\n".join([*paragraphs, "See " + " and ".join(links) + "." if links else ""])
         when = _day(i * 365 // count)
-        layer = ("past", "state", "past", "rule")[i % 4]
+        layer = "rule" if i % 100 == 0 else ("past", "state", "past")[i % 3]
         status = "approved" if layer == "rule" else None
         folder = ("auth", "ops", "search", "release/notes", "")[i % 5]
         made.append(

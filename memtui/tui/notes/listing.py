@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from memtui.engine import Notes
     from memtui.tui.app import MemtuiApp
 
-LISTED = 500  # notes in the table at once; the title says how many more a filter reaches
+LISTED = 200  # notes in the table at once; the title says how many more a filter reaches
 POLL = 2.0  # seconds between looks for notes written elsewhere
 ALL = "all"
 RULES = "rules"
@@ -202,7 +202,7 @@ class NotesScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="poll", exit_on_error=False)
     def poll(self) -> None:
-        if self.seen is None or signature(self.app) == self.seen.signature:
+        if not self.is_current or self.seen is None or signature(self.app) == self.seen.signature:
             return
         now = overview(self.app)
         if now is not None:
@@ -364,6 +364,8 @@ class NotesArea(Vertical):
 
     @work(thread=True, exclusive=True, group="notes-area", exit_on_error=False)
     def load(self) -> None:
+        if not self.screen.is_current:  # under another screen: nothing to show it to
+            return
         now = signature(self.app)
         if now is not None and now != self.seen:
             self.app.call_from_thread(self.show, now)

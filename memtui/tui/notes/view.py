@@ -66,7 +66,6 @@ class NoteScreen(Screen[None]):
         if detail is None:
             return
         self.app.call_from_thread(self.show, detail)
-        self.load_flashbacks()
 
     @work(thread=True, exclusive=True, group="flashbacks", exit_on_error=False)
     def load_flashbacks(self) -> None:
@@ -80,6 +79,7 @@ class NoteScreen(Screen[None]):
         self.sub_title = detail.note.title
         self._draw()
         self.refresh_bindings()
+        self.call_after_refresh(self.load_flashbacks)  # once the note is on screen
 
     def show_flashbacks(self, found: Flashbacks) -> None:
         self.flashbacks = found
