@@ -77,9 +77,9 @@ from memtui.store.health import IndexHealth
 
 if TYPE_CHECKING:
     from memtui.engine.history import History
-    from memtui.engine.house_rules import house_rules
     from memtui.engine.memory import Memory
     from memtui.engine.notes import Notes
+    from memtui.engine.rules import house_rules
     from memtui.engine.upkeep import Upkeep
     from memtui.ingest.pipeline import IngestReport
 
@@ -89,7 +89,7 @@ _HEAVY = {
     "Upkeep": "memtui.engine.upkeep",
     "IngestReport": "memtui.ingest.pipeline",
     "Notes": "memtui.engine.notes",
-    "house_rules": "memtui.engine.house_rules",  # SQLite only: MCP's initialize reads it
+    "house_rules": "memtui.engine.rules",  # SQLite only: MCP's initialize reads it
 }
 
 

@@ -18,9 +18,9 @@ from memtui.engine.notes_types import Flashbacks, NoteFlashback, NoteRef, Sessio
 from memtui.engine.search import snippet
 from memtui.store import notes as store
 from memtui.store.indexes import Indexes
-from memtui.store.note_index import NoteIndexes
 
-SESSION_POOL = 200  # nearest messages looked at for session flashbacks, before filtering
+SESSION_POOL = 100  # nearest messages looked at for session flashbacks, before filtering
+NOTE_POOL = 200  # nearest notes looked at for similar notes and note flashbacks
 
 
 def ref(row: store.NoteRow) -> NoteRef:
@@ -39,28 +39,25 @@ def _age(newer: str, older: str | None) -> int:
 def find(
     config: Config,
     conn: sqlite3.Connection,
-    notes_index: NoteIndexes,
+    near: list[tuple[int, float]],
     messages: Callable[[], Indexes] | None,
     anchor: store.NoteRow,
     vec: np.ndarray,
     project: str | None,
 ) -> Flashbacks:
-    """Flashbacks for `anchor` (its vector `vec`); `project` is the one to look away from."""
+    """Flashbacks for `anchor` (its vector `vec`; `near`: the notes nearest to it, nearest
+    first, NOTE_POOL of them); `project` is the one to look away from."""
     if not np.any(vec) or config.flashback_limit <= 0:
         return Flashbacks()
     before = datetime.fromisoformat(anchor.created) - timedelta(days=config.flashback_days)
-    allowed = store.older_in_other_folders(conn, anchor.folder, before.isoformat())
-    found = [
-        (nid, d)
-        for nid, d in notes_index.nearest(vec, config.flashback_limit, allowed)
-        if d <= config.flashback_dist
-    ]
-    rows = store.many(conn, [nid for nid, _ in found])
+    cutoff = before.isoformat(timespec="microseconds")
+    close = [(nid, d) for nid, d in near if d <= config.flashback_dist and nid != anchor.id]
+    rows = store.many(conn, [nid for nid, _ in close])
     notes = [
-        NoteFlashback(ref(rows[nid]), _age(anchor.created, rows[nid].created), round(d, 4))
-        for nid, d in found
-        if nid in rows
-    ]
+        NoteFlashback(ref(r), _age(anchor.created, r.created), round(d, 4))
+        for nid, d in close
+        if (r := rows.get(nid)) is not None and r.folder != anchor.folder and r.created <= cutoff
+    ][: config.flashback_limit]
     sessions = [] if messages is None else _sessions(config, conn, messages, anchor, vec, project)
     return Flashbacks(notes, sessions)
 

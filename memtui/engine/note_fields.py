@@ -42,7 +42,7 @@ def title(value: object, name: str = "title") -> str:
 
 
 def body(value: object, name: str = "body") -> str:
-    text = validate.text(name, value, MAX_BODY_BYTES)
+    text = validate.text(name, value, 4 * MAX_BODY_BYTES)
     size = len(text.encode())
     if size > MAX_BODY_BYTES:
         raise InvalidArgument(f"{name} is {size:,} bytes; at most {MAX_BODY_BYTES:,} (100 KB)")

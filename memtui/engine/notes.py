@@ -19,12 +19,10 @@ from collections.abc import Callable, Sequence
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
-import numpy as np
-
 from memtui.config import Config
-from memtui.engine import house_rules, note_fields, sessions, validate
+from memtui.engine import note_fields, sessions, validate
+from memtui.engine.flashbacks import NOTE_POOL, ref
 from memtui.engine.flashbacks import find as find_flashbacks
-from memtui.engine.flashbacks import ref
 from memtui.engine.notes_types import (
     MAX_DUPLICATE,
     MAX_TITLE_CHARS,
@@ -51,6 +49,7 @@ from memtui.engine.notes_types import (
     SimilarNote,
     TagCount,
 )
+from memtui.engine.rules import house_rules as read_house_rules
 from memtui.engine.search import DEPTH, fuse, snippet
 from memtui.engine.types import MODE_ALIASES, MODES
 from memtui.errors import InvalidArgument, MemtuiError, NotFound
@@ -151,10 +150,12 @@ class Notes:
         return self._writer
 
     def _indexed(self) -> NoteIndexes | None:
-        """The note indexes caught up with the store; None (logged) if they cannot be."""
+        """After a write: the note indexes following the store (the vectors caught up, full
+        text on its way); None (logged) if they cannot be: the note is saved all the same,
+        and the next write or search catches them up from their marks."""
         try:
             index = self._index()
-            index.catch_up()
+            index.after_write()
             return index
         except MemtuiError as exc:
             log.warning("notes indexes not updated: %s", exc.line())
@@ -210,11 +211,12 @@ class Notes:
             index = self._indexed()
             if index is None:
                 return SaveResult(_note(row), [], Flashbacks())
-            vec = index.encode([vector_text(row.title, row.body)])[0]
-            similar = self._similar(index, vec, row.id, 1.0 - self.config.similar_dist)
-            fb = find_flashbacks(
-                self.config, self._conn(), index, self._messages, row, vec, project
-            )
+            vec = index.vector_of(row.id)
+            if vec is None:  # deleted by another process already
+                vec = index.encode([vector_text(row.title, row.body)])[0]
+            near = index.nearest(vec, NOTE_POOL)
+            similar = self._similar(near, row.id, 1.0 - self.config.similar_dist)
+            fb = find_flashbacks(self.config, self._conn(), near, self._messages, row, vec, project)
         return SaveResult(_note(row), similar[:SIMILAR_MAX], fb)
 
     def _title_free(self, conn: sqlite3.Connection, title: str, note_id: int | None) -> None:
@@ -454,7 +456,7 @@ class Notes:
             return [_note(r) for r in store.rules(self._conn())]
 
     def house_rules(self) -> HouseRules:
-        return house_rules.house_rules(self.config)
+        return read_house_rules(self.config)
 
     # -- search ------------------------------------------------------------------------------
 
@@ -485,9 +487,8 @@ class Notes:
         project = validate.optional_text("project", project, 4096)
         with db.translated(self._db_path):
             conn = self._conn()
-            index = self._indexed()
-            if index is None:
-                raise NotFound("the notes' indexes cannot be read", "run memtui reindex")
+            index = self._index()
+            index.catch_up()
             filtered = any(v is not None for v in (f, t, lay, start, end))
             allowed = store.matching_ids(conn, f, t, lay, start, end) if filtered else None
             want = offset + limit
@@ -531,8 +532,9 @@ class Notes:
                 anchor = top[ranked[0][0]]
                 anchor_vec = index.vector_of(anchor.id)
                 if anchor_vec is not None:
+                    near = index.nearest(anchor_vec, NOTE_POOL)
                     fb = find_flashbacks(
-                        self.config, conn, index, self._messages, anchor, anchor_vec, project
+                        self.config, conn, near, self._messages, anchor, anchor_vec, project
                     )
             return NoteSearchResponse(hits_out, len(ranked), mode, fb, offset, limit)
 
@@ -559,21 +561,20 @@ class Notes:
             if note_id is not None:
                 note_id = note_fields.note_id(note_id)
                 self._stored(self._conn(), note_id)
-            index = self._indexed()
-            if index is None:
-                return []
+            index = self._index()
+            index.catch_up()
             if note_id is not None:
                 vec = index.vector_of(note_id)
             else:
                 vec = index.encode([note_fields.body(text, "text")])[0]
             if vec is None:
                 return []
-            return self._similar(index, vec, note_id, float(threshold))[:limit]
+            return self._similar(index.nearest(vec, limit + 1), note_id, float(threshold))[:limit]
 
     def _similar(
-        self, index: NoteIndexes, vec: np.ndarray, exclude: int | None, least: float
+        self, near: list[tuple[int, float]], exclude: int | None, least: float
     ) -> list[SimilarNote]:
-        near = [(n, d) for n, d in index.nearest(vec, 51) if n != exclude and 1.0 - d >= least]
+        near = [(n, d) for n, d in near if n != exclude and 1.0 - d >= least]
         rows = store.many(self._conn(), [n for n, _ in near])
         return [SimilarNote(ref(rows[n]), round(d, 4)) for n, d in near if n in rows]
 
@@ -584,11 +585,13 @@ class Notes:
         with db.translated(self._db_path):
             conn = self._conn()
             row = self._stored(conn, note_id)
-            index = self._indexed()
-            vec = None if index is None else index.vector_of(note_id)
-            if index is None or vec is None:
+            index = self._index()
+            index.catch_up()
+            vec = index.vector_of(note_id)
+            if vec is None:
                 return Flashbacks()
-            return find_flashbacks(self.config, conn, index, self._messages, row, vec, project)
+            near = index.nearest(vec, NOTE_POOL)
+            return find_flashbacks(self.config, conn, near, self._messages, row, vec, project)
 
     # -- bulk: export and import -------------------------------------------------------------
 

@@ -78,18 +78,29 @@ def _set_mark(conn: sqlite3.Connection, value: int) -> None:
 
 
 class NoteIndexes:
-    """Tantivy and hnswlib over the notes of one data dir. Thread-safe."""
+    """Tantivy and hnswlib over the notes of one data dir. Thread-safe.
+
+    After a write the vectors catch up at once (in memory: about a millisecond a note, and
+    the similar-note check needs them), and full text on a thread of its own: a Tantivy
+    commit costs ~100 ms of fsync, which a save does not wait for. A search catches full
+    text up first, so it always finds every note committed before it began.
+    """
 
     def __init__(self, root: Path, db_path: Path, embedder: Callable[[], Embedder]) -> None:
         root.mkdir(parents=True, exist_ok=True, mode=0o700)
         self.root = root
-        self.conn = db.connect(db_path, migrate_schema=False)
+        self.conn = db.connect(db_path, migrate_schema=False)  # under _lock, with the vectors
+        self._fts_conn = db.connect(db_path, migrate_schema=False)  # under _fts_lock
         self.fts = FullText(root / "fts")
         self._embedder = embedder
         self._vectors: Vectors | None = None
-        self._lock = threading.RLock()  # self.conn and the vectors
+        self._lock = threading.RLock()
+        self._fts_lock = threading.RLock()
         self._saved_at = time.monotonic()
         self._checked = False  # whether this process has checked the indexes are not torn
+        self._wanted = threading.Event()
+        self._closing = False
+        self._follower: threading.Thread | None = None
 
     @property
     def embedder(self) -> Embedder:
@@ -104,10 +115,17 @@ class NoteIndexes:
             return self._vectors
 
     def close(self) -> None:
-        with self._lock:
+        """Finish the full-text catch-up under way, save the vectors if ahead, close."""
+        follower = self._follower
+        if follower is not None:
+            self._closing = True
+            self._wanted.set()
+            follower.join()
+        with self._lock, self._fts_lock:
             if self._vectors is not None:
-                self.save_vectors(force=True)
+                self.save_vectors()
             self.conn.close()
+            self._fts_conn.close()
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         return self.embedder.encode(list(texts))
@@ -115,32 +133,54 @@ class NoteIndexes:
     # -- catching up -------------------------------------------------------------------------
 
     def catch_up(self) -> None:
-        """Bring both indexes up to the store: after every note write, before every search."""
+        """Bring both indexes up to the store (before a search, doctor, a rebuild)."""
+        self._check()
+        self.catch_up_fts()
+        self.catch_up_vectors()
+
+    def after_write(self) -> None:
+        """The vectors now, full text on the follower thread."""
+        self._check()
+        self.catch_up_vectors()
         with self._lock:
-            if not self._checked:
-                self._check()
-            self.catch_up_fts()
-            self.catch_up_vectors()
-            if time.monotonic() - self._saved_at >= SAVE_AFTER:
-                self.save_vectors()
+            if self._follower is None:
+                self._follower = threading.Thread(
+                    target=self._follow, name="notes-full-text", daemon=True
+                )
+                self._follower.start()
+        self._wanted.set()
+
+    def _follow(self) -> None:
+        while True:
+            self._wanted.wait()
+            self._wanted.clear()
+            try:
+                self.catch_up_fts()
+                if time.monotonic() - self._saved_at >= SAVE_AFTER:
+                    self.save_vectors()
+            except Exception:  # the next write or search tries again from the mark
+                log.exception("notes full text: catch-up failed")
+            if self._closing:
+                return
 
     def catch_up_fts(self) -> None:
-        with self._lock:
-            target = store.note_seq(self.conn)
-            if _mark(self.conn) >= target:
+        with self._fts_lock:
+            target = store.note_seq(self._fts_conn)
+            if _mark(self._fts_conn) >= target:
                 return
             with file_lock(self.root / "sync.lock"):
-                self._fill_fts(self.fts, _mark(self.conn), target, move_mark=True)
+                self._fill_fts(self.fts, _mark(self._fts_conn), target, move_mark=True)
 
     def _fill_fts(self, fts: FullText, mark: int, target: int, move_mark: bool) -> None:
+        conn = self._fts_conn
         while mark < target:
-            rows = store.changed_after(self.conn, mark, target, BATCH)
+            rows = store.changed_after(conn, mark, target, BATCH)
             upto = rows[-1][7] if len(rows) == BATCH else target
-            gone = store.gone_after(self.conn, mark, upto)
+            gone = store.gone_after(conn, mark, upto)
             fts.write((_doc(r) for r in rows), delete_ids=gone)
             mark = upto
             if move_mark:
-                _set_mark(self.conn, mark)
+                _set_mark(conn, mark)
 
     def catch_up_vectors(self) -> None:
         with self._lock:
@@ -166,29 +206,35 @@ class NoteIndexes:
         vectors.add(ids, vecs, mark)
 
     def save_vectors(self, force: bool = False) -> None:
+        """A snapshot, when this process is ahead of the one on disk (or `force`d: a repair
+        changed vectors below the mark)."""
         with self._lock:
             v = self._vectors
-            if v is not None and not v.foreign and (v.watermark > v.saved_watermark or force):
-                if v.watermark > v.saved_watermark:
-                    v.save()
+            if v is not None and not v.foreign and (force or v.watermark > v.saved_watermark):
+                v.save()
                 self._saved_at = time.monotonic()
 
     def _check(self) -> None:
         """Once a process: an index that does not hold what its mark says (a crash mid-write,
         a deleted folder) is cleared and filled again."""
-        mark = _mark(self.conn)
-        if mark and not self._plausible(mark, self.fts.doc_count()):
-            log.warning("the notes' full-text index is empty or torn: rebuilding it")
-            with file_lock(self.root / "sync.lock"):
-                self.fts.clear()
-                _set_mark(self.conn, 0)
-        vectors = self.vectors
-        vectors.reload_if_newer()
-        torn = vectors.watermark and not vectors.foreign
-        if torn and not self._plausible(vectors.watermark, len(vectors)):
-            log.warning("the notes' vector index is torn: rebuilding it")
-            vectors.clear()
-        self._checked = True
+        if self._checked:
+            return
+        with self._lock, self._fts_lock:
+            if self._checked:
+                return
+            mark = _mark(self._fts_conn)
+            if mark and not self._plausible(mark, self.fts.doc_count()):
+                log.warning("the notes' full-text index is empty or torn: rebuilding it")
+                with file_lock(self.root / "sync.lock"):
+                    self.fts.clear()
+                    _set_mark(self._fts_conn, 0)
+            vectors = self.vectors
+            vectors.reload_if_newer()
+            torn = vectors.watermark and not vectors.foreign
+            if torn and not self._plausible(vectors.watermark, len(vectors)):
+                log.warning("the notes' vector index is torn: rebuilding it")
+                vectors.clear()
+            self._checked = True
 
     def _plausible(self, mark: int, have: int) -> bool:
         least, most = store.count_upto(self.conn, mark)
@@ -216,22 +262,22 @@ class NoteIndexes:
 
     def rebuild(self) -> None:
         """Both indexes again from the store (memtui reindex)."""
-        with self._lock:
-            target = store.note_seq(self.conn)
+        with self._lock, self._fts_lock:
+            target = store.note_seq(self._fts_conn)
             with file_lock(self.root / "sync.lock"):
                 self.fts.clear()
-                _set_mark(self.conn, 0)
+                _set_mark(self._fts_conn, 0)
                 self._fill_fts(self.fts, 0, target, move_mark=True)
             vectors = self.vectors
             vectors.clear()
             self._fill_vectors(vectors, target)
-            self.save_vectors(force=True)
+            self.save_vectors()
 
     def differences(self) -> dict[str, tuple[set[int], set[int]]]:
         """For each index: (note ids it lacks, ids it has that the store lacks); a sampled
         vector that is not its note's embedding counts as both."""
+        self.catch_up()
         with self._lock:
-            self.catch_up_vectors()
             want = store.all_ids(self.conn)
             vec_have = self.vectors.ids()
             wrong = self._wrong_vectors(want & vec_have)
@@ -255,8 +301,8 @@ class NoteIndexes:
     def repair(self, diff: dict[str, tuple[set[int], set[int]]]) -> None:
         missing, extra = diff["notes full text"]
         if missing or extra:
-            with self._lock, file_lock(self.root / "sync.lock"):
-                rows = store.index_rows(self.conn, sorted(missing))
+            with self._fts_lock, file_lock(self.root / "sync.lock"):
+                rows = store.index_rows(self._fts_conn, sorted(missing))
                 self.fts.write((_doc(r) for r in rows), delete_ids=extra)
         missing, extra = diff["notes vectors"]
         if missing or extra:
@@ -267,13 +313,3 @@ class NoteIndexes:
                 if rows:
                     self._embed(vectors, rows, vectors.watermark)
                 self.save_vectors(force=True)
-
-    def health(self) -> tuple[int, int, int, int]:
-        """(note seq, full-text mark, vector mark, notes in full text)."""
-        with self._lock:
-            return (
-                store.note_seq(self.conn),
-                _mark(self.conn),
-                self.vectors.watermark,
-                self.fts.doc_count(),
-            )

@@ -341,15 +341,6 @@ def all_ids(conn: sqlite3.Connection) -> set[int]:
     return {r[0] for r in conn.execute("SELECT id FROM notes")}
 
 
-def older_in_other_folders(conn: sqlite3.Connection, folder: str, created_before: str) -> set[int]:
-    return {
-        r[0]
-        for r in conn.execute(
-            "SELECT id FROM notes WHERE folder != ? AND created <= ?", (folder, created_before)
-        )
-    }
-
-
 # -- for the indexes -------------------------------------------------------------------------
 
 

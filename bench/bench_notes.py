@@ -1,0 +1,181 @@
+"""Notes beside a large archive: save and search latency, and what notes cost message search.
+
+    python bench/bench_notes.py [--messages 200000] [--notes 10000] [--work /tmp/memtui-bench]
+
+One data dir holds the generated archive, indexed. Message search is measured before any
+note exists, then 10,000 notes are imported (spread over two years and 12 folders, their
+bodies drawn from the archive's own prose so that flashbacks find conversations), then
+`notes.save` (similar-note check and flashbacks, notes and sessions, included),
+`notes.search` (hybrid, with flashbacks for the top result) and message search again.
+Each phase runs in a fresh process. Figures: bench/README.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import sqlite3
+from pathlib import Path
+
+from common import cached_corpus, run_child
+
+INDEX = """
+import time
+from memtui.engine import Memory, load
+memory = Memory(load())
+t0 = time.perf_counter()
+memory.upkeep.ingest(index=False)
+memory._index().catch_up()
+memory._index().save_vectors(force=True)
+RESULT = {"seconds": time.perf_counter() - t0}
+"""
+
+QUERIES = """
+import random, re, sqlite3
+from memtui.engine import load
+conn = sqlite3.connect(load().db_path)
+rng = random.Random(7)
+texts = [r[0] for r in conn.execute(
+    "SELECT text FROM messages WHERE kind IN ('prompt', 'assistant') AND length(text) > 40 "
+    "ORDER BY id LIMIT 20000")]
+word = re.compile(r"[A-Za-z][A-Za-z_]{3,}")
+queries = []
+while len(queries) < N:
+    words = word.findall(rng.choice(texts))
+    if len(words) >= 3:
+        start = rng.randrange(len(words) - 2)
+        queries.append(" ".join(words[start:start + rng.choice((1, 2, 3))]))
+
+def pct(xs, p):
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(p * len(xs)))] * 1000
+"""
+
+MESSAGES = (
+    QUERIES
+    + """
+import time
+from memtui.engine import Memory
+memory = Memory(load())
+memory.history.search("warm up", "hybrid")
+took = []
+for q in queries:
+    t = time.perf_counter(); memory.history.search(q, "hybrid", limit=10)
+    took.append(time.perf_counter() - t)
+RESULT = {"p50": pct(took, 0.5), "p95": pct(took, 0.95)}
+"""
+)
+
+IMPORT = (
+    QUERIES
+    + """
+import time
+from datetime import UTC, datetime, timedelta
+from memtui.engine import Memory, Note
+rows = conn.execute(
+    "SELECT text FROM messages WHERE kind = 'assistant' AND length(text) > 120 "
+    "ORDER BY id LIMIT ?", (NOTES * 3,)).fetchall()
+rng.shuffle(rows)
+now = datetime.now(UTC)
+notes, seen = [], set()
+for text, in rows:
+    words = " ".join(text.split()[:8])[:80].replace("[", "(").replace("]", ")").replace("|", "/")
+    if text in seen:
+        continue
+    seen.add(text)
+    title = f"{words} ({len(notes) + 1})"
+    when = (now - timedelta(days=rng.uniform(0, 730))).isoformat(timespec="microseconds")
+    layer = rng.choice(("past", "past", "state", "rule"))
+    notes.append(Note(len(notes) + 1, title, text[:2000], layer, f"area-{rng.randrange(12)}",
+                      [f"t{rng.randrange(40)}"], when, when, "person",
+                      "approved" if layer == "rule" else None))
+    if len(notes) == NOTES:
+        break
+memory = Memory(load())
+t0 = time.perf_counter()
+memory.notes.import_notes(notes)
+t1 = time.perf_counter()
+memory._note_index().catch_up()
+t2 = time.perf_counter()
+memory.close()
+RESULT = {"notes": len(notes), "import_s": t1 - t0, "index_s": t2 - t1}
+"""
+)
+
+NOTES_SERVE = (
+    QUERIES
+    + """
+import time
+from memtui.engine import Memory
+memory = Memory(load())
+memory.history.search("warm up", "hybrid")
+memory.notes.search("warm up")
+saves, searches, similar, flash_notes, flash_sessions = [], [], 0, 0, 0
+for i, q in enumerate(queries):
+    body = rng.choice(texts)[:1500]
+    t = time.perf_counter()
+    r = memory.notes.save(f"bench note {i} {q}"[:200], body, "past", by="agent",
+                          folder=f"area-{i % 12}", tags=["bench"])
+    saves.append(time.perf_counter() - t)
+    similar += bool(r.similar)
+    flash_notes += bool(r.flashbacks.notes)
+    flash_sessions += bool(r.flashbacks.sessions)
+for q in queries:
+    t = time.perf_counter(); memory.notes.search(q, limit=10)
+    searches.append(time.perf_counter() - t)
+memory.close()
+RESULT = {"save_p50": pct(saves, 0.5), "save_p95": pct(saves, 0.95),
+          "search_p50": pct(searches, 0.5), "search_p95": pct(searches, 0.95),
+          "saves_with_similar": similar, "saves_with_note_flashbacks": flash_notes,
+          "saves_with_session_flashbacks": flash_sessions}
+"""
+)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--messages", type=int, default=200_000)
+    parser.add_argument("--notes", type=int, default=10_000)
+    parser.add_argument("--queries", type=int, default=300)
+    parser.add_argument("--work", type=Path, default=Path("/tmp/memtui-bench"))
+    args = parser.parse_args()
+
+    projects, _ = cached_corpus(args.work, args.messages)
+    data = args.work / f"notes-data-{args.messages}"
+    indexed = data / "indexed"
+    env = {"MEMTUI_DATA_DIR": str(data), "MEMTUI_CLAUDE_DIR": str(projects)}
+    if not indexed.exists():
+        shutil.rmtree(data, ignore_errors=True)
+        print("indexing the archive:", run_child(INDEX, env), flush=True)
+        indexed.touch()
+    shutil.rmtree(data / "index" / "notes", ignore_errors=True)
+    _clear_notes(data)
+    figures: dict[str, object] = {"load_before": os.getloadavg()}
+    n = f"N = {args.queries}\nNOTES = {args.notes}\n"
+    figures["messages_without_notes"] = run_child(n + MESSAGES, env)
+    figures["import"] = run_child(n + IMPORT, env)
+    figures["notes"] = run_child(n + NOTES_SERVE, env)
+    figures["messages_with_notes"] = run_child(n + MESSAGES, env)
+    figures["load_after"] = os.getloadavg()
+    before = figures["messages_without_notes"]["p95"]  # type: ignore[index]
+    after = figures["messages_with_notes"]["p95"]  # type: ignore[index]
+    figures["message_search_p95_change"] = f"{(after / before - 1) * 100:+.1f} %"
+    print(json.dumps(figures, indent=2))
+
+
+def _clear_notes(data: Path) -> None:
+    """Start from no notes in a store indexed before (a run's notes are left behind)."""
+
+    conn = sqlite3.connect(data / "memtui.db")
+    with conn:
+        for table in ("notes", "note_tags", "note_links", "notes_gone"):
+            conn.execute(f"DELETE FROM {table}")
+        conn.execute("DELETE FROM sqlite_sequence WHERE name = 'notes'")
+        conn.execute("UPDATE meta SET value = '0' WHERE key IN ('note_seq', 'notes_fts_seq')")
+    conn.close()
+
+
+if __name__ == "__main__":
+    main()

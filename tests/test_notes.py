@@ -1,0 +1,494 @@
+"""memory.notes on the real store, Tantivy, hnswlib and model: every behaviour and bad input."""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from memtui.config import Config
+from memtui.engine import (
+    MAX_BODY_BYTES,
+    InvalidArgument,
+    Memory,
+    Note,
+    NotFound,
+    PastImmutable,
+    RuleUserOnly,
+    house_rules,
+)
+from tests import lines
+
+PERSON = "person"
+AGENT = "agent"
+
+
+def ago(days: int) -> str:
+    return (datetime.now(UTC) - timedelta(days=days)).isoformat(timespec="microseconds")
+
+
+def old_note(note_id: int, title: str, body: str, folder: str, days: int) -> Note:
+    t = ago(days)
+    return Note(note_id, title, body, "past", folder, [], t, t, PERSON)
+
+
+def test_save_and_get(memory: Memory) -> None:
+    saved = memory.notes.save(
+        " Use Postgres ",
+        "We chose Postgres.",
+        "past",
+        by=AGENT,
+        folder="/decisions/db/",
+        tags=["#db", "Backend", "DB"],
+    )
+    note = saved.note
+    assert (note.title, note.folder, note.tags) == (
+        "Use Postgres",
+        "decisions/db",
+        ["db", "Backend"],
+    )
+    assert note.author == AGENT and note.status is None and note.created == note.updated
+    got = memory.notes.get(note.id)
+    assert got.note == note and got.links == [] and got.backlinks == [] and got.source is None
+
+
+def test_layers_rule_status_and_guards(memory: Memory) -> None:
+    past = memory.notes.save("Chose Redis", "We picked Redis for the cache.", "past", by=AGENT)
+    with pytest.raises(PastImmutable) as refused:
+        memory.notes.update(past.note.id, by=AGENT, body="We picked Memcached.")
+    draft = refused.value.suggestion
+    assert refused.value.code == "PAST_IMMUTABLE"
+    assert draft.title == "[Amendment] Chose Redis" and draft.layer == "past"
+    assert "[[Chose Redis]]" in draft.body and "Memcached" in draft.body
+    amendment = memory.notes.save(draft.title, draft.body, draft.layer, by=AGENT)
+    assert [b.id for b in memory.notes.get(past.note.id).backlinks] == [amendment.note.id]
+    with pytest.raises(PastImmutable) as again:
+        memory.notes.update(past.note.id, by=AGENT, title="x")
+    assert again.value.suggestion.title == "[Amendment 2] Chose Redis"
+    with pytest.raises(PastImmutable):
+        memory.notes.delete(past.note.id, by=AGENT)
+    assert memory.notes.get(past.note.id).note.body == "We picked Redis for the cache."
+
+    rule = memory.notes.save("Tests first", "Run the tests before a commit.", "rule", by=AGENT)
+    assert rule.note.status == "provisional"
+    for attempt in (
+        lambda: memory.notes.update(rule.note.id, by=AGENT, body="never mind"),
+        lambda: memory.notes.delete(rule.note.id, by=AGENT),
+        lambda: memory.notes.approve(rule.note.id, by=AGENT),
+    ):
+        with pytest.raises(RuleUserOnly) as exc:
+            attempt()
+        assert exc.value.code == "RULE_USER_ONLY"
+
+    state = memory.notes.save("Current plan", "Ship v2 on Friday.", "state", by=AGENT)
+    with pytest.raises(RuleUserOnly):
+        memory.notes.update(state.note.id, by=AGENT, layer="rule")
+    updated = memory.notes.update(state.note.id, by=AGENT, body="Ship v2 on Monday.")
+    assert updated.body == "Ship v2 on Monday." and updated.updated > updated.created
+
+    person = memory.notes.update(past.note.id, by=PERSON, body="We picked Redis (7.2).")
+    assert person.body == "We picked Redis (7.2)."
+    assert memory.notes.save("Mine", "a rule of mine", "rule", by=PERSON).note.status == "approved"
+    memory.notes.delete(rule.note.id, by=PERSON)
+    with pytest.raises(NotFound):
+        memory.notes.get(rule.note.id)
+
+
+def test_provisional_rule_approved_then_in_house_rules(memory: Memory, cfg: Config) -> None:
+    rule = memory.notes.save("Small commits", "Commit small, say why.", "rule", by=AGENT)
+    assert house_rules(cfg).text == ""
+    assert [r.id for r in memory.notes.rules()] == [rule.note.id]
+    approved = memory.notes.approve(rule.note.id)
+    assert approved.status == "approved"
+    rules = house_rules(cfg)
+    assert rules.text == "## House rules\n\n### Small commits\nCommit small, say why.\n"
+    assert rules.included == [rule.note.id] and memory.notes.house_rules() == rules
+    assert house_rules(dataclasses.replace(cfg, inject_rules=False)).text == ""
+    plain = memory.notes.save("A plan", "x", "state", by=PERSON)
+    with pytest.raises(InvalidArgument, match="not a rule"):
+        memory.notes.approve(plain.note.id)
+
+
+def test_house_rules_cut_at_a_note_boundary_and_logged(
+    memory: Memory, cfg: Config, caplog: pytest.LogCaptureFixture
+) -> None:
+    ids = [
+        memory.notes.save(f"Rule {i}", "word " * 40, "rule", by=PERSON).note.id for i in range(5)
+    ]
+    small = dataclasses.replace(cfg, rules_max_chars=500)
+    with caplog.at_level(logging.WARNING):
+        rules = house_rules(small)
+    assert len(rules.text) <= 500 and rules.text.endswith("\n")
+    assert rules.included == ids[: len(rules.included)] and rules.included
+    assert rules.dropped == ids[len(rules.included) :] and rules.dropped
+    assert "Rule 4" in caplog.text and "Rule 4" not in rules.text
+
+
+def test_house_rules_read_sqlite_only(tmp_path: Path, cfg: Config) -> None:
+    """No data dir yet: nothing, and nothing created. With rules: no index is opened."""
+    assert house_rules(cfg).text == "" and not cfg.data_dir.exists()
+    with Memory(cfg) as memory:
+        memory.notes.save("R", "do it", "rule", by=PERSON)
+    shutil.rmtree(cfg.index_dir)
+    assert "### R\ndo it" in house_rules(cfg).text
+    assert not cfg.index_dir.exists()
+
+
+def test_links_dangling_resolve_rename_delete(memory: Memory) -> None:
+    a = memory.notes.save("Alpha", "See [[beta]] and [[Gamma|the third]].", "state", by=PERSON)
+    links = memory.notes.get(a.note.id).links
+    assert [(lk.target, lk.shown, lk.note_id) for lk in links] == [
+        ("beta", None, None),
+        ("Gamma", "the third", None),
+    ]
+    b = memory.notes.save("Beta", "b", "state", by=PERSON)  # the dangling link resolves
+    assert memory.notes.get(a.note.id).links[0].note_id == b.note.id
+    assert [r.id for r in memory.notes.get(b.note.id).backlinks] == [a.note.id]
+
+    memory.notes.update(b.note.id, by=PERSON, title="Beta two")  # rename keeps the link
+    after = memory.notes.get(a.note.id)
+    assert after.links[0].note_id == b.note.id and "[[Beta two]]" in after.note.body
+    assert after.note.updated == a.note.updated  # the rewrite is not an edit
+    assert [r.id for r in memory.notes.get(b.note.id).backlinks] == [a.note.id]
+
+    g = memory.notes.save("gamma", "g", "past", by=PERSON)
+    memory.notes.update(g.note.id, by=PERSON, title="Gamma ray")
+    assert "[[Gamma ray|the third]]" in memory.notes.get(a.note.id).note.body
+
+    memory.notes.delete(b.note.id, by=PERSON)  # delete: dangling again
+    assert memory.notes.get(a.note.id).links[0].note_id is None
+    again = memory.notes.save("Beta two", "back", "state", by=PERSON)
+    assert memory.notes.get(a.note.id).links[0].note_id == again.note.id
+
+
+def test_list_folders_tags(memory: Memory) -> None:
+    n1 = memory.notes.save("one", "1", "past", by=PERSON, folder="work", tags=["a"])
+    n2 = memory.notes.save("two", "2", "state", by=PERSON, folder="work/api", tags=["a", "b"])
+    n3 = memory.notes.save("three", "3", "state", by=PERSON, tags=["B"])
+    assert [n.id for n in memory.notes.list()] == [n3.note.id, n2.note.id, n1.note.id]
+    assert [n.id for n in memory.notes.list(folder="work")] == [n2.note.id, n1.note.id]
+    assert [n.id for n in memory.notes.list(folder="work/api")] == [n2.note.id]
+    assert [n.id for n in memory.notes.list(tag="b")] == [n3.note.id, n2.note.id]
+    assert [n.id for n in memory.notes.list(layer="past")] == [n1.note.id]
+    assert [n.id for n in memory.notes.list(limit=1, offset=1)] == [n2.note.id]
+    assert memory.notes.count(folder="work") == 2
+    memory.notes.update(n1.note.id, by=PERSON, body="edited")
+    assert memory.notes.list()[0].id == n1.note.id
+    assert [(f.folder, f.count) for f in memory.notes.folders()] == [
+        ("", 1),
+        ("work", 1),
+        ("work/api", 1),
+    ]
+    assert [(t.tag, t.count) for t in memory.notes.tags()] == [("a", 2), ("b", 2)]
+    assert memory.notes.titles("t") == ["three", "two"]
+
+
+@pytest.fixture
+def with_messages(memory: Memory, claude_dir: Path) -> Memory:
+    """An archive with messages (an old one in another project) beside the notes."""
+    old = (datetime.now(UTC) - timedelta(days=200)).strftime("%Y-%m-%dT%H:%M:%S.000Z")
+    lines.write(
+        claude_dir / "-old-proj" / "s-old.jsonl",
+        lines.user(
+            "u-old",
+            "We decided to use hexagonal architecture ports and adapters for the billing service",
+            "s-old",
+            ts=old,
+            cwd="/home/dev/old-proj",
+        ),
+    )
+    lines.write(
+        claude_dir / "-shop" / "s-new.jsonl",
+        lines.user("u-new", "the kubernetes ingress keeps timing out", "s-new"),
+    )
+    memory.upkeep.ingest()
+    return memory
+
+
+def test_search_is_notes_only_and_filters(with_messages: Memory) -> None:
+    memory = with_messages
+    memory.notes.save("Ingress", "kubernetes ingress timeout fix", "past", by=PERSON, tags=["k8s"])
+    memory.notes.save("Plan", "kubernetes upgrade next week", "state", by=PERSON, folder="ops")
+    hits = memory.notes.search("kubernetes ingress")
+    assert [h.note.title for h in hits.results][:1] == ["Ingress"]
+    assert all(h.note.title in ("Ingress", "Plan") for h in hits.results)
+    assert "**kubernetes**" in hits.results[0].snippet
+    messages = memory.history.search("kubernetes ingress timeout", "hybrid")
+    assert {r.session_id for r in messages.results} <= {"s-new", "s-old"}  # never a note
+    assert memory.history.search("upgrade week", "fts").results == []
+    assert messages.results[0].session_id == "s-new"
+    assert [h.note.title for h in memory.notes.search("kubernetes", layer="state").results] == [
+        "Plan"
+    ]
+    assert [h.note.title for h in memory.notes.search("kubernetes", folder="ops").results] == [
+        "Plan"
+    ]
+    assert [h.note.title for h in memory.notes.search("kubernetes", tag="K8S").results] == [
+        "Ingress"
+    ]
+    today = datetime.now(UTC).date().isoformat()
+    assert len(memory.notes.search("kubernetes", date_from=today, date_to=today).results) == 2
+    assert memory.notes.search("kubernetes", date_to="2020-01-01").results == []
+    fts = memory.notes.search("kubernetes", mode="fts")
+    assert fts.mode == "fts" and all(h.found_by == ["fts"] for h in fts.results)
+    assert memory.notes.search("kubernetes", mode="vector").results
+    with pytest.raises(InvalidArgument, match="date_from"):
+        memory.notes.search("x", date_from="yesterday")
+    with pytest.raises(InvalidArgument, match="mode"):
+        memory.notes.search("x", mode="nope")
+
+
+def test_flashbacks_from_old_notes_and_other_projects(with_messages: Memory) -> None:
+    memory = with_messages
+    memory.notes.import_notes(
+        [
+            old_note(
+                100,
+                "Billing design",
+                "hexagonal architecture with ports and adapters for billing",
+                "archive",
+                300,
+            ),
+            old_note(
+                101,
+                "Recent billing",
+                "hexagonal architecture ports adapters billing",
+                "archive",
+                10,
+            ),
+            old_note(
+                102, "Same folder", "hexagonal architecture ports and adapters billing", "arch", 300
+            ),
+        ]
+    )
+    saved = memory.notes.save(
+        "Billing service layout",
+        "Use hexagonal architecture: ports and adapters for the billing service.",
+        "past",
+        by=AGENT,
+        folder="arch",
+        project=lines.CWD,
+    )
+    notes = saved.flashbacks.notes
+    assert [f.note.title for f in notes] == ["Billing design"]
+    assert notes[0].age_days >= 299 and 0 <= notes[0].distance <= 0.4
+    sessions = saved.flashbacks.sessions
+    assert [(s.session_id, s.message_uuid, s.message_index) for s in sessions] == [
+        ("s-old", "u-old", 0)
+    ]
+    assert sessions[0].project == "/home/dev/old-proj" and sessions[0].age_days >= 199
+    # The project itself is not a flashback.
+    same = memory.notes.flashbacks(saved.note.id, project="/home/dev/old-proj")
+    assert same.sessions == [] and [f.note.id for f in same.notes] == [100]
+    found = memory.notes.search("hexagonal billing service layout", folder="arch")
+    assert found.results[0].note.id == saved.note.id
+    assert [f.note.id for f in found.flashbacks.notes] == [100]
+
+
+def test_similar_on_save_and_find_duplicates(memory: Memory) -> None:
+    first = memory.notes.save(
+        "Deploy", "deploy with blue green to production servers", "past", by=PERSON
+    )
+    second = memory.notes.save(
+        "Deploy 2", "deploy with blue green to the production servers", "state", by=PERSON
+    )
+    assert [s.note.id for s in second.similar] == [first.note.id]
+    assert second.similar[0].distance < 0.5
+    other = memory.notes.save("Lunch", "sandwiches and soup", "state", by=PERSON)
+    assert other.similar == []
+    dupes = memory.notes.find_duplicates(note_id=first.note.id, threshold=0.9)
+    assert [d.note.id for d in dupes] == [second.note.id]
+    assert [
+        d.note.id
+        for d in memory.notes.find_duplicates(text="blue green deploy production", threshold=0.7)
+    ][:1] in (
+        [first.note.id],
+        [second.note.id],
+    )
+    for bad in (0.5, 0.99, True, "0.8"):
+        with pytest.raises(InvalidArgument, match="threshold"):
+            memory.notes.find_duplicates(note_id=first.note.id, threshold=bad)  # type: ignore[arg-type]
+    with pytest.raises(InvalidArgument, match="exactly one"):
+        memory.notes.find_duplicates()
+    with pytest.raises(InvalidArgument, match="exactly one"):
+        memory.notes.find_duplicates(note_id=1, text="x")
+    with pytest.raises(NotFound):
+        memory.notes.find_duplicates(note_id=999)
+
+
+BAD_SAVES = [
+    ({"title": ""}, "title is empty"),
+    ({"title": "   "}, "title is empty"),
+    ({"title": "[[]]"}, "title may not contain"),
+    ({"title": "a\nb"}, "title holds a control"),
+    ({"title": "x" * 301}, "title has"),
+    ({"layer": "later"}, "layer must be one of"),
+    ({"body": "x" * (MAX_BODY_BYTES + 1)}, "body is"),
+    ({"body": "é" * (MAX_BODY_BYTES // 2 + 1)}, "body is"),
+    ({"body": "nul \x00 here"}, "body holds a control"),
+    ({"tags": ["two words"]}, r"tags\[0\]"),
+    ({"tags": ["ok", "a,b"]}, r"tags\[1\]"),
+    ({"tags": ["bell\x07"]}, r"tags\[0\]"),
+    ({"tags": "a"}, "tags must be a list"),
+    ({"folder": "a/../b"}, "folder may not contain"),
+    ({"folder": ".."}, "folder may not contain"),
+    ({"folder": "a//b"}, "folder has an empty part"),
+    ({"folder": "a\tb"}, "folder holds a control"),
+    ({"by": "robot"}, "by must be one of"),
+    ({"source_message_uuid": "u1"}, "source_message_uuid needs"),
+]
+
+
+@pytest.mark.parametrize(("change", "message"), BAD_SAVES)
+def test_bad_save_names_the_field_and_writes_nothing(
+    memory: Memory, change: dict, message: str
+) -> None:
+    args = {"title": "T", "body": "b", "layer": "past", "by": PERSON, **change}
+    with pytest.raises(InvalidArgument, match=message):
+        memory.notes.save(**args)
+    assert memory.notes.count() == 0 and memory.notes.export_all() == []
+
+
+def test_bad_ids_and_updates(memory: Memory) -> None:
+    n = memory.notes.save("T", "b", "state", by=PERSON)
+    memory.notes.save("Taken", "b", "state", by=PERSON)
+    for call in (
+        lambda: memory.notes.get(999),
+        lambda: memory.notes.update(999, by=PERSON, body="x"),
+        lambda: memory.notes.delete(999, by=PERSON),
+        lambda: memory.notes.approve(999),
+    ):
+        with pytest.raises(NotFound, match="note 999"):
+            call()
+    for bad in (0, -1, True, "1"):
+        with pytest.raises(InvalidArgument, match="note_id"):
+            memory.notes.get(bad)  # type: ignore[arg-type]
+    with pytest.raises(InvalidArgument, match="nothing to change"):
+        memory.notes.update(n.note.id, by=PERSON)
+    with pytest.raises(InvalidArgument, match="taken by note"):
+        memory.notes.update(n.note.id, by=PERSON, title="TAKEN")
+    with pytest.raises(InvalidArgument, match="taken by note"):
+        memory.notes.save("taken", "dup", "past", by=PERSON)
+    with pytest.raises(InvalidArgument, match=r"tags\[0\]"):
+        memory.notes.update(n.note.id, by=PERSON, body="new", tags=["a b"])
+    assert memory.notes.get(n.note.id).note.body == "b"  # nothing partly written
+    with pytest.raises(NotFound):
+        memory.notes.save("S", "b", "past", by=PERSON, source_session_id="nope")
+
+
+def test_source_session_and_message(with_messages: Memory) -> None:
+    memory = with_messages
+    saved = memory.notes.save(
+        "From chat", "b", "past", by=AGENT, source_session_id="s-ne", source_message_uuid="u-new"
+    )
+    assert saved.note.source_session_id == "s-new"
+    source = memory.notes.get(saved.note.id).source
+    assert source is not None
+    assert (source.session_id, source.message_uuid, source.message_index) == ("s-new", "u-new", 0)
+    assert source.project == lines.CWD
+
+
+@pytest.fixture
+def other_memory(tmp_path: Path, claude_dir: Path) -> Iterator[Memory]:
+    cfg = Config(data_dir=tmp_path / "other", claude_dir=claude_dir, log_dir=tmp_path / "logs")
+    with Memory(cfg) as memory:
+        yield memory
+
+
+def test_export_import_round_trip(memory: Memory, other_memory: Memory) -> None:
+    a = memory.notes.save("A", "links [[B]] and [[Nowhere]]", "past", by=AGENT, tags=["x"])
+    memory.notes.save("B", "b", "rule", by=AGENT)
+    memory.notes.save("C", "c", "rule", by=PERSON, folder="f/g")
+    memory.notes.delete(memory.notes.save("D", "d", "state", by=PERSON).note.id, by=PERSON)
+    exported = memory.notes.export_all()
+    report = other_memory.notes.import_notes(list(reversed(exported)))
+    assert (report.added, report.overwritten, report.skipped) == (3, 0, 0)
+    assert other_memory.notes.export_all() == exported
+    got = other_memory.notes.get(a.note.id)
+    assert [(lk.target, lk.note_id is not None) for lk in got.links] == [
+        ("B", True),
+        ("Nowhere", False),
+    ]
+    assert other_memory.notes.search("links").results[0].note.id == a.note.id
+    new = other_memory.notes.save("E", "e", "state", by=PERSON)
+    assert new.note.id > max(n.id for n in exported)  # ids never reused
+
+
+def test_import_all_or_nothing_and_conflicts(memory: Memory) -> None:
+    stored = memory.notes.save("Kept", "original", "state", by=PERSON).note
+    t = ago(1)
+    good = Note(50, "New", "n", "state", "", [], t, t, PERSON)
+    bads = [
+        dataclasses.replace(good, id=51, title=""),
+        dataclasses.replace(good, id=51, layer="rule"),  # a rule needs a status
+        dataclasses.replace(good, id=51, created="last week"),
+        dataclasses.replace(good, id=51, author="bot"),
+        dataclasses.replace(good, id=50, title="Other"),  # the same id twice
+    ]
+    for bad in bads:
+        with pytest.raises(InvalidArgument) as exc:
+            memory.notes.import_notes([good, bad])
+        assert exc.value.item == 1 and str(exc.value).startswith("notes[1]: ")  # type: ignore[attr-defined]
+    assert [n.id for n in memory.notes.export_all()] == [stored.id]
+    clash = dataclasses.replace(good, id=stored.id, title="Kept", body="imported")
+    with pytest.raises(InvalidArgument, match="conflicts") as exc:
+        memory.notes.import_notes([good, clash])
+    assert exc.value.item == 1  # type: ignore[attr-defined]
+    assert [n.id for n in memory.notes.export_all()] == [stored.id]
+    report = memory.notes.import_notes([good, clash], on_conflict="skip")
+    assert (report.added, report.skipped) == (1, 1)
+    assert memory.notes.get(stored.id).note.body == "original"
+    renamed = dataclasses.replace(clash, id=77, title="kept", body="imported")
+    report = memory.notes.import_notes([renamed], on_conflict="overwrite")
+    assert report.overwritten == 1
+    assert memory.notes.get(77).note.body == "imported"
+    with pytest.raises(NotFound):
+        memory.notes.get(stored.id)
+    with pytest.raises(InvalidArgument, match="on_conflict"):
+        memory.notes.import_notes([], on_conflict="merge")  # type: ignore[arg-type]
+
+
+def test_reindex_and_doctor_cover_notes(memory: Memory, cfg: Config) -> None:
+    for i in range(20):
+        memory.notes.save(f"Note {i}", f"body about topic {i} and zebras", "state", by=PERSON)
+    assert memory.upkeep.doctor().ok
+    index = memory._note_index()
+    index.fts.write([], delete_ids=[1, 2])
+    index.vectors.remove([3])
+    report = memory.upkeep.doctor()
+    assert not report.ok
+    assert report.differences["notes full text"] == ({1, 2}, set())
+    assert report.differences["notes vectors"][0] == {3}
+    assert memory.upkeep.doctor(repair=True).ok
+    assert memory.upkeep.reindex()
+    assert memory.upkeep.doctor().ok
+    assert len(memory.notes.search("zebras", mode="fts", limit=50).results) == 20
+
+
+def test_deleted_note_leaves_indexes_and_new_process_catches_up(
+    memory: Memory, cfg: Config
+) -> None:
+    n = memory.notes.save("Walrus", "walrus facts", "state", by=PERSON)
+    memory.notes.delete(n.note.id, by=PERSON)
+    assert memory.notes.search("walrus").results == []
+    memory.notes.save("Otter", "otter facts", "state", by=PERSON)
+    with Memory(cfg) as again:
+        assert [h.note.title for h in again.notes.search("otter").results] == ["Otter"]
+        assert again.upkeep.doctor().ok
+
+
+def test_house_rules_import_nothing_heavy() -> None:
+    probe = (
+        "import sys; from memtui.engine import house_rules, Note, PastImmutable; "
+        "print([m for m in ('numpy', 'tantivy', 'hnswlib', 'model2vec', "
+        "'memtui.engine.memory', 'memtui.store.indexes') if m in sys.modules])"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
