@@ -45,10 +45,26 @@ def rules(app: MemtuiApp) -> None:
     app.push_screen(RulesScreen())
 
 
+NOTE_SCREEN = "memtui-note"
+
+
 def open_note(app: MemtuiApp, note_id: int) -> None:
+    """The note in the app's one note screen: on top already, it follows there (escape goes
+    back); elsewhere it is pushed. Only when it waits lower in the stack (a search opened
+    from a note, say) does a second one open."""
     from memtui.tui.notes.view import NoteScreen
 
-    app.push_screen(NoteScreen(note_id))
+    if not app.is_screen_installed(NOTE_SCREEN):
+        app.install_screen(NoteScreen(), NOTE_SCREEN)
+    screen = app.get_screen(NOTE_SCREEN)
+    assert isinstance(screen, NoteScreen)
+    if app.screen is screen:
+        screen.go(note_id)
+    elif screen in app.screen_stack:
+        app.push_screen(NoteScreen(note_id))
+    else:
+        screen.start(note_id)
+        app.push_screen(screen)
 
 
 def search_notes(app: MemtuiApp) -> None:
@@ -103,9 +119,8 @@ def _delete(app: MemtuiApp, note: Note, then: Callable[[], None] | None) -> None
 
 def replace_with_view(app: MemtuiApp, note_id: int) -> None:
     """The editor on top gives way to the view of a note."""
-    from memtui.tui.notes.view import NoteScreen
-
-    app.switch_screen(NoteScreen(note_id))
+    app.pop_screen()
+    open_note(app, note_id)
 
 
 def merge(app: MemtuiApp, note: Note, into: int) -> None:

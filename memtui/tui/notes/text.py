@@ -13,6 +13,7 @@ from typing import ClassVar
 
 from rich.console import RenderableType
 from rich.segment import Segment
+from rich.style import Style
 from textual.binding import Binding, BindingType
 from textual.geometry import Region, Size
 from textual.message import Message
@@ -75,6 +76,7 @@ class NoteText(ScrollView, can_focus=True):
         self._rows: dict[int, int] = {}  # target: the first row it is drawn on
         self._width = -1
         self._missing: frozenset[int] = frozenset()
+        self._looks: tuple[Style, Style] | None = None
 
     def show(self, parts: Sequence[RenderableType], targets: list[Target]) -> None:
         """New content: `parts` mark each target's text with the style link `memtui:N`."""
@@ -109,7 +111,17 @@ class NoteText(ScrollView, can_focus=True):
 
     def notify_style_update(self) -> None:
         super().notify_style_update()
+        self._looks = None
         self.refresh()
+
+    def looks(self) -> tuple[Style, Style]:
+        """The link and cursor styles, resolved once per theme (not once per line)."""
+        if self._looks is None:
+            self._looks = (
+                self.get_component_rich_style("note-text--link", partial=True),
+                self.get_component_rich_style("note-text--cursor", partial=True),
+            )
+        return self._looks
 
     def render_line(self, y: int) -> Strip:
         self._layout()
@@ -118,8 +130,7 @@ class NoteText(ScrollView, can_focus=True):
         base = self.rich_style
         if row >= len(self._lines):
             return Strip.blank(width, base)
-        link = self.get_component_rich_style("note-text--link", partial=True)
-        cursor = self.get_component_rich_style("note-text--cursor", partial=True)
+        link, cursor = self.looks()
         segments = restyle(self._lines[row], self.current, link, cursor, self._missing)
         return Strip(segments).crop_extend(0, width, base).apply_style(base)
 

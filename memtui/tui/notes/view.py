@@ -34,54 +34,78 @@ class NoteScreen(Screen[None]):
         Binding("n", "new", "New note", show=False, id="note.new"),
     ]
 
-    def __init__(self, note_id: int) -> None:
+    def __init__(self, note_id: int | None = None) -> None:
         super().__init__()
-        self.note_id = note_id
+        self.history: list[int] = [] if note_id is None else [note_id]
         self.detail: NoteDetail | None = None
         self.flashbacks: Flashbacks | None = None
+
+    @property
+    def note_id(self) -> int:
+        return self.history[-1]
+
+    def start(self, note_id: int) -> None:
+        """Show `note_id` afresh (the app keeps one note screen and pushes it again: a push
+        of a screen already built costs a fraction of building one)."""
+        self.history = [note_id]
+        self._clear()
+
+    def go(self, note_id: int) -> None:
+        """Follow a link: `note_id` here, the note before it one escape away."""
+        self.history.append(note_id)
+        self._clear()
+        self.load()
+
+    def _clear(self) -> None:
+        self.detail = self.flashbacks = None
+        if self.is_mounted:
+            self.query_one(NoteText).show([], [])
 
     def compose(self) -> ComposeResult:
         yield StatusLine()
         yield NoteText(id="note-text")
         yield Keys()
 
-    def on_mount(self) -> None:
-        self.load()
-
     def on_screen_resume(self) -> None:
-        if self.detail is not None:  # back from an edit or another note: it may have changed
+        """Pushed, or back from an edit or another screen: the note may have changed."""
+        if self.history:
             self.load()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Approve shows on a rule waiting for it. Edit and delete stay shown while a note
+        loads (they wait for it): a footer whose keys change is rebuilt, and that was most
+        of what opening a note cost."""
         if action == "approve":
             note = self.detail.note if self.detail else None
             return note is not None and note.status == "provisional"
-        if action in ("edit", "delete"):
-            return self.detail is not None
         return True
 
     @work(thread=True, exclusive=True, group="note", exit_on_error=False)
     def load(self) -> None:
-        detail = self.app.ask(lambda: self.app.memory.notes.get(self.note_id))
-        if detail is None:
-            return
-        self.app.call_from_thread(self.show, detail)
+        note_id = self.note_id
+        detail = self.app.ask(lambda: self.app.memory.notes.get(note_id))
+        if detail is not None:
+            self.app.call_from_thread(self.show, detail)
 
     @work(thread=True, exclusive=True, group="flashbacks", exit_on_error=False)
-    def load_flashbacks(self) -> None:
+    def load_flashbacks(self, note_id: int) -> None:
         """Flashbacks need the vectors and the model: the note is on screen before them."""
-        found = self.app.ask(lambda: self.app.memory.notes.flashbacks(self.note_id))
+        found = self.app.ask(lambda: self.app.memory.notes.flashbacks(note_id))
         if found is not None:
-            self.app.call_from_thread(self.show_flashbacks, found)
+            self.app.call_from_thread(self.show_flashbacks, note_id, found)
 
     def show(self, detail: NoteDetail) -> None:
+        if not self.history or detail.note.id != self.note_id:
+            return  # another note was asked for since
         self.detail = detail
         self.sub_title = detail.note.title
         self._draw()
         self.refresh_bindings()
-        self.call_after_refresh(self.load_flashbacks)  # once the note is on screen
+        self.call_after_refresh(self.load_flashbacks, detail.note.id)  # once it is on screen
 
-    def show_flashbacks(self, found: Flashbacks) -> None:
+    def show_flashbacks(self, note_id: int, found: Flashbacks) -> None:
+        if self.detail is None or self.detail.note.id != note_id:
+            return
         self.flashbacks = found
         self._draw(keep=True)
 
@@ -101,7 +125,12 @@ class NoteScreen(Screen[None]):
         flows.open_target(self.app, event.target)
 
     def action_back(self) -> None:
-        self.dismiss()
+        if len(self.history) > 1:
+            self.history.pop()
+            self._clear()
+            self.load()
+        else:
+            self.dismiss()
 
     def action_edit(self) -> None:
         if self.detail is not None:
@@ -112,7 +141,12 @@ class NoteScreen(Screen[None]):
             flows.delete(self.app, self.detail.note, then=self._deleted)
 
     def _deleted(self) -> None:
-        self.dismiss()
+        self.history = [n for n in self.history if n != self.note_id]
+        if self.history:
+            self._clear()
+            self.load()
+        else:
+            self.dismiss()
 
     def action_approve(self) -> None:
         if self.detail is not None:
