@@ -526,13 +526,13 @@ def preview_of(screen: SearchScreen) -> str:
 async def test_every_notes_key_has_an_id_and_a_palette_entry(noted: Memory) -> None:
     ids = binding_ids()
     assert {
-        "notes.new",
-        "notes.edit",
-        "notes.delete",
+        "note.new",
+        "note.edit",
+        "note.delete",
         "note.next_link",
         "editor.save",
-        "rules.approve",
-        "rules.reject",
+        "rule.approve",
+        "rule.reject",
         "session.save_note",
         "search.scope",
     } <= ids
@@ -547,7 +547,7 @@ async def test_every_notes_key_has_an_id_and_a_palette_entry(noted: Memory) -> N
 
 async def test_a_keymap_remaps_a_notes_key(noted: Memory, config_home: Path) -> None:
     config_home.mkdir(parents=True)
-    (config_home / "keymap.toml").write_text('"notes.new" = "plus"\n')
+    (config_home / "keymap.toml").write_text('"note.new" = "plus"\n')
     app = MemtuiApp(noted, upkeep=False)
     async with app.run_test(size=SIZE) as pilot:
         await notes_screen(pilot)

@@ -119,17 +119,17 @@ def counted(name: str, count: int, style: str = "") -> Text:
 
 class FilterList(OptionList):
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("j", "cursor_down", "Down", show=False, id="note_filters.down"),
-        Binding("k", "cursor_up", "Up", show=False, id="note_filters.up"),
+        Binding("j", "cursor_down", "Down", show=False, id="go.down"),
+        Binding("k", "cursor_up", "Up", show=False, id="go.up"),
     ]
 
 
 class NoteTable(DataTable[str | Text]):
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("j", "cursor_down", "Down", show=False, id="note_table.down"),
-        Binding("k", "cursor_up", "Up", show=False, id="note_table.up"),
-        Binding("g", "scroll_top", "Top", show=False, id="note_table.top"),
-        Binding("G", "scroll_bottom", "Bottom", show=False, id="note_table.bottom"),
+        Binding("j", "cursor_down", "Down", show=False, id="go.down"),
+        Binding("k", "cursor_up", "Up", show=False, id="go.up"),
+        Binding("g", "scroll_top", "Top", show=False, id="go.top"),
+        Binding("G", "scroll_bottom", "Bottom", show=False, id="go.bottom"),
     ]
 
 
@@ -146,10 +146,10 @@ class NotesScreen(Screen[None]):
     NotesScreen.-empty #note-table { display: none; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "back", "Back", id="notes.back"),
-        Binding("n", "new", "New", id="notes.new"),
-        Binding("e", "edit", "Edit", id="notes.edit"),
-        Binding("d", "delete", "Delete", id="notes.delete"),
+        Binding("escape", "back", "Back", id="screen.back"),
+        Binding("n", "new", "New", id="note.new"),
+        Binding("e", "edit", "Edit", id="note.edit"),
+        Binding("d", "delete", "Delete", id="note.delete"),
         Binding("R", "rules", "Rules", id="notes.rules"),
         Binding("slash", "search", "Search notes", id="notes.search"),
         Binding("left", "focus_filters", "Filters", show=False, id="notes.filters"),

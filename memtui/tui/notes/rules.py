@@ -33,10 +33,10 @@ class RulesScreen(Screen[None]):
     RulesScreen.-empty #rule-table, RulesScreen.-empty #rule-preview { display: none; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "back", "Back", id="rules.back"),
-        Binding("a", "approve", "Approve", id="rules.approve"),
-        Binding("e", "edit", "Edit", id="rules.edit"),
-        Binding("x", "reject", "Reject", id="rules.reject"),
+        Binding("escape", "back", "Back", id="screen.back"),
+        Binding("a", "approve", "Approve", id="rule.approve"),
+        Binding("e", "edit", "Edit", id="note.edit"),
+        Binding("x", "reject", "Reject", id="rule.reject"),
     ]
 
     def __init__(self) -> None:

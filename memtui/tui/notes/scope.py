@@ -48,9 +48,9 @@ def preview(hit: NoteHit, body: str, code_theme: str) -> Markdown:
 
 class NoteHitList(ScrollView, can_focus=True):
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("down,j", "move(1)", "Down", show=False, id="note_hits.down"),
-        Binding("up,k", "move(-1)", "Up", show=False, id="note_hits.up"),
-        Binding("enter", "open", "Open", id="note_hits.open"),
+        Binding("down,j", "move(1)", "Down", show=False, id="go.down"),
+        Binding("up,k", "move(-1)", "Up", show=False, id="go.up"),
+        Binding("enter", "open", "Open", id="list.open"),
     ]
     COMPONENT_CLASSES: ClassVar[set[str]] = {"note-hits--cursor", "note-hits--mark"}
     DEFAULT_CSS = """

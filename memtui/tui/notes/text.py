@@ -46,10 +46,10 @@ class NoteText(ScrollView, can_focus=True):
         Binding("tab", "move(1)", "Next link", id="note.next_link"),
         Binding("shift+tab", "move(-1)", "Prev link", show=False, id="note.previous_link"),
         Binding("enter", "open", "Open", id="note.open_link"),
-        Binding("j", "scroll_down", "Down", show=False, id="note.down"),
-        Binding("k", "scroll_up", "Up", show=False, id="note.up"),
-        Binding("g", "scroll_home", "Top", show=False, id="note.top"),
-        Binding("G", "scroll_end", "Bottom", show=False, id="note.bottom"),
+        Binding("j", "scroll_down", "Down", show=False, id="go.down"),
+        Binding("k", "scroll_up", "Up", show=False, id="go.up"),
+        Binding("g", "scroll_home", "Top", show=False, id="go.top"),
+        Binding("G", "scroll_end", "Bottom", show=False, id="go.bottom"),
     ]
     COMPONENT_CLASSES: ClassVar[set[str]] = {"note-text--link", "note-text--cursor"}
     DEFAULT_CSS = """

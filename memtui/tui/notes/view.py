@@ -27,10 +27,10 @@ from memtui.tui.status import Keys, StatusLine
 class NoteScreen(Screen[None]):
     AUTO_FOCUS = "#note-text"
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "back", "Back", id="note.back"),
+        Binding("escape", "back", "Back", id="screen.back"),
         Binding("e", "edit", "Edit", id="note.edit"),
         Binding("d", "delete", "Delete", id="note.delete"),
-        Binding("a", "approve", "Approve", id="note.approve"),
+        Binding("a", "approve", "Approve", id="rule.approve"),
         Binding("n", "new", "New note", show=False, id="note.new"),
     ]
 
