@@ -12,7 +12,7 @@ from textual.widgets import Input, OptionList, Select, Static, TextArea
 
 from memtui.engine import Memory, NotFound
 from memtui.tui.app import MemtuiApp, binding_ids
-from memtui.tui.browse import BrowseScreen, SessionTable
+from memtui.tui.browse import BrowseScreen
 from memtui.tui.notes.dialogs import Confirm, SimilarNotes
 from memtui.tui.notes.editor import NoteEditor
 from memtui.tui.notes.listing import FilterList, NotesArea, NotesScreen, NoteTable
@@ -448,11 +448,9 @@ async def test_a_provisional_rule_is_approved_from_its_view(noted: Memory) -> No
 async def test_save_a_message_of_a_session_as_a_past_note(archived: Memory) -> None:
     app = MemtuiApp(archived, upkeep=False)
     async with app.run_test(size=SIZE) as pilot:
-        browse = app.screen
-        assert isinstance(browse, BrowseScreen)
-        await until(pilot, lambda: bool(browse.sessions))
-        browse.query_one(SessionTable).focus()
-        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, BrowseScreen))
+        busiest = max(archived.history.list_sessions(), key=lambda i: i.message_count)
+        app.push_screen(SessionScreen(busiest.session_id))
         await until(pilot, lambda: isinstance(app.screen, SessionScreen))
         session = app.screen
         await until(pilot, lambda: len(session.query(MessageBlock)) > 3)

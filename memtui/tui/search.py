@@ -174,6 +174,8 @@ class SearchScreen(Screen[None]):
             self.app.call_from_thread(self.show_results, query, response)
 
     def _failed(self, exc: MemtuiError) -> None:
+        self.last_notes = None
+        self.query_one(NoteHitList).show([])
         self.query_one("#search-summary", Static).update(Text(exc.line(), style="bold"))
 
     def show_results(self, query: Query, response: SearchResponse) -> None:
@@ -186,7 +188,7 @@ class SearchScreen(Screen[None]):
         self._summary()
 
     def _summary(self) -> None:
-        shown = note_scope.summary(self.scope, self.last, self.last_notes)
+        shown = note_scope.summary(self.scope, self.last, self.last_notes, MODE_LABEL)
         self.query_one("#search-summary", Static).update(shown)
 
     @work(thread=True, exclusive=True, group="note-search", exit_on_error=False)

@@ -1,4 +1,5 @@
-"""The notes' classes that declare bindings: each binding id is one a keymap may name."""
+"""What the notes put on screen together, for the keymap: each binding id here is one a
+keymap may name, and a key may do one thing within each scope."""
 
 from __future__ import annotations
 
@@ -9,16 +10,15 @@ from memtui.tui.notes.rules import RulesScreen
 from memtui.tui.notes.scope import NoteHitList
 from memtui.tui.notes.text import NoteText
 from memtui.tui.notes.view import NoteScreen
+from memtui.tui.search import SearchScreen
 
-BINDING_OWNERS = (
-    NotesScreen,
-    FilterList,
-    NoteTable,
-    NoteScreen,
-    NoteText,
-    NoteEditor,
-    RulesScreen,
-    NoteHitList,
-    Confirm,
-    SimilarNotes,
+SCOPES: tuple[tuple[type[object], ...], ...] = (
+    (NotesScreen, FilterList),
+    (NotesScreen, NoteTable),
+    (NoteScreen, NoteText),
+    (NoteEditor,),
+    (RulesScreen, NoteTable),
+    (SearchScreen, NoteHitList),
+    (Confirm,),
+    (SimilarNotes,),
 )

@@ -24,7 +24,12 @@ SCOPES: tuple[Scope, ...] = get_args(Scope)
 ROWS = 3  # a hit: title, layer, folder and when; then two lines of its snippet
 
 
-def summary(scope: str, messages: SearchResponse | None, notes: NoteSearchResponse | None) -> Text:
+def summary(
+    scope: str,
+    messages: SearchResponse | None,
+    notes: NoteSearchResponse | None,
+    mode_label: dict[str, str],
+) -> Text:
     """What the search found, in the scope asked for."""
     parts = []
     if scope != "notes" and messages is not None:
@@ -34,7 +39,7 @@ def summary(scope: str, messages: SearchResponse | None, notes: NoteSearchRespon
     mode = (messages if scope != "notes" else notes) or notes or messages
     text = Text(" · ".join(parts) + " found" if parts else "searching…")
     if mode is not None:
-        text.append(f" · {mode.mode}")
+        text.append(f" · {mode_label.get(mode.mode, mode.mode)}")
     if scope != "notes" and messages is not None and messages.note:
         text.append(f" · {messages.note}", style="italic")
     return text
