@@ -349,7 +349,7 @@ class NotesArea(Vertical):
     for approval; Enter opens them."""
 
     DEFAULT_CSS = """
-    NotesArea { height: auto; border-top: hkey $panel-lighten-2; }
+    NotesArea { height: auto; padding-top: 1; }
     NotesArea OptionList { height: auto; border: none; background: $surface; }
     """
 
