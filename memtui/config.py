@@ -49,6 +49,10 @@ class Config:
         return Path(platformdirs.user_config_dir(APP))
 
 
+def log_dir() -> Path:
+    return Path(platformdirs.user_log_dir(APP))
+
+
 def claude_projects_dir() -> Path:
     if explicit := os.environ.get("MEMTUI_CLAUDE_DIR"):
         return Path(explicit).expanduser()
@@ -83,7 +87,7 @@ def load() -> Config:
     return Config(
         data_dir=data_dir.expanduser(),
         claude_dir=claude_projects_dir(),
-        log_dir=Path(platformdirs.user_log_dir(APP)),
+        log_dir=log_dir(),
         model=os.environ.get("MEMTUI_MODEL") or None,
         inject_rules=_env("MEMTUI_INJECT_RULES", _flag, True),
         rules_max_chars=_env("MEMTUI_RULES_MAX_CHARS", int, 8000),

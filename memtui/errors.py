@@ -47,6 +47,12 @@ class Ambiguous(MemtuiError):
         self.candidates = candidates
 
 
+class NotConfirmed(MemtuiError):
+    """A destructive call (forget, mint_inference) without `confirmed` the boolean true."""
+
+    code = "NOT_CONFIRMED"
+
+
 class Busy(MemtuiError):
     """Another process holds the lock this needs (an index run, a rebuild)."""
 

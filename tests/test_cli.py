@@ -109,7 +109,8 @@ def test_search_readable_output_and_concepts(indexed: Config) -> None:
 def test_reindex_and_doctor(indexed: Config) -> None:
     assert memtui(indexed, "reindex").returncode == 0
     doctor = memtui(indexed, "doctor")
-    assert doctor.returncode == 0 and doctor.stdout.count(" ok") == 3
+    assert doctor.returncode == 0 and doctor.stdout.count(" ok") == 5  # store, 2 + 2 indexes
+    assert "notes full text" in doctor.stdout and "notes vectors" in doctor.stdout
     stats = json.loads(memtui(indexed, "stats", "--json").stdout)
     # Short answers ("answer number 1") are left out of the vectors: see store/indexes.py.
     assert stats["index"]["fts_docs"] == 6 and stats["index"]["vectors"] == 3

@@ -105,6 +105,10 @@ def test_provisional_rule_approved_then_in_house_rules(memory: Memory, cfg: Conf
     rule = memory.notes.save("Small commits", "Commit small, say why.", "rule", by=AGENT)
     assert house_rules(cfg).text == ""
     assert [r.id for r in memory.notes.rules()] == [rule.note.id]
+    assert [r.id for r in memory.notes.rules("provisional")] == [rule.note.id]
+    assert memory.notes.rules("approved") == []
+    with pytest.raises(InvalidArgument, match="status"):
+        memory.notes.rules("maybe")  # type: ignore[arg-type]
     approved = memory.notes.approve(rule.note.id)
     assert approved.status == "approved"
     rules = house_rules(cfg)
@@ -129,6 +133,8 @@ def test_house_rules_cut_at_a_note_boundary_and_logged(
     assert rules.included == ids[: len(rules.included)] and rules.included
     assert rules.dropped == ids[len(rules.included) :] and rules.dropped
     assert "Rule 4" in caplog.text and "Rule 4" not in rules.text
+    assert house_rules(cfg, max_chars=500) == rules
+    assert house_rules(cfg, max_chars=10) == type(rules)("", [], ids)
 
 
 def test_house_rules_read_sqlite_only(tmp_path: Path, cfg: Config) -> None:
@@ -492,3 +498,17 @@ def test_house_rules_import_nothing_heavy() -> None:
     )
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_deleted_note_indexes_are_rebuilt_by_the_next_process(cfg: Config) -> None:
+    with Memory(cfg) as memory:
+        ids = [
+            memory.notes.save(f"Heron {i}", "heron wading", "past", by=PERSON).note.id
+            for i in range(5)
+        ]
+    shutil.rmtree(cfg.index_dir / "notes")
+    with Memory(cfg) as memory:
+        found = memory.notes.search("heron", mode="fts", limit=10).results
+        assert sorted(h.note.id for h in found) == ids
+        assert len(memory.notes.search("heron wading", mode="vector").results) == 5
+        assert memory.upkeep.doctor().ok

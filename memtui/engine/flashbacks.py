@@ -23,7 +23,7 @@ SESSION_POOL = 100  # nearest messages looked at for session flashbacks, before 
 NOTE_POOL = 200  # nearest notes looked at for similar notes and note flashbacks
 
 
-def ref(row: store.NoteRow) -> NoteRef:
+def ref(row: store.NoteRow | store.RefRow) -> NoteRef:
     return NoteRef(row.id, row.title, row.layer, row.folder, row.updated)
 
 
@@ -52,7 +52,7 @@ def find(
     before = datetime.fromisoformat(anchor.created) - timedelta(days=config.flashback_days)
     cutoff = before.isoformat(timespec="microseconds")
     close = [(nid, d) for nid, d in near if d <= config.flashback_dist and nid != anchor.id]
-    rows = store.many(conn, [nid for nid, _ in close])
+    rows = store.refs(conn, [nid for nid, _ in close])
     notes = [
         NoteFlashback(ref(r), _age(anchor.created, r.created), round(d, 4))
         for nid, d in close

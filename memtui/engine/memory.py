@@ -5,7 +5,10 @@ locks, and hands out small domain services that hold the operations:
 
 - `memory.history`: projects, sessions, messages, search (reads only);
 - `memory.upkeep`: ingest, follow, reindex, doctor, stats (the writer's side);
-- `memory.notes`: notes, their links, rules and flashbacks (reads and writes; see notes.py).
+- `memory.notes`: notes, their links, rules and flashbacks (reads and writes; see notes.py);
+- `memory.signals`, `memory.inferences`: patterns found, and the person's conclusions;
+- `memory.context`, `memory.trace`: context for a session, a draft checked against the record;
+- `memory.transfer`: export and import of the notes (JSONL, a Markdown folder; transfer.py).
 
 Threading contract:
 - Every history call, and `upkeep.stats`, may run on any thread, any number at once: each
@@ -24,9 +27,14 @@ from __future__ import annotations
 import threading
 
 from memtui.config import Config, private_dir
+from memtui.engine.context import Contexts
 from memtui.engine.history import History
+from memtui.engine.inferences import Inferences
 from memtui.engine.notes import Notes
 from memtui.engine.search import Searcher
+from memtui.engine.signals import Signals
+from memtui.engine.trace import Tracer
+from memtui.engine.transfer import Transfer
 from memtui.engine.upkeep import Upkeep
 from memtui.errors import MemtuiError
 from memtui.store.archive import Archive
@@ -53,6 +61,11 @@ class Memory:
             config, self._archive, self._index, self._readers.get, self._note_index
         )
         self.notes = Notes(config, self._readers.get, self._note_index, self._index)
+        self.signals = Signals(config, self._readers.get, self._note_index)
+        self.inferences = Inferences(config, self._readers.get)
+        self.context = Contexts(config, self._readers.get, self._related)
+        self.trace = Tracer(self._readers.get, self._note_hits, self._message_hits)
+        self.transfer = Transfer(self.notes, self.inferences)
 
     def _index(self) -> Indexes:
         """The indexes, opened on first use: a process that only lists sessions never loads
@@ -84,6 +97,22 @@ class Memory:
                 self._searcher = Searcher(self._readers.get, indexes)
             return self._searcher
 
+    def _note_hits(self, text: str) -> list[int]:
+        found = self.notes.search(text, limit=5, flashbacks=False)
+        return [hit.note.id for hit in found.results]
+
+    def _message_hits(self, text: str) -> list[str]:
+        return [hit.uuid for hit in self.history.search(text, "hybrid", limit=5).results]
+
+    def _related(self, query: str, cwd: str | None) -> list[str]:
+        """The notes and past messages nearest `query`, a line each, for the context."""
+        notes = self.notes.search(query, limit=3, flashbacks=False).results
+        lines = [f"- note #{h.note.id} {h.note.title}: {h.snippet}" for h in notes]
+        for hit in self.history.search(query, "hybrid", cwd=cwd, limit=3).results:
+            when = (hit.timestamp or "")[:10]
+            lines.append(f"- {when} {hit.session_title or hit.session_id[:8]}: {hit.snippet}")
+        return lines
+
     def warm(self) -> None:
         """Open the indexes and load the embedding model now, so that a person's first
         search does not wait for them. A front end calls it in the background; a failure
@@ -95,6 +124,8 @@ class Memory:
 
     def close(self) -> None:
         self.notes.close()
+        self.signals.close()
+        self.inferences.close()
         if self._note_indexes is not None:
             self._note_indexes.close()
         if self._indexes is not None:

@@ -44,6 +44,7 @@ from memtui.engine.notes_types import (
     NoteSource,
     OnConflict,
     PastImmutable,
+    RuleStatus,
     RuleUserOnly,
     SaveResult,
     SimilarNote,
@@ -77,23 +78,6 @@ def _note(r: store.NoteRow) -> Note:
         r.status,
         r.source_session,
         r.source_uuid,
-    )
-
-
-def _row(n: Note) -> store.NoteRow:
-    return store.NoteRow(
-        n.id,
-        n.title,
-        n.body,
-        n.layer,
-        n.folder,
-        list(n.tags),
-        n.created,
-        n.updated,
-        n.author,
-        n.status,
-        n.source_session_id,
-        n.source_message_uuid,
     )
 
 
@@ -215,9 +199,9 @@ class Notes:
             if vec is None:  # deleted by another process already
                 vec = index.encode([vector_text(row.title, row.body)])[0]
             near = index.nearest(vec, NOTE_POOL)
-            similar = self._similar(near, row.id, 1.0 - self.config.similar_dist)
+            similar = self._similar(near, row.id, 1.0 - self.config.similar_dist, SIMILAR_MAX)
             fb = find_flashbacks(self.config, self._conn(), near, self._messages, row, vec, project)
-        return SaveResult(_note(row), similar[:SIMILAR_MAX], fb)
+        return SaveResult(_note(row), similar, fb)
 
     def _title_free(self, conn: sqlite3.Connection, title: str, note_id: int | None) -> None:
         other = store.id_by_title(conn, title)
@@ -450,13 +434,19 @@ class Notes:
         with db.translated(self._db_path):
             return store.titles(self._conn(), prefix.strip(), limit)
 
-    def rules(self) -> list[Note]:
-        """Every rule: provisional ones (awaiting the person) first, newest first within."""
+    def rules(self, status: RuleStatus | None = None) -> list[Note]:
+        """Rules: provisional ones (awaiting the person) first, newest first within; with
+        `status`, only those, newest first."""
+        if status is not None and status not in RULE_STATUSES:
+            raise InvalidArgument(
+                f"status must be one of {', '.join(RULE_STATUSES)}, not {status!r}"
+            )
         with db.translated(self._db_path):
-            return [_note(r) for r in store.rules(self._conn())]
+            rows = store.rules(self._conn(), status)
+        return [_note(r) for r in (rows if status is None else reversed(rows))]
 
-    def house_rules(self) -> HouseRules:
-        return read_house_rules(self.config)
+    def house_rules(self, max_chars: int | None = None) -> HouseRules:
+        return read_house_rules(self.config, max_chars)
 
     # -- search ------------------------------------------------------------------------------
 
@@ -498,7 +488,7 @@ class Notes:
             vec = None
             if mode != "vector":
                 weight = index.fts.weight(query) or 1.0
-                hits = index.fts.search(query, None, validate.REACH)
+                hits = index.fts.search(query, None, depth if allowed is None else validate.REACH)
                 fts_ranked = [
                     (nid, score / weight)
                     for nid, score in hits
@@ -569,13 +559,14 @@ class Notes:
                 vec = index.encode([note_fields.body(text, "text")])[0]
             if vec is None:
                 return []
-            return self._similar(index.nearest(vec, limit + 1), note_id, float(threshold))[:limit]
+            near = index.nearest(vec, limit + 1)
+            return self._similar(near, note_id, float(threshold), limit)
 
     def _similar(
-        self, near: list[tuple[int, float]], exclude: int | None, least: float
+        self, near: list[tuple[int, float]], exclude: int | None, least: float, keep: int
     ) -> list[SimilarNote]:
-        near = [(n, d) for n, d in near if n != exclude and 1.0 - d >= least]
-        rows = store.many(self._conn(), [n for n, _ in near])
+        near = [(n, d) for n, d in near if n != exclude and 1.0 - d >= least][:keep]
+        rows = store.refs(self._conn(), [n for n, _ in near])
         return [SimilarNote(ref(rows[n]), round(d, 4)) for n, d in near if n in rows]
 
     def flashbacks(self, note_id: int, project: str | None = None) -> Flashbacks:

@@ -7,6 +7,7 @@ answer `initialize` with them before it loads anything else.
 from __future__ import annotations
 
 import logging
+import sqlite3
 
 from memtui.config import Config
 from memtui.engine.notes_types import HouseRules
@@ -18,32 +19,40 @@ log = logging.getLogger(__name__)
 HEADING = "## House rules\n"
 
 
-def house_rules(config: Config) -> HouseRules:
-    """The approved rules, oldest first, within `config.rules_max_chars`: cut at a note
-    boundary, the dropped ones named in the log. Empty when switched off or there are none;
-    a data dir that does not exist yet is not created."""
+def house_rules(config: Config, max_chars: int | None = None) -> HouseRules:
+    """The approved rules, oldest first, within `max_chars` (default MEMTUI_RULES_MAX_CHARS):
+    cut at a note boundary, the dropped ones named in the log. Empty when switched off or
+    there are none; a data dir that does not exist yet is not created."""
     if not config.inject_rules or not config.db_path.exists():
         return HouseRules("", [], [])
     with db.translated(config.db_path):
         conn = db.connect(config.db_path)
         try:
-            rules = store.rules(conn, "approved")
+            return read(conn, config, max_chars)
         finally:
             conn.close()
+
+
+def read(conn: sqlite3.Connection, config: Config, max_chars: int | None = None) -> HouseRules:
+    """`house_rules` on a connection the caller has open."""
+    if not config.inject_rules:
+        return HouseRules("", [], [])
+    budget = config.rules_max_chars if max_chars is None else max_chars
+    rules = store.rules(conn, "approved")
     if not rules:
         return HouseRules("", [], [])
     text, included, dropped = HEADING, [], []
     for rule in rules:
         part = f"\n### {rule.title}\n{rule.body.strip()}\n"
-        if dropped or len(text) + len(part) > config.rules_max_chars:
+        if dropped or len(text) + len(part) > budget:
             dropped.append(rule)
             continue
         text += part
         included.append(rule.id)
     if dropped:
         log.warning(
-            "house rules over MEMTUI_RULES_MAX_CHARS (%d): left out %s",
-            config.rules_max_chars,
+            "house rules over their budget of %d characters: left out %s",
+            budget,
             ", ".join(f"{r.id} {r.title!r}" for r in dropped),
         )
     if not included:

@@ -40,3 +40,17 @@ def page(limit: int, offset: int, max_limit: int = 1000, reach: int | None = Non
             f"offset + limit must be at most {reach:,}, not {offset + limit:,}",
             f"results are ranked {reach:,} deep at most",
         )
+
+
+def choice(name: str, value: object, allowed: tuple[str, ...]) -> str:
+    """One of a fixed set of words (a type, a status)."""
+    if not isinstance(value, str) or value not in allowed:
+        raise InvalidArgument(f"{name} must be one of {', '.join(allowed)}, not {value!r}")
+    return value
+
+
+def positive(name: str, value: object) -> int:
+    """An id: a whole number from 1 (a bool is not one)."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise InvalidArgument(f"{name} must be a whole number from 1, not {value!r}")
+    return value

@@ -178,9 +178,9 @@ def build_server(
     auth: AuthSettings | None = None,
 ) -> Server:
     """The server with every tool group registered; HTTP passes its token check and auth."""
-    from memtui.mcp import history
+    from memtui.mcp import history, signals
 
     server = Server(engine, token_verifier, auth)
-    for group in (history,):
+    for group in (history, signals):
         group.register(server)
     return server

@@ -130,6 +130,60 @@ MIGRATIONS: list[str] = [
     CREATE TABLE notes_gone (id INTEGER PRIMARY KEY, seq INTEGER NOT NULL);
     CREATE INDEX notes_gone_seq ON notes_gone(seq);
     """,
+    # Notes: tags listed as written without reading every note; lists by layer from an index.
+    """
+    ALTER TABLE note_tags ADD COLUMN tag TEXT NOT NULL DEFAULT '';
+    UPDATE note_tags SET tag = tag_key;
+    CREATE INDEX notes_layer ON notes(layer, status);
+    """,
+    # Signals, inferences and the errors seen in messages (store/signals.py).
+    """
+    CREATE TABLE signals (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        type TEXT NOT NULL,
+        fingerprint TEXT NOT NULL UNIQUE,      -- the type and its evidence, hashed
+        title TEXT NOT NULL,
+        detail TEXT NOT NULL,                  -- one line on why it fired
+        note_ids TEXT NOT NULL DEFAULT '[]',   -- JSON list of evidence notes
+        message_ids TEXT NOT NULL DEFAULT '[]',-- JSON list of evidence messages (row ids)
+        status TEXT NOT NULL DEFAULT 'new'
+            CHECK (status IN ('new', 'dismissed', 'snoozed', 'synthesized')),
+        snooze_until TEXT,
+        live INTEGER NOT NULL DEFAULT 1,       -- 0: the last detection run no longer saw it
+        created TEXT NOT NULL,
+        updated TEXT NOT NULL
+    );
+    CREATE INDEX signals_status ON signals(status, live);
+
+    CREATE TABLE inferences (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        title TEXT NOT NULL,
+        summary TEXT NOT NULL,
+        confidence REAL NOT NULL,
+        signal_id INTEGER,
+        created TEXT NOT NULL
+    );
+
+    CREATE TABLE inference_evidence (
+        inference_id INTEGER NOT NULL REFERENCES inferences(id),
+        kind TEXT NOT NULL CHECK (kind IN ('note', 'message')),
+        ref TEXT NOT NULL,                     -- a note id, or a message uuid
+        title TEXT NOT NULL,                   -- what it was called at mint time
+        text TEXT NOT NULL,                    -- its text at mint time (for the diff)
+        hash TEXT NOT NULL,                    -- sha256 of that text
+        PRIMARY KEY (inference_id, kind, ref)
+    ) WITHOUT ROWID;
+
+    -- Errors seen in messages, found by an incremental pass (meta.errors_seq).
+    CREATE TABLE error_sightings (
+        signature TEXT NOT NULL,
+        message_id INTEGER NOT NULL,
+        session_id TEXT NOT NULL,
+        epoch INTEGER NOT NULL,
+        PRIMARY KEY (signature, message_id)
+    ) WITHOUT ROWID;
+    CREATE INDEX error_sightings_message ON error_sightings(message_id);
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

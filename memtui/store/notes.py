@@ -170,7 +170,8 @@ def set_links(conn: sqlite3.Connection, note_id: int, links: Sequence[Link]) -> 
 def _set_tags(conn: sqlite3.Connection, note_id: int, tags: Sequence[str]) -> None:
     conn.execute("DELETE FROM note_tags WHERE note_id = ?", (note_id,))
     conn.executemany(
-        "INSERT OR IGNORE INTO note_tags VALUES (?, ?)", [(note_id, t.casefold()) for t in tags]
+        "INSERT OR IGNORE INTO note_tags (note_id, tag_key, tag) VALUES (?, ?, ?)",
+        [(note_id, t.casefold(), t) for t in tags],
     )
 
 
@@ -196,6 +197,30 @@ def many(conn: sqlite3.Connection, ids: Sequence[int]) -> dict[int, NoteRow]:
             f"SELECT {COLUMNS} FROM notes WHERE id IN ({db.marks(chunk)})", chunk
         ):
             out[r[0]] = row(r)
+    return out
+
+
+@dataclass(slots=True)
+class RefRow:
+    """What a list names a note by, without its body."""
+
+    id: int
+    title: str
+    layer: str
+    folder: str
+    updated: str
+    created: str
+
+
+def refs(conn: sqlite3.Connection, ids: Sequence[int]) -> dict[int, RefRow]:
+    out: dict[int, RefRow] = {}
+    for chunk in db.chunks(list(ids)):
+        for r in conn.execute(
+            f"""SELECT id, title, layer, folder, updated, created FROM notes
+                WHERE id IN ({db.marks(chunk)})""",
+            chunk,
+        ):
+            out[r[0]] = RefRow(*r)
     return out
 
 
@@ -284,15 +309,14 @@ def folders(conn: sqlite3.Connection) -> list[tuple[str, int]]:
 
 
 def tags(conn: sqlite3.Connection) -> list[tuple[str, int]]:
-    """Each tag as first written, with its count (tags compare case-insensitively)."""
-    counts = conn.execute(
-        "SELECT tag_key, count(*) FROM note_tags GROUP BY tag_key ORDER BY count(*) DESC, tag_key"
-    ).fetchall()
-    shown: dict[str, str] = {}
-    for (tags_json,) in conn.execute("SELECT tags FROM notes ORDER BY id"):
-        for t in json.loads(tags_json):
-            shown.setdefault(t.casefold(), t)
-    return [(shown.get(k, k), n) for k, n in counts]
+    """Each tag as the oldest note using it writes it, with its count (tags compare
+    case-insensitively), most used first."""
+    rows = conn.execute(
+        """SELECT (SELECT t2.tag FROM note_tags t2 WHERE t2.tag_key = t.tag_key
+                   ORDER BY t2.note_id LIMIT 1), count(*)
+           FROM note_tags t GROUP BY t.tag_key ORDER BY count(*) DESC, t.tag_key"""
+    )
+    return [(r[0], r[1]) for r in rows]
 
 
 def titles(conn: sqlite3.Connection, prefix: str, limit: int) -> list[str]:

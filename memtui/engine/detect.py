@@ -1,0 +1,313 @@
+"""The detectors: deterministic patterns over the notes and the conversations.
+
+memtui notices; it never concludes. Each detector returns `Found` items whose fingerprint is
+a hash of the detector and its evidence, so the same pattern found again is the same signal
+(and keeps its triage) while new evidence makes a new one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import sqlite3
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+
+import numpy as np
+
+from memtui.store import signals as store
+
+# tag_burst: a tag used at least BURST_MIN times in the last BURST_DAYS, and at least
+# BURST_FACTOR times its weekly rate over the BASE_WEEKS before (a new tag's rate is 0).
+BURST_MIN = 3
+BURST_DAYS = 7
+BURST_FACTOR = 3.0
+BASE_WEEKS = 8
+# hidden_arc: at least ARC_MIN notes whose vectors lie within ARC_DIST (cosine distance) of
+# one seed note, unlinked to each other, spanning ARC_FOLDERS folders or ARC_DAYS days. The
+# model's vectors crowd together (bench/quality_results.md): unrelated notes sit at 0.4-0.6,
+# notes on one subject in other words at 0.15-0.3, so 0.3 keeps subjects and drops mere topics.
+ARC_MIN = 3
+ARC_MAX = 8
+ARC_DIST = 0.3
+ARC_FOLDERS = 2
+ARC_DAYS = 14
+# recurring_error: the same error in ERROR_SESSIONS sessions over at least ERROR_DAYS days.
+ERROR_SESSIONS = 3
+ERROR_DAYS = 7
+ERROR_EVIDENCE = 10  # messages kept as evidence: the first sighting in each of that many sessions
+
+
+@dataclass(slots=True)
+class Found:
+    type: str
+    title: str
+    detail: str
+    notes: list[int]
+    messages: list[int]  # row ids: for showing, not for the fingerprint (they change on reindex)
+    key: str  # what besides the evidence makes it this signal
+    sessions: list[str] = field(default_factory=list)  # the sessions of message evidence
+
+    @property
+    def fingerprint(self) -> str:
+        """Of the type, the key and the evidence by ids that outlive a reindex or an export
+        and import (note ids, session ids)."""
+        evidence = json.dumps([self.type, self.key, sorted(self.notes), sorted(self.sessions)])
+        return hashlib.sha256(evidence.encode()).hexdigest()[:32]
+
+    def row(self) -> tuple[str, str, str, str, list[int], list[int]]:
+        return (self.type, self.fingerprint, self.title, self.detail, self.notes, self.messages)
+
+
+def _epoch(iso: str) -> float:
+    return datetime.fromisoformat(iso).timestamp()
+
+
+def dangling_links(conn: sqlite3.Connection) -> list[Found]:
+    rows = conn.execute(
+        """SELECT target_key, min(target), group_concat(DISTINCT source_id)
+           FROM note_links WHERE target_id IS NULL GROUP BY target_key ORDER BY target_key"""
+    )
+    out = []
+    for key, target, sources in rows:
+        ids = sorted(int(i) for i in str(sources).split(","))
+        many = f"{len(ids)} notes link" if len(ids) > 1 else "a note links"
+        out.append(
+            Found(
+                "dangling_link",
+                f"[[{target}]] has no note",
+                f"{many} to [[{target}]], and no note has that title: write it, or fix the link",
+                ids,
+                [],
+                key,
+            )
+        )
+    return out
+
+
+def stale_states(conn: sqlite3.Connection, now: datetime, stale_days: int) -> list[Found]:
+    """State notes untouched for `stale_days` while their folder has newer notes, or the
+    project of the session they came from has newer sessions: the plan may have moved on."""
+    cutoff = (now - timedelta(days=stale_days)).isoformat()
+    rows = conn.execute(
+        """SELECT n.id, n.title, n.updated,
+                  (SELECT count(*) FROM notes o WHERE o.folder = n.folder AND o.id != n.id
+                     AND o.updated > n.updated),
+                  (SELECT count(*) FROM sessions s2
+                     JOIN sessions s1 ON s1.project_id = s2.project_id
+                     WHERE s1.id = n.source_session AND s2.id != s1.id
+                       AND s2.last_epoch > CAST(strftime('%s', n.updated) AS INTEGER))
+           FROM notes n WHERE n.layer = 'state' AND n.updated < ? ORDER BY n.id""",
+        (cutoff,),
+    )
+    out = []
+    for note_id, title, updated, newer_notes, newer_sessions in rows:
+        if not (newer_notes or newer_sessions):
+            continue
+        days = int((now.timestamp() - _epoch(updated)) // 86_400)
+        since = []
+        if newer_notes:
+            since.append(f"{newer_notes} newer notes in its folder")
+        if newer_sessions:
+            since.append(f"{newer_sessions} newer sessions in its project")
+        out.append(
+            Found(
+                "stale_state",
+                f"{title!r} may be out of date",
+                f"state note not updated for {days} days, with {' and '.join(since)}",
+                [note_id],
+                [],
+                updated,
+            )
+        )
+    return out
+
+
+def tag_bursts(conn: sqlite3.Connection, now: datetime) -> list[Found]:
+    recent_from = (now - timedelta(days=BURST_DAYS)).isoformat()
+    base_from = (now - timedelta(days=BURST_DAYS + 7 * BASE_WEEKS)).isoformat()
+    rows = conn.execute(
+        """SELECT t.tag_key, n.id, n.created >= ? FROM note_tags t JOIN notes n ON n.id = t.note_id
+           WHERE n.created >= ? ORDER BY t.tag_key, n.id""",
+        (recent_from, base_from),
+    )
+    by_tag: dict[str, tuple[list[int], list[int]]] = {}
+    for tag, note_id, recent in rows:
+        recent_ids, base_ids = by_tag.setdefault(tag, ([], []))
+        (recent_ids if recent else base_ids).append(note_id)
+    out = []
+    for tag, (recent_ids, base_ids) in by_tag.items():
+        rate = len(base_ids) / BASE_WEEKS
+        if len(recent_ids) < BURST_MIN or len(recent_ids) < BURST_FACTOR * rate:
+            continue
+        out.append(
+            Found(
+                "tag_burst",
+                f"#{tag} is suddenly busy",
+                f"#{tag} on {len(recent_ids)} notes in {BURST_DAYS} days, against "
+                f"{rate:.1f} a week over the {BASE_WEEKS} weeks before",
+                recent_ids,
+                [],
+                tag,
+            )
+        )
+    return out
+
+
+def hidden_arcs(
+    conn: sqlite3.Connection,
+    ids: np.ndarray,
+    vecs: np.ndarray,
+    covered: Sequence[set[int]],
+) -> list[Found]:
+    """Notes close in meaning that nothing ties together yet: a star around a seed note (the
+    one with most close neighbours first), so each note joins one arc at most and the result
+    does not depend on the order notes were written in."""
+    if len(ids) < ARC_MIN:
+        return []
+    order = np.argsort(ids)
+    ids, vecs = ids[order], vecs[order]
+    vecs = vecs / np.maximum(np.linalg.norm(vecs, axis=1, keepdims=True), 1e-12)
+    linked = {(a, b) for a, b in conn.execute("SELECT source_id, target_id FROM note_links")}
+    meta = {
+        r[0]: (r[1], r[2], r[3])
+        for r in conn.execute("SELECT id, folder, created, title FROM notes")
+    }
+    close: dict[int, list[int]] = {}
+    for start in range(0, len(ids), 1024):  # 1024 rows of similarities at a time: ~40 MB at 10k
+        sims = vecs[start : start + 1024] @ vecs.T
+        for row, col in zip(*np.nonzero(sims >= 1.0 - ARC_DIST), strict=True):
+            a, b = int(ids[start + row]), int(ids[col])
+            if a != b and (a, b) not in linked and (b, a) not in linked:
+                close.setdefault(a, []).append(b)
+    taken: set[int] = set()
+    out = []
+    for seed in sorted(close, key=lambda i: (-len(close[i]), i)):
+        if seed in taken or seed not in meta:
+            continue
+        group = [seed] + [n for n in close[seed] if n not in taken and n in meta]
+        group = sorted(group[:ARC_MAX])
+        if len(group) < ARC_MIN or any(set(group) <= c for c in covered):
+            continue
+        folders = {meta[n][0] for n in group}
+        times = [_epoch(meta[n][1]) for n in group]
+        days = (max(times) - min(times)) / 86_400
+        if len(folders) < ARC_FOLDERS and days < ARC_DAYS:
+            continue
+        taken.update(group)
+        out.append(
+            Found(
+                "hidden_arc",
+                f"{len(group)} notes about the same thing, unlinked: {meta[seed][2]!r} …",
+                f"close in meaning across {len(folders)} folders and {days:.0f} days, "
+                "with no link between them",
+                group,
+                [],
+                "",
+            )
+        )
+    return out
+
+
+# -- errors in conversations -----------------------------------------------------------------
+
+# What looks like an error, and the part of it that names it.
+_ERRORS = [
+    re.compile(r"\b([A-Z][A-Za-z]*(?:Error|Exception))\b(?::[ \t]*([^\n]{0,160}))?"),
+    re.compile(r"\bFAILED[ \t]+(\S+::\S+)"),
+    re.compile(r"\berror\[(E\d{4})\]"),
+    re.compile(r"\berror (TS\d{4})\b"),
+    re.compile(r"\b(ERR_[A-Z0-9_]{3,})\b"),
+    re.compile(r"npm ERR! code (\S+)"),
+]
+# Cheap pre-filter for SQL: a message holding none of these cannot match the patterns above.
+_ERROR_HINTS = ("Error", "Exception", "FAILED", "error[", "error TS", "ERR_", "npm ERR!")
+# What makes one error look like many: paths, quoted names, numbers, hashes and ids.
+_NORMALISE = [
+    (re.compile(r"(?:[A-Za-z]:)?(?:[\w.\-~]*/)+[\w.\-]+"), "<path>"),
+    (re.compile(r"'[^']*'|\"[^\"]*\"|`[^`]*`"), "<name>"),
+    (re.compile(r"\b0x[0-9a-fA-F]+\b|\b[0-9a-f]{7,}\b"), "<id>"),
+    (re.compile(r"\b\d+(?:\.\d+)*\b"), "<n>"),
+    (re.compile(r"\s+"), " "),
+]
+MAX_SIGNATURES = 4  # per message: a log dump holds dozens, and the first few say enough
+
+
+def signatures(text: str) -> list[str]:
+    """The errors a text reports, each normalised so that paths, numbers and ids do not
+    split one error into many: `KeyError: <name>`, `FAILED <path>::test_x`, `E0502`."""
+    found: list[str] = []
+    for pattern in _ERRORS:
+        for m in pattern.finditer(text):
+            name, rest = m.group(1), (m.group(2) if m.lastindex == 2 else None)
+            if pattern is _ERRORS[1]:
+                name = "FAILED " + name.split("[", 1)[0]
+            sig = name
+            if rest:
+                for rx, sub in _NORMALISE:
+                    rest = rx.sub(sub, rest)
+                rest = rest.strip(" .:")[:80]
+                sig = f"{name}: {rest}" if rest else name
+            if sig not in found:
+                found.append(sig)
+            if len(found) >= MAX_SIGNATURES:
+                return found
+    return found
+
+
+def scan_errors(conn: sqlite3.Connection, after: int, upto: int) -> list[tuple[str, int, str, int]]:
+    """Error sightings in the messages changed in (after, upto]: (signature, message id,
+    session id, epoch). Only messages holding an error's tell-tale text reach Python."""
+    hint = " OR ".join(f"instr(text, '{h}') OR instr(tool_output, '{h}')" for h in _ERROR_HINTS)
+    rows = conn.execute(
+        f"""SELECT id, session_id, epoch, text, tool_output FROM messages
+            WHERE seq > ? AND seq <= ? AND kind IN ('assistant', 'tool_result', 'prompt')
+              AND is_sidechain = 0 AND ({hint})""",
+        (after, upto),
+    )
+    out = []
+    for message_id, session_id, epoch, text, output in rows:
+        for sig in signatures(f"{text}\n{output}"):
+            out.append((sig, message_id, session_id, epoch))
+    return out
+
+
+def recurring_errors(conn: sqlite3.Connection, mentioned: Callable[[str], bool]) -> list[Found]:
+    out = []
+    for sig, sightings in store.recurring(conn, ERROR_SESSIONS, ERROR_DAYS):
+        if mentioned(sig):
+            continue
+        projects = {
+            r[0]
+            for r in conn.execute(
+                f"""SELECT DISTINCT s.project_id FROM sessions s
+                    WHERE s.id IN ({",".join("?" * len(sightings))})""",
+                [s for _, s, _ in sightings],
+            )
+        }
+        days = (sightings[-1][2] - sightings[0][2]) / 86_400
+        where = "one project" if len(projects) == 1 else f"{len(projects)} projects"
+        shown = sightings[-ERROR_EVIDENCE:]
+        out.append(
+            Found(
+                "recurring_error",
+                f"{sig[:100]} keeps coming back",
+                f"seen in {len(sightings)} sessions over {days:.0f} days, in {where}; "
+                "no note mentions it",
+                [],
+                [m for m, _, _ in shown],
+                sig,
+                [s for _, s, _ in shown],
+            )
+        )
+    return out
+
+
+def error_words(signature: str) -> tuple[str, list[str]]:
+    """The error's name and the words of its message (placeholders aside): a note that
+    holds the name and most of the words is about this error."""
+    name, _, rest = signature.partition(": ")
+    words = [w for w in re.findall(r"[A-Za-z]{3,}", re.sub(r"<\w+>", " ", rest))]
+    return name.removeprefix("FAILED ").casefold(), [w.casefold() for w in words]

@@ -1,0 +1,288 @@
+"""Inferences: the `memory.inferences` service.
+
+An inference is a person's conclusion, never memtui's: minting is refused unless
+`confirmed` is the boolean True, whoever calls. Each piece of evidence keeps its text and
+hash from mint time; listing and getting compare them with the store, so a changed or
+deleted note (or a forgotten session) marks the inference stale and says which.
+
+Light on purpose (SQLite only): the SessionStart hook counts stale inferences through it.
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import sqlite3
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from memtui.config import Config
+from memtui.engine import validate
+from memtui.engine.signal_types import INFERENCE_STATUSES, Counts, Evidence, Inference
+from memtui.errors import InvalidArgument, NotConfirmed, NotFound
+from memtui.store import db
+from memtui.store import notes as notes_store
+from memtui.store import signals as store
+
+MAX_SUMMARY = 10_000
+
+
+@dataclass(slots=True)
+class Portable:
+    """An inference as an export carries it: its signal by fingerprint, not by id."""
+
+    inference: store.InferenceRow
+    evidence: list[store.EvidenceRow]
+    signal: str | None
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat()
+
+
+def _hash(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+class Inferences:
+    def __init__(self, config: Config, reader: Callable[[], sqlite3.Connection]) -> None:
+        self.config = config
+        self._conn = reader
+        self._writer: sqlite3.Connection | None = None
+        self._lock = threading.Lock()
+
+    def close(self) -> None:
+        with self._lock:
+            if self._writer is not None:
+                self._writer.close()
+                self._writer = None
+
+    def _write(self) -> sqlite3.Connection:
+        if self._writer is None:
+            self._writer = db.connect(self.config.db_path, migrate_schema=False)
+        return self._writer
+
+    def mint(
+        self,
+        title: str,
+        summary: str,
+        confidence: float,
+        *,
+        confirmed: object,
+        evidence_note_ids: Sequence[int] = (),
+        evidence_message_uuids: Sequence[str] = (),
+        signal_id: int | None = None,
+    ) -> Inference:
+        """A person's conclusion from evidence. Refused (NOT_CONFIRMED, nothing written)
+        unless `confirmed` is the boolean True; every piece of evidence must exist."""
+        if confirmed is not True:
+            raise NotConfirmed(
+                "mint_inference needs confirmed: true (the boolean)",
+                "ask the person to approve this inference, then call again with confirmed true",
+            )
+        title = validate.text("title", title, 300).strip()
+        if not title:
+            raise InvalidArgument("title is empty")
+        summary = validate.text("summary", summary, MAX_SUMMARY).strip()
+        if isinstance(confidence, bool) or not isinstance(confidence, int | float):
+            raise InvalidArgument("confidence must be a number from 0 to 1")
+        if not 0.0 <= float(confidence) <= 1.0:
+            raise InvalidArgument(f"confidence must be from 0 to 1, not {confidence}")
+        note_ids = sorted({validate.positive("evidence_note_ids", i) for i in evidence_note_ids})
+        uuids = sorted(
+            {validate.text("evidence_message_uuids", u, 100) for u in evidence_message_uuids}
+        )
+        if not note_ids and not uuids:
+            raise InvalidArgument(
+                "evidence_note_ids and evidence_message_uuids are both empty",
+                "give at least one note or message the inference rests on",
+            )
+        if signal_id is not None:
+            validate.positive("signal_id", signal_id)
+        created = _now()
+        with self._lock, db.translated(self.config.db_path):
+            conn = self._write()
+            with notes_store.writing(conn):
+                evidence = _evidence_now(conn, note_ids, uuids)
+                missing = [f"note {i}" for i in note_ids if ("note", str(i)) not in evidence]
+                missing += [f"message {u}" for u in uuids if ("message", u) not in evidence]
+                if missing:
+                    raise NotFound(f"no such evidence: {', '.join(missing)}")
+                if signal_id is not None:
+                    signal = store.get(conn, signal_id)
+                    if signal is None:
+                        raise NotFound(f"signal {signal_id} not found")
+                    if signal.status == "synthesized":
+                        raise InvalidArgument(f"signal {signal_id} is already synthesized")
+                    store.set_status(conn, signal_id, "synthesized", None, created)
+                new_id = store.add_inference(
+                    conn,
+                    store.InferenceRow(0, title, summary, float(confidence), signal_id, created),
+                    [
+                        store.EvidenceRow(kind, key, name, text, _hash(text))
+                        for (kind, key), (name, text) in sorted(evidence.items())
+                    ],
+                )
+        return self.get_inference(new_id)
+
+    def list(self, status: str | None = None) -> list[Inference]:
+        """Every inference, newest first, each re-checked against the store first."""
+        if status is not None:
+            validate.choice("status", status, INFERENCE_STATUSES)
+        with db.translated(self.config.db_path):
+            found = checked(self._conn(), None)
+        return [i for i in found if status is None or i.status == status]
+
+    def get_inference(self, inference_id: int) -> Inference:
+        """One inference with its full provenance: each piece of evidence unchanged, changed
+        (with a diff from its text at mint time) or deleted."""
+        validate.positive("inference_id", inference_id)
+        with db.translated(self.config.db_path):
+            found = checked(self._conn(), [inference_id], diffs=True)
+        if not found:
+            raise NotFound(f"inference {inference_id} not found", "list them with list_inferences")
+        return found[0]
+
+    # -- export and import (engine/transfer.py writes and reads the records) ----------------
+
+    def dump(self) -> tuple[list[store.SignalRow], list[Portable]]:
+        """Every signal decided on, and every inference with its evidence and the
+        fingerprint of the signal it came from."""
+        with db.translated(self.config.db_path):
+            conn = self._conn()
+            triage = store.triaged(conn)
+            prints = {r.id: r.fingerprint for r in triage}
+            found = [
+                Portable(row, store.evidence(conn, row.id), prints.get(row.signal_id or 0))
+                for row in reversed(store.inferences(conn))
+            ]
+        return triage, found
+
+    def load(
+        self, triage: Sequence[store.SignalRow], found: Sequence[Portable], on_conflict: str
+    ) -> tuple[int, int, int]:
+        """Bring in decisions and inferences in one transaction. A signal's decision always
+        lands (the newer of two decisions is the import's); an inference whose id is taken
+        by another: kept (skip), replaced (overwrite) or refused (error). Answers (added,
+        overwritten, skipped) inferences."""
+        added = overwritten = skipped = 0
+        with self._lock, db.translated(self.config.db_path):
+            conn = self._write()
+            with notes_store.writing(conn):
+                for row in triage:
+                    store.put_triage(conn, row)
+                for item in found:
+                    row = item.inference
+                    if item.signal is not None:
+                        signal = store.by_fingerprint(conn, item.signal)
+                        row.signal_id = signal.id if signal else None
+                    existing = store.inferences(conn, [row.id])
+                    if existing:
+                        same = existing[0] == row and store.evidence(conn, row.id) == item.evidence
+                        if same or on_conflict == "skip":
+                            skipped += 1
+                            continue
+                        if on_conflict == "error":
+                            raise InvalidArgument(
+                                f"inference {row.id} exists with other content",
+                                "import with --on-conflict skip or overwrite",
+                            )
+                        store.drop_inference(conn, row.id)
+                        overwritten += 1
+                    else:
+                        added += 1
+                    store.add_inference(conn, row, item.evidence, keep_id=True)
+        return added, overwritten, skipped
+
+
+def checked(
+    conn: sqlite3.Connection, ids: Sequence[int] | None, diffs: bool = False
+) -> list[Inference]:
+    """Inferences (all, or `ids`), newest first, each piece of evidence compared with the
+    store as it is now."""
+    out = []
+    for row in store.inferences(conn, ids):
+        kept = store.evidence(conn, row.id)
+        now = _evidence_now(
+            conn,
+            [int(e.ref) for e in kept if e.kind == "note"],
+            [e.ref for e in kept if e.kind == "message"],
+        )
+        evidence = []
+        for e in kept:
+            current = now.get((e.kind, e.ref))
+            if current is None:
+                evidence.append(Evidence(e.kind, e.ref, e.title, "deleted"))
+            elif _hash(current[1]) != e.hash:
+                diff = _diff(e.text, current[1]) if diffs else None
+                evidence.append(Evidence(e.kind, e.ref, e.title, "changed", diff))
+            else:
+                evidence.append(Evidence(e.kind, e.ref, e.title, "unchanged"))
+        stale = any(e.state != "unchanged" for e in evidence)
+        out.append(
+            Inference(
+                row.id,
+                row.title,
+                row.summary,
+                row.confidence,
+                row.signal_id,
+                row.created,
+                "stale" if stale else "active",
+                citation(row.id, row.confidence, kept),
+                evidence,
+            )
+        )
+    return out
+
+
+def counts(conn: sqlite3.Connection) -> Counts:
+    """New signals and stale inferences, from the store as it is: no detection run, no index,
+    no model (the MCP instructions and the SessionStart hook say these, never content)."""
+    new = store.counts(conn, _now()).get("new", 0)
+    return Counts(new, sum(1 for i in checked(conn, None) if i.status == "stale"))
+
+
+def citation(inference_id: int, confidence: float, evidence: Sequence[store.EvidenceRow]) -> str:
+    """`[Inference #42, conf 0.78, from notes #1, #2]` (messages by their uuid's first 8)."""
+    notes = [f"#{e.ref}" for e in evidence if e.kind == "note"]
+    messages = [e.ref[:8] for e in evidence if e.kind == "message"]
+    parts = []
+    if notes:
+        parts.append("notes " + ", ".join(notes))
+    if messages:
+        parts.append("messages " + ", ".join(messages))
+    return f"[Inference #{inference_id}, conf {confidence:.2f}, from {' and '.join(parts)}]"
+
+
+def _diff(before: str, after: str) -> str:
+    lines = difflib.unified_diff(
+        before.splitlines(), after.splitlines(), "at mint", "now", lineterm="", n=1
+    )
+    return "\n".join(lines)
+
+
+def _evidence_now(
+    conn: sqlite3.Connection, note_ids: Sequence[int], uuids: Sequence[str]
+) -> dict[tuple[str, str], tuple[str, str]]:
+    """(kind, ref) -> (name, text) for the evidence that exists now."""
+    out: dict[tuple[str, str], tuple[str, str]] = {}
+    for note in notes_store.many(conn, list(note_ids)).values():
+        out[("note", str(note.id))] = (note.title, _note_text(note.title, note.body))
+    for part in db.chunks(list(uuids)):
+        rows = conn.execute(
+            f"""SELECT u.uuid, coalesce(s.custom_title, s.summary_title, s.first_prompt, ''),
+                       m.text
+                FROM uuids u JOIN messages m ON m.id = u.message_id
+                JOIN sessions s ON s.id = m.session_id
+                WHERE u.uuid IN ({db.marks(part)})""",
+            tuple(part),
+        )
+        for uuid, title, text in rows:
+            out[("message", uuid)] = (" ".join(str(title).split())[:120], text)
+    return out
+
+
+def _note_text(title: str, body: str) -> str:
+    return f"{title}\n\n{body}"

@@ -1,0 +1,272 @@
+"""Signals: the `memory.signals` service.
+
+Detection is deterministic and runs only when something it reads has changed: the notes
+(`meta.note_seq` against `meta.signals_note_seq`), the messages (`meta.seq` against
+`meta.errors_seq`, read incrementally), or the day (stale_state and tag_burst count days).
+Asking for signals on an unchanged corpus is a read.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import sqlite3
+import threading
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime, timedelta
+
+import numpy as np
+
+from memtui.config import Config
+from memtui.engine import detect, inferences, validate
+from memtui.engine.flashbacks import ref
+from memtui.engine.search import snippet
+from memtui.engine.signal_types import (
+    SIGNAL_STATUSES,
+    SIGNAL_TYPES,
+    Counts,
+    MessageRef,
+    Signal,
+    SignalList,
+)
+from memtui.errors import InvalidArgument, MemtuiError, NotFound
+from memtui.store import db
+from memtui.store import notes as notes_store
+from memtui.store import signals as store
+from memtui.store.note_index import NoteIndexes
+
+log = logging.getLogger(__name__)
+
+SNOOZE = re.compile(r"(\d{1,4})([hdw])")
+_UNITS = {"h": 3_600, "d": 86_400, "w": 7 * 86_400}
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+class Signals:
+    def __init__(
+        self,
+        config: Config,
+        reader: Callable[[], sqlite3.Connection],
+        note_index: Callable[[], NoteIndexes],
+    ) -> None:
+        self.config = config
+        self._conn = reader
+        self._note_index = note_index
+        self._writer: sqlite3.Connection | None = None
+        self._lock = threading.Lock()
+
+    def close(self) -> None:
+        with self._lock:
+            if self._writer is not None:
+                self._writer.close()
+                self._writer = None
+
+    def _write(self) -> sqlite3.Connection:
+        if self._writer is None:
+            self._writer = db.connect(self.config.db_path, migrate_schema=False)
+        return self._writer
+
+    # -- detection ---------------------------------------------------------------------------
+
+    def _dirty(self, conn: sqlite3.Connection, today: str) -> bool:
+        return (
+            store.mark(conn, "signals_note_seq") != notes_store.note_seq(conn)
+            or store.mark(conn, "errors_seq") != db.store_seq(conn)
+            or store.day(conn) != today
+        )
+
+    def detect(self, force: bool = False) -> None:
+        """Run the detectors if anything they read has changed (or `force`)."""
+        now = _now()
+        today = now.date().isoformat()
+        with db.translated(self.config.db_path):
+            if not force and not self._dirty(self._conn(), today):
+                return
+            vectors = self._note_vectors()
+            with self._lock:
+                conn = self._write()
+                with notes_store.writing(conn):
+                    self._run(conn, now, vectors)
+                    store.set_mark(conn, "signals_note_seq", notes_store.note_seq(conn))
+                    store.set_day(conn, today)
+
+    def _note_vectors(self) -> tuple[np.ndarray, np.ndarray]:
+        """Every note's vector, for hidden_arc; none (that detector skipped, logged) when the
+        notes' vectors cannot be had."""
+        try:
+            index = self._note_index()
+            index.catch_up()
+            vectors = index.vectors
+            ids = np.array(sorted(vectors.ids()), dtype=np.int64)
+            return ids, vectors.vectors(ids) if len(ids) else np.zeros((0, 1), np.float32)
+        except MemtuiError as exc:
+            log.warning("hidden_arc skipped: note vectors unavailable: %s", exc.line())
+            return np.zeros(0, np.int64), np.zeros((0, 1), np.float32)
+
+    def _run(
+        self, conn: sqlite3.Connection, now: datetime, vectors: tuple[np.ndarray, np.ndarray]
+    ) -> None:
+        after, upto = store.mark(conn, "errors_seq"), db.store_seq(conn)
+        if upto > after:
+            store.add_sightings(conn, detect.scan_errors(conn, after, upto))
+            store.set_mark(conn, "errors_seq", upto)
+        ids, vecs = vectors
+        found = [
+            *detect.dangling_links(conn),
+            *detect.stale_states(conn, now, self.config.stale_days),
+            *detect.tag_bursts(conn, now),
+            *detect.hidden_arcs(conn, ids, vecs, store.note_sets_covered(conn)),
+            *detect.recurring_errors(conn, self._mentioned(conn)),
+        ]
+        store.upsert_found(conn, [f.row() for f in found], SIGNAL_TYPES, now.isoformat())
+
+    @staticmethod
+    def _mentioned(conn: sqlite3.Connection) -> Callable[[str], bool]:
+        texts = [f"{t}\n{b}".casefold() for t, b in conn.execute("SELECT title, body FROM notes")]
+
+        def mentioned(signature: str) -> bool:
+            name, words = detect.error_words(signature)
+            for text in texts:
+                if name in text and sum(w in text for w in words) * 2 >= len(words):
+                    return True
+            return False
+
+        return mentioned
+
+    # -- signals -----------------------------------------------------------------------------
+
+    def list(self, type: str | None = None, status: str | None = "new") -> SignalList:
+        """Signals of a type and status (None: any), newest first; detection runs first when
+        anything it reads has changed. A snooze that has run out lists as new."""
+        if type is not None:
+            validate.choice("type", type, SIGNAL_TYPES)
+        if status is not None:
+            validate.choice("status", status, SIGNAL_STATUSES)
+        self.detect()
+        self._wake()
+        with db.translated(self.config.db_path):
+            conn = self._conn()
+            rows = store.listing(conn, type, status)
+            signals = [self._signal(conn, r) for r in rows]
+        return SignalList(signals, len(signals))
+
+    def _wake(self) -> None:
+        """Snoozes that have run out become new again (a write only when one has)."""
+        now = _now().isoformat()
+        with db.translated(self.config.db_path):
+            if not store.any_woken(self._conn(), now):
+                return
+            with self._lock:
+                conn = self._write()
+                with notes_store.writing(conn):
+                    store.wake_snoozed(conn, now)
+
+    def get(self, signal_id: int) -> Signal:
+        validate.positive("signal_id", signal_id)
+        with db.translated(self.config.db_path):
+            conn = self._conn()
+            row = store.get(conn, signal_id)
+            if row is None:
+                raise NotFound(f"signal {signal_id} not found", "list them with get_signals")
+            return self._signal(conn, row)
+
+    def _signal(self, conn: sqlite3.Connection, r: store.SignalRow) -> Signal:
+        notes = notes_store.many(conn, r.note_ids)
+        return Signal(
+            r.id,
+            r.type,
+            r.title,
+            r.detail,
+            r.status,
+            r.snooze_until,
+            r.created,
+            [ref(notes[i]) for i in r.note_ids if i in notes],
+            _messages(conn, r.message_ids),
+        )
+
+    def update_status(self, signal_id: int, status: str, snooze_until: str | None = None) -> Signal:
+        """new → dismissed | snoozed, snoozed or dismissed → new, snoozed → dismissed.
+        A synthesized signal stays so: its inference holds it. `snooze_until` (required for
+        snoozed, refused otherwise) is an ISO date or date-time in the future, or a duration
+        like `7d`, `12h`, `2w`."""
+        validate.positive("signal_id", signal_id)
+        validate.choice("status", status, ("new", "dismissed", "snoozed"))
+        if status == "snoozed":
+            until = _until(snooze_until)
+        elif snooze_until is not None:
+            raise InvalidArgument("snooze_until goes only with status 'snoozed'")
+        else:
+            until = None
+        now = _now().isoformat()
+        with self._lock, db.translated(self.config.db_path):
+            conn = self._write()
+            with notes_store.writing(conn):
+                row = store.get(conn, signal_id)
+                if row is None:
+                    raise NotFound(f"signal {signal_id} not found", "list them with get_signals")
+                if row.status == "synthesized":
+                    raise InvalidArgument(
+                        f"signal {signal_id} is synthesized: an inference holds it",
+                        "list_inferences shows which",
+                    )
+                if row.status == status and status != "snoozed":
+                    raise InvalidArgument(f"signal {signal_id} is already {status}")
+                store.set_status(conn, signal_id, status, until, now)
+        return self.get(signal_id)
+
+    def counts(self) -> Counts:
+        """New signals and stale inferences (see `inferences.counts`)."""
+        with db.translated(self.config.db_path):
+            return inferences.counts(self._conn())
+
+
+def _messages(conn: sqlite3.Connection, ids: Sequence[int]) -> list[MessageRef]:
+    if not ids:
+        return []
+    rows = conn.execute(
+        f"""SELECT m.id, m.session_id, p.path,
+                   coalesce(s.custom_title, s.summary_title, s.first_prompt, ''),
+                   m.idx, m.uuid, m.ts, m.text, m.tool_output
+            FROM messages m JOIN sessions s ON s.id = m.session_id
+            JOIN projects p ON p.id = s.project_id
+            WHERE m.id IN ({db.marks(ids)})""",
+        tuple(ids),
+    )
+    found = {
+        r[0]: MessageRef(
+            r[1],
+            r[2],
+            " ".join(str(r[3]).split())[:120],
+            r[4],
+            r[5],
+            r[6],
+            snippet(f"{r[7]}\n{r[8]}", [], "")[:300],
+        )
+        for r in rows
+    }
+    return [found[i] for i in ids if i in found]
+
+
+def _until(value: str | None) -> str:
+    if value is None:
+        raise InvalidArgument(
+            "snooze_until is needed to snooze", "give a duration like 7d or an ISO date-time"
+        )
+    text = validate.text("snooze_until", value, 40).strip()
+    now = _now()
+    if m := SNOOZE.fullmatch(text):
+        return (now + timedelta(seconds=int(m[1]) * _UNITS[m[2]])).isoformat()
+    try:
+        when = datetime.fromisoformat(text)
+    except ValueError:
+        raise InvalidArgument(
+            "snooze_until must be a duration like 7d, 12h or 2w, or an ISO date-time, "
+            f"not {value!r}"
+        ) from None
+    when = when if when.tzinfo else when.replace(tzinfo=UTC)
+    if when <= now:
+        raise InvalidArgument(f"snooze_until {value!r} is not in the future")
+    return when.astimezone(UTC).isoformat()

@@ -1,0 +1,142 @@
+"""Signals, inferences, context and trace over MCP: seven tools and the
+`hallucination-check` prompt. Each body is one engine call; the engine holds the rules
+(minting needs `confirmed` the boolean true, whoever asks)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal, TypedDict
+
+from mcp.types import CallToolResult
+from pydantic import Field, StrictBool, StrictFloat, StrictInt, StrictStr
+
+from memtui.engine.signal_types import (
+    Context,
+    Inference,
+    InferenceStatus,
+    Signal,
+    SignalList,
+    SignalType,
+    Trace,
+)
+from memtui.mcp.history import Cwd, QueryText
+from memtui.mcp.server import Server, output_model, structured
+
+MAX_TRACE = 50_000
+
+Id = Annotated[StrictInt, Field(ge=1, le=2**53)]
+SignalOutput = output_model(Signal)
+SignalListOutput = output_model(SignalList)
+InferenceOutput = output_model(Inference)
+ContextOutput = output_model(Context)
+TraceOutput = output_model(Trace)
+
+
+class InferenceList(TypedDict):
+    inferences: list[Inference]
+
+
+def register(server: Server) -> None:
+    engine = server.engine
+
+    def get_signals(
+        type: SignalType | None = None,
+        status: Literal["new", "dismissed", "snoozed", "synthesized"] = "new",
+    ) -> Annotated[CallToolResult, SignalListOutput]:
+        """Patterns memtui found in the notes and conversations (dangling links, stale state
+        notes, tag bursts, hidden arcs, recurring errors), with their evidence. Show them to
+        the person; only the person decides what they mean."""
+        return structured(engine().signals.list(type, status))
+
+    def update_signal_status(
+        signal_id: Id,
+        status: Literal["dismissed", "snoozed", "new"],
+        snooze_until: Annotated[
+            StrictStr | None,
+            Field(max_length=40, description="For snoozed: 7d, 12h, 2w or an ISO date-time"),
+        ] = None,
+    ) -> Annotated[CallToolResult, SignalOutput]:
+        """Dismiss, snooze or reopen a signal, as the person asked."""
+        return structured(engine().signals.update_status(signal_id, status, snooze_until))
+
+    def list_inferences(
+        status: InferenceStatus | None = None,
+    ) -> Annotated[CallToolResult, InferenceList]:
+        """Conclusions the person approved, each re-checked against its evidence first
+        (stale: a note changed or was deleted). Cite one as its `citation` says."""
+        return structured(InferenceList(inferences=engine().inferences.list(status)))
+
+    def get_inference(inference_id: Id) -> Annotated[CallToolResult, InferenceOutput]:
+        """One inference with its provenance: each evidence note or message unchanged,
+        changed (with a diff) or deleted."""
+        return structured(engine().inferences.get_inference(inference_id))
+
+    def mint_inference(
+        title: Annotated[StrictStr, Field(min_length=1, max_length=300)],
+        summary: Annotated[StrictStr, Field(max_length=10_000)],
+        confidence: Annotated[StrictFloat | StrictInt, Field(ge=0, le=1)],
+        confirmed: Annotated[
+            StrictBool | None,
+            Field(description="true only after the person approved this inference"),
+        ] = None,
+        evidence_note_ids: Annotated[list[Id] | None, Field(max_length=100)] = None,
+        evidence_message_uuids: Annotated[
+            list[Annotated[StrictStr, Field(max_length=100)]] | None, Field(max_length=100)
+        ] = None,
+        signal_id: Id | None = None,
+    ) -> Annotated[CallToolResult, InferenceOutput]:
+        """Record a conclusion the person has approved, with the notes or messages it rests
+        on. Refused unless `confirmed` is true: ask the person first, every time."""
+        return structured(
+            engine().inferences.mint(
+                title,
+                summary,
+                confidence,
+                confirmed=confirmed,
+                evidence_note_ids=evidence_note_ids or (),
+                evidence_message_uuids=evidence_message_uuids or (),
+                signal_id=signal_id,
+            )
+        )
+
+    def get_context(
+        cwd: Cwd | None = None,
+        query: QueryText | None = None,
+        token_budget: Annotated[StrictInt, Field(ge=50, le=32_000)] = 2000,
+    ) -> Annotated[CallToolResult, ContextOutput]:
+        """What memtui knows for this project, within a token budget: house rules, current
+        state notes, recent sessions, then notes and messages related to `query`."""
+        return structured(engine().context.get(cwd, query, token_budget))
+
+    def trace(
+        text: Annotated[StrictStr, Field(min_length=1, max_length=MAX_TRACE)],
+    ) -> Annotated[CallToolResult, TraceOutput]:
+        """Check a draft against the record: each claim with the notes and messages that
+        support it; claims with none are listed as suspected hallucinations."""
+        return structured(engine().trace.trace(text))
+
+    server.engine_tool(get_signals, title="Signals to review")
+    server.engine_tool(update_signal_status, title="Dismiss or snooze a signal", read_only=False)
+    server.engine_tool(list_inferences, title="Approved inferences")
+    server.engine_tool(get_inference, title="An inference and its evidence")
+    server.engine_tool(mint_inference, title="Record an approved inference", read_only=False)
+    server.engine_tool(get_context, title="Context for this project")
+    server.engine_tool(trace, title="Check a draft against the record")
+
+    @server.prompt(
+        name="hallucination-check",
+        title="Check a draft against memory",
+        description="Trace each claim of a draft to the notes and conversations behind it",
+    )
+    def hallucination_check(draft: str) -> str:
+        return HALLUCINATION_CHECK.format(draft=draft)
+
+
+HALLUCINATION_CHECK = """\
+Check this draft against what memtui remembers before it goes out:
+1. Call trace with the draft's text.
+2. For each claim trace lists as unsupported, search_history and search_notes with its key
+   words; if nothing supports it, mark it as unverified or take it out.
+3. Report which claims rest on which notes or sessions, and which could not be checked.
+
+Draft:
+{draft}"""

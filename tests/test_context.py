@@ -1,0 +1,118 @@
+"""get_context within its budget, its token count against a real tokenizer, and trace."""
+
+from __future__ import annotations
+
+import importlib.resources
+from pathlib import Path
+
+import pytest
+import tokenizers
+
+from memtui.engine import InvalidArgument, Memory
+from memtui.engine.context import count_tokens
+from tests import lines
+
+ROOT = Path(__file__).resolve().parents[1]
+
+# Varied text: prose, code, logs, and five other languages (Latin, Cyrillic and CJK scripts).
+SAMPLES = {
+    "prose": (ROOT / "README.md").read_text()[:6000],
+    "code": (ROOT / "memtui" / "store" / "fts.py").read_text()[:6000],
+    "log": (
+        'Traceback (most recent call last):\n  File "/srv/app/main.py", line 42, in <module>\n'
+        "    main()\nKeyError: 'user_id'\n2026-11-24T10:00:00Z ERROR [worker-3] failed to "
+        "connect to 10.0.0.12:5432 after 3 retries (timeout=30s)\n"
+    )
+    * 5,
+    "german": "Die Bundesregierung hat am Mittwoch beschlossen, die Förderung für erneuerbare "
+    "Energien deutlich auszuweiten. Kritiker bemängeln jedoch, dass die Netzinfrastruktur "
+    "nicht schnell genug mitwachse. " * 3,
+    "french": "Le gouvernement a annoncé mercredi un nouveau plan pour améliorer les transports "
+    "publics dans les grandes villes. Les usagers pourront bénéficier de tarifs réduits. " * 3,
+    "russian": "Правительство объявило о новом плане развития общественного транспорта в "  # noqa: RUF001
+    "крупных городах. Пассажиры смогут пользоваться льготными тарифами. " * 3,
+    "japanese": "政府は水曜日、大都市の公共交通機関を改善するための新しい計画を発表した。"
+    "利用者は割引運賃とより頻繁な運行の恩恵を受けることができる。" * 3,
+    "chinese": "政府周三宣布了一项改善大城市公共交通的新计划。乘客将享受优惠票价和更频繁的班次。"
+    * 3,
+}
+
+
+@pytest.mark.parametrize("kind", sorted(SAMPLES))
+def test_token_count_within_ten_percent_of_claudes_tokenizer(kind: str) -> None:
+    # Claude's legacy tokenizer, as the anthropic SDK shipped it (a test extra).
+    path = importlib.resources.files("anthropic") / "tokenizer.json"
+    real = len(tokenizers.Tokenizer.from_file(str(path)).encode(SAMPLES[kind]).ids)
+    assert abs(count_tokens(SAMPLES[kind]) - real) <= 0.10 * real
+
+
+@pytest.fixture
+def project(memory: Memory, claude_dir: Path) -> Memory:
+    for i in range(8):
+        sid = f"ctx-{i}"
+        lines.write(
+            claude_dir / "-shop" / f"{sid}.jsonl",
+            lines.user(f"{sid}-u", f"session {i}: the refund webhook retries twice", sid),
+        )
+    lines.write(
+        claude_dir / "-other" / "o-1.jsonl",
+        lines.user("o-1-u", "unrelated garden notes", "o-1", cwd="/home/dev/garden"),
+    )
+    memory.upkeep.ingest()
+    memory.notes.save("Always run ruff", "Run ruff before every commit.", "rule", by="person")
+    memory.notes.save(
+        "Refund plan",
+        "Webhooks retry twice, then page.\n" * 20,
+        "state",
+        by="person",
+        source_session_id="ctx-0",
+    )
+    memory.notes.save("Garden plan", "Tomatoes.", "state", by="person", source_session_id="o-1")
+    memory.notes.save("Refund decision", "We chose idempotency keys.", "past", by="person")
+    return memory
+
+
+def test_context_sections_in_priority_order(project: Memory) -> None:
+    ctx = project.context.get(lines.CWD, "refund webhook idempotency", 4000)
+    headings = [s.heading for s in ctx.sections]
+    assert headings == ["House rules", "Current state", "Recent sessions", "Related"]
+    assert "Refund plan" in ctx.text and "Garden plan" not in ctx.text
+    assert "Always run ruff" in ctx.text
+    assert ctx.text.count("messages, ctx-") == 5  # the five most recent sessions
+    assert "Refund decision" in ctx.sections[-1].text
+    assert ctx.tokens <= 4000
+
+
+@pytest.mark.parametrize("budget", [50, 60, 80, 120, 200, 400, 1000, 4000, 32_000])
+def test_context_never_over_budget(project: Memory, budget: int) -> None:
+    ctx = project.context.get(lines.CWD, "refund webhook", budget)
+    assert ctx.tokens <= budget
+    if budget <= 80:
+        assert ctx.left_out
+
+
+def test_context_bad_budget_and_unknown_cwd(project: Memory) -> None:
+    for bad in (49, 32_001, True, "2000"):
+        with pytest.raises(InvalidArgument, match="token_budget"):
+            project.context.get(lines.CWD, None, bad)  # type: ignore[arg-type]
+    ctx = project.context.get("/nowhere/at/all", None, 2000)
+    assert [s.heading for s in ctx.sections] == ["House rules"]
+
+
+def test_trace_supports_copied_claims_and_flags_invented(project: Memory) -> None:
+    draft = (
+        "We chose idempotency keys for refunds. "
+        "The refund webhook retries twice. "
+        "The billing service was rewritten in Haskell by the platform guild."
+    )
+    found = project.trace.trace(draft)
+    assert [c.supported for c in found.claims] == [True, True, False]
+    assert found.unsupported == [
+        "The billing service was rewritten in Haskell by the platform guild."
+    ]
+    kinds = {s.kind for c in found.claims[:2] for s in c.support}
+    assert kinds == {"note", "message"}
+    with pytest.raises(InvalidArgument, match="no claim"):
+        project.trace.trace("ok")
+    with pytest.raises(InvalidArgument, match="characters"):
+        project.trace.trace("word " * 20_000)

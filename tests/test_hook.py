@@ -1,0 +1,98 @@
+"""`memtui hook session-start` as Claude Code runs it: a process, JSON on stdin."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from memtui.config import Config
+from memtui.engine import Memory
+from tests import lines
+
+# What Claude Code sends a SessionStart hook (its hooks reference lists these fields).
+EVENT = {
+    "session_id": "5f3a1c2e-0000-4000-8000-000000000001",
+    "transcript_path": "/home/dev/.claude/projects/-home-dev-shop-api/5f3a.jsonl",
+    "cwd": lines.CWD,
+    "hook_event_name": "SessionStart",
+    "source": "startup",
+}
+
+
+def hook(cfg: Config, stdin: str, **env: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "memtui", "hook", "session-start"],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "MEMTUI_DATA_DIR": str(cfg.data_dir), **env},
+    )
+
+
+@pytest.fixture
+def archive(claude_dir: Path, cfg: Config) -> Config:
+    """An archive built and closed: the hook is the only process on it."""
+    lines.write(
+        claude_dir / "-shop" / "h-1.jsonl", lines.user("h-1-u", "fix the refund webhook", "h-1")
+    )
+    with Memory(cfg) as memory:
+        memory.upkeep.ingest()
+        memory.notes.save("Use uv", "Install with uv, never pip.", "rule", by="person")
+        memory.notes.save("Agent rule", "unapproved", "rule", by="agent")
+        memory.notes.save(
+            "Refund plan", "Idempotency keys next.", "state", by="person", source_session_id="h-1"
+        )
+        memory.notes.save("A", "[[Missing]]", "past", by="person")
+        memory.signals.list()
+    return cfg
+
+
+def test_prints_the_projects_context(archive: Config) -> None:
+    done = hook(archive, json.dumps(EVENT))
+    assert done.returncode == 0 and done.stderr == ""
+    out = done.stdout
+    assert "Use uv" in out and "Agent rule" not in out
+    assert "Refund plan" in out and "Idempotency keys next." in out
+    assert "fix the refund webhook" in out
+    assert "1 new signals" in out and "Missing" not in out  # counts, never content
+
+
+@pytest.mark.parametrize("stdin", ["", "not json", "[1, 2]", '{"cwd": 5}'])
+def test_bad_input_prints_nothing_or_context_and_exits_0(archive: Config, stdin: str) -> None:
+    done = hook(archive, stdin)
+    assert done.returncode == 0
+    if stdin != '{"cwd": 5}':
+        assert done.stdout == ""
+
+
+def test_broken_or_locked_data_dir_prints_nothing(archive: Config, tmp_path: Path) -> None:
+    assert hook(archive, json.dumps(EVENT), MEMTUI_RULES_MAX_CHARS="lots").stdout == ""
+    db = archive.db_path
+    with sqlite3.connect(db) as conn:
+        conn.execute("PRAGMA journal_mode = DELETE")
+    conn = sqlite3.connect(db, isolation_level=None)
+    conn.execute("BEGIN EXCLUSIVE")
+    try:
+        done = hook(archive, json.dumps(EVENT))
+        assert (done.returncode, done.stdout) == (0, "")
+    finally:
+        conn.execute("ROLLBACK")
+        conn.close()
+    db.write_bytes(b"this is not a database" * 100)
+    done = hook(archive, json.dumps(EVENT))
+    assert (done.returncode, done.stdout) == (0, "")
+    log = (Path(os.environ["XDG_STATE_HOME"]) / "memtui" / "log" / "memtui.log").read_text()
+    assert "session-start hook printed nothing" in log
+
+
+def test_no_archive_prints_nothing(cfg: Config) -> None:
+    done = hook(cfg, json.dumps(EVENT))
+    assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+    assert not cfg.db_path.exists()

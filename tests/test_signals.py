@@ -1,0 +1,309 @@
+"""Signals and inferences on the real store, indexes and model: each detector fires on a
+constructed set and stays quiet on near misses; triage and staleness behave."""
+
+from __future__ import annotations
+
+import json
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from memtui.config import Config
+from memtui.engine import InvalidArgument, Memory, Note, NotFound
+from memtui.engine.detect import signatures
+from memtui.errors import NotConfirmed
+from tests import lines
+
+
+def ago(days: float) -> str:
+    return (datetime.now(UTC) - timedelta(days=days)).isoformat(timespec="microseconds")
+
+
+def note(
+    note_id: int,
+    title: str,
+    body: str,
+    *,
+    folder: str = "",
+    days: float = 0,
+    layer: str = "past",
+    tags: list[str] | None = None,
+    source: str | None = None,
+) -> Note:
+    t = ago(days)
+    status = "approved" if layer == "rule" else None
+    return Note(note_id, title, body, layer, folder, tags or [], t, t, "person", status, source)
+
+
+def types(memory: Memory, status: str | None = "new") -> dict[str, list[set[int]]]:
+    out: dict[str, list[set[int]]] = {}
+    for s in memory.signals.list(status=status).signals:
+        out.setdefault(s.type, []).append({n.id for n in s.notes})
+    return out
+
+
+def test_dangling_link_fires_and_resolves(memory: Memory) -> None:
+    memory.notes.save("Deploy plan", "See [[Rollback runbook]] first.", "state", by="person")
+    found = memory.signals.list(type="dangling_link").signals
+    assert [s.title for s in found] == ["[[Rollback runbook]] has no note"]
+    memory.notes.save("Rollback runbook", "Steps to roll back.", "state", by="person")
+    assert memory.signals.list(type="dangling_link").signals == []
+
+
+def test_stale_state_needs_age_and_later_activity(memory: Memory) -> None:
+    memory.notes.import_notes(
+        [
+            note(1, "Q3 plan", "ship the importer", layer="state", folder="plans", days=45),
+            note(2, "Alone and old", "nothing newer beside it", layer="state", folder="x", days=45),
+            note(3, "Young plan", "fresh", layer="state", folder="y", days=3),
+            note(4, "Later note", "newer work", folder="plans", days=2),
+            note(5, "Later beside young", "newer", folder="y", days=1),
+        ]
+    )
+    assert types(memory)["stale_state"] == [{1}]
+
+
+def test_tag_burst_against_the_weeks_before(memory: Memory) -> None:
+    memory.notes.import_notes(
+        [
+            note(1, "a", "x", tags=["perf"], days=1),
+            note(2, "b", "x", tags=["perf"], days=2),
+            note(3, "c", "x", tags=["perf"], days=3),
+            # steady: 3 this week, but 3 a week before as well
+            *[note(10 + i, f"s{i}", "x", tags=["steady"], days=i % 7 + 0.5) for i in range(3)],
+            *[note(20 + i, f"t{i}", "x", tags=["steady"], days=8 + i * 2) for i in range(24)],
+            note(50, "d", "x", tags=["rare"], days=1),  # only once
+        ]
+    )
+    bursts = memory.signals.list(type="tag_burst").signals
+    assert [s.title for s in bursts] == ["#perf is suddenly busy"]
+    assert {n.id for n in bursts[0].notes} == {1, 2, 3}
+
+
+ARC = [
+    "The checkout webhook retries fail when the payment provider times out",
+    "Payment provider timeouts make checkout webhook retries fail again",
+    "Checkout webhook retry failures after the payment provider timed out",
+]
+
+
+def test_hidden_arc_across_folders_not_linked(memory: Memory) -> None:
+    memory.notes.import_notes(
+        [
+            note(1, "Webhook 1", ARC[0], folder="billing", days=30),
+            note(2, "Webhook 2", ARC[1], folder="ops", days=10),
+            note(3, "Webhook 3", ARC[2], folder="billing", days=1),
+            note(4, "Garden", "Tomatoes need more sun on the balcony this summer", days=5),
+            note(5, "Fonts", "The terminal font renders ligatures badly in tmux", days=5),
+        ]
+    )
+    arcs = types(memory).get("hidden_arc", [])
+    assert arcs == [{1, 2, 3}]
+
+
+def test_hidden_arc_quiet_when_linked_or_covered(memory: Memory) -> None:
+    memory.notes.import_notes(
+        [
+            note(1, "Webhook 1", ARC[0] + " [[Webhook 2]]", folder="billing", days=30),
+            note(2, "Webhook 2", ARC[1] + " [[Webhook 3]]", folder="ops", days=10),
+            note(3, "Webhook 3", ARC[2] + " [[Webhook 1]]", folder="billing", days=1),
+        ]
+    )
+    assert "hidden_arc" not in types(memory)
+
+
+def test_hidden_arc_quiet_in_one_folder_within_days(memory: Memory) -> None:
+    memory.notes.import_notes(
+        [note(i + 1, f"Webhook {i}", ARC[i], folder="billing", days=i + 1) for i in range(3)]
+    )
+    assert "hidden_arc" not in types(memory)
+
+
+def test_error_signatures_normalise_paths_numbers_ids() -> None:
+    a = signatures("Traceback ...\nKeyError: 'user_42' in /srv/app/models.py line 12")
+    b = signatures("KeyError: 'order_7' in /home/x/app/models.py line 99")
+    assert a == b == ["KeyError: <name> in <path> line <n>"]
+    assert signatures("FAILED tests/test_api.py::test_refund[case-3] - assert 1") == [
+        "FAILED tests/test_api.py::test_refund"
+    ]
+    assert signatures("error[E0502]: cannot borrow") == ["E0502"]
+    openssl = "Error: error:0308010C ERR_OSSL_EVP_UNSUPPORTED"
+    assert "ERR_OSSL_EVP_UNSUPPORTED" in signatures(openssl)
+    assert signatures("all green, 42 passed") == []
+
+
+def _error_sessions(claude_dir: Path, error: str, days: list[int], project: str = "shop") -> None:
+    for i, d in enumerate(days):
+        ts = (datetime.now(UTC) - timedelta(days=d)).strftime("%Y-%m-%dT%H:%M:%S.000Z")
+        sid = f"{project}-err-{i}"
+        lines.write(
+            claude_dir / f"-{project}" / f"{sid}.jsonl",
+            lines.user(f"{sid}-u", f"the tests broke again:\n{error}", sid, ts, f"/w/{project}"),
+        )
+
+
+def test_recurring_error_across_sessions(memory: Memory, claude_dir: Path) -> None:
+    _error_sessions(claude_dir, "ModuleNotFoundError: No module named 'psycopg2'", [20, 12, 2])
+    _error_sessions(claude_dir, "ZeroDivisionError: division by zero", [3, 2, 1], "calc")
+    _error_sessions(claude_dir, "TimeoutError: read timed out", [30, 2], "net")
+    memory.upkeep.ingest()
+    found = memory.signals.list(type="recurring_error").signals
+    assert [s.title for s in found] == [
+        "ModuleNotFoundError: No module named <name> keeps coming back"
+    ]
+    assert len(found[0].messages) == 3
+    assert {m.project for m in found[0].messages} == {"/w/shop"}
+    # Once a note mentions it, it is no news.
+    memory.notes.save(
+        "psycopg2 missing",
+        "ModuleNotFoundError: No module named psycopg2 — install psycopg2-binary",
+        "past",
+        by="person",
+    )
+    assert memory.signals.list(type="recurring_error").signals == []
+
+
+def test_fingerprints_stable_and_dismissed_stays(memory: Memory) -> None:
+    memory.notes.save("A", "[[Missing one]]", "past", by="person")
+    first = memory.signals.list().signals
+    memory.signals.detect(force=True)
+    again = memory.signals.list().signals
+    assert [s.id for s in first] == [s.id for s in again]
+    memory.signals.update_status(first[0].id, "dismissed")
+    memory.notes.save("Unrelated", "nothing linked", "past", by="person")
+    assert memory.signals.list().signals == []
+    assert [s.id for s in memory.signals.list(status="dismissed").signals] == [first[0].id]
+    memory.upkeep.reindex()
+    memory.signals.detect(force=True)
+    assert memory.signals.list().signals == []
+    # New evidence (another note linking the same missing title) is a new signal.
+    memory.notes.save("B", "[[missing ONE]] again", "past", by="person")
+    assert len(memory.signals.list().signals) == 1
+
+
+def test_snooze_expires_and_transitions(memory: Memory) -> None:
+    memory.notes.save("A", "[[Gone]]", "past", by="person")
+    (signal,) = memory.signals.list().signals
+    snoozed = memory.signals.update_status(signal.id, "snoozed", "7d")
+    assert snoozed.status == "snoozed" and snoozed.snooze_until
+    assert memory.signals.list().signals == []
+    memory.signals.update_status(signal.id, "dismissed")
+    with pytest.raises(InvalidArgument, match="already"):
+        memory.signals.update_status(signal.id, "dismissed")
+    memory.signals.update_status(signal.id, "new")
+    memory.signals.update_status(signal.id, "snoozed", ago(-0.000005))  # in 0.4 s
+    time.sleep(0.6)
+    assert [s.id for s in memory.signals.list().signals] == [signal.id]
+    with pytest.raises(InvalidArgument, match="snooze_until"):
+        memory.signals.update_status(signal.id, "snoozed")
+    with pytest.raises(InvalidArgument, match="in the future"):
+        memory.signals.update_status(signal.id, "snoozed", "2001-01-01")
+    with pytest.raises(InvalidArgument, match="status"):
+        memory.signals.update_status(signal.id, "synthesized")
+    with pytest.raises(NotFound):
+        memory.signals.update_status(9999, "dismissed")
+
+
+@pytest.mark.parametrize("confirmed", [None, "yes", 1, False, "true"])
+def test_mint_refused_without_boolean_true(memory: Memory, confirmed: object) -> None:
+    saved = memory.notes.save("Evidence", "a fact", "past", by="person").note
+    with pytest.raises(NotConfirmed):
+        memory.inferences.mint(
+            "Conclusion", "because", 0.7, confirmed=confirmed, evidence_note_ids=[saved.id]
+        )
+    assert memory.inferences.list() == []
+
+
+def test_mint_staleness_and_provenance(memory: Memory) -> None:
+    a = memory.notes.save("Fact A", "the cache is cold on Mondays", "past", by="person").note
+    b = memory.notes.save("Fact B", "[[Nowhere]] deploys happen on Mondays", "past", by="person")
+    (signal,) = memory.signals.list().signals
+    minted = memory.inferences.mint(
+        "Monday deploys hit a cold cache",
+        "Both happen on Mondays.",
+        0.78,
+        confirmed=True,
+        evidence_note_ids=[a.id, b.note.id],
+        signal_id=signal.id,
+    )
+    assert minted.status == "active"
+    cited = f"[Inference #{minted.id}, conf 0.78, from notes #{a.id}, #{b.note.id}]"
+    assert minted.citation == cited
+    assert memory.signals.get(signal.id).status == "synthesized"
+    with pytest.raises(InvalidArgument, match="synthesized"):
+        memory.signals.update_status(signal.id, "new")
+    memory.notes.update(a.id, body="the cache is warm on Mondays now", by="person")
+    memory.notes.delete(b.note.id, by="person")
+    (stale,) = memory.inferences.list(status="stale")
+    states = {e.ref: e.state for e in stale.evidence}
+    assert states == {str(a.id): "changed", str(b.note.id): "deleted"}
+    full = memory.inferences.get_inference(minted.id)
+    (changed,) = [e for e in full.evidence if e.state == "changed"]
+    assert "-the cache is cold on Mondays" in (changed.diff or "")
+    assert memory.signals.counts().stale_inferences == 1
+
+
+def test_mint_bad_evidence_writes_nothing(memory: Memory) -> None:
+    with pytest.raises(NotFound, match="note 77"):
+        memory.inferences.mint("T", "S", 0.5, confirmed=True, evidence_note_ids=[77])
+    with pytest.raises(InvalidArgument, match="both empty"):
+        memory.inferences.mint("T", "S", 0.5, confirmed=True)
+    with pytest.raises(InvalidArgument, match="confidence"):
+        memory.inferences.mint("T", "S", 1.5, confirmed=True, evidence_note_ids=[1])
+    assert memory.inferences.list() == []
+
+
+def test_mint_from_messages(memory: Memory, claude_dir: Path) -> None:
+    _error_sessions(claude_dir, "KeyError: 'sku'", [1])
+    memory.upkeep.ingest()
+    uuids = ["shop-err-0-u"]
+    minted = memory.inferences.mint(
+        "SKU lookups fail", "seen once", 0.4, confirmed=True, evidence_message_uuids=uuids
+    )
+    assert minted.status == "active" and "messages shop-err" in minted.citation
+
+
+def test_unchanged_corpus_costs_a_read(memory: Memory) -> None:
+    memory.notes.save("A", "[[B]]", "past", by="person")
+    memory.signals.list()
+    conn = memory.signals._conn()
+    assert not memory.signals._dirty(conn, datetime.now(UTC).date().isoformat())
+
+
+def test_export_import_carries_triage_and_inferences(
+    memory: Memory, tmp_path: Path, claude_dir: Path
+) -> None:
+    a = memory.notes.save("A", "[[Nowhere]] and the cache", "past", by="person").note
+    memory.notes.save("B", "[[Elsewhere]]", "past", by="person")
+    first, second = memory.signals.list().signals
+    memory.signals.update_status(first.id, "dismissed")
+    minted = memory.inferences.mint(
+        "Cache", "why", 0.6, confirmed=True, evidence_note_ids=[a.id], signal_id=second.id
+    )
+    path = tmp_path / "out.jsonl"
+    memory.transfer.export(path)
+    kinds = [json.loads(line)["type"] for line in path.read_text().splitlines()]
+    assert kinds.count("signal") == 2 and kinds.count("inference") == 1
+    other = Config(data_dir=tmp_path / "other", claude_dir=claude_dir, log_dir=tmp_path / "logs")
+    with Memory(other) as fresh:
+        summary = fresh.transfer.import_(path)
+        assert (summary.signals, summary.inferences) == (2, (1, 0, 0))
+        assert fresh.signals.list().signals == []  # dismissed stays dismissed, minted stays so
+        statuses = {s.title: s.status for s in fresh.signals.list(status=None).signals}
+        assert statuses == {first.title: "dismissed", second.title: "synthesized"}
+        (back,) = fresh.inferences.list()
+        assert (back.id, back.status, back.signal_id) == (minted.id, "active", second.id)
+        again = fresh.transfer.import_(path)
+        assert again.inferences == (0, 0, 1)
+
+
+def test_import_bad_inference_line_imports_nothing(memory: Memory, tmp_path: Path) -> None:
+    path = tmp_path / "bad.jsonl"
+    note = {"type": "note", "id": 1, "title": "T", "layer": "past", "body": "x"}
+    bad = {"type": "inference", "id": 1, "title": "I", "summary": "s", "confidence": 2}
+    path.write_text(json.dumps(note) + "\n" + json.dumps(bad) + "\n")
+    with pytest.raises(InvalidArgument, match="line 2"):
+        memory.transfer.import_(path)
+    assert memory.notes.list() == []
