@@ -50,7 +50,7 @@ class BrowseScreen(Screen[None]):
         Binding("y", "copy", "Copy MD", id="browse.copy"),
         Binding("e", "export", "Export", id="browse.export"),
         Binding("d", "demo", "Open demo", id="browse.demo"),
-        Binding("n", "notes", "Notes", id="browse.notes"),
+        Binding("n", "notes", "Notes", show=False, id="browse.notes"),
         Binding("escape", "focus_projects", "Projects", show=False, id="browse.projects"),
     ]
 
