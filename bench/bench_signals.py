@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import sqlite3
 import statistics
 import subprocess
 import sys
@@ -23,6 +22,8 @@ import time
 from pathlib import Path
 
 from common import run_child
+
+from memtui.store import db
 
 DETECT = """
 import time
@@ -91,11 +92,10 @@ def main() -> None:
     data = args.work / f"notes-data-{args.messages}"
     if not (data / "indexed").exists():
         raise SystemExit(f"no notes beside the archive in {data}: run bench/bench_notes.py first")
-    conn = sqlite3.connect(data / "memtui.db")
-    with conn:
-        for table in ("signals", "error_sightings"):
-            conn.execute(f"DELETE FROM {table}")
-        conn.execute("DELETE FROM meta WHERE key IN ('signals_note_seq', 'errors_seq')")
+    conn = db.connect(data / "memtui.db")  # migrated to this memtui's schema
+    for table in ("signals", "error_sightings"):
+        conn.execute(f"DELETE FROM {table}")
+    conn.execute("DELETE FROM meta WHERE key IN ('signals_note_seq', 'errors_seq')")
     (cwd,) = conn.execute(
         "SELECT p.path FROM projects p JOIN sessions s ON s.project_id = p.id "
         "GROUP BY p.id ORDER BY count(*) DESC LIMIT 1"

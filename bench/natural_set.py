@@ -499,6 +499,91 @@ CONVERSATIONS: tuple[Conversation, ...] = (
             ("any tips for the borrow checker?", 1),
         ),
     ),
+    # Everyday conversations with nothing about work in them (issue 20: "what did my sister
+    # say about the new job?"): the person talks, Claude answers, no tool is called.
+    Conversation(
+        "sister-new-job",
+        "/home/dev/notes",
+        (
+            "my sister Lena just got the offer from the hospital in Leeds! she starts as head "
+            "nurse of the children's ward in March",
+            "That's wonderful news for Lena. Running a children's ward is a big step up; the "
+            "first months are mostly about getting to know the team and the rota.",
+            "she's nervous about moving away from mum though, mum had the hip operation in "
+            "autumn and still can't drive",
+            "That worry makes sense. Leeds is about two hours by train from your mum, so Lena "
+            "could visit at weekends, and a neighbour or a community transport service could "
+            "cover the hospital check-ups until your mum can drive again.",
+        ),
+        (
+            ("what did my sister say about the new job?", 0),
+            ("where is Lena going to work?", 0),
+            ("why is she worried about leaving?", 2),
+            ("how could Lena still look after our mother?", 3),
+        ),
+    ),
+    Conversation(
+        "half-marathon",
+        "/home/dev/notes",
+        (
+            "I signed up for the Bristol half marathon in October. never run more than 10k",
+            "Plenty of time. A 14-week plan works well from 10k: three runs a week, one of "
+            "them a long slow run that grows by about a kilometre each week, and an easy week "
+            "every fourth week so your legs recover.",
+            "my left knee hurts after the long runs, on the outside",
+            "Pain on the outside of the knee after long runs is often the iliotibial band. "
+            "Cut the long run back for a week, add hip and glute strengthening twice a week, "
+            "and check your shoes: if they have more than 800 km on them, replace them.",
+        ),
+        (
+            ("which race did I enter?", 0),
+            ("how should I build up my training?", 1),
+            ("what did you say about my sore knee?", 3),
+            ("when should I get new trainers?", 3),
+        ),
+    ),
+    Conversation(
+        "kitchen-renovation",
+        "/home/dev/notes",
+        (
+            "we're finally redoing the kitchen. Tom wants dark green cabinets, I want white "
+            "oak. we argue about it every evening",
+            "Both can work together: dark green lower cabinets with white oak open shelves or "
+            "an oak worktop is a popular mix, and it keeps the room from feeling too dark.",
+            "the builder quoted 18 thousand and says six weeks, starting after Easter",
+            "For a full kitchen that quote is in the usual range. Ask for a written schedule "
+            "with the plumbing and electrics dates, keep 10 to 15 percent aside for surprises "
+            "behind the old units, and plan where you will cook for those six weeks.",
+        ),
+        (
+            ("what colour does my partner want?", 0),
+            ("how did you suggest we settle the cabinet argument?", 1),
+            ("how much will the renovation cost?", 2),
+            ("how much money should we keep in reserve?", 3),
+        ),
+    ),
+    Conversation(
+        "school-choice",
+        "/home/dev/notes",
+        (
+            "we have to pick a secondary school for Maya by the end of the month. the closest "
+            "one is a ten minute walk but the one with the good music department is across "
+            "town",
+            "Maya's age is when a long commute starts to weigh: forty minutes each way adds up "
+            "to six hours a week. If music matters most to her, ask whether the near school "
+            "lets pupils join the county youth orchestra or take lessons at school.",
+            "she plays the cello and really wants to keep going",
+            "Then ask both schools how many cello pupils they have, whether there is a string "
+            "ensemble, and who pays for lessons. Visiting on an open evening with Maya will "
+            "tell you more than the league tables.",
+        ),
+        (
+            ("which school is nearer to home?", 0),
+            ("what instrument does my daughter play?", 2),
+            ("what should we ask the schools about music?", 3),
+            ("is a long journey to school a problem?", 1),
+        ),
+    ),
 )
 
 

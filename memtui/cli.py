@@ -14,27 +14,19 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
-from rich.console import Console
-from rich.markup import escape
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    ProgressColumn,
-    TaskID,
-    TextColumn,
-    TimeElapsedColumn,
-)
-
 from memtui import __version__, config
 from memtui.engine import LAYERS, MAX_BODY_BYTES, ON_CONFLICT, frontmatter
 from memtui.engine.signal_types import INFERENCE_STATUSES, SIGNAL_STATUSES, SIGNAL_TYPES
 from memtui.engine.transfer import FORMATS
-from memtui.engine.types import MODES, ROLES, to_dict
+from memtui.engine.types import MODES, ROLES, SearchResponse, to_dict
 from memtui.engine.validate import REACH
 from memtui.errors import InvalidArgument, MemtuiError
+from memtui.mcp.cli import tool_families
 
 if TYPE_CHECKING:  # the engine loads numpy, Tantivy and hnswlib: not for --help
+    from rich.console import Console  # rich: imported where it prints (not in `memtui mcp`)
+    from rich.progress import ProgressColumn, TaskID
+
     from memtui.engine import IngestReport, Memory, Note, ProgressEvent
 
 
@@ -175,13 +167,19 @@ def build_parser() -> Parser:
 
     mcp = sub.add_parser("mcp", help="serve MCP over stdio (what Claude Code starts)")
     mcp.add_argument("--http", action="store_true", help="serve streamable HTTP at /mcp instead")
-    mcp.add_argument("--host", default="127.0.0.1", help="HTTP address (default 127.0.0.1)")
+    mcp.add_argument(
+        "--host", default="127.0.0.1", help="HTTP address: loopback only (default 127.0.0.1)"
+    )
     mcp.add_argument("--port", type=whole(1, 65535), default=10013, help="HTTP port")
     mcp.add_argument(
-        "--allow-remote", action="store_true", help="allow a --host that is not loopback"
+        "--print-config", action="store_true", help="print the config that connects Claude Code"
     )
     mcp.add_argument(
-        "--print-config", action="store_true", help="print the config that connects Claude Code"
+        "--tools",
+        type=tool_families,
+        default=None,
+        metavar="FAMILIES",
+        help="serve only these tool families: history,notes,signals (default: all)",
     )
     add_note_commands(sub)
     return parser
@@ -217,13 +215,13 @@ def run_tui(args: argparse.Namespace) -> None:
 
 
 def run(args: argparse.Namespace) -> None:
-    cfg = config.load()
-    config.setup_logging(cfg.log_dir)
-    if args.command == "mcp":  # opens the engine itself, lazily, so initialize never waits
+    if args.command == "mcp":  # signal handlers first; opens the engine lazily, itself
         from memtui.mcp.cli import cmd_mcp
 
-        cmd_mcp(cfg, args)
+        cmd_mcp(args)
         return
+    cfg = config.load()
+    config.setup_logging(cfg.log_dir)
     from memtui.engine import Memory
 
     handler: Callable[[Memory, argparse.Namespace], None] = COMMANDS[args.command]
@@ -286,6 +284,9 @@ def _print_if_new(report: IngestReport) -> None:
 
 def _with_progress(work: Callable[[Callable[[ProgressEvent], None]], _T]) -> _T:
     """Run `work` with a progress bar on stderr, one row a phase, fed by the engine's events."""
+    from rich.console import Console
+    from rich.progress import Progress
+
     with Progress(*_bar_columns(), transient=True, console=Console(stderr=True)) as bar:
         tasks: dict[str, TaskID] = {}
 
@@ -303,6 +304,8 @@ def _with_progress(work: Callable[[Callable[[ProgressEvent], None]], _T]) -> _T:
 
 
 def _bar_columns() -> tuple[ProgressColumn, ...]:
+    from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
+
     return (
         TextColumn("{task.description:<12}"),
         BarColumn(),
@@ -423,11 +426,14 @@ def cmd_search(memory: Memory, args: argparse.Namespace) -> None:
     )
     if args.json:
         doc = {"results": to_dict(response.results), "total": response.total, "mode": response.mode}
+        doc |= {"fts_total": response.fts_total, "vector_total": response.vector_total}
         if response.note:
             doc["note"] = response.note
         print(json.dumps(doc, indent=2))
         return
-    out = Console(highlight=False)
+    from rich.markup import escape
+
+    out = _piped_console()
     if response.note:
         out.print(f"[yellow]{escape(response.note)}[/]")
     for r in response.results:
@@ -442,7 +448,31 @@ def cmd_search(memory: Memory, args: argparse.Namespace) -> None:
             "  " + "".join(f"[bold yellow]{p}[/]" if i % 2 else p for i, p in enumerate(parts))
         )
     more = "+" if response.total >= REACH else ""
-    out.print(f"[dim]{len(response.results)} of {response.total:,}{more} ({response.mode})[/]")
+    out.print(
+        f"[dim]{len(response.results)} of {response.total:,}{more} ({response.mode}"
+        f"{_which(response)})[/]"
+    )
+
+
+def _which(response: SearchResponse) -> str:
+    """What the total counted: full-text matches and neighbours near in meaning."""
+    parts = []
+    if response.fts_total is not None:
+        parts.append(f"{response.fts_total:,} full-text matches")
+    if response.vector_total is not None:
+        parts.append(f"{response.vector_total:,} near in meaning")
+    return ": " + ", ".join(parts) if parts else ""
+
+
+def _piped_console() -> Console:
+    """rich exits 1 on a closed pipe; `memtui search ... | head -1` exits as `show` does (141)."""
+    from rich.console import Console
+
+    class PipedConsole(Console):
+        def on_broken_pipe(self) -> None:
+            raise BrokenPipeError
+
+    return PipedConsole(highlight=False)
 
 
 def cmd_reindex(memory: Memory, args: argparse.Namespace) -> None:

@@ -103,7 +103,7 @@ def test_search_readable_output_and_concepts(indexed: Config) -> None:
     plain = memtui(
         indexed, "search", "question", "--project", "/home/dev/shop-api", "--mode", "fts"
     )
-    assert "aaaa1111" in plain.stdout and "3 of 3 (fts)" in plain.stdout
+    assert "aaaa1111" in plain.stdout and "3 of 3 (fts: 3 full-text matches)" in plain.stdout
 
 
 def test_reindex_and_doctor(indexed: Config) -> None:
@@ -128,3 +128,16 @@ def test_reindex_and_doctor(indexed: Config) -> None:
 def test_search_bad_input(indexed: Config, args: tuple[str, ...]) -> None:
     result = memtui(indexed, *args)
     assert result.returncode != 0 and len(result.stderr.strip().splitlines()) == 1, result.stderr
+
+
+@pytest.mark.parametrize("query", ["", "   ", "🔥🚀", "*", "?!"])
+def test_search_with_nothing_to_search_for_is_refused(indexed: Config, query: str) -> None:
+    result = memtui(indexed, "search", query)
+    assert result.returncode != 0 and result.stdout == "", result.stdout
+    assert "INVALID_ARGUMENT: the query has nothing to search for" in result.stderr
+
+
+def test_search_finds_a_prefix_and_counts_matches(indexed: Config) -> None:
+    doc = json.loads(memtui(indexed, "search", "quest*", "--mode", "fts", "--json").stdout)
+    assert doc["total"] == doc["fts_total"] == len(doc["results"]) > 0
+    assert doc["vector_total"] is None

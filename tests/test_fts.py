@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from memtui.store import fts
 from memtui.store.fts import FtsDoc, FtsFilter, FullText
 from memtui.store.locks import file_lock
 
@@ -316,3 +317,96 @@ def test_scores_fall_with_fewer_rare_words(ft: FullText) -> None:
         ]
     )
     assert ids_of(ft, "why did kafka rebalance and make duplicates") == [1, 2, 3]
+
+
+# -- what developers paste (issue 20) ----------------------------------------------------------
+
+SHA = "9f3c2ab41d7e6f5a8b0c9d1e2f3a4b5c6d7e8f90"
+SHA_256 = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+PASTED_DOCS = [
+    doc(1, f"the regression came in with commit {SHA} on Friday"),
+    doc(2, "we ran the migrations on staging and they were slow"),
+    doc(3, "please look at src/api/orders.py, the total is wrong"),
+    doc(4, "node 17 fails with ERR_OSSL_EVP_UNSUPPORTED at startup"),
+    doc(5, "don't commit with --no-verify, the hooks matter"),
+    doc(6, "the migration of orders is done; the api is fine; verify that src builds"),
+    doc(7, f"the image digest is sha256:{SHA_256}"),
+    doc(8, "the error was not supported by the evp layer of openssl"),
+    doc(9, "a short hash like 9f3c2ab is what git log --oneline prints"),
+]
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        (SHA, [1]),
+        (SHA.upper(), [1]),
+        (SHA[:7], [1, 9]),
+        (SHA[:12], [1]),
+        (SHA_256, [7]),
+        (SHA_256[:10], [7]),
+        ("migrat*", [2, 6]),
+        ("migrations*", [2, 6]),
+        ('"ran the migrations on staging"', [2]),
+        ("src/api/orders.py", [3]),
+        ("ERR_OSSL_EVP_UNSUPPORTED", [4]),
+        ("err_ossl_evp_unsupported", [4]),
+        ("--no-verify", [5]),
+        ("src/api/ord*", [3]),
+    ],
+)
+def test_what_developers_paste_is_found(ft: FullText, query: str, expected: list[int]) -> None:
+    ft.write(PASTED_DOCS)
+    assert sorted(ids_of(ft, query)) == expected, query
+    assert ft.count(query, None) == len(expected)
+
+
+def test_a_phrase_must_match_in_order(ft: FullText) -> None:
+    ft.write(PASTED_DOCS)
+    assert ids_of(ft, '"on staging"') == [2]
+    assert ids_of(ft, '"staging on"') == []
+
+
+def test_a_short_prefix_is_a_plain_word(ft: FullText) -> None:
+    ft.write([doc(1, "mi casa"), doc(2, "migrations ran")])
+    assert ids_of(ft, "mi*") == [1]
+
+
+def test_a_prefix_ranks_with_the_other_words(ft: FullText) -> None:
+    ft.write(PASTED_DOCS)
+    assert ids_of(ft, "migrat* staging")[0] == 2
+
+
+def test_a_word_of_hex_letters_only_is_not_a_prefix(ft: FullText) -> None:
+    ft.write([doc(1, "the facade pattern"), doc(2, "a facadeXYZ class")])
+    assert ids_of(ft, "facade") == [1]
+
+
+@pytest.mark.parametrize("query", ['"unclosed', "*", "AND OR", "x" * 10_000, '"', "***", "(("])
+def test_malformed_queries_search_as_plain_words(ft: FullText, query: str) -> None:
+    ft.write([*PASTED_DOCS, doc(10, "unclosed quotes and or nothing"), doc(11, "x" * 300)])
+    found = ids_of(ft, query)
+    assert ft.count(query, None) == len(found)
+    if query == '"unclosed':
+        assert found == [10]
+    if query == "AND OR":
+        assert 10 in found
+
+
+def test_searchable_says_whether_a_query_has_words(ft: FullText) -> None:
+    for query in ("", "   ", "\u0000", "🎉🚀", "*", "?!…", '""', "—"):
+        assert not ft.searchable(query), query
+    for query in ("a", "migrat*", "日本", "x1", "--no-verify"):
+        assert ft.searchable(query), query
+
+
+def test_an_index_of_an_older_format_is_emptied_on_open(tmp_path: Path) -> None:
+    path = tmp_path / "fts"
+    FullText(path).write([doc(1, "kept until the format changes")])
+    assert FullText(path).doc_count() == 1
+    (path / "memtui-format").write_text("1")
+    assert FullText(path).doc_count() == 0
+    assert (path / "memtui-format").read_text() == fts.FORMAT
+    reopened = FullText(path)
+    reopened.write([doc(2, "written in the new format")])
+    assert FullText(path).doc_count() == 1

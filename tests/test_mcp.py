@@ -74,13 +74,13 @@ async def error(client: Client, tool: str, args: dict[str, Any], code: str) -> s
 
 async def test_tools_have_specs_names_schemas_and_read_only_hints(server: Server) -> None:
     async with connect(server) as client:
-        tools = {t.name: t for t in (await client.list_tools()).tools}
+        tools = {t.name: t for t in (await client.list_tools()).tools if t.name in TOOLS}
         assert set(tools) == TOOLS
         for tool in tools.values():
             assert tool.annotations is not None and tool.annotations.read_only_hint is True
             assert tool.output_schema is not None and tool.output_schema["type"] == "object"
             assert tool.input_schema["additionalProperties"] is False
-            assert len(tool.description or "") > 80  # descriptions teach Claude when to call
+            assert 60 < len(tool.description or "") < 300  # when to call, in a sentence or two
         search = tools["search_history"].input_schema["properties"]
         assert list(search) == ARGUMENTS["search_history"]
         assert set(search["mode"]["enum"]) == {"hybrid", "fts", "vector", "text", "both"}
@@ -88,7 +88,7 @@ async def test_tools_have_specs_names_schemas_and_read_only_hints(server: Server
         for name, arguments in ARGUMENTS.items():
             assert list(tools[name].input_schema.get("properties", {})) == arguments
         assert "desc" in (tools["get_session"].description or "")
-        assert "alternatives" in (tools["search_history"].description or "")
+        assert "before answering" in (tools["search_history"].description or "")
 
 
 async def test_instructions_say_to_search_before_answering(server: Server) -> None:
@@ -304,8 +304,8 @@ async def test_memory_stats(server: Server) -> None:
 
 async def test_unknown_tool_is_a_coded_error(server: Server) -> None:
     async with connect(server) as client:
-        msg = await error(client, "search_notes", {}, "NOT_FOUND")
-        assert "search_history" in msg
+        msg = await error(client, "no_such_tool", {}, "NOT_FOUND")
+        assert "search_history" in msg and "search_notes" in msg
 
 
 # -- resources and prompts ----------------------------------------------------------------------
@@ -314,9 +314,12 @@ async def test_unknown_tool_is_a_coded_error(server: Server) -> None:
 async def test_resources(server: Server) -> None:
     async with connect(server) as client:
         listed = {str(r.uri) for r in (await client.list_resources()).resources}
-        assert listed == {"memtui://projects", "memtui://stats"}
+        assert listed == {"memtui://projects", "memtui://stats", "memtui://rules"}
         templates = (await client.list_resource_templates()).resource_templates
-        assert [t.uri_template for t in templates] == ["memtui://sessions/{session_id}"]
+        assert {t.uri_template for t in templates} == {
+            "memtui://sessions/{session_id}",
+            "memtui://notes/{note_id}",
+        }
 
         async def read(uri: str) -> str:
             contents = (await client.read_resource(uri)).contents[0]
@@ -336,7 +339,7 @@ async def test_resources(server: Server) -> None:
 async def test_recall_prompt(server: Server) -> None:
     async with connect(server) as client:
         prompts = (await client.list_prompts()).prompts
-        assert [p.name for p in prompts] == ["recall"]
+        assert [p.name for p in prompts] == ["recall", "save-session", "hallucination-check"]
         got = await client.get_prompt("recall", {"question": "why was checkout flaky?"})
         message = got.messages[0]
         assert message.role == "user" and isinstance(message.content, TextContent)
@@ -353,3 +356,58 @@ async def test_a_call_that_runs_too_long_answers_busy(monkeypatch: pytest.Monkey
     with pytest.raises(Busy, match="took longer"):
         await run_bounded(lambda: time.sleep(2), "slow")
     assert time.monotonic() - started < 1.5
+
+
+# -- issue 18, item 10 ----------------------------------------------------------------------------
+
+
+async def test_a_mistyped_query_says_what_it_must_be(server: Server) -> None:
+    async with connect(server) as client:
+        for query in (5, None, {"a": 1}, ["only one"], ["a"] * 6, "x" * 4001, ["", "b"]):
+            message = await error(client, "search_history", {"query": query}, "INVALID_ARGUMENT")
+            assert message == (
+                "INVALID_ARGUMENT: search_history: query must be a string (1-4,000 characters), "
+                "or a list of 2-5 such strings"
+            ), query
+
+
+async def test_read_session_past_the_end_says_how_long_the_session_is(server: Server) -> None:
+    async with connect(server) as client:
+        whole = await ok(client, "read_session", session_id=BILLING)
+        length = whole["lines"]
+        assert length == len(whole["markdown"].split("\n"))
+        part = await ok(client, "read_session", session_id=BILLING, start_line=2, end_line=3)
+        assert part["lines"] == length
+        result = await client.call_tool(
+            "read_session", {"session_id": BILLING, "start_line": length + 10}
+        )
+        assert not result.is_error and result.structured_content is not None
+        assert result.structured_content["markdown"] == ""
+        assert result.structured_content["lines"] == length
+        assert text_of(result) == (
+            f"start_line {length + 10} is past the end: this session has {length} lines"
+        )
+
+
+async def test_a_100_kb_resource_uri_is_not_echoed_back(server: Server) -> None:
+    async with connect(server) as client:
+        uri = "memtui://sessions/" + "a" * 100_000
+        with pytest.raises(MCPError) as refused:
+            await client.read_resource(uri)
+        error = refused.value.error
+        assert error.message.startswith("INVALID_ARGUMENT: the resource URI is 100,018 characters")
+        assert len(error.message) < 300 and not error.data
+
+
+async def test_search_nothing_to_search_for_and_counts_that_say_which(server: Server) -> None:
+    async with connect(server) as client:
+        for query in ("   ", "\u0000", "🔥🚀", "*"):
+            msg = await error(client, "search_history", {"query": query}, "INVALID_ARGUMENT")
+            assert "nothing to search for" in msg
+        fts = await ok(client, "search_history", query="snake_case_helper", mode="fts")
+        assert (fts["total"], fts["fts_total"], fts["vector_total"]) == (1, 1, None)
+        hybrid = await ok(client, "search_history", query="snake_case_helper", limit=50)
+        assert hybrid["fts_total"] == 1 and hybrid["vector_total"] is not None
+        assert hybrid["total"] == len(hybrid["results"])
+        prefix = await ok(client, "search_history", query="invoic*", mode="fts")
+        assert {r["session_id"] for r in prefix["results"]} == {BILLING}

@@ -96,18 +96,56 @@ async def test_serve_http_refuses_a_taken_port_and_a_remote_host(memory: Memory)
         taken.listen()
         with pytest.raises(OSError):
             await serve_http(memory, port=taken.getsockname()[1])
-    with pytest.raises(InvalidArgument, match="allow-remote"):
+    with pytest.raises(InvalidArgument, match="ssh -L"):
         await serve_http(memory, host="0.0.0.0", port=free_port())
 
 
-def test_cli_refuses_a_remote_host_without_allow_remote(cfg: Config) -> None:
+def test_cli_serves_loopback_only_and_has_no_remote_mode(cfg: Config) -> None:
+    """Issue 18, item 5: --allow-remote could not serve another machine; it is gone, and the
+    refusal says how to reach memtui from elsewhere (a tunnel to its loopback)."""
+    for argv in (["--http", "--host", "0.0.0.0"], ["--print-config", "--host", "0.0.0.0"]):
+        done = subprocess.run(
+            [sys.executable, "-m", "memtui", "mcp", *argv],
+            cwd=ROOT,
+            env={**os.environ, "PYTHONPATH": str(ROOT), "MEMTUI_DATA_DIR": str(cfg.data_dir)},
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert done.returncode == 1 and done.stdout == "", argv
+        assert "INVALID_ARGUMENT" in done.stderr and "ssh -L" in done.stderr
+        assert "http://" not in done.stdout
     done = subprocess.run(
-        [sys.executable, "-m", "memtui", "mcp", "--http", "--host", "0.0.0.0"],
+        [sys.executable, "-m", "memtui", "mcp", "--http", "--allow-remote"],
         cwd=ROOT,
         env={**os.environ, "PYTHONPATH": str(ROOT)},
         capture_output=True,
         text=True,
         timeout=60,
     )
-    assert done.returncode == 1 and done.stdout == ""
-    assert "INVALID_ARGUMENT" in done.stderr and "--allow-remote" in done.stderr
+    assert done.returncode == 2 and "--allow-remote" in done.stderr
+
+
+def test_an_empty_token_file_gets_a_new_token(cfg: Config) -> None:
+    """Issue 18, item 7: an empty mcp-token made every request 401 for ever."""
+    for empty in ("", "  \n"):
+        path = cfg.data_dir / TOKEN_FILE
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(empty)
+        token = http_token(cfg)
+        assert len(token) >= 32 and path.read_text().strip() == token
+        assert http_token(cfg) == token
+        assert stat.S_IMODE(path.stat().st_mode) == 0o600
+
+
+async def test_a_server_started_on_an_empty_token_file_answers_its_token(
+    memory: Memory,
+) -> None:
+    path = memory.config.data_dir / TOKEN_FILE
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("")
+    async with serving(memory, free_port()) as url, httpx2.AsyncClient() as http:
+        token = path.read_text().strip()
+        headers = {**ACCEPT, "Authorization": f"Bearer {token}"}
+        answer = await http.post(url, content=json.dumps(INIT), headers=headers)
+        assert token and answer.status_code == 200

@@ -9,10 +9,10 @@ import re
 import shlex
 import subprocess
 import sys
+from pathlib import Path
 
 from memtui.config import Config
 from memtui.mcp.http import http_token
-from memtui.mcp.setup import command
 from tests.test_mcp_stdio import ROOT, Wire
 
 
@@ -44,7 +44,7 @@ def test_readme_commands_start_a_server_that_answers(cfg: Config) -> None:
     assert [entry["command"], *entry["args"]] == server and entry["type"] == "stdio"
     wire = Wire(cfg, runnable(server))
     assert wire.initialize()["result"]["serverInfo"]["name"] == "memtui"
-    assert len(wire.request("tools/list", {})["result"]["tools"]) == 6
+    assert len(wire.request("tools/list", {})["result"]["tools"]) == 22
     assert wire.finish() == 0
     wire.only_json_rpc()
 
@@ -62,7 +62,8 @@ def test_print_config_gives_commands_and_the_real_token(cfg: Config) -> None:
     out = done.stdout
     lines = out.splitlines()
     add = shlex.split(next(line for line in lines if line.startswith("claude mcp add --scope")))
-    assert add[add.index("--") + 1 :] == command()  # the installed script, or this python
+    # the memtui that ran (this python with -m here), not the first `memtui` on PATH
+    assert add[add.index("--") + 1 :] == [sys.executable, "-m", "memtui", "mcp"]
     assert f"--env=MEMTUI_DATA_DIR={cfg.data_dir}" in add
     token = http_token(cfg)
     assert f"Authorization: Bearer {token}" in out
@@ -74,4 +75,39 @@ def test_print_config_gives_commands_and_the_real_token(cfg: Config) -> None:
     # The stdio entry starts a server that answers.
     wire = Wire(cfg, [stdio["command"], *stdio["args"]])
     assert wire.initialize()["result"]["serverInfo"]["name"] == "memtui"
+    assert wire.finish() == 0
+
+
+def test_print_config_names_the_running_memtui_and_its_tool_families(
+    cfg: Config, tmp_path: Path
+) -> None:
+    """Issue 18, item 6: not the first `memtui` on PATH, but the one that printed it."""
+    decoy = tmp_path / "bin" / "memtui"
+    decoy.parent.mkdir()
+    decoy.write_text("#!/bin/sh\nexit 3\n")
+    decoy.chmod(0o755)
+    running = Path(sys.executable).parent / "memtui"
+    assert running.is_file(), "the venv's memtui script"
+    done = subprocess.run(
+        [str(running), "mcp", "--print-config", "--tools", "notes"],
+        cwd=ROOT,
+        env={
+            **os.environ,
+            "PATH": f"{decoy.parent}:{os.environ['PATH']}",
+            "PYTHONPATH": str(ROOT),
+            "MEMTUI_DATA_DIR": str(cfg.data_dir),
+        },
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    add = shlex.split(next(ln for ln in done.stdout.splitlines() if ln.startswith("claude mcp")))
+    assert add[add.index("--") + 1 :] == [str(running.resolve()), "mcp", "--tools", "notes"]
+    stdio = json.loads(re.findall(r"^\{.*?^\}", done.stdout, re.S | re.M)[0])
+    assert stdio["mcpServers"]["memtui"]["args"] == ["mcp", "--tools", "notes"]
+    wire = Wire(cfg, [sys.executable, "-m", "memtui", "mcp", "--tools", "notes"])
+    wire.initialize()
+    names = {t["name"] for t in wire.request("tools/list", {})["result"]["tools"]}
+    assert "save_note" in names and "search_history" not in names
     assert wire.finish() == 0

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -11,7 +12,7 @@ import pytest
 
 from memtui.config import Config
 from memtui.engine.memory import Memory
-from memtui.engine.search import SearchResponse, answered, fuse, nearest, settled
+from memtui.engine.search import NEAREST, SearchResponse, answered, fuse, nearest, settled
 from memtui.errors import Ambiguous, InvalidArgument, NotFound
 from tests.lines import assistant, text, user, write
 
@@ -147,8 +148,10 @@ def test_get_session_cuts_long_pages(real: Memory) -> None:
 def test_project_filter_still_fills_the_limit(made: Memory, mode: str) -> None:
     shop = made.history.search("webhook", mode, project=SHOP, limit=5)
     assert shop.results and {r.project for r in shop.results} == {SHOP}
-    crawler = made.history.search("webhook", mode, cwd=CRAWLER, limit=25)
-    assert len(crawler.results) == 25 and {r.project for r in crawler.results} == {CRAWLER}
+    # Vectors list their near neighbours, or the NEAREST few when fewer are near.
+    want = 25 if mode != "vector" else NEAREST
+    crawler = made.history.search("webhook", mode, cwd=CRAWLER, limit=want)
+    assert len(crawler.results) == want and {r.project for r in crawler.results} == {CRAWLER}
 
 
 @pytest.mark.parametrize("mode", ["fts", "vector", "hybrid"])
@@ -206,18 +209,16 @@ AWKWARD = [
     '"unbalanced',
     "AND OR",
     "field:",
-    "*",
-    "-",
-    "(((",
     "title:webhook",
     "webhook " * 500,  # 4,000 characters: the most a query may have
     "🔥💥 webhook 🚀",
     "\x00\x1b[31m",
-    "",
-    "   ",
     "NOT",
     "a:b:c OR -d",
+    "webhook*",
+    '"webhook',
 ]
+NOTHING_TO_SEARCH = ["", "   ", "\u0000", "\t\n", "*", "-", "(((", "🔥💥🚀", "?!…", '""', "**"]
 
 
 @pytest.mark.parametrize("query", AWKWARD)
@@ -225,6 +226,22 @@ AWKWARD = [
 def test_awkward_queries_never_raise(made: Memory, query: str, mode: str) -> None:
     response = made.history.search(query, mode)
     assert isinstance(response.results, list)
+    assert response.total >= len(response.results)
+
+
+@pytest.mark.parametrize("query", NOTHING_TO_SEARCH)
+@pytest.mark.parametrize("mode", ["fts", "vector", "hybrid"])
+def test_a_query_with_nothing_to_search_is_refused(made: Memory, query: str, mode: str) -> None:
+    with pytest.raises(InvalidArgument, match="nothing to search for"):
+        made.history.search(query, mode)
+    with pytest.raises(InvalidArgument, match="nothing to search for"):
+        made.history.search(["webhook", query], mode)
+
+
+def test_alternatives_with_nothing_to_search_are_ignored(made: Memory) -> None:
+    plain = made.history.search("webhook retry", "hybrid")
+    padded = made.history.search("webhook retry", "hybrid", alternatives=["🔥", "*", "   "])
+    assert [r.uuid for r in padded.results] == [r.uuid for r in plain.results]
 
 
 def test_bad_arguments_say_what_to_fix(made: Memory) -> None:
@@ -465,3 +482,183 @@ def test_project_by_a_part_of_its_path(made: Memory) -> None:
     assert made.history.list_sessions("crawler/")[0].project == CRAWLER
     with pytest.raises(Ambiguous, match=r"matches 2: /home/dev/crawler, /home/dev/shop-api"):
         made.history.search("webhook", project="/home/dev")
+
+
+# -- what developers paste, counts that mean something, noise below conversation --------------
+
+SHA = "9f3c2ab41d7e6f5a8b0c9d1e2f3a4b5c6d7e8f90"
+LAB = "/home/dev/lab"
+PASTED = {
+    "lab-sha": f"the regression came in with commit {SHA}, revert it",
+    "lab-migrate": "the migrations on staging took forty minutes",
+    "lab-path": "the total is wrong in src/api/orders.py since Monday",
+    "lab-ossl": "node 17 fails with ERR_OSSL_EVP_UNSUPPORTED on build",
+    "lab-flag": "never commit with --no-verify, the hooks catch secrets",
+    "lab-kafka": "why is the kafka consumer lag growing on the orders topic?",
+}
+
+
+def _record(kind: str, uid: str, content: object, session: str, n: int, **extra: object) -> bytes:
+    message = {"role": kind, "content": content}
+    if kind == "assistant":
+        message["id"] = f"msg_{uid}"
+    record = {
+        "type": kind,
+        "uuid": uid,
+        "parentUuid": None,
+        "sessionId": session,
+        "cwd": LAB,
+        "timestamp": f"2026-03-01T10:{n:02d}:00Z",
+        "isSidechain": False,
+        "message": message,
+        **extra,
+    }
+    return json.dumps(record).encode() + b"\n"
+
+
+def build_lab(root: Path) -> None:
+    """A session with pasted tokens, a real answer about consumer lag, its compaction (the
+    summary as `you`, the compaction agent's copy as `claude`) and a warmed-up subagent."""
+    folder = root / "-home-dev-lab"
+    main, n = folder / "lab-1.jsonl", 0
+    for uid, prompt in PASTED.items():
+        write(main, _record("user", uid, prompt, "lab-1", n))
+        n += 1
+    answer = "The kafka consumer lag grows because the orders consumer commits offsets late."
+    write(main, _record("assistant", "lab-kafka-a", [text(answer)], "lab-1", n))
+    summary = (
+        "This session is being continued from a previous conversation. Summary: the kafka "
+        "consumer lag on the orders topic grows because offsets are committed late."
+    )
+    write(main, _record("user", "lab-summary", summary, "lab-1", n + 1, isCompactSummary=True))
+    agents = folder / "lab-1" / "subagents"
+    side = {"isSidechain": True}
+    compact = agents / "agent-acompact-1a2b3c.jsonl"
+    write(
+        compact,
+        _record(
+            "user",
+            "lab-c-ask",
+            "Your task is to create a detailed summary",
+            "lab-1",
+            30,
+            agentId="acompact-1a2b3c",
+            **side,
+        ),
+    )
+    write(
+        compact,
+        _record(
+            "assistant",
+            "lab-c-copy",
+            [text(summary.split("Summary: ")[1])],
+            "lab-1",
+            31,
+            agentId="acompact-1a2b3c",
+            **side,
+        ),
+    )
+    warm = agents / "agent-a9f8e7d.jsonl"
+    write(warm, _record("user", "lab-w-ask", "Warmup", "lab-1", 40, agentId="a9f8e7d", **side))
+    write(
+        warm,
+        _record(
+            "assistant",
+            "lab-w-reply",
+            [text("Ready to help: kafka consumer lag, orders topics, offsets, anything you need.")],
+            "lab-1",
+            41,
+            agentId="a9f8e7d",
+            **side,
+        ),
+    )
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Memory]:
+    tmp = tmp_path_factory.mktemp("lab")
+    build(tmp / "projects")
+    build_lab(tmp / "projects")
+    memory = Memory(Config(tmp / "data", tmp / "projects", tmp / "logs"))
+    memory.upkeep.ingest()
+    yield memory
+    memory.close()
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        (SHA, "lab-sha"),
+        (SHA[:7], "lab-sha"),
+        (SHA.upper(), "lab-sha"),
+        ("migrat*", "lab-migrate"),
+        ('"migrations on staging"', "lab-migrate"),
+        ("src/api/orders.py", "lab-path"),
+        ("ERR_OSSL_EVP_UNSUPPORTED", "lab-ossl"),
+        ("--no-verify", "lab-flag"),
+        ('"orders topic', "lab-kafka"),
+    ],
+)
+@pytest.mark.parametrize("mode", ["fts", "hybrid"])
+def test_what_developers_paste_is_found_first(
+    lab: Memory, query: str, expected: str, mode: str
+) -> None:
+    found = lab.history.search(query, mode, project=LAB)
+    assert found.results[0].uuid == expected, [r.uuid for r in found.results]
+    assert found.fts_total is not None and found.fts_total >= 1
+
+
+def test_a_phrase_that_is_not_there_in_that_order_finds_nothing(lab: Memory) -> None:
+    assert lab.history.search('"staging on migrations"', "fts").results == []
+
+
+@pytest.mark.parametrize("mode", ["fts", "hybrid"])
+def test_summaries_and_warmups_rank_below_conversation_and_never_twice(
+    lab: Memory, mode: str
+) -> None:
+    found = lab.history.search("kafka consumer lag", mode, project=LAB, limit=50)
+    uuids = [r.uuid for r in found.results]
+    assert set(uuids[:2]) == {"lab-kafka", "lab-kafka-a"}, uuids
+    assert {"lab-summary", "lab-w-reply"} <= set(uuids[2:])  # still searchable
+    assert "lab-c-copy" not in uuids  # the summary's second copy
+    assert len({(r.session_id, r.snippet) for r in found.results}) == len(uuids)
+    assert found.total == len(uuids)
+    top = lab.history.search("kafka consumer lag", mode, project=LAB, limit=2)
+    assert {r.uuid for r in top.results} == {"lab-kafka", "lab-kafka-a"}
+    assert top.total == found.total
+
+
+def test_fts_total_counts_matches_and_vector_total_near_neighbours(lab: Memory) -> None:
+    from memtui.engine.search import NEAR
+
+    fts = lab.history.search("snake_case_helper", "fts")
+    assert (fts.total, fts.fts_total, fts.vector_total) == (1, 1, None)
+    hybrid = lab.history.search("snake_case_helper", "hybrid", limit=50)
+    assert hybrid.fts_total == 1 and hybrid.vector_total is not None
+    # What is listed: the one match, the near neighbours (or the nearest few), their answers.
+    assert hybrid.total == len(hybrid.results) <= 1 + max(hybrid.vector_total, NEAREST) * 2
+    vector = lab.history.search("snake_case_helper", "vector", limit=50)
+    near = [r for r in vector.results if r.score >= NEAR]
+    assert vector.vector_total == len(near) and vector.fts_total is None
+    assert vector.total == len(vector.results) <= max(len(near), NEAREST)
+    many = lab.history.search("webhook", "fts")
+    assert many.fts_total == many.total == 81  # 1 in shop, 40 prompts and 40 answers in crawler
+
+
+def test_an_index_of_the_old_format_is_rebuilt_on_upgrade(tmp_path: Path) -> None:
+    """An index made before long tokens were kept (no format file) is emptied when opened
+    and refilled by the next catch-up: the full SHA it could not hold is then found."""
+    build_lab(tmp_path / "projects")
+    config = Config(tmp_path / "data", tmp_path / "projects", tmp_path / "logs")
+    with_old = Memory(config)
+    with_old.upkeep.ingest()
+    with_old.close()
+    (config.index_dir / "fts" / "memtui-format").unlink()  # as every index before it had
+    upgraded = Memory(config)
+    try:
+        assert upgraded.history.search(SHA, "fts").total == 0  # emptied on open
+        upgraded.upkeep.ingest()  # what `memtui index`, the TUI and MCP's catch-up do
+        assert [r.uuid for r in upgraded.history.search(SHA, "fts").results] == ["lab-sha"]
+        assert upgraded.history.search("kafka", "fts").total == 4
+    finally:
+        upgraded.close()

@@ -13,6 +13,7 @@ import numpy as np
 from memtui.engine import sessions, validate
 from memtui.engine.types import MODE_ALIASES, MODES, ROLES, SearchResponse, SearchResult
 from memtui.errors import InvalidArgument
+from memtui.store import db
 from memtui.store.fts import FtsFilter
 from memtui.store.indexes import VECTOR_MIN_CHARS, VECTOR_WHERE, Indexes
 
@@ -35,6 +36,17 @@ FOLLOW = 0.9
 ANSWERED = 10
 REPLY = 0.95
 SNIPPET = 240
+# A vector neighbour this similar counts as a match ("near in meaning"): with the static
+# model, 0.4 % of query/text pairs of the labelled set reach it (0.6: 1 %), as do 70 % of the
+# answers sought by their words and 30 % of those sought by a plain question; at 200k a query
+# has a median of 0 such neighbours and a p90 of 28 (0.6: 590) (bench/README.md).
+NEAR = 0.65
+NEAREST = 10  # neighbours listed however far, so a paraphrase still finds its answer
+# What is not conversation ranks below it: compaction summaries, subagents Claude Code only
+# warmed up (their prompt is WARMUP), the compaction agent (its agent id starts COMPACT_AGENT).
+NOISE, COPY = 1, 2
+WARMUP = "Warmup"
+COMPACT_AGENT = "acompact"
 
 Ranking = list[tuple[int, float]]  # (message id, score), best first
 
@@ -206,7 +218,14 @@ class Searcher:
             raise InvalidArgument(f"mode must be one of hybrid, fts, vector, not {mode!r}")
         validate.page(limit, offset, reach=REACH)
         query = normalise_query(query)
-        phrasings: list[str | list[str]] = [query, *normalise_alternatives(alternatives)]
+        fts = self.indexes.fts
+        if not all(fts.searchable(q) for q in ([query] if isinstance(query, str) else query)):
+            raise InvalidArgument(
+                "the query has nothing to search for (only spaces, marks or emoji)",
+                'type words, a "quoted phrase", a prefix* or a name like src/api/orders.py',
+            )
+        others = [a for a in normalise_alternatives(alternatives) if fts.searchable(a)]
+        phrasings: list[str | list[str]] = [query, *others]
         want = offset + limit
         depth = max(DEPTH, want)
         note = None
@@ -221,72 +240,143 @@ class Searcher:
         fts_filter = FtsFilter(
             filt.project, filt.session_id, filt.role, None, filt.after, filt.before
         )
-        terms = list(dict.fromkeys(t for p in phrasings for t in self.indexes.fts.terms(p)))
+        terms = list(dict.fromkeys(t for p in phrasings for t in fts.terms(p)))
 
-        def fts_ranking(q: str | list[str], n: int, keep: int) -> Ranking:
-            return settled(lambda size: self.indexes.fts.search(q, fts_filter, size), n, keep)
+        counts: dict[int, int] = {}  # full-text matches of each phrasing, as each search found
 
-        def covered(q: str | list[str]) -> Ranking:
-            """The full-text ranking with each score as the share of `q` it covers."""
-            weight = self.indexes.fts.weight(q) or 1.0
-            return [(mid, score / weight) for mid, score in fts_ranking(q, depth, want)]
+        def fts_ranking(i: int, n: int, keep: int) -> Ranking:
+            def fetch(size: int) -> Ranking:
+                ranking, counts[i] = fts.search_counted(phrasings[i], fts_filter, size)
+                return ranking
 
-        def page(ranked: Ranking, total: int, by: Callable[[int], list[str]]) -> SearchResponse:
-            scored = [(mid, score, by(mid)) for mid, score in ranked[offset:want]]
-            return SearchResponse(self._results(scored, terms), total, mode, offset, limit, note)
+            return settled(fetch, n, keep)
 
-        allowed = None if mode == "fts" or not filt.any() else self._allowed(filt)
-        total = self._reach(phrasings, fts_filter, None if mode == "fts" else allowed, mode)
-        if mode == "fts":
-            if len(phrasings) == 1:
-                return page(fts_ranking(query, want, want), total, lambda _: ["fts"])
-            merged = nearest([covered(p) for p in phrasings])
-            return page(merged, total, lambda _: ["fts"])
-        vector_rankings = [self._vector_ranking(p, allowed, depth, want) for p in phrasings]
-        if mode == "vector":
-            return page(nearest(vector_rankings), total, lambda _: ["vector"])
-        fts_merged = nearest([covered(p) for p in phrasings])
-        vec_merged = nearest(vector_rankings)
-        if isinstance(query, str) and filt.role is None:  # concepts ask for what has them
-            tops = {mid for ranking in (fts_merged, vec_merged) for mid, _ in ranking[:ANSWERED]}
-            replies = self._replies(tops, filt)
-            fts_merged, vec_merged = answered(fts_merged, replies), answered(vec_merged, replies)
-        ranked = fuse(fts_merged, vec_merged)
-        fts_set, vec_set = {mid for mid, _ in fts_merged}, {mid for mid, _ in vec_merged}
-        return page(
-            ranked,
-            total,
-            lambda mid: [n for n, s in (("fts", fts_set), ("vector", vec_set)) if mid in s],
+        def covered(i: int) -> Ranking:
+            """The full-text ranking with each score as the share of the phrasing it covers."""
+            weight = fts.weight(phrasings[i]) or 1.0
+            return [(mid, score / weight) for mid, score in fts_ranking(i, depth, want)]
+
+        fts_list: Ranking = []
+        vec_list: Ranking = []
+        fts_total = vector_total = None
+        if mode != "vector":
+            if mode == "fts" and len(phrasings) == 1:
+                # The page; deeper when all matches fit in DEPTH (then the total is exact), or
+                # when the page holds what is not conversation, to rank that lower.
+                fts_list = fts_ranking(0, want, want)
+                if want < counts[0] and (
+                    counts[0] <= depth or self._noise([mid for mid, _ in fts_list])
+                ):
+                    fts_list = fts_ranking(0, depth, want)
+            else:
+                fts_list = nearest([covered(i) for i in range(len(phrasings))])
+            fts_total = self._fts_total(phrasings, fts_filter, [counts[i] for i in sorted(counts)])
+        if mode != "fts":
+            allowed = self._allowed(filt) if filt.any() else None
+            vec_list, vector_total = self._near(phrasings, allowed, depth, want)
+        matched = {mid for mid, _ in fts_list}  # before answers join: what full text counted
+        if mode == "hybrid":
+            if isinstance(query, str) and filt.role is None:  # concepts ask for what has them
+                tops = {mid for ranking in (fts_list, vec_list) for mid, _ in ranking[:ANSWERED]}
+                replies = self._replies(tops, filt)
+                fts_list, vec_list = answered(fts_list, replies), answered(vec_list, replies)
+            ranked = fuse(fts_list, vec_list)
+        else:
+            ranked = fts_list or vec_list
+        ranked = self._quiet(ranked, want)
+        if fts_total is None or fts_total <= len(matched):
+            total = len(ranked)  # every match is in the list
+        else:
+            total = fts_total + sum(1 for mid, _ in ranked if mid not in matched)
+        by_fts, by_vec = {mid for mid, _ in fts_list}, {mid for mid, _ in vec_list}
+        scored = [
+            (mid, score, [n for n, ids in (("fts", by_fts), ("vector", by_vec)) if mid in ids])
+            for mid, score in ranked[offset:want]
+        ]
+        return SearchResponse(
+            self._results(scored, terms),
+            min(total, REACH),
+            mode,
+            offset,
+            limit,
+            note,
+            fts_total if fts_total is None else min(fts_total, REACH),
+            vector_total,
         )
 
-    def _reach(
+    def _fts_total(
+        self, phrasings: list[str | list[str]], fts_filter: FtsFilter, counts: list[int]
+    ) -> int:
+        """How many messages full text matches (any phrasing; `counts` each one's), at
+        most REACH."""
+        fts = self.indexes.fts
+        if len(counts) == 1 or max(counts) >= REACH:
+            return min(max(counts), REACH)
+        found = {mid for p in phrasings for mid, _ in fts.search(p, fts_filter, REACH)}
+        return min(len(found), REACH)
+
+    def _near(
         self,
         phrasings: list[str | list[str]],
-        fts_filter: FtsFilter,
         allowed: set[int] | None,
-        mode: str,
-    ) -> int:
-        """How many results paging can reach, the same in every mode, at most REACH: the
-        messages full text matches (fts, hybrid), with every vector the filters allow
-        (vector, hybrid: all are ranked by similarity)."""
-        fts = self.indexes.fts
-        vectors: set[int] = set()
-        if mode != "fts":
-            index = self.indexes.vectors
-            if allowed is None and len(index) >= REACH:
-                return REACH  # the common case, without copying the live ids
-            vectors = index.ids() if allowed is None else index.live_among(allowed)
-            if len(vectors) >= REACH:
-                return REACH
-        if mode == "vector":
-            return len(vectors)
-        counts = [fts.count(p, fts_filter) for p in phrasings]
-        if max(counts) >= REACH:
-            return REACH
-        if mode == "fts" and len(counts) == 1:
-            return counts[0]  # one phrasing's matches: no union to take
-        found = {mid for p in phrasings for mid, _ in fts.search(p, fts_filter, REACH)}
-        return min(len(found | vectors), REACH)
+        depth: int,
+        keep: int,
+    ) -> tuple[Ranking, int]:
+        """The vector neighbours that mean something (at least NEAR similar), or the NEAREST
+        few when fewer are, and how many are near (at most `depth`: DEPTH, or the page's end)."""
+        ranking = nearest([self._vector_ranking(p, allowed, depth, keep) for p in phrasings])
+        # Counted among the `depth` nearest: looking further for the rare query with more
+        # near neighbours would cost a second pass over every vector.
+        near = sum(1 for _, sim in ranking if sim >= NEAR)
+        return ranking[: max(near, NEAREST)], near
+
+    def _quiet(self, ranked: Ranking, want: int) -> Ranking:
+        """`ranked` with what is not conversation (compaction summaries, subagent warm-ups,
+        the compaction agent's work) below every message of conversation, and the compaction
+        agent's copy of a summary the session also holds left out: it would show twice.
+
+        Looked up from the top, twice as far each time, until `want` messages of conversation
+        are found (a row read each costs ~0.1 ms): pages up to `want` are as if all were.
+        """
+        flags: dict[int, int] = {}
+        looked = 0
+        while looked < len(ranked):
+            end = min(len(ranked), max(2 * want, 2 * looked))
+            flags.update(self._noise([mid for mid, _ in ranked[looked:end]]))
+            looked = end
+            if sum(1 for mid, _ in ranked[:looked] if mid not in flags) >= want:
+                break
+        if not flags:
+            return ranked
+        top = ranked[:looked]
+        real = [r for r in top if r[0] not in flags]
+        return real + [r for r in top if flags.get(r[0]) == NOISE] + ranked[looked:]
+
+    def _noise(self, ids: list[int]) -> dict[int, int]:
+        """For each of `ids` that is not conversation: NOISE, or COPY for a summary's copy.
+        A warm-up is Claude Code's "Warmup" prompt to a subagent and the reply right after
+        it; one indexed row each, never a scan of the session."""
+        out: dict[int, int] = {}
+        conn = self.reader()
+        for chunk in db.chunks(ids):
+            rows = conn.execute(
+                f"""SELECT m.id,
+                      m.kind = 'compact_summary'
+                      OR substr(m.agent_id, 1, {len(COMPACT_AGENT)}) = :compact
+                      OR (m.kind = 'prompt' AND m.text = :warmup)
+                      OR EXISTS (SELECT 1 FROM messages p WHERE p.session_id = m.session_id
+                          AND p.idx = m.idx - 1 AND p.agent_id = m.agent_id
+                          AND p.kind = 'prompt' AND p.text = :warmup),
+                      m.kind = 'assistant'
+                      AND substr(m.agent_id, 1, {len(COMPACT_AGENT)}) = :compact
+                      AND EXISTS (SELECT 1 FROM messages c WHERE c.session_id = m.session_id
+                          AND c.kind = 'compact_summary')
+                    FROM messages m WHERE m.id IN ({",".join(map(str, chunk))})
+                      AND (m.kind = 'compact_summary' OR m.is_sidechain)""",
+                {"compact": COMPACT_AGENT, "warmup": WARMUP},
+            ).fetchall()
+            out.update((mid, COPY if copy else NOISE) for mid, noise, copy in rows if noise)
+        return out
 
     def _replies(self, ids: set[int], filt: Filters) -> dict[int, int]:
         """For each prompt among `ids`, Claude's answer: the last message of its turn (before

@@ -96,11 +96,16 @@ class SearchResult:
 @dataclass(slots=True)
 class SearchResponse:
     results: list[SearchResult]
-    total: int
+    total: int  # the results paging reaches: what fts_total and vector_total counted, at most 1,000
     mode: str  # the mode that answered: "hybrid" falls back to "fts" until vectors exist
     offset: int = 0
     limit: int = 10
     note: str | None = None
+    # Which is which (None: that ranking did not run). Full-text matches: messages with the
+    # query's words; near by meaning: vector neighbours at least search.NEAR similar. Hybrid
+    # and vector lists also show the few nearest (search.NEAREST) when none is near.
+    fts_total: int | None = None
+    vector_total: int | None = None
 
 
 @dataclass(slots=True)

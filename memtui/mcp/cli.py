@@ -1,29 +1,46 @@
-"""`memtui mcp [--http ...] [--print-config]`: which server to run, from the parsed arguments."""
+"""`memtui mcp [--tools F] [--http ...] [--print-config]`: which server to run."""
 
 from __future__ import annotations
 
 import argparse
 
-from memtui.engine import Config
+from memtui.config import load, setup_logging
+from memtui.mcp.handshake import FAMILIES
 
 
-def cmd_mcp(config: Config, args: argparse.Namespace) -> None:
+def tool_families(value: str) -> tuple[str, ...]:
+    """`history,notes` → the families, in registration order; an unknown one is a usage error."""
+    asked = [part.strip() for part in value.split(",") if part.strip()]
+    unknown = [name for name in asked if name not in FAMILIES]
+    if unknown or not asked:
+        raise argparse.ArgumentTypeError(
+            f"unknown tool family {', '.join(unknown) or repr(value)}: "
+            f"choose from {','.join(FAMILIES)}"
+        )
+    return tuple(f for f in FAMILIES if f in asked)
+
+
+def cmd_mcp(args: argparse.Namespace) -> None:
+    if args.print_config or args.http:
+        return cmd_other(args)
+    from memtui.mcp.stdio import Signalled, Wire, serve_stdio
+
+    signalled = Signalled()  # first thing: a SIGTERM from now on ends it cleanly
+    wire = Wire()  # before a log file could take a closed stdout's descriptor
+    cfg = load()
+    setup_logging(cfg.log_dir)
+    serve_stdio(cfg, args.tools or FAMILIES, signalled, wire)
+
+
+def cmd_other(args: argparse.Namespace) -> None:
+    cfg = load()
+    setup_logging(cfg.log_dir)
+    families = args.tools or FAMILIES
     if args.print_config:
         from memtui.mcp.setup import print_config
 
-        print_config(config, args.host, args.port)
-    elif args.http:
+        print_config(cfg, args.host, args.port, families)
+    else:
         from memtui.mcp.http import run_http
 
-        run_http(config, args.host, args.port, allow_remote=args.allow_remote)
-    else:
-        from memtui.mcp import handshake
-
-        # Answered before the SDK is even imported: Claude Code waits on it.
-        data = handshake.read_lines()
-        answered = handshake.answer_initialize(data.split(b"\n", 1)[0])
-        data = handshake.read_lines(data, whole=True)  # the SDK reads on from a line's start
-
-        from memtui.mcp.stdio import serve_stdio
-
-        serve_stdio(config, data.splitlines(), answered)
+        run_http(cfg, args.host, args.port, families)

@@ -1,84 +1,347 @@
-"""Answer `initialize` before the mcp package is imported.
+"""The first answers of `memtui mcp`, given before the mcp package is imported.
 
-Importing the SDK takes most of a second on an idle core (it loads its client and the schemas
-of every protocol version), and Claude Code waits for `initialize` when a window opens. So
-`memtui mcp` reads the first line itself and, when it is a well-formed `initialize`, answers it
-at once with what the SDK would answer (tests/test_mcp_stdio.py compares the two), then hands
-the same request to the SDK and drops the SDK's own answer. Nothing here imports the SDK.
+Importing the SDK takes most of a second on an idle core, and Claude Code's first turn goes out
+without a server that has not answered its handshake and listed its tools by then. So until the
+SDK is ready, `memtui mcp` answers the handshake itself (`initialize`, or `server/discover` on
+the 2026-07-28 protocol) and the lists (`tools/list`, `prompts/list`, `resources/list`,
+`resources/templates/list`) from `wire.json`: the SDK's own answers to those requests, for
+every protocol version it speaks and every tool family, recorded by `memtui.mcp.snapshot`
+(tests/test_mcp_stdio.py checks they are still what the SDK answers). Anything else, and
+anything unusual about one of these, waits for the SDK. Nothing here imports the SDK.
+
+It also says what is wrong with a line the SDK could not read, so that every line gets an
+answer (`problem`).
 """
 
 from __future__ import annotations
 
 import json
-import os
+from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
-from memtui import __version__
+from memtui.engine import Config
 
-INSTRUCTIONS = """\
-memtui is the user's archive of every past Claude Code conversation, including ones Claude Code
-has deleted. Before answering anything about past work (what was decided, tried, fixed, or said
-before), call search_history first rather than guessing.
-- search_history: use the words the answer would contain; pass other phrasings as
-  `alternatives`; filter by cwd/project, dates or role when you know them.
-- Open a hit with get_session (order "desc" shows how a session ended) or read_session with a
-  line range for long sessions. get_recent_sessions shows what happened lately in a project.
-- Cite the session id and date of what you use."""
+FAMILIES = ("history", "notes", "signals")  # the tool families, in the order they are registered
 
-# The SDK's handshake versions (mcp_types.version.HANDSHAKE_PROTOCOL_VERSIONS, pinned by a test).
-VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
-CAPABILITIES = {
-    "prompts": {"listChanged": False},
-    "resources": {"listChanged": False, "subscribe": False},
-    "tools": {"listChanged": False},
+GUIDE = {
+    "history": """\
+Past conversations: before answering anything that may touch past work (what was decided,
+tried, fixed or said before, "how did we do X"), call search_history rather than guess: the
+words the answer would contain, other phrasings as `alternatives`, filters when you know them.
+Open a hit with get_session (order "desc" shows how a session ended) or read_session.""",
+    "notes": """\
+Notes: search_notes finds decisions, current plans and the user's rules. Save decisions,
+insights and anything the user asks you to remember with save_note; update a `state` note
+rather than add a duplicate (save_note names similar notes).""",
+    "signals": """\
+Context: get_context gives what memtui knows for a project within a budget; trace checks a
+draft against the record. Signals and inferences are the user's to judge: mint_inference only
+with their explicit approval.""",
 }
+OPENING = """\
+memtui is the user's memory: every past Claude Code conversation, including ones Claude Code
+has deleted, and the notes the user and Claude keep. Cite the session id and date, or the
+note's title, of what you use."""
+
+# The SDK's handshake versions (mcp_types.version.HANDSHAKE_PROTOCOL_VERSIONS, pinned by a test)
+# and its per-request-envelope version.
+VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
+MODERN = "2026-07-28"
+ENVELOPE_VERSION = "io.modelcontextprotocol/protocolVersion"
+ENVELOPE_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities"
+ENVELOPE_CLIENT = "io.modelcontextprotocol/clientInfo"
+LISTS = {
+    "tools/list": "tools",
+    "prompts/list": "prompts",
+    "resources/list": "resources",
+    "resources/templates/list": "resourceTemplates",
+}
+WIRE = Path(__file__).with_name("wire.json")
+LISTEN = "subscriptions/listen"
+ACKNOWLEDGED = "notifications/subscriptions/acknowledged"
+SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId"
+LIST_CHANGES = ("toolsListChanged", "promptsListChanged", "resourcesListChanged")
+
+PARSE_ERROR = -32700
+INVALID_REQUEST = -32600
+INVALID_PARAMS = -32602
 
 
-def initialize_result(requested: str) -> dict[str, Any]:
-    return {
-        "capabilities": CAPABILITIES,
-        "instructions": INSTRUCTIONS,
-        "protocolVersion": requested if requested in VERSIONS else VERSIONS[-1],
-        "serverInfo": {"name": "memtui", "version": __version__},
-    }
+def instructions(config: Config, families: Sequence[str]) -> str:
+    """What the server says on connect: when to search and when to save, then the approved
+    house rules (read from SQLite alone: no index, no model)."""
+    from memtui.engine import house_rules
+
+    parts = [OPENING, *(GUIDE[f] for f in FAMILIES if f in families)]
+    rules = house_rules(config).text.strip()
+    return "\n\n".join([*parts, rules] if rules else parts)
 
 
-def read_lines(data: bytes = b"", fd: int = 0, *, whole: bool = False) -> bytes:
-    """`data` and what `fd` gives until it holds a line, or with `whole` until it ends with
-    one (whatever there is at EOF)."""
-    while not data.endswith(b"\n") if whole else b"\n" not in data:
-        chunk = os.read(fd, 65536)
-        if not chunk:
-            break
-        data += chunk
-    return data
+def id_key(request_id: Any) -> str:
+    """A request id as a set key: 1 and "1" are different ids."""
+    return json.dumps(request_id)
 
 
-def answer_initialize(line: bytes, fd: int = 1) -> Any:
-    """Write the answer to `line` if it is an `initialize` request; return its id, else None."""
+def given_key(message: dict[str, Any]) -> str:
+    """What the SDK will later repeat of a message given early: its answer to a request, or
+    its acknowledgement of a subscription (both named by the request's id)."""
+    if message.get("method") == ACKNOWLEDGED:
+        return "ack " + id_key(message["params"]["_meta"][SUBSCRIPTION_ID])
+    return "answer " + id_key(message["id"])
+
+
+class Early:
+    """The SDK's answers to the handshake and the lists, known before the SDK is imported.
+
+    The connection's era is decided as the SDK decides it: by the client's first request (one
+    carrying the 2026-07-28 envelope opens a per-request connection, anything else the
+    `initialize` handshake)."""
+
+    def __init__(self, instructions: str, families: Sequence[str], wire: Path = WIRE) -> None:
+        self.instructions = instructions
+        self.families = tuple(families)
+        self._wire: dict[str, Any] = json.loads(wire.read_bytes())
+        self.era: str | None = None  # "handshake" | "modern", from the first request
+        self.version: str | None = None  # the handshake's agreed version
+
+    def respond(self, message: dict[str, Any]) -> dict[str, Any] | None:
+        """The response the SDK would give `message` (a request, one JSON object), or for a
+        `subscriptions/listen` the acknowledgement it sends first; None when only the SDK can
+        say."""
+        acknowledged = self._acknowledgement(message)
+        if acknowledged is not None:
+            return acknowledged
+        refused = self._refusal(message)
+        if refused is not None:
+            return {"jsonrpc": "2.0", "id": message["id"], "error": refused}
+        result = self.answer(message)
+        if result is None:
+            return None
+        return {"jsonrpc": "2.0", "id": message["id"], "result": result}
+
+    def _acknowledgement(self, message: dict[str, Any]) -> dict[str, Any] | None:
+        """`subscriptions/listen` (2026-07-28) is a stream the SDK keeps open; the client waits
+        for its acknowledgement before asking for the lists. That is known before the SDK: the
+        flags asked for, those that are true."""
+        params = message.get("params")
+        if (
+            self.era != "modern"
+            or message.get("method") != LISTEN
+            or not valid_id(message.get("id"))
+            or not isinstance(params, dict)
+            or not set(params) <= {"_meta", "notifications"}
+            or not valid_envelope(params.get("_meta"))
+        ):
+            return None
+        asked = params.get("notifications", {})
+        if not isinstance(asked, dict) or not set(asked) <= set(LIST_CHANGES):
+            return None
+        if not all(isinstance(flag, bool) for flag in asked.values()):
+            return None
+        honored = {name: True for name in LIST_CHANGES if asked.get(name)}
+        meta = {SUBSCRIPTION_ID: message["id"]}
+        return {
+            "jsonrpc": "2.0",
+            "method": ACKNOWLEDGED,
+            "params": {"_meta": meta, "notifications": honored},
+        }
+
+    def _refusal(self, message: dict[str, Any]) -> dict[str, Any] | None:
+        """`initialize` on a connection the 2026-07-28 envelope opened (Claude Code sends it
+        when its `server/discover` probe times out): the SDK's refusal, which sends the
+        client back to `server/discover`."""
+        params = message.get("params")
+        if (
+            self.era != "modern"
+            or message.get("method") != "initialize"
+            or not valid_id(message.get("id"))
+            or not isinstance(params, dict)
+            or not isinstance(params.get("protocolVersion"), str)
+        ):
+            return None
+        refused = json.loads(json.dumps(self._wire["refusals"]["initialize"]))
+        refused["data"]["requested"] = params["protocolVersion"]
+        return refused
+
+    def answer(self, message: dict[str, Any]) -> dict[str, Any] | None:
+        """The result the SDK would give `message` (a request, one JSON object), or None when
+        only the SDK can say."""
+        method = message.get("method")
+        params = message.get("params")
+        if not isinstance(method, str) or not valid_id(message.get("id")):
+            return None
+        if message.get("jsonrpc") != "2.0" or not (params is None or isinstance(params, dict)):
+            return None
+        first = self.era is None
+        if first:
+            modern = method != "initialize" and isinstance(params, dict) and has_envelope(params)
+            self.era = "modern" if modern else "handshake"
+        if self.era == "modern":
+            return self._modern(method, params)
+        if method == "initialize":
+            if not first or not valid_initialize(params):
+                return None
+            assert params is not None
+            requested = params["protocolVersion"]
+            self.version = requested if requested in VERSIONS else VERSIONS[-1]
+            return self._result(self.version, "initialize")
+        if self.version is None or params not in (None, {}) or method not in LISTS:
+            return None
+        return self._result(self.version, method)
+
+    def _modern(self, method: str, params: dict[str, Any] | None) -> dict[str, Any] | None:
+        if params is None or set(params) != {"_meta"} or not valid_envelope(params["_meta"]):
+            return None
+        if method == "server/discover" or method in LISTS:
+            return self._result(MODERN, method)
+        return None
+
+    def _result(self, version: str, method: str) -> dict[str, Any] | None:
+        known = self._wire["answers"].get(version, {}).get(method)
+        if known is None:
+            return None
+        result = json.loads(json.dumps(known))  # a copy: the caller may keep it
+        if "instructions" in result:
+            result["instructions"] = self.instructions
+        if method in LISTS:
+            found = self._wire["families"]
+            result[LISTS[method]] = [
+                item
+                for family in self.families
+                for item in found[family][method].get(version, found[family][method].get("all"))
+            ]
+        return result
+
+
+def valid_id(value: Any) -> bool:
+    return isinstance(value, int | str) and not isinstance(value, bool)
+
+
+def has_envelope(params: dict[str, Any]) -> bool:
+    meta = params.get("_meta")
+    return isinstance(meta, dict) and ENVELOPE_VERSION in meta
+
+
+def valid_envelope(meta: Any) -> bool:
+    """A 2026-07-28 envelope exactly as the SDK accepts it without a word to say."""
+    if not isinstance(meta, dict) or not set(meta) <= {
+        ENVELOPE_VERSION,
+        ENVELOPE_CAPABILITIES,
+        ENVELOPE_CLIENT,
+    }:
+        return False
+    client = meta.get(ENVELOPE_CLIENT, {"name": "", "version": ""})
+    return (
+        meta.get(ENVELOPE_VERSION) == MODERN
+        and isinstance(meta.get(ENVELOPE_CAPABILITIES), dict)
+        and isinstance(client, dict)
+        and isinstance(client.get("name"), str)
+        and isinstance(client.get("version"), str)
+    )
+
+
+def valid_initialize(params: Any) -> bool:
+    if not isinstance(params, dict):
+        return False
+    client = params.get("clientInfo")
+    return (
+        isinstance(params.get("protocolVersion"), str)
+        and isinstance(params.get("capabilities"), dict)
+        and isinstance(client, dict)
+        and isinstance(client.get("name"), str)
+        and isinstance(client.get("version"), str)
+    )
+
+
+# -- lines the SDK cannot read ------------------------------------------------------------------
+
+
+def problem(line: bytes) -> dict[str, Any]:
+    """The JSON-RPC error answering a line the SDK could not read: a parse error for what is
+    not JSON text, an invalid request for JSON that is not one message (an array, a scalar, a
+    malformed object), invalid params for text that is not Unicode (a lone surrogate, as a cut
+    emoji from a JavaScript client). The request's id when one can be read, else null."""
     try:
         message = json.loads(line)
-        params = message["params"]
-        valid = (
-            message.get("jsonrpc") == "2.0"
-            and message.get("method") == "initialize"
-            and isinstance(message.get("id"), int | str)
-            and isinstance(params.get("protocolVersion"), str)
-            and isinstance(params.get("capabilities"), dict)
-            and isinstance(params.get("clientInfo"), dict)
-            and isinstance(params["clientInfo"].get("name"), str)
-            and isinstance(params["clientInfo"].get("version"), str)
+    except RecursionError:
+        return error(None, PARSE_ERROR, "Parse error: the JSON is nested too deeply")
+    except UnicodeDecodeError:
+        request_id = readable_id(line.decode("utf-8", errors="replace"))
+        return error(request_id, PARSE_ERROR, "Parse error: the line is not UTF-8 text")
+    except ValueError:
+        return error(None, PARSE_ERROR, "Parse error: the line is not JSON")
+    if not isinstance(message, dict):
+        kind = "an array (batches are not supported)" if isinstance(message, list) else "a scalar"
+        return error(
+            None, INVALID_REQUEST, f"Invalid request: a message is a JSON object, not {kind}"
         )
-    except (ValueError, KeyError, TypeError, AttributeError):
+    request_id = message.get("id") if valid_id(message.get("id")) else None
+    where = surrogate_at(message)
+    if where is not None:
+        named = described(message, where)
+        return error(
+            request_id,
+            INVALID_PARAMS if where[:1] == ["params"] else INVALID_REQUEST,
+            f"INVALID_ARGUMENT: {named} is not valid Unicode text (it holds a lone surrogate, "
+            "as a cut emoji does): send it as UTF-8 text",
+        )
+    return error(
+        request_id,
+        INVALID_REQUEST,
+        "Invalid request: not a JSON-RPC 2.0 request or notification "
+        '(it needs "jsonrpc": "2.0", a string "method" and an integer or string "id")',
+    )
+
+
+def error(request_id: Any, code: int, message: str) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": request_id, "error": {"code": code, "message": message}}
+
+
+def readable_id(text: str) -> Any:
+    try:
+        message = json.loads(text)
+    except (ValueError, RecursionError):
         return None
-    if not valid:
-        return None
-    answer = {
-        "jsonrpc": "2.0",
-        "id": message["id"],
-        "result": initialize_result(params["protocolVersion"]),
-    }
-    out = memoryview(json.dumps(answer, separators=(",", ":")).encode() + b"\n")
-    while out:
-        out = out[os.write(fd, out) :]
-    return message["id"]
+    if isinstance(message, dict) and valid_id(message.get("id")):
+        return message["id"]
+    return None
+
+
+def surrogate_at(value: Any) -> list[str] | None:
+    """The path to the first key or string that is not Unicode (holds a lone surrogate)."""
+    stack: list[tuple[list[str], Any]] = [([], value)]
+    while stack:
+        path, item = stack.pop()
+        if isinstance(item, str) and not encodable(item):
+            return path
+        if isinstance(item, dict):
+            for key, inner in item.items():
+                if not encodable(key):
+                    return [*path, key]
+                stack.append(([*path, key], inner))
+        elif isinstance(item, list):
+            stack.extend(([*path, str(n)], inner) for n, inner in enumerate(item))
+    return None
+
+
+def encodable(text: str) -> bool:
+    try:
+        text.encode()
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def described(message: dict[str, Any], path: list[str]) -> str:
+    """Where in a request the bad text is, in the caller's terms, never the text itself."""
+    shown = [p if encodable(p) else "(a key)" for p in path]
+    if message.get("method") == "tools/call" and shown[:2] == ["params", "arguments"]:
+        tool = message["params"].get("name")
+        prefix = f"{tool}: " if isinstance(tool, str) and encodable(tool) else ""
+        return f"{prefix}argument {shown[2]!r}" if len(shown) > 2 else "the arguments"
+    if shown[:2] == ["params", "name"]:
+        return "the tool name"
+    if shown[:2] == ["params", "uri"]:
+        return "the resource URI"
+    return ".".join(shown) or "the message"

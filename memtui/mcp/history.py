@@ -26,6 +26,7 @@ from memtui.engine import (
     Stats,
     to_dict,
 )
+from memtui.engine.render import numbered
 from memtui.engine.types import ModeAlias
 from memtui.mcp.server import Server, output_model, run_bounded, structured
 
@@ -42,7 +43,7 @@ SessionId = Annotated[
     Field(
         min_length=1,
         max_length=64,
-        description="A session id, or a unique prefix of one (8 characters usually do)",
+        description="A session id or a unique prefix",
     ),
 ]
 Cwd = Annotated[
@@ -50,17 +51,17 @@ Cwd = Annotated[
     Field(
         max_length=MAX_TEXT,
         pattern=r"^/",
-        description="An absolute working directory: only that project (an unknown one finds none)",
+        description="An absolute working directory: that project only",
     ),
 ]
 When = Annotated[
     StrictStr,
     Field(
         max_length=40,
-        description="An ISO 8601 date or date-time, e.g. 2026-11-01 or 2026-11-01T14:00:00Z",
+        description="ISO 8601 date or date-time",
     ),
 ]
-Limit = Annotated[StrictInt, Field(ge=1, le=50, description="How many to return (1-50)")]
+Limit = Annotated[StrictInt, Field(ge=1, le=50)]
 
 
 SearchOutput = output_model(SearchResponse)
@@ -79,6 +80,7 @@ class ProjectList(TypedDict):
 class SessionText(TypedDict):
     session_id: str
     markdown: str
+    lines: int  # the whole session's length, whatever range was read
 
 
 def register(server: Server) -> None:
@@ -89,53 +91,42 @@ def register(server: Server) -> None:
             QueryText | Concepts,
             Field(
                 description=(
-                    "What to find, in the words the answer would use (not the question's). "
-                    "A list of 2-5 strings is an AND of concepts that must all match."
+                    "The words the answer would contain; a list of 2-5 is an AND of concepts. "
+                    '"exact phrase", prefix*, pasted tokens as written (a SHA, a path, --flag)'
                 )
             ),
         ],
         mode: Annotated[
             Literal[Mode, ModeAlias],
-            Field(
-                description=(
-                    "hybrid (default: words and meaning fused), fts/text (exact words, "
-                    "names, error messages), vector (meaning only); both = hybrid"
-                )
-            ),
+            Field(description="fts: exact words, names, errors; vector: meaning; hybrid: both"),
         ] = "hybrid",
         cwd: Cwd | None = None,
         project: Annotated[
-            Text | None, Field(description="A project: its directory, or a unique part of it")
+            Text | None, Field(description="A project's directory, or a unique part")
         ] = None,
         session_id: Annotated[
             Text | None, Field(description="Only this session (id or unique prefix)")
         ] = None,
-        after: Annotated[When | None, Field(description="Only messages at or after this")] = None,
-        before: Annotated[When | None, Field(description="Only messages before this")] = None,
-        role: Annotated[Role | None, Field(description="Only the user's or Claude's")] = None,
+        after: When | None = None,
+        before: When | None = None,
+        role: Role | None = None,
         alternatives: Annotated[
             list[QueryText] | None,
             Field(
                 max_length=4,
-                description=(
-                    "0-4 other phrasings of the same question (other words the answer may "
-                    "use: synonyms, the error text, the file name); fused with the query"
-                ),
+                description="Other words the answer may use (synonyms, error text, file)",
             ),
         ] = None,
         limit: Limit = 10,
         response_format: Annotated[
             Literal["json", "markdown"],
-            Field(description="markdown: a readable list with the call that opens each hit"),
+            Field(description="markdown: readable, with the call that opens each hit"),
         ] = "json",
     ) -> Annotated[CallToolResult, SearchOutput]:
-        """Search every past Claude Code conversation of this user (all projects, including
-        sessions Claude Code has deleted). Call it before answering anything about past work:
-        what was decided, tried, fixed or said before, or "how did we do X last time".
-        Ask for the words the answer would contain, and pass other phrasings as
-        `alternatives`. Results give session id, project, message index, role, time, a
-        snippet with the matched words in **bold**, and a score; open one with get_session
-        (offset near message_index) or read_session."""
+        """Search all of the user's past Claude Code conversations (every project, deleted
+        sessions too). Call it before answering anything about past work: what was decided,
+        tried, fixed or said, "how did we do X". Open a hit with get_session (offset near its
+        message_index) or read_session."""
         response = engine().history.search(
             query,
             mode,
@@ -154,64 +145,57 @@ def register(server: Server) -> None:
 
     def get_session(
         session_id: SessionId,
-        offset: Annotated[
-            StrictInt, Field(ge=0, le=10_000, description="Messages to skip, in `order`")
-        ] = 0,
+        offset: Annotated[StrictInt, Field(ge=0, le=10_000)] = 0,
         limit: Annotated[
             StrictInt,
-            Field(ge=1, le=50, description="Messages to return (1-50); above 5 each is cut"),
+            Field(ge=1, le=50),
         ] = 10,
-        order: Annotated[
-            Order, Field(description='"asc" from the start, "desc" from the end (how it ended)')
-        ] = "asc",
-        search: Annotated[
-            Text | None, Field(description="Only messages containing this text")
-        ] = None,
+        order: Annotated[Order, Field(description='"desc": from the end')] = "asc",
+        search: Annotated[Text | None, Field(description="Only messages containing this")] = None,
     ) -> Annotated[CallToolResult, SessionPageOutput]:
-        """One session: its info (project, title, dates, branch) and a page of its messages,
-        with pagination (total, has_more). Use order "desc" to see how a session ended (the
-        outcome, the last decision); `search` keeps only messages containing a phrase.
-        Message text is cut to 500 characters when limit > 5: ask for fewer, or use
-        read_session, to read them whole."""
+        """A session's info and a page of its messages (each cut to 500 characters when
+        limit > 5). order "desc" shows how it ended."""
         page = engine().history.get_session(session_id, offset, limit, order, search)
         return structured(page)
 
     def read_session(
         session_id: SessionId,
-        start_line: Annotated[
-            StrictInt | None, Field(ge=1, description="First line to return (1-based)")
-        ] = None,
-        end_line: Annotated[
-            StrictInt | None, Field(ge=1, description="Last line to return (inclusive)")
-        ] = None,
+        start_line: Annotated[StrictInt | None, Field(ge=1)] = None,
+        end_line: Annotated[StrictInt | None, Field(ge=1)] = None,
     ) -> Annotated[CallToolResult, SessionText]:
-        """A whole archived session as Markdown with line numbers: every prompt, answer, tool
-        call and shortened tool output. Long sessions are long: read them in line ranges
-        (e.g. 1-200, then on), or find the part you need with get_session's `search` first.
-        Only sessions memtui has archived can be read (by id or unique prefix)."""
+        """A whole session as numbered Markdown lines (prompts, answers, tool calls); read a
+        long one in ranges (1-200, then on). `lines` is its length."""
         history = engine().history
         full = history.resolve_session(session_id)
-        text = history.read_session(full, start_line, end_line)
-        return structured(SessionText(session_id=full, markdown=text), text)
+        whole = history.session_markdown(full)
+        lines = whole.count("\n") + 1
+        text = numbered(whole, start_line, end_line)
+        shown = text
+        if not text:
+            shown = f"start_line {start_line} is past the end: this session has {lines} lines"
+        return structured(SessionText(session_id=full, markdown=text, lines=lines), shown)
 
     def get_recent_sessions(
         cwd: Cwd | None = None, limit: Limit = 5
     ) -> Annotated[CallToolResult, SessionList]:
-        """The last sessions, most recent first: of the project at `cwd` (pass the current
-        working directory to see what happened lately here), or of all projects."""
+        """The latest sessions of the project at `cwd` (what happened lately here), or of
+        all projects."""
         return structured(SessionList(sessions=engine().history.recent_sessions(cwd, limit)))
 
     def list_projects() -> Annotated[CallToolResult, ProjectList]:
-        """Every archived project (working directory) with its session and message counts
-        and last activity: to find the `project` or `cwd` to filter a search by."""
+        """Every project with its counts and last activity: the `project` to filter by."""
         return structured(ProjectList(projects=engine().history.list_projects()))
 
     def memory_stats() -> Annotated[CallToolResult, StatsOutput]:
-        """How much memtui holds (projects, sessions, messages, archived sessions), when it
-        last ingested, and whether its indexes are in step with the store."""
+        """How much memtui holds, when it last ingested, and whether its indexes are in
+        step."""
         return structured(engine().upkeep.stats())
 
-    server.engine_tool(search_history, title="Search past conversations")
+    server.engine_tool(
+        search_history,
+        title="Search past conversations",
+        expects={"query": "a string (1-4,000 characters), or a list of 2-5 such strings"},
+    )
     server.engine_tool(get_session, title="Page through a session")
     server.engine_tool(read_session, title="Read a session as Markdown")
     server.engine_tool(get_recent_sessions, title="Recent sessions")

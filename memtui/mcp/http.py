@@ -3,14 +3,17 @@
 
 Three locks on the door, all the mcp package's own hooks: a Bearer token made on first start
 and kept in the data dir (0600) checked by a TokenVerifier; Host and Origin checked against
-loopback by TransportSecuritySettings (DNS rebinding); and a non-loopback bind refused unless
-the user passes --allow-remote.
+loopback by TransportSecuritySettings (DNS rebinding); and a bind to anything but loopback
+refused. There is no remote mode: plain HTTP would carry the token and the history in clear
+text, so another machine reaches memtui through a tunnel (`ssh -L 10013:127.0.0.1:10013 host`)
+and talks to its loopback, which every lock here already accepts.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import fcntl
 import hmac
 import ipaddress
 import logging
@@ -20,7 +23,8 @@ import signal
 import socket
 import sys
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import uvicorn
@@ -32,6 +36,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from memtui.config import private_dir
 from memtui.engine import Config, InvalidArgument
 from memtui.mcp.engine import Engine
+from memtui.mcp.handshake import FAMILIES
 from memtui.mcp.server import build_server
 
 if TYPE_CHECKING:
@@ -46,24 +51,36 @@ LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
 
 def http_token(config: Config) -> str:
     """The token HTTP clients send as `Authorization: Bearer <token>`: made on first use, kept
-    in the data dir readable by its owner only. Two processes starting at once agree on one."""
+    in the data dir readable by its owner only. Two processes starting at once agree on one. A
+    token file left empty (or blank) is given a new token, and the log says so: a server that
+    took "" for its token would refuse every request for ever."""
     path = private_dir(config.data_dir) / TOKEN_FILE
     with contextlib.suppress(FileNotFoundError):
         if path.stat().st_mode & 0o077:
             path.chmod(0o600)
         if token := path.read_text().strip():
             return token
-    fresh = path.with_name(f"{TOKEN_FILE}.{os.getpid()}.{threading.get_ident()}")
-    fd = os.open(fresh, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w") as out:
-        out.write(secrets.token_urlsafe(32) + "\n")
-    try:
-        os.link(fresh, path)  # atomic and exclusive: the first one made wins
-    except FileExistsError:
-        pass
-    finally:
-        fresh.unlink()
+    with _locked(path.with_name(f"{TOKEN_FILE}.lock")):
+        with contextlib.suppress(FileNotFoundError):
+            if token := path.read_text().strip():
+                return token  # another process made it meanwhile
+            log.warning("%s was empty: made a new token (clients need the new one)", path)
+        fresh = path.with_name(f"{TOKEN_FILE}.{os.getpid()}.{threading.get_ident()}")
+        fd = os.open(fresh, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w") as out:
+            out.write(secrets.token_urlsafe(32) + "\n")
+        os.replace(fresh, path)
     return path.read_text().strip()
+
+
+@contextlib.contextmanager
+def _locked(path: Path) -> Iterator[None]:
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
 
 
 class TokenCheck:
@@ -92,11 +109,9 @@ def url_of(host: str, port: int) -> str:
     return f"http://{shown}:{port}{PATH}"
 
 
-def transport_security(host: str) -> TransportSecuritySettings:
-    """Host and Origin must name loopback (or the --allow-remote address itself)."""
-    names = list(LOOPBACK_NAMES)
-    if not is_loopback(host):
-        names.append(host)
+def transport_security() -> TransportSecuritySettings:
+    """Host and Origin must name loopback."""
+    names = LOOPBACK_NAMES
     return TransportSecuritySettings(
         enable_dns_rebinding_protection=True,
         allowed_hosts=[*names, *(f"{n}:*" for n in names)],
@@ -156,29 +171,36 @@ async def serve_http(
 ) -> None:
     """Serve `memory` at http://host:port/mcp until cancelled; `on_ready(url)` once listening.
     OSError when the port is taken; InvalidArgument for a host that is not loopback."""
-    await _serve(Engine(memory=memory), host, port, on_ready=on_ready, allow_remote=False)
+    await _serve(Engine(memory=memory), host, port, FAMILIES, on_ready=on_ready)
+
+
+def check_host(host: str) -> None:
+    """Only loopback is served (see the module's docstring for why, and the tunnel instead)."""
+    if not is_loopback(host):
+        raise InvalidArgument(
+            f"--host {host} is not a loopback address: memtui serves MCP over HTTP on this "
+            "machine only (plain HTTP would carry the token and your history in clear text)",
+            "use 127.0.0.1; from another machine, tunnel to it: "
+            "ssh -L 10013:127.0.0.1:10013 <this host>",
+        )
 
 
 async def _serve(
     engine: Engine,
     host: str,
     port: int,
+    families: Sequence[str],
     *,
     on_ready: Callable[[str], None] | None,
-    allow_remote: bool,
 ) -> None:
-    if not is_loopback(host) and not allow_remote:
-        raise InvalidArgument(
-            f"--host {host} is not a loopback address: other machines could reach your history",
-            "use 127.0.0.1, or add --allow-remote if you mean it",
-        )
+    check_host(host)
     url = url_of(host, port)
     verifier = TokenCheck(http_token(engine.config))
     auth = AuthSettings(issuer_url=url, resource_server_url=None)  # type: ignore[arg-type]
-    server = build_server(engine, token_verifier=verifier, auth=auth)
+    server = build_server(engine, token_verifier=verifier, auth=auth, families=families)
     app = _forbidden_host(
         server.streamable_http_app(
-            streamable_http_path=PATH, transport_security=transport_security(host), host=host
+            streamable_http_path=PATH, transport_security=transport_security(), host=host
         )
     )
     sock = _listen(host, port)
@@ -204,10 +226,11 @@ async def _serve(
         sock.close()
 
 
-def run_http(config: Config, host: str, port: int, *, allow_remote: bool) -> None:
+def run_http(config: Config, host: str, port: int, families: Sequence[str]) -> None:
     """`memtui mcp --http`: serve until SIGTERM or ctrl+c, following transcripts meanwhile."""
     from memtui.mcp.stdio import keep_fresh
 
+    check_host(host)
     engine = Engine(config)
     stop = threading.Event()
     follower = threading.Thread(
@@ -225,8 +248,8 @@ def run_http(config: Config, host: str, port: int, *, allow_remote: bool) -> Non
                 engine,
                 host,
                 port,
+                families,
                 on_ready=lambda url: print(f"memtui MCP at {url}", file=sys.stderr),
-                allow_remote=allow_remote,
             )
 
     follower.start()

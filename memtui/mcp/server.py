@@ -1,9 +1,10 @@
 """The MCP server: one MCPServer, the rules every tool call obeys, and the tool groups.
 
-A tool group is a module with `register(server)` that adds its tools, resources and prompts
-(history now; notes and signals later). Every tool body is one synchronous engine call; the
+A tool family is a module with `register(server)` that adds its tools, resources and prompts
+(history and notes; `--tools` picks which). Every tool body is one synchronous engine call; the
 server runs it on a worker thread under a time bound, and turns what goes wrong into an
-`isError` result whose text starts with one of SPEC's codes.
+`isError` result whose text starts with one of SPEC's codes. What Claude reads of each tool at
+the start of every session is kept short: a one-paragraph description, a lean input schema.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import dataclasses
 import functools
 import json
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, ParamSpec, TypeVar, get_type_hints
 
 import anyio
@@ -23,18 +24,29 @@ from mcp.server.auth.settings import AuthSettings
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.mcpserver.utilities.func_metadata import FuncMetadata
-from mcp.types import CallToolResult, TextContent, ToolAnnotations
+from mcp.server.models import InitializationOptions
+from mcp.shared.exceptions import MCPError
+from mcp.types import (
+    INVALID_PARAMS,
+    CallToolResult,
+    ReadResourceRequestParams,
+    RequestParams,
+    TextContent,
+    ToolAnnotations,
+)
 from pydantic import BaseModel, Field, ValidationError, create_model
 
 from memtui import __version__
 from memtui.engine import Busy, MemtuiError
 from memtui.mcp.engine import Engine
-from memtui.mcp.handshake import INSTRUCTIONS
+from memtui.mcp.handshake import FAMILIES, instructions
 
 log = logging.getLogger(__name__)
 
 TOOL_SECONDS = 30.0  # the first call may load the model and open the indexes: a few seconds
 INVALID = "INVALID_ARGUMENT"
+MAX_URI = 1_000
+LOOSE_BOUNDS = ("maxLength", "maxItems", "maximum")
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -66,12 +78,17 @@ def output_model(cls: type[Any]) -> type[BaseModel]:
     return create_model(cls.__name__, __doc__=cls.__doc__, **fields)
 
 
-def invalid_arguments(tool: str, error: ValidationError) -> str:
-    """Pydantic's complaints by argument name, without the caller's values echoed."""
+def invalid_arguments(tool: str, error: ValidationError, expects: dict[str, str]) -> str:
+    """Pydantic's complaints by argument name, without the caller's values echoed; an argument
+    with its own wording in `expects` (a union, whose every branch pydantic would list) says
+    what it must be once."""
     parts = []
     for err in error.errors(include_url=False, include_input=False):
         where = str(err["loc"][0]) if err["loc"] else "arguments"
-        parts.append(f"{where}: {err['msg']}")
+        if where in expects:
+            parts.append(f"{where} must be {expects[where]}")
+        else:
+            parts.append(f"{where}: {err['msg']}")
     return f"{INVALID}: {tool}: " + "; ".join(dict.fromkeys(parts))
 
 
@@ -91,24 +108,77 @@ class Server(MCPServer):
     def __init__(
         self,
         engine: Engine,
+        told: str,
         token_verifier: TokenVerifier | None = None,
         auth: AuthSettings | None = None,
     ) -> None:
         super().__init__(
             name="memtui",
             version=__version__,
-            instructions=INSTRUCTIONS,
+            instructions=told,
             log_level="WARNING",
             token_verifier=token_verifier,
             auth=auth,
         )
         self.engine = engine
+        self._refuse_long_uris()
         self._arguments: dict[str, tuple[str, ...]] = {}
+        self._expects: dict[str, dict[str, str]] = {}
+
+    def read_instructions_per_connection(self, families: Sequence[str]) -> None:
+        """Fresh instructions (the house rules may have changed) for each `initialize` and
+        each `server/discover`: the SDK reads them from the low-level server at those two."""
+        lowlevel = self._lowlevel_server
+        options = lowlevel.create_initialization_options
+        discover = lowlevel.get_request_handler("server/discover")
+        assert discover is not None
+        describe = discover.handler
+
+        def refresh() -> None:
+            lowlevel.instructions = instructions(self.engine.config, families)
+
+        def initialization_options(*args: Any, **kwargs: Any) -> InitializationOptions:
+            refresh()
+            return options(*args, **kwargs)
+
+        async def discovered(ctx: Any, params: RequestParams) -> Any:
+            await anyio.to_thread.run_sync(refresh)
+            return await describe(ctx, params)
+
+        lowlevel.create_initialization_options = initialization_options  # type: ignore[method-assign]
+        lowlevel.add_request_handler("server/discover", RequestParams, discovered)
+
+    def _refuse_long_uris(self) -> None:
+        """A resource URI longer than any of memtui's is refused without being echoed back
+        (the SDK's not-found error carries the whole URI, twice)."""
+        lowlevel = self._lowlevel_server
+        entry = lowlevel.get_request_handler("resources/read")
+        assert entry is not None
+        read = entry.handler
+
+        async def bounded(ctx: Any, params: ReadResourceRequestParams) -> Any:
+            uri = str(params.uri)
+            if len(uri) > MAX_URI:
+                raise MCPError(
+                    code=INVALID_PARAMS,
+                    message=f"{INVALID}: the resource URI is {len(uri):,} characters long "
+                    f"(memtui's are under {MAX_URI:,}): {uri[:80]}…",
+                )
+            return await read(ctx, params)
+
+        lowlevel.add_request_handler("resources/read", ReadResourceRequestParams, bounded)
 
     def engine_tool(
-        self, fn: Callable[P, CallToolResult], *, title: str, read_only: bool = True
+        self,
+        fn: Callable[P, CallToolResult],
+        *,
+        title: str,
+        read_only: bool = True,
+        destructive: bool = False,
+        expects: dict[str, str] | None = None,
     ) -> None:
-        """Register `fn` (one engine call, run on a worker thread within TOOL_SECONDS)."""
+        """Register `fn` (one engine call, run on a worker thread within TOOL_SECONDS);
+        `expects`: what an argument must be, said instead of pydantic's words for it."""
 
         @functools.wraps(fn)
         async def bounded(*args: P.args, **kwargs: P.kwargs) -> CallToolResult:
@@ -118,11 +188,16 @@ class Server(MCPServer):
                 return failure(exc.line())
 
         annotations = ToolAnnotations(
-            title=title, read_only_hint=read_only, open_world_hint=False, idempotent_hint=read_only
+            title=title,
+            read_only_hint=read_only,
+            destructive_hint=destructive if not read_only else None,
+            open_world_hint=False,
+            idempotent_hint=read_only,
         )
-        self.add_tool(bounded, title=title, annotations=annotations)
+        self.add_tool(bounded, title=title, description=described(fn), annotations=annotations)
         tool = self._tool_manager.get_tool(fn.__name__)
         assert tool is not None
+        tool.parameters = lean_schema(tool.parameters)
         tool.parameters["additionalProperties"] = False  # what call_tool enforces, advertised
         meta = tool.fn_metadata
         tool.fn_metadata = StrictArguments(
@@ -132,6 +207,7 @@ class Server(MCPServer):
             wrap_output=meta.wrap_output,
         )
         self._arguments[fn.__name__] = tuple(tool.parameters.get("properties", {}))
+        self._expects[fn.__name__] = expects or {}
 
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
@@ -151,11 +227,53 @@ class Server(MCPServer):
             result = await super().call_tool(name, arguments, context)
         except ToolError as exc:
             if isinstance(exc.__cause__, ValidationError):
-                return failure(invalid_arguments(name, exc.__cause__))
+                return failure(invalid_arguments(name, exc.__cause__, self._expects[name]))
             log.error("tool %s failed", name, exc_info=exc.__cause__ or exc)
             return failure(f"INTERNAL_ERROR: {name} failed unexpectedly (the log says why)")
         assert isinstance(result, CallToolResult)
         return result
+
+
+def lean_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """An input schema as Claude reads it at the start of every session, without what says
+    nothing to it: pydantic's titles, and `anyOf [X, null]` with `default: null` for an
+    optional argument (it is optional by not being required; null is still accepted)."""
+    properties = {}
+    for name, prop in schema.get("properties", {}).items():
+        prop = {k: v for k, v in prop.items() if k != "title"}
+        branches = prop.get("anyOf", [])
+        if prop.get("default", ...) is None and {"type": "null"} in branches:
+            prop.pop("default")
+            kept = [b for b in branches if b != {"type": "null"}]
+            prop.pop("anyOf")
+            if len(kept) == 1:
+                prop = {**kept[0], **prop}  # the argument's own description wins
+            else:
+                prop["anyOf"] = kept
+        properties[name] = prop
+    lean = {k: v for k, v in schema.items() if k != "title"}
+    lean["properties"] = {name: without_loose_bounds(prop) for name, prop in properties.items()}
+    return lean
+
+
+def without_loose_bounds(node: Any) -> Any:
+    """A property's schema without the bounds no caller comes near (a 1,000-character path,
+    100 KB of Markdown, 2**53): they are still enforced, just not read out every session."""
+    if isinstance(node, list):
+        return [without_loose_bounds(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    return {
+        key: without_loose_bounds(value)
+        for key, value in node.items()
+        if not (key in LOOSE_BOUNDS and isinstance(value, int) and value >= 1_000)
+    }
+
+
+def described(fn: Callable[..., Any]) -> str:
+    """A tool's description: its docstring as one paragraph, without the indentation Python
+    keeps in it (every character is read by Claude at the start of every session)."""
+    return " ".join((fn.__doc__ or "").split())
 
 
 async def run_bounded(call: Callable[[], T], what: str) -> T:
@@ -176,11 +294,21 @@ def build_server(
     engine: Engine,
     token_verifier: TokenVerifier | None = None,
     auth: AuthSettings | None = None,
+    *,
+    families: Sequence[str] = FAMILIES,
+    told: str | None = None,
 ) -> Server:
-    """The server with every tool group registered; HTTP passes its token check and auth."""
-    from memtui.mcp import history, signals
+    """The server with the tool groups of `families` registered; HTTP passes its token check
+    and auth. `told`: the instructions, fixed (stdio answered the handshake with them before
+    the SDK was loaded); else they are read again for every new connection, so a rule the
+    person approves is in the next one's."""
+    from memtui.mcp import history, notes, signals
 
-    server = Server(engine, token_verifier, auth)
-    for group in (history, signals):
-        group.register(server)
+    groups = {"history": history, "notes": notes, "signals": signals}
+    server = Server(engine, told or instructions(engine.config, families), token_verifier, auth)
+    if told is None:
+        server.read_instructions_per_connection(families)
+    for family in FAMILIES:
+        if family in families:
+            groups[family].register(server)
     return server

@@ -5,25 +5,34 @@ from __future__ import annotations
 import json
 import os
 import shlex
-import shutil
 import sys
+from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from memtui.engine import Config
-from memtui.mcp.http import http_token, url_of
+from memtui.mcp.handshake import FAMILIES
+from memtui.mcp.http import check_host, http_token, url_of
 
 PASSED_ON = ("MEMTUI_DATA_DIR", "MEMTUI_CLAUDE_DIR", "MEMTUI_MODEL")  # set now: keep them
 
 
-def command() -> list[str]:
-    """How to start this very memtui: its script by absolute path (Claude Code's PATH may not
-    hold this venv), else this interpreter with -m."""
-    script = shutil.which("memtui")
-    return [script, "mcp"] if script else [sys.executable, "-m", "memtui", "mcp"]
+def command(families: Sequence[str] = FAMILIES) -> list[str]:
+    """How to start this very memtui, the one running now: its script by absolute path
+    (Claude Code's PATH may not hold this venv, and another memtui may come first on it),
+    else this interpreter with -m."""
+    script = Path(sys.argv[0])
+    if script.name == "memtui" and script.is_file():
+        start = [str(script.resolve()), "mcp"]
+    else:
+        start = [sys.executable, "-m", "memtui", "mcp"]
+    if tuple(families) != FAMILIES:
+        start += ["--tools", ",".join(families)]
+    return start
 
 
-def stdio_entry() -> dict[str, Any]:
-    start = command()
+def stdio_entry(families: Sequence[str] = FAMILIES) -> dict[str, Any]:
+    start = command(families)
     entry: dict[str, Any] = {"type": "stdio", "command": start[0], "args": start[1:]}
     env = {name: os.environ[name] for name in PASSED_ON if os.environ.get(name)}
     if env:
@@ -31,20 +40,26 @@ def stdio_entry() -> dict[str, Any]:
     return entry
 
 
-def print_config(config: Config, host: str, port: int) -> None:
-    entry = stdio_entry()
+def print_config(config: Config, host: str, port: int, families: Sequence[str]) -> None:
+    """Refuses what `--http` refuses, so every URL printed is one it serves."""
+    check_host(host)
+    entry = stdio_entry(families)
     env_flags = [f"--env={k}={v}" for k, v in entry.get("env", {}).items()]
-    add = ["claude", "mcp", "add", "--scope", "user", *env_flags, "memtui", "--", *command()]
+    add = ["claude", "mcp", "add", "--scope", "user", *env_flags, "memtui", "--"]
+    add += command(families)
     url = url_of(host, port)
     header = f"Authorization: Bearer {http_token(config)}"
     http_add = ["claude", "mcp", "add", "--transport", "http", "memtui", url, "--header", header]
     http_entry = {"type": "http", "url": url, "headers": {"Authorization": header.split(": ")[1]}}
+    serve = ["memtui", "mcp", "--http", "--host", host, "--port", str(port)]
+    if tuple(families) != FAMILIES:
+        serve += ["--tools", ",".join(families)]
     print("# Claude Code, every project (stdio; Claude Code starts the server):")
     print(shlex.join(add))
     print()
     print("# or in .mcp.json (one project) or ~/.claude.json:")
     print(json.dumps({"mcpServers": {"memtui": entry}}, indent=2))
     print()
-    print(f"# over HTTP, while `memtui` or `memtui mcp --http` serves {url}:")
+    print(f"# over HTTP, while `memtui` or `{shlex.join(serve)}` serves {url}:")
     print(shlex.join(http_add))
     print(json.dumps({"mcpServers": {"memtui": http_entry}}, indent=2))

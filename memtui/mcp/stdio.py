@@ -1,128 +1,251 @@
 """`memtui mcp`: the server Claude Code starts, one per window, over stdin and stdout.
 
-It answers `initialize` before it imports the mcp package (handshake.py) and opens nothing
-until a call needs it (the store, the model, the indexes). It keeps the archive fresh for a
-user who only ever runs Claude Code: one server of a data dir at a time follows the transcripts
-(`follow.lock`), the others only read and take over when that one exits.
+The first moments matter: Claude Code's first turn goes out without memtui's tools unless the
+handshake and the tool list are answered by then, and importing the mcp package takes most of a
+second. So the process answers from the start, without the SDK: signal handlers first, then a
+reader thread on stdin while another thread imports the SDK and builds the server. Until that is
+ready, the handshake and the lists are answered from handshake.py (the SDK's own answers,
+recorded), a line that is not a message gets its JSON-RPC error, and everything else waits.
+Then the server (relay.py) is handed every line read so far, its answers to what was already
+answered are left out, and it serves on.
+
+Every line gets an answer; a closed stdout ends the process quietly; at EOF whatever was asked
+before it is answered first. Nothing opens the archive until a call needs it, and one server of
+a data dir at a time follows the transcripts (`follow.lock`), the others only read and take over
+when that one exits.
 """
 
 from __future__ import annotations
 
 import fcntl
+import json
 import logging
 import os
+import queue
 import signal
 import threading
-from collections.abc import Callable
-from typing import Any
-
-import anyio
-import anyio.to_thread
-from mcp.server.stdio import stdio_server
-from mcp.shared._stream_protocols import ReadStream, WriteStream
-from mcp.shared.message import SessionMessage
-from mcp_types import JSONRPCError, JSONRPCResponse, jsonrpc_message_adapter
+import time
+from collections.abc import Sequence
+from types import FrameType
+from typing import Any, NoReturn
 
 from memtui.engine import Config, MemtuiError
 from memtui.mcp.engine import Engine
-from memtui.mcp.server import Server, build_server
+from memtui.mcp.handshake import Early, given_key, instructions, problem, surrogate_at
 
 log = logging.getLogger(__name__)
 
 FOLLOW_AFTER = 1.0  # seconds: let initialize and the first calls go first
 TAKE_OVER_EVERY = 5.0  # seconds between tries to become the one that follows
 STOP_WAIT = 10.0  # seconds a stopping follower gets to finish its batch
+POLL = 0.01  # seconds between looks at the signal flag while the SDK loads
+MAX_LINE = 64 << 20  # bytes: a longer line is refused, not kept in memory
+QUIET = 0.05  # seconds without a line after which the SDK starts loading
+SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
 
 
-def serve_stdio(config: Config, read: list[bytes] | None = None, answered: Any = None) -> None:
-    """Serve until stdin closes or a signal comes. `read`: lines already taken from stdin;
-    `answered`: the id of an `initialize` among them that was already answered."""
-    engine = Engine(config)
-    server = build_server(engine)
+class Signalled:
+    """Installed first thing: a signal before the server runs ends the process cleanly."""
+
+    def __init__(self) -> None:
+        self.number: int | None = None
+        for number in SIGNALS:
+            signal.signal(number, self._got)
+
+    def _got(self, number: int, frame: FrameType | None) -> None:
+        del frame
+        self.number = number
+
+
+class Wire:
+    """stdin and stdout, taken for the protocol: fd 0 then reads /dev/null and fd 1 goes to
+    stderr, so nothing else this process (or a child) prints can reach the wire."""
+
+    def __init__(self) -> None:
+        self.closed = False
+        self.read_fd = self._take(0, os.O_RDONLY)
+        self.write_fd = self._take(1, os.O_WRONLY)
+        os.dup2(2 if is_open(2) else self.write_fd, 1)
+        self._lock = threading.Lock()
+
+    def _take(self, fd: int, mode: int) -> int:
+        """A private copy of `fd`, which then reads or writes /dev/null (a descriptor closed
+        from the start reads as EOF and writes as a closed stdout)."""
+        devnull = os.open(os.devnull, mode)
+        if is_open(fd):
+            private = os.dup(fd)
+        else:
+            private = os.dup(devnull)
+            self.closed = self.closed or fd == 1
+        os.dup2(devnull, fd)
+        os.close(devnull)
+        return private
+
+    def write(self, message: dict[str, Any] | bytes) -> bool:
+        """One message as one line; False once the reader has gone (stdout closed)."""
+        data = message if isinstance(message, bytes) else json.dumps(message).encode()
+        out = memoryview(data + b"\n")
+        with self._lock:
+            if self.closed:
+                return False
+            try:
+                while out:
+                    out = out[os.write(self.write_fd, out) :]
+            except OSError as exc:  # EPIPE: the client closed our stdout
+                log.info("stdout closed (%s): stopping", exc.strerror)
+                self.closed = True
+                return False
+        return True
+
+    def start_reading(self) -> queue.Queue[bytes | None]:
+        """Lines from stdin on a thread, as they come; None at EOF."""
+        lines: queue.Queue[bytes | None] = queue.Queue()
+        threading.Thread(
+            target=read_lines, args=(self.read_fd, lines), name="memtui-stdin", daemon=True
+        ).start()
+        return lines
+
+
+def is_open(fd: int) -> bool:
+    try:
+        os.fstat(fd)
+    except OSError:
+        return False
+    return True
+
+
+def read_lines(fd: int, lines: queue.Queue[bytes | None]) -> None:
+    """Split stdin into lines; a line longer than MAX_LINE is passed on as its first bytes
+    (which do not parse, so it is answered with a parse error) and the rest skipped."""
+    buffer = bytearray()
+    skipping = False
+    while True:
+        try:
+            chunk = os.read(fd, 65536)
+        except OSError:
+            chunk = b""
+        if not chunk:
+            break
+        start = len(buffer)
+        buffer += chunk
+        end = buffer.find(b"\n", start)
+        while end != -1:
+            line = bytes(buffer[:end])
+            del buffer[: end + 1]
+            if line.strip() and not skipping:
+                lines.put(line)
+            skipping = False
+            end = buffer.find(b"\n")
+        if len(buffer) > MAX_LINE:
+            if not skipping:
+                lines.put(bytes(buffer[:1024]))
+            skipping = True
+            buffer.clear()
+    if buffer.strip() and not skipping:
+        lines.put(bytes(buffer))  # a last line without its newline is still a line
+    lines.put(None)
+
+
+def serve_stdio(
+    config: Config, families: Sequence[str], signalled: Signalled, wire: Wire
+) -> NoReturn:
+    """Serve until stdin ends, stdout closes or a signal comes; then exit 0."""
+    lines = wire.start_reading()
+    told = instructions(config, families)
+    early = Early(told, families)
+    loaded: dict[str, Any] = {}
+    ready = threading.Event()
+
+    def load() -> None:
+        from memtui.mcp import relay  # the SDK: most of a second
+
+        loaded["relay"] = relay
+        loaded["engine"] = engine = Engine(config)
+        loaded["server"] = relay.build_server(engine, families=families, told=told)
+        ready.set()
+
+    loader = threading.Thread(target=load, name="memtui-load", daemon=True)
+    loading = False
+    backlog: list[bytes] = []
+    given: set[str] = set()  # what was answered or acknowledged before the SDK was ready
+    ended = False
+    quiet_since = time.monotonic()
+    while not ready.is_set():
+        if reason := why(signalled, wire):
+            leave(reason)
+        # The import holds the interpreter for long stretches: it starts once the handshake
+        # and the tool list are answered, a request needs it, or stdin is quiet for a moment.
+        if not loading and time.monotonic() - quiet_since > QUIET:
+            loader.start()
+            loading = True
+        try:
+            line = lines.get(timeout=POLL)
+        except queue.Empty:
+            continue
+        if line is None:
+            ended = True
+            if not loading:
+                loader.start()
+            ready.wait()
+            break
+        quiet_since = time.monotonic()
+        if not answer_early(line, early, wire, backlog, given) and not loading:
+            loader.start()
+            loading = True
+    engine: Engine = loaded["engine"]
     stop = threading.Event()
     follower = threading.Thread(
         target=keep_fresh, args=(engine, stop), name="memtui-follow", daemon=True
     )
     follower.start()
-
-    def shut_down() -> None:
+    try:
+        loaded["relay"].run(
+            loaded["server"], wire, lines, backlog, given, ended=ended, signalled=signalled
+        )
+    finally:
         stop.set()  # the follower stops between batches, its reader process with it
         follower.join(STOP_WAIT)
         if follower.is_alive():
             log.warning("the follower did not stop within %.0f s", STOP_WAIT)
         else:
             engine.close()
-        log.info("mcp server stopped")
+    leave(why(signalled, wire) or "stdin closed")
 
+
+def answer_early(
+    line: bytes, early: Early, wire: Wire, backlog: list[bytes], given: set[str]
+) -> bool:
+    """Before the SDK is ready: a line that is no message gets its error, a handshake or list
+    request its answer; every message is kept for the SDK. False: a request only it answers."""
     try:
-        anyio.run(_serve, server, shut_down, read or [], answered)
-    finally:
-        shut_down()
+        message = json.loads(line)
+    except (ValueError, RecursionError):
+        return wire.write(problem(line))
+    if not isinstance(message, dict) or surrogate_at(message) is not None:
+        return wire.write(problem(line))
+    backlog.append(line)
+    if "id" not in message:
+        return True  # a notification
+    response = early.respond(message)
+    if response is None:
+        return False
+    wire.write(response)
+    given.add(given_key(response))
+    return True
 
 
-async def _serve(
-    server: Server, shut_down: Callable[[], None], read: list[bytes], answered: Any
-) -> None:
-    async with anyio.create_task_group() as tasks:
-
-        async def until_signalled() -> None:
-            with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGINT, signal.SIGHUP) as got:
-                async for number in got:
-                    log.info("mcp server got signal %d", number)
-                    await anyio.to_thread.run_sync(shut_down)
-                    logging.shutdown()
-                    # The transport reads stdin on a thread that only a line or EOF wakes
-                    # (not a cancellation): everything of ours is stopped, so leave now.
-                    os._exit(0)
-
-        tasks.start_soon(until_signalled)
-        await _run_stdio(server, read, answered)  # returns when stdin closes
-        tasks.cancel_scope.cancel()
+def why(signalled: Signalled, wire: Wire) -> str | None:
+    if signalled.number is not None:
+        return f"signal {signalled.number}"
+    return "stdout closed" if wire.closed else None
 
 
-async def _run_stdio(server: Server, read: list[bytes], answered: Any) -> None:
-    """The SDK's stdio transport and server loop, with the lines already read fed first and
-    the SDK's answer to an `initialize` that was already answered left out."""
-    lowlevel = server._lowlevel_server  # as the SDK's own run_stdio_async and Client use it
-    inbound, to_server = anyio.create_memory_object_stream[SessionMessage | Exception](0)
-    from_server, outbound = anyio.create_memory_object_stream[SessionMessage](0)
-
-    async def feed(wire: ReadStream[SessionMessage | Exception]) -> None:
-        async with inbound:
-            for line in read:
-                if line.strip():
-                    await inbound.send(parse_line(line))
-            async for item in wire:
-                await inbound.send(item)
-
-    async def answer(wire: WriteStream[SessionMessage]) -> None:
-        waiting = answered is not None
-        async with wire, outbound:
-            async for item in outbound:
-                reply = item.message
-                if (
-                    waiting
-                    and isinstance(reply, JSONRPCResponse | JSONRPCError)
-                    and reply.id == answered
-                ):
-                    waiting = False
-                    continue
-                await wire.send(item)
-
-    async with stdio_server() as (wire_in, wire_out), anyio.create_task_group() as tasks:
-        tasks.start_soon(feed, wire_in)
-        tasks.start_soon(answer, wire_out)
-        async with from_server:
-            await lowlevel.run(to_server, from_server, lowlevel.create_initialization_options())
-
-
-def parse_line(line: bytes) -> SessionMessage | Exception:
-    """A line as the SDK's stdio reader takes it (an unparsable one is passed on as the
-    exception it raised, for the server to answer)."""
-    try:
-        return SessionMessage(jsonrpc_message_adapter.validate_json(line, by_name=False))
-    except Exception as exc:
-        return exc
+def leave(reason: str) -> NoReturn:
+    """Exit 0 now: threads blocked on stdin or on an import cannot be joined, and nothing of
+    ours is left running (the follower was stopped)."""
+    log.info("mcp server stopped: %s", reason)
+    logging.shutdown()
+    os._exit(0)
 
 
 def keep_fresh(engine: Engine, stop: threading.Event) -> None:

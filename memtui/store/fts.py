@@ -2,22 +2,29 @@
 
 Tokenising: prose and tool text go into two fields analysed alike (`simple` tokenizer,
 ascii-fold, lowercase, English stemmer), so "migrations" finds "migrate"; tool text is scored
-lower. Identifiers survive that analyser as one token (`useEffect`, `E0502`, `503`) or as
+lower. Tokens up to LONG_TOKEN bytes are kept (Tantivy's default drops 40 and more, which lost
+every full git SHA); changing the analyser changes FORMAT, and an index of another format is
+emptied on open and refilled by the next catch-up (indexes.py sees it torn).
+Identifiers survive that analyser as one token (`useEffect`, `E0502`, `503`) or as
 parts (`src/app/main.rs` -> src app main rs), so a query word that analyses to several tokens
 becomes a phrase query: the parts must appear together, in order. A third field keeping
 identifiers whole (Tantivy's regex tokenizer) was measured and dropped: it doubled indexing
 time (60k docs: 27 s -> 60 s) and only changed ranking, never what is found.
 
-Queries are built from analysed tokens, never by Tantivy's query parser, so no input can be
-a syntax error: a "quoted phrase" must match as a phrase, a list of concepts requires every
-concept, and other words are OR'd. Words that say nothing about the answer ("when", "did",
-"the", "last": STOP_WORDS) are dropped unless the query has nothing else. A query of several
-words scores each word it finds by its rarity (BM25's idf), whatever the message's length,
-with BM25 at a fifth of that weight to order messages with the same words: plain BM25 put
-short messages with one common query word above a long answer with the rare ones, because
-tool results (no prose) make the prose field's average length small. On bench/quality.py's
-natural questions and lexical queries that took full text from below an SQLite FTS5 bm25
-baseline with common words dropped to above it (bench/quality_results.md).
+Queries are built from analysed tokens, never by Tantivy's query parser, so no input can be a
+syntax error (an unclosed quote, a lone `*`, `AND OR` are plain words or nothing): a "quoted
+phrase" must match as a phrase, a list of concepts requires every concept, and other words are
+OR'd. `migrat*` is a prefix (its last part at least MIN_PREFIX characters; shorter is the plain
+word), and a word of 7 to 39 hex digits (with a digit) also finds the longer tokens it starts,
+so a SHA is found by its short form. Prefixes expand through the term dictionary (a regex
+automaton), which costs nothing at indexing time. Words that say nothing about the answer
+("when", "did", "the", "last": STOP_WORDS) are dropped unless the query has nothing else. A
+query of several words scores each word it finds by its rarity (BM25's idf), whatever the
+message's length, with BM25 at a fifth of that weight to order messages with the same words:
+plain BM25 put short messages with one common query word above a long answer with the rare ones,
+because tool results (no prose) make the prose field's average length small. On
+bench/quality.py's natural questions and lexical queries that took full text from below an
+SQLite FTS5 bm25 baseline with common words dropped to above it (bench/quality_results.md).
 
 Other processes commit to the same directory: before each search one stat of meta.json
 (~2 us) tells whether to reload the reader (~0.07 ms).
@@ -46,8 +53,15 @@ from memtui.store.locks import file_lock
 log = logging.getLogger(__name__)
 
 _STEM_TOKENIZER = "memtui_stem"
-# How a query is cut into words: word characters joined by . / : - @ stay one word (a phrase).
-_WORD = re.compile(r"\w+(?:[./:@\-]\w+)*")
+# The analyser's version, kept in the index folder: another value (or none) empties the index.
+FORMAT = "2"
+_FORMAT_FILE = "memtui-format"
+LONG_TOKEN = 256  # bytes; a SHA-512 in hex is 128
+MIN_PREFIX = 3  # "mi*" would expand to thousands of terms and say little
+# How a query is cut into words: word characters joined by . / : - @ stay one word (a phrase);
+# a trailing * makes the last part a prefix.
+_WORD = re.compile(r"\w+(?:[./:@\-]\w+)*\*?")
+_HEX_PREFIX = re.compile(r"(?=[a-f]*\d)[0-9a-f]{7,39}")
 _PHRASE = re.compile(r'"([^"]*)"')
 
 # Words that say nothing about the answer: function words, question words, and the words of
@@ -70,21 +84,21 @@ STOP_WORDS = frozenset(
 _TOOL_BOOST = 0.4
 _BM25_WEIGHT = 0.2  # BM25's share next to the idf of the words found (bench/quality.py)
 _MAX_WORDS = 32  # longer queries are cut: more words add cost, not precision
+_MAX_FREQS = 10_000  # remembered phrase and prefix counts, until the next commit
 
 # One indexing thread leaves the second core to merges; measured faster than two on 2 cores.
 _WRITER_HEAP = 64_000_000
 _WRITER_THREADS = 1
 
 
-def _stem_analyzer() -> tantivy.TextAnalyzer:
-    return (
+def _analyzer(stem: bool) -> tantivy.TextAnalyzer:
+    builder = (
         tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.simple())
-        .filter(tantivy.Filter.remove_long(40))
+        .filter(tantivy.Filter.remove_long(LONG_TOKEN))
         .filter(tantivy.Filter.ascii_fold())
         .filter(tantivy.Filter.lowercase())
-        .filter(tantivy.Filter.stemmer("english"))
-        .build()
     )
+    return (builder.filter(tantivy.Filter.stemmer("english")) if stem else builder).build()
 
 
 def _schema() -> tantivy.Schema:
@@ -126,7 +140,8 @@ class FullText:
         self._lock = path / "write.lock"
         self._meta = path / "meta.json"
         self._schema = _schema()
-        self._stem = _stem_analyzer()
+        self._stem = _analyzer(stem=True)
+        self._fold = _analyzer(stem=False)  # a prefix is matched as typed, not stemmed
         self._open()
 
     def _open(self) -> None:
@@ -147,14 +162,27 @@ class FullText:
         # We reload ourselves when meta.json changes; the built-in policy polls with a delay.
         self._index.config_reader("manual")
         self._meta_key: tuple[int, int, int] | None = None
+        # Documents matching a phrase or prefix, per (word, field), for the reader loaded: a
+        # search, its count and its weight each ask, and each answer is a pass over postings.
+        self._freqs: dict[tuple[str, str], int] = {}
         self._refresh()
 
     def _existing_or_new(self) -> tantivy.Index:
-        if tantivy.Index.exists(str(self._path)):
+        fmt = self._path / _FORMAT_FILE
+        if tantivy.Index.exists(str(self._path)) and _read(fmt) == FORMAT:
             return tantivy.Index(self._schema, str(self._path), reuse=True)
         # Two processes starting on an empty dir must not both create an index.
         with file_lock(self._lock):
-            return tantivy.Index(self._schema, str(self._path), reuse=True)
+            if tantivy.Index.exists(str(self._path)) and _read(fmt) != FORMAT:
+                log.warning("the full-text index %s is of another format: emptied", self._path)
+                for f in self._path.iterdir():
+                    if f.is_dir():
+                        shutil.rmtree(f)
+                    elif f != self._lock:
+                        f.unlink()
+            index = tantivy.Index(self._schema, str(self._path), reuse=True)
+            fmt.write_text(FORMAT)
+            return index
 
     # -- writing ---------------------------------------------------------------------------
 
@@ -208,15 +236,22 @@ class FullText:
         limit: int,
     ) -> list[tuple[int, float]]:
         """(message id, score), best first."""
+        return self.search_counted(query, filt, limit, count=False)[0]
+
+    def search_counted(
+        self, query: str | list[str], filt: FtsFilter | None, limit: int, count: bool = True
+    ) -> tuple[list[tuple[int, float]], int]:
+        """`search`, and how many messages match in all (one pass for both; 0 unasked)."""
         searcher = self._searcher()
         q = self._query(query, filt, searcher)
         if q is None or limit <= 0:
-            return []
-        hits = searcher.search(q, limit, count=False).hits
-        if not hits:
-            return []
-        ids = searcher.fast_field_values("message_id", [addr for _, addr in hits])
-        return [(int(mid), score) for (score, _), mid in zip(hits, ids, strict=True)]
+            return [], 0
+        found = searcher.search(q, limit, count=count)
+        total = found.count if count else 0
+        if not found.hits:
+            return [], total or 0
+        ids = searcher.fast_field_values("message_id", [addr for _, addr in found.hits])
+        return [(int(mid), s) for (s, _), mid in zip(found.hits, ids, strict=True)], total or 0
 
     def count(self, query: str | list[str], filt: FtsFilter | None) -> int:
         searcher = self._searcher()
@@ -237,11 +272,15 @@ class FullText:
             total += sum(self._idf(w, searcher) for w in content)
         return total
 
+    def searchable(self, text: str) -> bool:
+        """Whether `text` has anything the index can look for (a word, not only marks)."""
+        return any(self._stem.analyze(w.rstrip("*")) for w in _WORD.findall(text))
+
     def terms(self, query: str | list[str]) -> list[str]:
         """Query words lowercased, each followed by its stems, for prefix highlighting."""
         out: dict[str, None] = {}
         for text in [query] if isinstance(query, str) else query:
-            for word in _WORD.findall(text)[:_MAX_WORDS]:
+            for word in (w.rstrip("*") for w in _WORD.findall(text)[:_MAX_WORDS]):
                 stems = self._stem.analyze(word)
                 if stems:
                     out[word.lower()] = None
@@ -278,6 +317,7 @@ class FullText:
         if key != self._meta_key:
             self._index.reload()
             self._meta_key = key
+            self._freqs = {}
 
     def _searcher(self) -> tantivy.Searcher:
         try:
@@ -326,17 +366,10 @@ class FullText:
 
     def _idf(self, word: str, searcher: tantivy.Searcher) -> float:
         """The most a word can add to a message's score (its best field)."""
-        stems = self._stem.analyze(word)[:_MAX_WORDS]
-        if not stems:
-            return 0.0
         n = max(searcher.num_docs, 1)
         best = 0.0
         for field, boost in (("text", 1.0), ("tool_text", _TOOL_BOOST)):
-            if len(stems) == 1:
-                df = searcher.doc_freq(field, stems[0])
-            else:
-                q = Query.phrase_query(self._schema, field, stems)
-                df = searcher.search(q, 1, count=True).count
+            df = self._doc_freq(word, field, searcher)
             if df:
                 best = max(best, math.log(1 + (n - df + 0.5) / (df + 0.5)) * boost)
         return best
@@ -345,38 +378,62 @@ class FullText:
         """A word that scores its rarity (BM25's idf) wherever it appears, however long the
         message: which words a message has decides, how often and in how long a text only
         breaks ties."""
-        stems = self._stem.analyze(word)[:_MAX_WORDS]
-        if not stems:
-            return None
         n = max(searcher.num_docs, 1)
         per_field = []
         for field, boost in (("text", 1.0), ("tool_text", _TOOL_BOOST)):
-            if len(stems) == 1:
-                q = Query.term_query(self._schema, field, stems[0])
-                df = searcher.doc_freq(field, stems[0])
-            else:
-                q = Query.phrase_query(self._schema, field, stems)
-                df = searcher.search(q, 1, count=True).count
-            if df:
+            q = self._word_query(word, field)
+            df = self._doc_freq(word, field, searcher)
+            if q is not None and df:
                 idf = math.log(1 + (n - df + 0.5) / (df + 0.5))
                 per_field.append(Query.const_score_query(q, idf * boost))
         if not per_field:
             return None
         return per_field[0] if len(per_field) == 1 else Query.disjunction_max_query(per_field)
 
+    def _doc_freq(self, word: str, field: str, searcher: tantivy.Searcher) -> int:
+        stems = self._stem.analyze(word)
+        plain = len(stems) == 1 and not word.endswith("*")
+        if plain and not _HEX_PREFIX.fullmatch(self._fold.analyze(word)[0]):
+            return searcher.doc_freq(field, stems[0])
+        freq = self._freqs.get((word, field))
+        if freq is None:
+            q = self._word_query(word, field)
+            freq = 0 if q is None else searcher.search(q, 1, count=True).count
+            if len(self._freqs) >= _MAX_FREQS:
+                self._freqs = {}
+            self._freqs[word, field] = freq
+        return freq
+
     def _stemmed_text(self, text: str) -> Query | None:
-        """A word or a quoted phrase: its stems in order, in prose or (scored lower) tool text."""
-        stems = self._stem.analyze(text)[:_MAX_WORDS]
-        if not stems:
-            return None
+        """A word or a quoted phrase in prose or (scored lower) tool text."""
         per_field = []
         for field, boost in (("text", 1.0), ("tool_text", _TOOL_BOOST)):
-            if len(stems) == 1:  # Tantivy panics on a one-term phrase query
-                q = Query.term_query(self._schema, field, stems[0])
-            else:
-                q = Query.phrase_query(self._schema, field, stems)
+            q = self._word_query(text, field)
+            if q is None:
+                return None
             per_field.append(Query.boost_query(q, boost) if boost != 1.0 else q)
         return _any(per_field)
+
+    def _word_query(self, word: str, field: str) -> Query | None:
+        """One field's query for a word, a `prefix*` or a phrase: its stems in order."""
+        core = word.rstrip("*")
+        stems = self._stem.analyze(core)[:_MAX_WORDS]
+        if not stems:
+            return None
+        last = self._fold.analyze(core)[len(stems) - 1 : len(stems)]
+        if word.endswith("*") and last and len(last[0]) >= MIN_PREFIX:
+            if len(stems) > 1:
+                return Query.phrase_prefix_query(self._schema, field, [*stems[:-1], last[0]])
+            # As typed or as stemmed: "migrations*" still finds "migrate" (stem "migrat").
+            starts = "|".join(dict.fromkeys([last[0], stems[0]]))
+            return Query.regex_query(self._schema, field, f"(?:{starts}).*")
+        if len(stems) > 1:
+            return Query.phrase_query(self._schema, field, stems)
+        term = Query.term_query(self._schema, field, stems[0])
+        if last and _HEX_PREFIX.fullmatch(last[0]):  # a short SHA finds the full one
+            longer = Query.regex_query(self._schema, field, f"{last[0]}.*")
+            return Query.boolean_query([(Occur.Should, term), (Occur.Should, longer)])
+        return term
 
     def _filters(self, f: FtsFilter) -> list[Query]:
         out = [
@@ -404,6 +461,13 @@ class FullText:
                 )
             )
         return out
+
+
+def _read(path: Path) -> str | None:
+    try:
+        return path.read_text().strip()
+    except FileNotFoundError:
+        return None
 
 
 def _all(queries: list[Query]) -> Query:

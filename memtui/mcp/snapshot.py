@@ -1,0 +1,135 @@
+"""`wire.json`: the SDK's answers to the handshake and the lists, for handshake.py to give
+before the SDK is imported. `python -m memtui.mcp.snapshot` writes it again after a tool,
+resource or prompt changes or the SDK is upgraded (tests/test_mcp_stdio.py says when).
+
+The answers are the SDK's own: each is asked of the real server over in-memory streams, on a
+fresh connection per protocol version, with nothing about the archive needed (no call opens it).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+import anyio
+from mcp.shared.message import SessionMessage
+from mcp_types import JSONRPCError, JSONRPCResponse, jsonrpc_message_adapter
+
+from memtui.config import load
+from memtui.mcp.engine import Engine
+from memtui.mcp.handshake import (
+    ENVELOPE_CAPABILITIES,
+    ENVELOPE_CLIENT,
+    ENVELOPE_VERSION,
+    FAMILIES,
+    LISTS,
+    MODERN,
+    VERSIONS,
+    WIRE,
+)
+from memtui.mcp.server import Server, build_server
+
+PLACEHOLDER = "(instructions)"
+CLIENT = {"name": "memtui-snapshot", "version": "0"}
+
+
+def handshake_requests(version: str) -> list[dict[str, Any]]:
+    """A handshake connection at `version`: initialize, initialized, then every list."""
+    opening = {
+        "jsonrpc": "2.0",
+        "id": 0,
+        "method": "initialize",
+        "params": {"protocolVersion": version, "capabilities": {}, "clientInfo": CLIENT},
+    }
+    lists = [{"jsonrpc": "2.0", "id": n, "method": m} for n, m in enumerate(LISTS, 1)]
+    return [opening, {"jsonrpc": "2.0", "method": "notifications/initialized"}, *lists]
+
+
+def modern_requests() -> list[dict[str, Any]]:
+    """A 2026-07-28 connection: server/discover, every list, then a late `initialize`."""
+    envelope = {ENVELOPE_VERSION: MODERN, ENVELOPE_CAPABILITIES: {}, ENVELOPE_CLIENT: CLIENT}
+    asked: list[dict[str, Any]] = [
+        {"jsonrpc": "2.0", "id": n, "method": m, "params": {"_meta": envelope}}
+        for n, m in enumerate(["server/discover", *LISTS])
+    ]
+    late = handshake_requests(VERSIONS[-1])[0]
+    return [*asked, {**late, "id": len(asked)}]
+
+
+async def replies(server: Server, lines: Sequence[bytes]) -> list[dict[str, Any]]:
+    """What the SDK writes back to `lines` on one connection, until each request is answered."""
+    lowlevel = server._lowlevel_server  # as the SDK's own run_stdio_async and Client use it
+    wanted = set()
+    for line in lines:
+        message = json.loads(line)
+        if "id" in message and message.get("method") != "subscriptions/listen":
+            wanted.add(json.dumps(message["id"]))
+    send, to_server = anyio.create_memory_object_stream[SessionMessage | Exception](len(lines))
+    from_server, receive = anyio.create_memory_object_stream[SessionMessage](100)
+    written: list[dict[str, Any]] = []
+    async with anyio.create_task_group() as tasks:
+        tasks.start_soon(
+            lowlevel.run, to_server, from_server, lowlevel.create_initialization_options()
+        )
+        for line in lines:
+            await send.send(SessionMessage(jsonrpc_message_adapter.validate_json(line)))
+        with anyio.fail_after(30):
+            while wanted:
+                reply = (await receive.receive()).message
+                written.append(json.loads(reply.model_dump_json(by_alias=True, exclude_unset=True)))
+                if isinstance(reply, JSONRPCResponse | JSONRPCError):
+                    wanted.discard(json.dumps(reply.id))
+        send.close()
+    return written
+
+
+def answers(families: Sequence[str]) -> dict[str, dict[str, Any]]:
+    """{version: {method: result}} from a server of `families` (its errors under
+    "refusals")."""
+    server = build_server(Engine(load()), families=families, told=PLACEHOLDER)
+    found: dict[str, dict[str, Any]] = {}
+    asked = [(v, handshake_requests(v)) for v in VERSIONS] + [(MODERN, modern_requests())]
+    for version, requests in asked:
+        lines = [json.dumps(r).encode() for r in requests]
+        methods = {json.dumps(r["id"]): r["method"] for r in requests if "id" in r}
+        written = anyio.run(replies, server, lines)
+        found[version] = {
+            methods[json.dumps(w["id"])]: w["result"] for w in written if "result" in w
+        }
+        found.setdefault("refusals", {}).update(
+            {methods[json.dumps(w["id"])]: w["error"] for w in written if "error" in w}
+        )
+    return found
+
+
+def build() -> dict[str, Any]:
+    """The whole of wire.json: the answers with their lists emptied, and each family's items
+    (once for every version, unless they differ)."""
+    every = answers(FAMILIES)
+    refusals = every.pop("refusals")
+    for results in every.values():
+        for method, result in results.items():
+            if result.get("instructions") == PLACEHOLDER:
+                result["instructions"] = ""
+            if method in LISTS:
+                result[LISTS[method]] = []
+    families: dict[str, dict[str, dict[str, Any]]] = {}
+    for family in FAMILIES:
+        own = answers([family])
+        own.pop("refusals")
+        families[family] = {}
+        for method, key in LISTS.items():
+            items = {version: own[version][method][key] for version in own}
+            same = all(i == items[MODERN] for i in items.values())
+            families[family][method] = {"all": items[MODERN]} if same else items
+    return {"answers": every, "families": families, "refusals": refusals}
+
+
+def main() -> None:
+    WIRE.write_text(json.dumps(build(), indent=1, sort_keys=True, ensure_ascii=False) + "\n")
+    print(f"wrote {WIRE}")
+
+
+if __name__ == "__main__":
+    main()
