@@ -69,7 +69,19 @@ def test_print_config_gives_commands_and_the_real_token(cfg: Config) -> None:
     assert f"Authorization: Bearer {token}" in out
     assert "http://127.0.0.1:10099/mcp" in out
     documents = re.findall(r"^\{.*?^\}", out, re.S | re.M)
-    stdio, http = (json.loads(d)["mcpServers"]["memtui"] for d in documents)
+    stdio, http = (json.loads(d)["mcpServers"]["memtui"] for d in documents[:2])
+    (hook,) = json.loads(documents[2])["hooks"]["SessionStart"][0]["hooks"]
+    # The hook runs as Claude Code runs it: the command through a shell, the event on stdin.
+    ran = subprocess.run(
+        hook["command"],
+        shell=True,
+        input=json.dumps({"session_id": "s", "cwd": "/w", "source": "startup"}),
+        env={**os.environ, "PYTHONPATH": str(ROOT), "MEMTUI_DATA_DIR": str(cfg.data_dir)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert (hook["type"], ran.returncode, ran.stderr) == ("command", 0, "")
     assert stdio["env"]["MEMTUI_DATA_DIR"] == str(cfg.data_dir)
     assert http["headers"]["Authorization"] == f"Bearer {token}"
     # The stdio entry starts a server that answers.

@@ -115,3 +115,20 @@ async def test_context_and_trace_over_mcp(server: Server) -> None:
         assert text_of(empty).startswith("INVALID_ARGUMENT")
         prompt = await client.get_prompt("hallucination-check", {"draft": "We use Rust."})
         assert "trace" in str(prompt.messages[0].content)
+
+
+async def test_instructions_count_signals_never_their_content(
+    server: Server, memory: Memory
+) -> None:
+    memory.signals.list()  # detection has run (the TUI or a get_signals call runs it)
+    async with Client(server, mode="legacy") as client:
+        told = client.instructions or ""
+    assert "1 new signals and 0 stale inferences" in told
+    assert "Runbook" not in told  # the dangling link's title stays out
+
+
+async def test_instructions_without_the_signals_family(memory: Memory) -> None:
+    memory.notes.save("A", "[[Nowhere]]", "past", by="person")
+    quiet = build_server(Engine(memory=memory), families=("history", "notes"))
+    async with Client(quiet, mode="legacy") as client:
+        assert "new signals" not in (client.instructions or "")

@@ -20,7 +20,7 @@ from memtui.config import Config
 from memtui.engine import Memory
 from memtui.tui import actions, demo, settings
 from memtui.tui.app import MemtuiApp
-from memtui.tui.browse import BrowseScreen, SessionTable
+from memtui.tui.browse import BrowseScreen, SessionList
 from memtui.tui.format import clip_lines, marked
 from memtui.tui.results import ROWS, ResultList
 from memtui.tui.search import SearchScreen
@@ -69,8 +69,8 @@ async def open_session(pilot: Pilot[None], app: MemtuiApp, session_id: str) -> S
     browse = app.screen
     assert isinstance(browse, BrowseScreen)
     await until(pilot, lambda: session_id in browse.sessions)
-    table = browse.query_one(SessionTable)
-    table.move_cursor(row=table.get_row_index(session_id))
+    table = browse.query_one(SessionList)
+    table.highlighted = [s.session_id for s in table.sessions].index(session_id)
     table.focus()
     await pilot.press("enter")
     await until(
@@ -374,8 +374,9 @@ async def test_the_palette_offers_the_screens_actions(indexed: Memory) -> None:
     app = MemtuiApp(indexed, upkeep=False)
     async with app.run_test(size=SIZE) as pilot:
         await open_session(pilot, app, LIVE)
-        titles = {c.title for c in app.get_system_commands(app.screen)}
-        assert {"Resume", "Copy MD", "Export", "Find", "Next hit", "Quit"} <= titles
+        commands = [c.title for c in app.get_system_commands(app.screen)]
+        assert {"Resume", "Copy", "Export", "Find", "Quit", "Keys"} <= set(commands)
+        assert len(commands) == len(set(commands)), "no action twice (issue 17)"
         await pilot.press("question_mark")
         assert app.screen.query("HelpPanel")
 

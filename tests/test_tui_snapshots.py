@@ -18,9 +18,10 @@ from textual.widgets import Input
 from memtui.config import Config
 from memtui.engine import Memory
 from memtui.tui.app import MemtuiApp
-from memtui.tui.browse import BrowseScreen, SessionTable
+from memtui.tui.browse import BrowseScreen, SessionList
 from memtui.tui.search import SearchScreen
 from memtui.tui.session import MessageBlock, SessionScreen
+from tests import first_minute
 from tests.tui_support import small_archive, until, whole_query_answered
 
 SIZE = (120, 34)
@@ -51,7 +52,7 @@ def themed(theme: str, then: Callable[[Pilot[None]], object] | None = None) -> C
         app.theme = theme
         browse = app.screen
         assert isinstance(browse, BrowseScreen)
-        await until(pilot, lambda: browse.loaded and bool(browse.query_one(SessionTable).row_count))
+        await until(pilot, lambda: browse.loaded and bool(browse.query_one(SessionList).row_count))
         if then is not None:
             await then(pilot)  # type: ignore[misc]
         await pilot.pause(0.3)
@@ -139,3 +140,36 @@ def test_empty_archive(cfg: Config, snap_compare: Snap, theme: str) -> None:
             await pilot.pause(0.2)
 
         assert snap_compare(app, terminal_size=SIZE, run_before=before)
+
+
+@pytest.fixture
+def first_minute_archive(memory: Memory, claude_dir: Path) -> Memory:
+    first_minute.build(claude_dir)
+    memory.upkeep.ingest(wait=True)
+    return memory
+
+
+@pytest.mark.parametrize("theme", THEMES)
+def test_first_minute_at_80x24(
+    first_minute_archive: Memory, snap_compare: Snap, theme: str
+) -> None:
+    """Issue 17 at 80x24: same-named projects told apart, clean titles, the warm-up folded,
+    every column readable."""
+    app = MemtuiApp(first_minute_archive, upkeep=False)
+    assert snap_compare(app, terminal_size=(80, 24), run_before=themed(theme))
+
+
+async def _mixed_session(pilot: Pilot[None]) -> None:
+    screen = SessionScreen(first_minute.MIXED)
+    pilot.app.push_screen(screen)
+    await until(pilot, lambda: screen.info is not None and bool(screen.query(MessageBlock)))
+    await pilot.press("tab")
+
+
+@pytest.mark.parametrize("theme", THEMES)
+def test_session_timeline_at_80x24(
+    first_minute_archive: Memory, snap_compare: Snap, theme: str
+) -> None:
+    """One timeline with the subagent's messages in place, the focused message marked."""
+    app = MemtuiApp(first_minute_archive, upkeep=False)
+    assert snap_compare(app, terminal_size=(80, 24), run_before=themed(theme, _mixed_session))

@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from tests import first_minute
+
 ROOT = Path(__file__).resolve().parents[1]
 
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
@@ -50,8 +52,10 @@ class Terminal:
         raise AssertionError(f"waited {timeout}s for {what}; the screen:\n{self.screen()}")
 
 
-def launch(tmp_path: Path, claude_dir: Path, path: str | None = None) -> Terminal:
-    """`memtui` in a new 140x40 tmux session, on its own data and config dirs."""
+def launch(
+    tmp_path: Path, claude_dir: Path, path: str | None = None, size: tuple[int, int] = (140, 40)
+) -> Terminal:
+    """`memtui` in a new tmux session (140x40 unless told), on its own data and config dirs."""
     name = f"memtui-test-{uuid.uuid4().hex[:8]}"
     env = {
         "MEMTUI_DATA_DIR": str(tmp_path / "data"),
@@ -69,7 +73,7 @@ def launch(tmp_path: Path, claude_dir: Path, path: str | None = None) -> Termina
         port = probe.getsockname()[1]
     command = f"env {exports} {sys.executable} -m memtui --port {port}"
     subprocess.run(
-        ["tmux", "new-session", "-d", "-s", name, "-x", "140", "-y", "40", command],
+        ["tmux", "new-session", "-d", "-s", name, "-x", str(size[0]), "-y", str(size[1]), command],
         check=True,
         env={**os.environ, "TMUX": ""},
     )
@@ -93,7 +97,7 @@ def terminal(shared: Path, tmp_path: Path, terminals: list[Terminal]) -> Termina
 
 def test_the_real_tui_on_real_transcripts(terminal: Terminal) -> None:
     shown = terminal.wait(
-        lambda s: "sessions ·" in s and "indexing" not in s and " 0 sessions" not in s,
+        lambda s: "sessions ·" in s and indexed(s) and " 0 sessions" not in s,
         "the first index to finish",
     )
     assert "Projects" in shown and "Last active" in shown
@@ -118,6 +122,43 @@ def test_the_real_tui_on_real_transcripts(terminal: Terminal) -> None:
     assert not terminal.alive(), "q quits"
 
 
+def indexed(screen: str) -> bool:
+    """The status line says nothing is being built any more."""
+    status = screen.splitlines()[0] if screen else ""
+    return not any(word in status for word in ("%", "…", "next"))
+
+
+def test_the_first_minute_at_80x24(tmp_path: Path, terminals: list[Terminal]) -> None:
+    """Issue 17 in a real terminal at 80x24: projects of the same folder name told apart,
+    titles in the person's words, the warm-up folded, a session's real end at the bottom."""
+    claude_dir = tmp_path / "projects"
+    first_minute.build(claude_dir)
+    terminal = launch(tmp_path, claude_dir, size=(80, 24))
+    terminals.append(terminal)
+    shown = terminal.wait(lambda s: "/init" in s and indexed(s), "the first index")
+    for name in ("client-01/app", "client-02/app", "shop-api"):
+        assert name in shown
+    for title in ("Why does the cart total", "Investigate two issues", "Walk me through"):
+        assert title in shown
+    assert "<command" not in shown and "ide_selection" not in shown and "Warmup" not in shown
+    assert "(untitled)" not in shown
+    assert "1 warm-up hidden" in shown
+    terminal.keys("Down")
+    terminal.keys("Enter")  # the second session: a subagent in the middle of it
+    shown = terminal.wait(lambda s: "THE END" in s and "Export" in s, "the session's end")
+    assert "subagent p9p9p9p9" in shown
+    assert shown.index("subagent p9p9p9p9") < shown.index("THE END"), "one timeline"
+    footer = shown.rstrip().splitlines()[-1]
+    assert "Export" in footer and "Quit" in footer, "the footer fits"
+    terminal.keys("Escape")
+    terminal.wait(lambda s: "Last active" in s, "back to the list")  # not alt+q
+    terminal.keys("q")
+    deadline = time.monotonic() + 30  # the screen goes at once; the index stops at its batch
+    while terminal.alive() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not terminal.alive()
+
+
 FAKE_CLAUDE = """#!/bin/sh
 echo "fake claude $* in $(pwd)"
 printf 'say something: '
@@ -140,7 +181,7 @@ def test_resume_hands_the_terminal_to_claude_and_takes_it_back(
     fake.chmod(0o755)
     term = launch(tmp_path, claude_dir, path=f"{bin_dir}:{os.environ['PATH']}")
     terminals.append(term)
-    term.wait(lambda s: "1 sessions" in s and "indexing" not in s, "the first index")
+    term.wait(lambda s: "1 sessions" in s and indexed(s), "the first index")
     term.keys("Enter")  # the only session
     term.wait(lambda s: "msgs" in s and "Resume" in s, "the session")
     term.keys("r")

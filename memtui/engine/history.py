@@ -31,16 +31,31 @@ class History:
             return sessions.list_projects(self._conn())
 
     def list_sessions(
-        self, project: str | None = None, limit: int = 50, offset: int = 0
+        self,
+        project: str | None = None,
+        limit: int = 50,
+        offset: int = 0,
+        *,
+        warmups: bool = True,
     ) -> list[SessionInfo]:
-        """Sessions, the last active first; only those of `project` when given."""
+        """Sessions, the last active first; only those of `project` when given; without
+        `warmups`, not those that are only a subagent's warm-up."""
         validate.page(limit, offset, max_limit=10_000)
         with translated(self._db_path):
             conn = self._conn()
             path = None
             if project is not None:
                 path = sessions.resolve_project(conn, validate.text("project", project))
-            return sessions.recent_sessions(conn, path, limit, offset)
+            return sessions.recent_sessions(conn, path, limit, offset, warmups)
+
+    def count_sessions(self, project: str | None = None) -> tuple[int, int]:
+        """The sessions of `project` (or all), and how many are only a subagent's warm-up."""
+        with translated(self._db_path):
+            conn = self._conn()
+            path = None
+            if project is not None:
+                path = sessions.resolve_project(conn, validate.text("project", project))
+            return sessions.count_sessions(conn, path)
 
     def recent_sessions(self, cwd: str | None = None, limit: int = 5) -> list[SessionInfo]:
         """The last sessions, of the project at `cwd` when given (an unknown one: none)."""

@@ -1,23 +1,22 @@
 """Claude Code's SessionStart hook: the project's context, printed for Claude to read.
 
 Offline and light: SQLite alone (no index, no model, no numpy), a read-only connection that
-waits at most BUSY_MS for a lock, so a new Claude Code session is never held up. What it
-says about signals and inferences is counts, never their content (they are pull-only).
+waits at most `inferences.BUSY_MS` for a lock, so a new Claude Code session is never held
+up. What it says about signals and inferences is counts, never their content (pull-only).
 """
 
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Mapping
 
 from memtui.config import Config
 from memtui.engine import inferences
 from memtui.engine.context import Contexts
 from memtui.errors import InvalidArgument
+from memtui.store import db
 
 BUDGET = 1_500  # tokens: the context should inform the session, not fill it
-BUSY_MS = 200
 
 
 def payload(raw: str) -> Mapping[str, object]:
@@ -40,7 +39,7 @@ def session_start(config: Config, data: Mapping[str, object]) -> str:
         cwd = None
     if not config.db_path.exists():
         return ""
-    conn = sqlite3.connect(f"file:{config.db_path}?mode=ro", uri=True, timeout=BUSY_MS / 1000)
+    conn = db.read_only(config.db_path, inferences.BUSY_MS)
     try:
         context = Contexts(config, lambda: conn, None).get(cwd, None, BUDGET)
         counts = inferences.counts(conn)

@@ -27,6 +27,7 @@ from memtui.store import notes as notes_store
 from memtui.store import signals as store
 
 MAX_SUMMARY = 10_000
+BUSY_MS = 200
 
 
 @dataclass(slots=True)
@@ -242,6 +243,22 @@ def counts(conn: sqlite3.Connection) -> Counts:
     no model (the MCP instructions and the SessionStart hook say these, never content)."""
     new = store.counts(conn, _now()).get("new", 0)
     return Counts(new, sum(1 for i in checked(conn, None) if i.status == "stale"))
+
+
+def waiting(config: Config) -> Counts | None:
+    """`counts` on a read-only connection of its own that waits at most BUSY_MS for a lock
+    (the MCP handshake and the SessionStart hook must not be held up); None without an
+    archive, or when the store cannot be read now."""
+    if not config.db_path.exists():
+        return None
+    try:
+        conn = db.read_only(config.db_path, BUSY_MS)
+        try:
+            return counts(conn)
+        finally:
+            conn.close()
+    except sqlite3.Error:
+        return None
 
 
 def citation(inference_id: int, confidence: float, evidence: Sequence[store.EvidenceRow]) -> str:

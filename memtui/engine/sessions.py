@@ -15,8 +15,16 @@ from memtui.engine.types import (
     ToolCallView,
 )
 from memtui.errors import Ambiguous, InvalidArgument, NotFound
+from memtui.ingest.parser import prompt_title
 
 CUT = 500  # characters of a message shown when a page holds more than a few
+TITLE_CUT = 200  # characters of a title; a longer one ends in an ellipsis
+# Which title rules the stored first prompts follow: a store titled under older rules is
+# titled again once (`retitle`), so an existing archive gets what a new one would.
+TITLES_VERSION = "2"
+# A session of nothing but a subagent's "Warmup": no title, no message of the main thread.
+_WARMUP_ONLY = """(s.custom_title IS NULL AND s.summary_title IS NULL AND s.first_prompt IS NULL
+    AND NOT EXISTS (SELECT 1 FROM messages m WHERE m.session_id = s.id AND m.is_sidechain = 0))"""
 
 _SESSION_SQL = """
     SELECT s.id, p.path, coalesce(s.custom_title, s.summary_title, s.first_prompt, ''),
@@ -31,8 +39,18 @@ _MESSAGE_SQL = """
 """
 
 
+def short_title(title: str, limit: int = TITLE_CUT) -> str:
+    """A title on one line, cut at a word with an ellipsis when longer than `limit`."""
+    flat = " ".join(title.split())
+    if len(flat) <= limit:
+        return flat
+    cut = flat[: limit - 1]
+    space = cut.rfind(" ")
+    return (cut[:space] if space > limit // 2 else cut).rstrip(" ,;:.-") + "…"
+
+
 def _session(row: sqlite3.Row) -> SessionInfo:
-    title = " ".join(str(row[2]).split())[:120]
+    title = short_title(str(row[2]))
     return SessionInfo(row[0], row[1], title, row[3], row[4], row[5], row[6], bool(row[7]))
 
 
@@ -131,20 +149,90 @@ def all_messages(
 ) -> tuple[SessionInfo, list[MessageView]]:
     info = session_info(conn, session_id)
     rows = conn.execute(f"{_MESSAGE_SQL} WHERE session_id = ? ORDER BY idx", (info.session_id,))
-    return info, [message_view(r) for r in rows]
+    return info, in_time_order([message_view(r) for r in rows])
+
+
+def in_time_order(messages: list[MessageView]) -> list[MessageView]:
+    """One timeline: a subagent's messages (stored after the main thread's, file by file)
+    where they happened, between the call that started them and its result. A message
+    without a time keeps the place of the one before it."""
+    if not any(m.is_sidechain for m in messages):
+        return messages
+    keys: list[tuple[str, int]] = []
+    last = ""
+    for m in messages:
+        last = m.timestamp or last
+        keys.append((last, m.message_index))
+    order = sorted(range(len(messages)), key=keys.__getitem__)
+    return [messages[i] for i in order]
 
 
 def recent_sessions(
-    conn: sqlite3.Connection, project: str | None = None, limit: int = 5, offset: int = 0
+    conn: sqlite3.Connection,
+    project: str | None = None,
+    limit: int = 5,
+    offset: int = 0,
+    warmups: bool = True,
 ) -> list[SessionInfo]:
-    """Sessions, the last active first; only `project`'s when given (the caller checks the
-    page's bounds)."""
-    where, args = ("", []) if project is None else (" WHERE p.path = ?", [project])
+    """Sessions, the last active first; only `project`'s when given; without sessions of
+    nothing but a subagent's warm-up unless `warmups` (the caller checks the page's
+    bounds)."""
+    where, args = _where(project, warmups)
     rows = conn.execute(
         _SESSION_SQL + where + " ORDER BY s.last_epoch DESC LIMIT ? OFFSET ?",
         [*args, limit, offset],
     )
     return [_session(r) for r in rows]
+
+
+def _where(project: str | None, warmups: bool) -> tuple[str, list[str]]:
+    parts, args = [], []
+    if project is not None:
+        parts.append("p.path = ?")
+        args.append(project)
+    if not warmups:
+        parts.append("NOT " + _WARMUP_ONLY)
+    return (" WHERE " + " AND ".join(parts) if parts else ""), args
+
+
+def count_sessions(conn: sqlite3.Connection, project: str | None = None) -> tuple[int, int]:
+    """How many sessions `project` (or the archive) has, and how many of them are only a
+    subagent's warm-up."""
+    where, args = _where(project, True)
+    row = conn.execute(
+        f"""SELECT count(*), coalesce(sum({_WARMUP_ONLY}), 0)
+            FROM sessions s JOIN projects p ON p.id = s.project_id{where}""",
+        args,
+    ).fetchone()
+    return row[0], row[1]
+
+
+def retitle(conn: sqlite3.Connection) -> int:
+    """Title every session again from its prompts (the main thread's first, a subagent's
+    when it has none) if the store was titled under older rules; how many changed.
+    The writer calls it, on its own connection, under the ingest lock."""
+    row = conn.execute("SELECT value FROM meta WHERE key = 'titles'").fetchone()
+    if row is not None and row[0] == TITLES_VERSION:
+        return 0
+    titles: dict[str, str] = {}
+    rows = conn.execute(
+        "SELECT session_id, text FROM messages WHERE kind = 'prompt' "
+        "ORDER BY session_id, is_sidechain, idx"
+    )
+    for session_id, text in rows:
+        if session_id not in titles and (title := prompt_title(text)):
+            titles[session_id] = title
+    old = dict(conn.execute("SELECT id, first_prompt FROM sessions").fetchall())
+    changed = [(titles.get(sid), sid) for sid, was in old.items() if titles.get(sid) != was]
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        conn.executemany("UPDATE sessions SET first_prompt = ? WHERE id = ?", changed)
+        conn.execute("INSERT OR REPLACE INTO meta VALUES ('titles', ?)", (TITLES_VERSION,))
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")
+    return len(changed)
 
 
 def resolve_project(conn: sqlite3.Connection, project: str) -> str:

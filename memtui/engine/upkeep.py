@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from memtui.config import Config
+from memtui.engine import sessions
 from memtui.engine.types import DoctorReport, Stats
 from memtui.errors import Busy
 from memtui.ingest import pipeline, watcher
@@ -22,6 +23,8 @@ from memtui.store.locks import file_lock
 from memtui.store.note_index import NoteIndexes
 
 log = logging.getLogger(__name__)
+
+FULL_TEXT_EVERY = 1.5  # seconds between full-text catch-ups while a full scan reads
 
 
 class Upkeep:
@@ -63,12 +66,38 @@ class Upkeep:
         with translated(self.config.db_path), lock as held:
             if not held:
                 return None
-            report = pipeline.ingest(self._archive, root, paths, on_progress, cancel)
+            sessions.retitle(self._archive.conn)
+            if index and paths is None:
+                report = self._ingest_searchable(root, on_progress, cancel)
+            else:
+                report = pipeline.ingest(self._archive, root, paths, on_progress, cancel)
             self._record_ingest(report)
             if index and not report.cancelled:
                 self._indexes().catch_up(on_progress, cancel)
                 report.cancelled = cancelled(cancel)
         return report
+
+    def _ingest_searchable(
+        self, root: Path, on_progress: OnProgress | None, cancel: threading.Event | None
+    ) -> IngestReport:
+        """A full scan with the full-text index following the store a batch behind, so a
+        first run of a large archive finds words within seconds, not after the last file."""
+        read = threading.Event()
+
+        def follow_full_text() -> None:
+            try:
+                while not read.wait(FULL_TEXT_EVERY) and not cancelled(cancel):
+                    self._indexes().catch_up_fts(cancel=read)
+            except Exception:  # the catch-up after the read meets it again, and reports it
+                log.warning("the full text did not follow the first read", exc_info=True)
+
+        follower = threading.Thread(target=follow_full_text, name="fts-follow", daemon=True)
+        follower.start()
+        try:
+            return pipeline.ingest(self._archive, root, None, on_progress, cancel)
+        finally:
+            read.set()
+            follower.join()
 
     def _record_ingest(self, report: IngestReport) -> None:
         now = datetime.now(UTC).isoformat(timespec="seconds")

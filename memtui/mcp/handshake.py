@@ -70,12 +70,23 @@ INVALID_PARAMS = -32602
 
 def instructions(config: Config, families: Sequence[str]) -> str:
     """What the server says on connect: when to search and when to save, then the approved
-    house rules (read from SQLite alone: no index, no model)."""
+    house rules, and how many signals and stale inferences wait for the user (counts, never
+    content; all read from SQLite alone: no index, no model)."""
     from memtui.engine import house_rules
+    from memtui.engine.inferences import waiting
 
     parts = [OPENING, *(GUIDE[f] for f in FAMILIES if f in families)]
     rules = house_rules(config).text.strip()
-    return "\n\n".join([*parts, rules] if rules else parts)
+    if rules:
+        parts.append(rules)
+    counts = waiting(config) if "signals" in families else None
+    if counts is not None and (counts.new_signals or counts.stale_inferences):
+        parts.append(
+            f"Waiting for the user: {counts.new_signals} new signals and "
+            f"{counts.stale_inferences} stale inferences (get_signals, list_inferences); "
+            "mention them if the user asks what memtui has noticed."
+        )
+    return "\n\n".join(parts)
 
 
 def id_key(request_id: Any) -> str:

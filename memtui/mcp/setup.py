@@ -17,18 +17,27 @@ from memtui.mcp.http import check_host, http_token, url_of
 PASSED_ON = ("MEMTUI_DATA_DIR", "MEMTUI_CLAUDE_DIR", "MEMTUI_MODEL")  # set now: keep them
 
 
-def command(families: Sequence[str] = FAMILIES) -> list[str]:
+def memtui() -> list[str]:
     """How to start this very memtui, the one running now: its script by absolute path
     (Claude Code's PATH may not hold this venv, and another memtui may come first on it),
     else this interpreter with -m."""
     script = Path(sys.argv[0])
     if script.name == "memtui" and script.is_file():
-        start = [str(script.resolve()), "mcp"]
-    else:
-        start = [sys.executable, "-m", "memtui", "mcp"]
+        return [str(script.resolve())]
+    return [sys.executable, "-m", "memtui"]
+
+
+def command(families: Sequence[str] = FAMILIES) -> list[str]:
+    start = [*memtui(), "mcp"]
     if tuple(families) != FAMILIES:
         start += ["--tools", ",".join(families)]
     return start
+
+
+def hook_settings() -> dict[str, Any]:
+    """The `settings.json` part that runs `memtui hook session-start` when a session starts."""
+    hook = {"type": "command", "command": shlex.join([*memtui(), "hook", "session-start"])}
+    return {"hooks": {"SessionStart": [{"hooks": [hook]}]}}
 
 
 def stdio_entry(families: Sequence[str] = FAMILIES) -> dict[str, Any]:
@@ -63,3 +72,6 @@ def print_config(config: Config, host: str, port: int, families: Sequence[str]) 
     print(f"# over HTTP, while `memtui` or `{shlex.join(serve)}` serves {url}:")
     print(shlex.join(http_add))
     print(json.dumps({"mcpServers": {"memtui": http_entry}}, indent=2))
+    print()
+    print("# the project's context at the start of every session: in ~/.claude/settings.json")
+    print(json.dumps(hook_settings(), indent=2))

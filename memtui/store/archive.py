@@ -379,8 +379,9 @@ class _SessionCursor:
             if self.last_ts is None or record.timestamp > self.last_ts:
                 self.last_ts = record.timestamp
                 self.last_epoch = epoch
-        if self.first_prompt is None and record.kind is Kind.PROMPT and not record.is_sidechain:
-            self.first_prompt = record.text[:200]
+        # A subagent's prompt titles a session made only of subagent transcripts.
+        if self.first_prompt is None and record.kind is Kind.PROMPT and record.title:
+            self.first_prompt = record.title
         if record.git_branch and not record.is_sidechain:
             self.git_branch = record.git_branch
 

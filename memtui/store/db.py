@@ -239,6 +239,12 @@ def connect(path: Path, *, migrate_schema: bool = True) -> sqlite3.Connection:
         return conn
 
 
+def read_only(path: Path, busy_ms: int) -> sqlite3.Connection:
+    """A connection that can only read, creates nothing, and waits at most `busy_ms` for a
+    lock: for the callers that must never hold anyone up (a hook, a handshake)."""
+    return sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=busy_ms / 1000)
+
+
 def _use_wal(conn: sqlite3.Connection) -> None:
     """Switch to WAL. A new file switches once, alone: a second process opening it at that
     moment is told "locked" at once, busy_timeout or not (2 % of simultaneous first starts

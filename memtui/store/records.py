@@ -42,6 +42,7 @@ class Message:
     tool_calls: list[ToolCall] = field(default_factory=list)
     tool_output: str = ""  # tool results, full text (shortened only for display)
     epoch: int = 0  # the timestamp in seconds, 0 when missing or unreadable
+    title: str | None = None  # a prompt as a session title (the parser's prompt_title)
 
     def __reduce__(self) -> tuple[type[Message], tuple[object, ...]]:
         # A cold ingest sends every record between processes: positional arguments pickle
@@ -62,6 +63,7 @@ class Message:
             self.tool_calls,
             self.tool_output,
             self.epoch,
+            self.title,
         )
 
 

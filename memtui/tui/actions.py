@@ -5,8 +5,10 @@ The checks are plain functions so the messages a person sees are tested on their
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
+import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -45,10 +47,48 @@ def export_name(info: SessionInfo) -> str:
     return f"{words or 'session'}-{info.session_id[:8]}.md"
 
 
+def export_target(typed: str, info: SessionInfo) -> Path:
+    """Where an export goes: a folder (one that exists, or a path ending in `/`) gets a file
+    named after the session; anything else is the file itself."""
+    path = Path(typed).expanduser()
+    if typed.endswith(("/", os.sep)) or path.is_dir():
+        return path / export_name(info)
+    return path
+
+
 def export(markdown: str, target: Path) -> Path:
-    target = target.expanduser()
-    if target.is_dir():
-        raise IsADirectoryError(f"{target} is a directory")
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(markdown, encoding="utf-8")
     return target
+
+
+def tmux_clipboard() -> str | None:
+    """Under tmux, why a copy may never reach the system clipboard (tmux passes the
+    terminal's clipboard sequence on only with `set-clipboard` on or external); None when
+    not under tmux or when tmux passes it."""
+    if not os.environ.get("TMUX") or shutil.which("tmux") is None:
+        return None
+    try:
+        shown = subprocess.run(
+            ["tmux", "show-options", "-gv", "set-clipboard"],
+            capture_output=True,
+            text=True,
+            timeout=2,
+            check=False,
+        ).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        shown = ""
+    if shown in ("on", "external"):
+        return None
+    return f"tmux's set-clipboard is {shown or 'unknown'}"
+
+
+def tmux_buffer(text: str) -> bool:
+    """Put `text` in tmux's paste buffer (prefix ] pastes it); whether that worked."""
+    try:
+        done = subprocess.run(
+            ["tmux", "load-buffer", "-"], input=text, text=True, timeout=5, check=False
+        )
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return done.returncode == 0

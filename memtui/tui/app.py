@@ -19,31 +19,42 @@ from textual.app import App, SuspendNotSupported, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.reactive import reactive
 from textual.screen import Screen
+from textual.widgets import Input
 
 from memtui.engine import Memory, ProgressEvent, SessionInfo
 from memtui.errors import MemtuiError
 from memtui.tui import actions, settings
-from memtui.tui.browse import BrowseScreen, ProjectList, SessionTable
-from memtui.tui.forms import Prompt
+from memtui.tui.browse import BrowseScreen, ProjectList, SessionList
+from memtui.tui.forms import Confirm, Prompt
 from memtui.tui.messages import ArchiveChanged, Progress
 from memtui.tui.notes.keys import SCOPES as NOTES_SCOPES
 from memtui.tui.results import ResultList
 from memtui.tui.search import SearchScreen
-from memtui.tui.session import MessageBlock, SessionScreen, warm_drawing
+from memtui.tui.session import MessageBlock, MessageList, SessionScreen, warm_drawing
 
 _T = TypeVar("_T")
 
-STOP_WAIT = 30.0  # seconds quitting waits for the index to stop between batches
+STOP_WAIT = 30.0  # seconds `memtui` waits, after the screen is gone, for the index to stop
 MCP_STOP_WAIT = 3.0  # seconds the HTTP server gets to close its connections
 MCP_PORT = 10013  # SPEC's port for the HTTP MCP server
+COUNT_EVERY = 1.0  # seconds between reads of the counts and lists while an index runs
 WARM_AFTER = 0.5  # seconds after start: the first screen is drawn before the model loads
 
 
 class MemtuiApp(App[str | None]):
     CSS_PATH = "app.tcss"
     TITLE = "memtui"
+    # Laid out for 80 columns first: below 100 the sidebar narrows, below 70 it is slim.
+    HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = [
+        (0, "-tiny"),
+        (70, "-narrow"),
+        (100, "-wide"),
+    ]
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("q", "quit", "Quit", id="app.quit"),
+        # What people press to leave a terminal program; it copies a selection in a field,
+        # and cancels a running search first.
+        Binding("ctrl+c", "interrupt", "Quit", show=False, priority=True, id="app.interrupt"),
         Binding("question_mark", "keys", "Keys", id="app.keys"),
         Binding("slash", "search", "Search", id="app.search"),
     ]
@@ -69,9 +80,12 @@ class MemtuiApp(App[str | None]):
         self.stop = threading.Event()  # set on quit: the index stops between batches
         self.upkeep_done = threading.Event()
         self.upkeep_done.set()
+        self.first_read = threading.Event()  # the start's ingest is over (or not run)
+        self.first_read.set()
         self.config_dir = memory.config.config_dir
         self.mcp_port = mcp_port  # None: no MCP server in this process (--no-mcp)
         self._mcp_task: asyncio.Task[None] | None = None
+        self._counted = 0.0  # when the counts were last read during an index
 
     def on_mount(self) -> None:
         theme = settings.load_theme(self.config_dir)
@@ -82,16 +96,20 @@ class MemtuiApp(App[str | None]):
         )
         keymap = settings.load_keymap(self.config_dir)
         unknown = sorted(set(keymap.keys) - binding_ids())
-        self.set_keymap(keymap.keys)
+        keys, problems = settings.checked_keymap(keymap.keys, key_scopes())
+        self.set_keymap(keys)
         if keymap.problem:
             self.notify(keymap.problem, severity="warning", timeout=10)
         if unknown:
             self.notify(f"keymap: no binding has the id {', '.join(unknown)}", severity="warning")
+        for problem in problems:
+            self.notify(f"keymap: {problem}", severity="warning", timeout=12)
         self.push_screen(BrowseScreen())
         self.refresh_counts()
         self.set_timer(WARM_AFTER, self.warm)
         if self._upkeep:
             self.upkeep_done.clear()
+            self.first_read.clear()
             self.keep_current()
         if self.mcp_port is not None:
             self._mcp_task = asyncio.create_task(self._serve_mcp(self.mcp_port))
@@ -141,6 +159,7 @@ class MemtuiApp(App[str | None]):
             report = up.ingest(
                 on_progress=lambda e: self.post_message(Progress(e)), cancel=self.stop, wait=False
             )
+            self.first_read.set()
             self.post_message(Progress(None))
             self._changed()
             if report is None:
@@ -150,9 +169,11 @@ class MemtuiApp(App[str | None]):
             if self._watch and not self.stop.is_set() and self.memory.config.claude_dir.is_dir():
                 up.follow(stop=self.stop, on_ingest=lambda _: self._changed())
         except MemtuiError as exc:
+            self.first_read.set()
             self.post_message(Progress(None))
             self.call_from_thread(self.notify, exc.line(), severity="error", timeout=15)
         finally:
+            self.first_read.set()
             self.upkeep_done.set()
 
     async def on_unmount(self) -> None:
@@ -172,7 +193,13 @@ class MemtuiApp(App[str | None]):
         self.post_message(ArchiveChanged(projects))
 
     def on_progress(self, message: Progress) -> None:
+        """While an index runs, what is stored already shows: the counts and lists are read
+        again every COUNT_EVERY seconds, not only at the end."""
         self.progress = message.event
+        now = time.monotonic()
+        if message.event is not None and now - self._counted >= COUNT_EVERY:
+            self._counted = now
+            self.refresh_counts()
 
     def on_archive_changed(self, message: ArchiveChanged) -> None:
         self._show_counts(message)
@@ -190,15 +217,22 @@ class MemtuiApp(App[str | None]):
         messages = sum(x.messages for x in p)
         self.counts = f"{len(p):,} projects · {sessions:,} sessions · {messages:,} messages"
 
-    async def action_quit(self) -> None:
-        """Stop the index between batches (nothing half-written), then leave."""
+    def action_quit(self) -> None:
+        """Leave at once: the index stops at its next batch boundary (nothing half-written)
+        while the terminal is already back; `memtui` waits for it before it returns."""
         self.stop.set()
-        if not self.upkeep_done.is_set():
-            self.notify("stopping the index…")
-            deadline = time.monotonic() + STOP_WAIT
-            while not self.upkeep_done.is_set() and time.monotonic() < deadline:
-                await asyncio.sleep(0.05)
         self.exit()
+
+    def action_interrupt(self) -> None:
+        focused = self.focused
+        if isinstance(focused, Input) and not focused.selection.is_empty:
+            focused.action_copy()
+            return
+        screen = self.screen
+        if isinstance(screen, SearchScreen) and screen.cancel_search():
+            self.notify("search cancelled: ctrl+c again quits")
+            return
+        self.action_quit()
 
     # -- everywhere -------------------------------------------------------------------------
 
@@ -213,20 +247,27 @@ class MemtuiApp(App[str | None]):
             self.push_screen(SearchScreen())
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
-        """The palette: every action of the current screen, then the app's own."""
+        """The palette: every action of the current screen, then those of Textual's own
+        that do not repeat one by name (its Keys and Quit are ours)."""
         seen: set[str] = set()
+        titles: set[str] = set()
         for key, active in screen.active_bindings.items():
             b = active.binding
+            title = b.description or b.action
             if not active.enabled or b.action in seen or b.action == "command_palette":
                 continue
+            if title in titles:  # a widget's own key for what ours does (Top, Bottom)
+                continue
             seen.add(b.action)
+            titles.add(title)
             shown = self.get_key_display(b)
             yield SystemCommand(
-                b.description or b.action,
-                f"{shown} · {b.id or key}",
-                partial(active.node.run_action, b.action),
+                title, f"{shown} · {b.id or key}", partial(active.node.run_action, b.action)
             )
-        yield from super().get_system_commands(screen)
+        for command in super().get_system_commands(screen):
+            if command.title not in titles:
+                titles.add(command.title)
+                yield command
 
     # -- acting on a session ----------------------------------------------------------------
 
@@ -259,20 +300,49 @@ class MemtuiApp(App[str | None]):
     @work(thread=True, group="copy", exit_on_error=False)
     def copy_markdown(self, session_id: str) -> None:
         markdown = self.ask(partial(self.memory.history.session_markdown, session_id))
-        if markdown is not None:
-            self.call_from_thread(self._copied, markdown)
+        if markdown is None:
+            return
+        blocked = actions.tmux_clipboard()
+        buffered = blocked is not None and actions.tmux_buffer(markdown)
+        self.call_from_thread(self._copied, markdown, blocked, buffered)
 
-    def _copied(self, markdown: str) -> None:
+    def _copied(self, markdown: str, blocked: str | None, buffered: bool) -> None:
+        """Copy through the terminal; where that cannot arrive (tmux without clipboard
+        passthrough) say so, and say where the text is instead."""
         self.copy_to_clipboard(markdown)
-        lines = markdown.count("\n") + 1
-        self.notify(f"copied {lines:,} lines of Markdown to the clipboard")
+        lines = f"{markdown.count(chr(10)) + 1:,} lines of Markdown"
+        if blocked is None:
+            self.notify(f"copied {lines} to the clipboard")
+            return
+        where = "it is in tmux's paste buffer (prefix ] pastes it)" if buffered else ""
+        self.notify(
+            f"{lines} sent to the clipboard, but {blocked}, so it may not arrive; "
+            f"{where}{'; ' if where else ''}e exports it to a file",
+            severity="warning",
+            timeout=12,
+        )
 
     def export_session(self, info: SessionInfo) -> None:
         suggested = str(Path.cwd() / actions.export_name(info))
 
         def chosen(path: str | None) -> None:
-            if path:
-                self.write_export(info.session_id, Path(path))
+            if not path:
+                return
+            target = actions.export_target(path, info)
+            if not target.exists():
+                self.write_export(info.session_id, target)
+                return
+            if target.is_dir():
+                self.notify(f"not written: {target} is a folder", severity="error")
+                return
+
+            def overwrite(yes: bool | None) -> None:
+                if yes:
+                    self.write_export(info.session_id, target)
+                else:
+                    self.notify("export cancelled: the file was kept as it was")
+
+            self.push_screen(Confirm(f"{target} exists. Replace it?"), overwrite)
 
         self.push_screen(Prompt("Export the session as Markdown to:", suggested), chosen)
 
@@ -288,26 +358,29 @@ class MemtuiApp(App[str | None]):
             self.call_from_thread(self.notify, f"exported to {written}")
 
 
+# What is on screen together: a key may do one thing in each (the app's keys are in all).
+SCOPES: tuple[tuple[type[object], ...], ...] = (
+    (BrowseScreen, ProjectList),
+    (BrowseScreen, SessionList),
+    (SessionScreen, MessageList, MessageBlock),
+    (SearchScreen, ResultList),
+    (Prompt,),
+    (Confirm,),
+    *NOTES_SCOPES,
+)
+
+
+def _bindings(owner: type[object]) -> list[Binding]:
+    return [b for b in getattr(owner, "BINDINGS", []) if isinstance(b, Binding)]
+
+
+def key_scopes() -> list[list[Binding]]:
+    return [[*_bindings(MemtuiApp), *(b for o in scope for b in _bindings(o))] for scope in SCOPES]
+
+
 def binding_ids() -> set[str]:
     """Every id a keymap file may name."""
-    owners = (
-        MemtuiApp,
-        BrowseScreen,
-        SessionScreen,
-        SearchScreen,
-        ProjectList,
-        SessionTable,
-        ResultList,
-        Prompt,
-        MessageBlock,
-        *(owner for scope in NOTES_SCOPES for owner in scope),
-    )
-    return {
-        b.id
-        for owner in owners
-        for b in owner.BINDINGS
-        if isinstance(b, Binding) and b.id is not None
-    }
+    return {b.id for scope in key_scopes() for b in scope if b.id is not None}
 
 
 def settle() -> None:

@@ -6,16 +6,21 @@ from __future__ import annotations
 from typing import ClassVar
 
 from rich.text import Text
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
+from textual.geometry import Region, Size
+from textual.message import Message
+from textual.reactive import reactive
 from textual.screen import Screen
-from textual.widgets import DataTable, OptionList, Static
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from memtui.engine import ProjectInfo, SessionInfo
-from memtui.tui.format import home_short, project_name, when
+from memtui.tui.format import home_short, one_line, short_names, when
 from memtui.tui.messages import ArchiveChanged
 from memtui.tui.notes import flows as notes_flows
 from memtui.tui.notes.listing import NotesArea
@@ -23,43 +28,174 @@ from memtui.tui.session import SessionScreen
 from memtui.tui.status import Keys, StatusLine
 
 ALL = "*"  # the option id of "all projects"
-SESSIONS_SHOWN = 1000
+SESSIONS_SHOWN = 10_000  # the engine's largest page; more are counted, not shown
 LATER = ("Signals", "Inferences")  # areas whose issues come next
 
 
 class ProjectList(OptionList):
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("j", "cursor_down", "Down", show=False, id="projects.down"),
-        Binding("k", "cursor_up", "Up", show=False, id="projects.up"),
+        Binding("j", "cursor_down", "Down", show=False, id="go.down"),
+        Binding("k", "cursor_up", "Up", show=False, id="go.up"),
+        Binding("g", "first", "Top", show=False, id="go.top"),
+        Binding("G", "last", "Bottom", show=False, id="go.bottom"),
     ]
 
 
-class SessionTable(DataTable[str | Text]):
+class SessionList(ScrollView, can_focus=True):
+    """Every session of a project, one line each, drawn only when on screen (the line API,
+    as the search results are): 5,000 sessions fill it as fast as five."""
+
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("j", "cursor_down", "Down", show=False, id="sessions.down"),
-        Binding("k", "cursor_up", "Up", show=False, id="sessions.up"),
-        Binding("g", "scroll_top", "Top", show=False, id="sessions.top"),
-        Binding("G", "scroll_bottom", "Bottom", show=False, id="sessions.bottom"),
+        Binding("down,j", "move(1)", "Down", show=False, id="go.down"),
+        Binding("up,k", "move(-1)", "Up", show=False, id="go.up"),
+        Binding("pagedown", "page(1)", "Page down", show=False, id="go.page_down"),
+        Binding("pageup", "page(-1)", "Page up", show=False, id="go.page_up"),
+        Binding("home,g", "first", "Top", show=False, id="go.top"),
+        Binding("end,G", "last", "Bottom", show=False, id="go.bottom"),
+        Binding("enter", "open", "Open", id="list.open"),
     ]
+    COMPONENT_CLASSES: ClassVar[set[str]] = {"session-list--cursor", "session-list--dim"}
+
+    highlighted: reactive[int | None] = reactive(None, always_update=True)
+
+    class Selected(Message):
+        def __init__(self, session: SessionInfo) -> None:
+            super().__init__()
+            self.session = session
+
+    def __init__(self, **kwargs: str) -> None:
+        super().__init__(**kwargs)
+        self.sessions: list[SessionInfo] = []
+
+    @property
+    def row_count(self) -> int:
+        return len(self.sessions)
+
+    def show(self, sessions: list[SessionInfo], keep: str | None = None) -> None:
+        """New rows; the cursor stays on the session `keep` if it is still there."""
+        self.sessions = sessions
+        self.virtual_size = Size(self.scrollable_content_region.width, len(sessions))
+        ids = [s.session_id for s in sessions]
+        if keep in ids:
+            self.highlighted = ids.index(keep)
+            return
+        self.scroll_to(0, 0, animate=False, immediate=True)
+        self.highlighted = 0 if sessions else None
+
+    def current(self) -> SessionInfo | None:
+        at = self.highlighted
+        return self.sessions[at] if at is not None and at < len(self.sessions) else None
+
+    def watch_highlighted(self, new: int | None) -> None:
+        self.refresh()
+        if new is not None:
+            self.scroll_to_region(Region(0, new, 1, 1), animate=False, immediate=True, force=True)
+        self.post_message(SessionHighlighted())
+
+    def on_resize(self) -> None:
+        self.virtual_size = Size(self.scrollable_content_region.width, len(self.sessions))
+        self.screen.query(SessionHeader).refresh()
+
+    def columns(self, width: int) -> tuple[bool, bool, bool]:
+        """Which of the optional columns fit beside a title worth reading: the year in the
+        date, the message count, the branch."""
+        return width >= 72, width >= 50, width >= 96
+
+    def header(self, width: int) -> Text:
+        year, count, branch = self.columns(width)
+        line = Text(f" {'Last active':<{16 if year else 11}} ")
+        if count:
+            line.append(f"{'Msgs':>6} ")
+        if branch:
+            line.append(f"{'Branch':<14} ")
+        line.append("  Title")
+        return line
+
+    def row(self, s: SessionInfo, width: int) -> Text:
+        year, count, branch = self.columns(width)
+        stamp = when(s.last_timestamp)
+        line = Text(f" {stamp if year else stamp[5:]:<{16 if year else 11}} ")
+        if count:
+            line.append(f"{s.message_count:>6,} ")
+        if branch:
+            line.append(f"{one_line(s.git_branch or '', 14):<14} ", style="dim")
+        line.append("⌂ " if s.archived else "  ", style="italic")
+        line.append(s.title or "(untitled)", style="" if s.title else "dim")
+        line.truncate(width, overflow="ellipsis")
+        return line
+
+    def render_line(self, y: int) -> Strip:
+        width = self.scrollable_content_region.width
+        index = y + int(self.scroll_y)
+        base = self.rich_style
+        if index >= len(self.sessions):
+            return Strip.blank(width, base)
+        if index == self.highlighted:
+            base = base + self.get_component_rich_style("session-list--cursor")
+        line = self.row(self.sessions[index], width)
+        return Strip(line.render(self.app.console)).crop_extend(0, width, base).apply_style(base)
+
+    def on_click(self, event: events.Click) -> None:
+        offset = event.get_content_offset(self)
+        if offset is not None and offset.y + int(self.scroll_y) < len(self.sessions):
+            self.highlighted = offset.y + int(self.scroll_y)
+            self.action_open()
+
+    def action_move(self, step: int) -> None:
+        if self.sessions:
+            now = self.highlighted or 0
+            self.highlighted = max(0, min(len(self.sessions) - 1, now + step))
+
+    def action_page(self, direction: int) -> None:
+        self.action_move(direction * max(1, self.size.height - 1))
+
+    def action_first(self) -> None:
+        self.action_move(-len(self.sessions))
+
+    def action_last(self) -> None:
+        self.action_move(len(self.sessions))
+
+    def action_open(self) -> None:
+        if (session := self.current()) is not None:
+            self.post_message(self.Selected(session))
+
+
+class SessionHeader(Static):
+    """The session list's column names, at the widths the list draws now."""
+
+    def render(self) -> Text:
+        listing = self.screen.query_one(SessionList)
+        return listing.header(listing.scrollable_content_region.width or self.size.width)
+
+
+class SessionHighlighted(Message):
+    """The session list's cursor moved (the screen's keys follow what is under it)."""
 
 
 class BrowseScreen(Screen[None]):
     AUTO_FOCUS = "#sessions"
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("r", "resume", "Resume", id="browse.resume"),
-        Binding("y", "copy", "Copy MD", id="browse.copy"),
-        Binding("e", "export", "Export", id="browse.export"),
+        Binding("r", "resume", "Resume", id="session.resume"),
+        Binding("y", "copy", "Copy", id="session.copy"),
+        Binding("e", "export", "Export", id="session.export"),
         Binding("d", "demo", "Open demo", id="browse.demo"),
         Binding("n", "notes", "Notes", show=False, id="browse.notes"),
+        Binding("ctrl+d", "leave_demo", "Leave demo", id="browse.leave_demo"),
+        Binding("w", "warmups", "Warm-ups", show=False, id="browse.warmups"),
         Binding("escape", "focus_projects", "Projects", show=False, id="browse.projects"),
     ]
 
     def __init__(self) -> None:
         super().__init__()
         self.projects: list[ProjectInfo] = []
-        self.sessions: dict[str, SessionInfo] = {}
+        self.names: dict[str, str] = {}  # project path: the shortest ending that tells it apart
         self.project: str | None = None
         self.loaded = False
+        self.warmups = False  # show sessions that are only a subagent's warm-up
+
+    @property
+    def sessions(self) -> dict[str, SessionInfo]:
+        return {s.session_id: s for s in self.query_one(SessionList).sessions}
 
     def compose(self) -> ComposeResult:
         yield StatusLine()
@@ -72,26 +208,30 @@ class BrowseScreen(Screen[None]):
                     yield Static(f"{area}  ·  soon", classes="area-later")
             with Vertical(id="sessions-pane"):
                 yield Static("Sessions", id="sessions-title")
-                table = SessionTable(id="sessions", cursor_type="row", zebra_stripes=True)
-                # the title goes last: it is the one column that may be long
-                table.add_column("Last active", key="when", width=16)
-                table.add_column("Msgs", key="msgs", width=6)
-                table.add_column("Branch", key="branch", width=14)
-                table.add_column("", key="mark", width=1)
-                table.add_column("Title", key="title")
-                yield table
+                yield SessionHeader(id="sessions-header")
+                yield SessionList(id="sessions")
                 yield Static("", id="empty")
         yield Keys()
 
     def on_mount(self) -> None:
         self.load_projects()
+        self.watch(self.app, "progress", lambda _: self._empty())
+
+    def on_resize(self) -> None:
+        self._project_lines()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "demo":
-            return self.loaded and not self.projects and not self.app.demo
+            return self.loaded and not self.projects and not self.app.demo and not self._busy()
+        if action == "leave_demo":
+            return self.app.demo
         if action in ("resume", "copy", "export"):
-            return bool(self.sessions)
+            return self._current() is not None
         return True
+
+    def _busy(self) -> bool:
+        """The first index is still running: an empty list means "not read yet"."""
+        return self.app.progress is not None or not self.app.first_read.is_set()
 
     @work(thread=True, exclusive=True, group="projects", exit_on_error=False)
     def load_projects(self) -> None:
@@ -105,40 +245,58 @@ class BrowseScreen(Screen[None]):
     def show_projects(self, projects: list[ProjectInfo]) -> None:
         had_projects = bool(self.projects)
         self.projects = sorted(projects, key=lambda p: p.last_activity or "", reverse=True)
+        self.names = short_names(p.project for p in projects)
         self.loaded = True
         listing = self.query_one(ProjectList)
         keep = self.project or ALL
-        total = sum(p.sessions for p in projects)
-        options = [Option(self._project_line("All projects", total), id=ALL)]
-        options += [
-            Option(self._project_line(project_name(p.project), p.sessions), id=p.project)
-            for p in self.projects
-        ]
+        options = [Option("", id=ALL)] + [Option("", id=p.project) for p in self.projects]
         listing.set_options(options)
         ids = [o.id for o in options]
         listing.highlighted = ids.index(keep) if keep in ids else 0
+        self._project_lines()
         self._empty()
         self.refresh_bindings()
         self.load_sessions(self.project)
-        if self.projects and not had_projects:  # the table was hidden while nothing was in
-            self.query_one(SessionTable).focus()
+        if self.projects and not had_projects:  # the list was hidden while nothing was in
+            self.query_one(SessionList).focus()
 
-    @staticmethod
-    def _project_line(name: str, count: int) -> Text:
-        line = Text(name, overflow="ellipsis", no_wrap=True)
-        line.append(f"  {count}", style="dim")
-        return line
+    def _project_lines(self) -> None:
+        """One line per project, its count at the right edge: a long name is cut with an
+        ellipsis, never wrapped; the highlighted one shows its whole path."""
+        listing = self.query_one(ProjectList)
+        if not listing.option_count:
+            return
+        width = max(8, listing.scrollable_content_region.width - 2 or 20)
+        counts = {p.project: p.sessions for p in self.projects}
+        for index in range(listing.option_count):
+            option = listing.get_option_at_index(index)
+            if option.id == ALL:
+                name, count = "All projects", sum(counts.values())
+            elif index == listing.highlighted:  # the whole path, on as many lines as it takes
+                path = option.id or ""
+                whole = Text(home_short(path))
+                whole.append(f" {counts[path]:,}", style="dim")
+                listing.replace_option_prompt_at_index(index, whole)
+                continue
+            else:
+                path = option.id or ""
+                name, count = self.names[path], counts[path]
+            listing.replace_option_prompt_at_index(index, _project_line(name, count, width))
 
     def _empty(self) -> None:
+        if not self.is_mounted:
+            return
         empty = self.query_one("#empty", Static)
-        indexing = self.app.progress is not None
         nothing = not self.projects
         self.set_class(nothing, "-empty")
         if not nothing:
             return
         where = self.app.memory.config.claude_dir
-        if indexing:
-            empty.update("Reading your Claude Code transcripts…")
+        if self._busy():
+            empty.update(
+                f"Reading your Claude Code transcripts in {home_short(str(where))}…\n\n"
+                "Projects and sessions appear here as they are stored."
+            )
             return
         text = Text()
         text.append("No conversations yet.\n\n", style="bold")
@@ -148,9 +306,11 @@ class BrowseScreen(Screen[None]):
             text.append("Press d to open the demo archive", style="bold")
             text.append(" (or run memtui --demo).")
         empty.update(text)
+        self.refresh_bindings()
 
     @on(OptionList.OptionHighlighted, "#projects")
     def _project_chosen(self, event: OptionList.OptionHighlighted) -> None:
+        self._project_lines()
         project = None if event.option.id == ALL else event.option.id
         if project != self.project:
             self.project = project
@@ -158,55 +318,51 @@ class BrowseScreen(Screen[None]):
 
     @on(OptionList.OptionSelected, "#projects")
     def _project_entered(self) -> None:
-        self.query_one(SessionTable).focus()
+        self.query_one(SessionList).focus()
 
     @work(thread=True, exclusive=True, group="sessions", exit_on_error=False)
     def load_sessions(self, project: str | None) -> None:
+        history = self.app.memory.history
+        warmups = self.warmups
+        counts = self.app.ask(lambda: history.count_sessions(project))
         sessions = self.app.ask(
-            lambda: self.app.memory.history.list_sessions(project, limit=SESSIONS_SHOWN)
+            lambda: history.list_sessions(project, limit=SESSIONS_SHOWN, warmups=warmups)
         )
-        if sessions is not None:
-            self.app.call_from_thread(self.show_sessions, project, sessions)
+        if sessions is not None and counts is not None:
+            self.app.call_from_thread(self.show_sessions, project, sessions, counts)
 
-    def show_sessions(self, project: str | None, sessions: list[SessionInfo]) -> None:
+    def show_sessions(
+        self, project: str | None, sessions: list[SessionInfo], counts: tuple[int, int]
+    ) -> None:
         if project != self.project:
             return  # a newer choice is on its way
-        table = self.query_one(SessionTable)
-        keep = self._current_id()
-        table.clear()
-        self.sessions = {s.session_id: s for s in sessions}
-        for s in sessions:
-            table.add_row(
-                when(s.last_timestamp),
-                Text(f"{s.message_count:,}", justify="right"),
-                Text(s.git_branch or "", overflow="ellipsis", no_wrap=True, style="dim"),
-                Text("⌂", style="italic") if s.archived else "",
-                Text(s.title or "(untitled)", overflow="ellipsis", no_wrap=True),
-                key=s.session_id,
-            )
-        if keep in self.sessions:
-            table.move_cursor(row=table.get_row_index(keep), animate=False)
+        table = self.query_one(SessionList)
+        table.show(sessions, keep=self._current_id())
+        total, warmups = counts
         where = "all projects" if project is None else home_short(project)
-        self.query_one("#sessions-title", Static).update(
-            Text.assemble(("Sessions", "bold"), f" — {where} · {len(sessions):,}")
-        )
+        title = Text.assemble(("Sessions", "bold"), f" · {where} · {total:,}")
+        if warmups and not self.warmups:
+            title.append(f" · {warmups:,} warm-up{'s' * (warmups != 1)} hidden (w)", style="dim")
+        missing = total - len(sessions) - (0 if self.warmups else warmups)
+        if missing > 0:
+            title.append(f" · the newest {len(sessions):,} shown", style="bold")
+        self.query_one("#sessions-title", Static).update(title)
+        self.query_one(SessionHeader).refresh()
+        self.refresh_bindings()
+
+    def on_session_highlighted(self) -> None:
         self.refresh_bindings()
 
     def _current_id(self) -> str | None:
-        table = self.query_one(SessionTable)
-        if not table.row_count:
-            return None
-        key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key
-        return key.value
+        current = self._current()
+        return current.session_id if current else None
 
     def _current(self) -> SessionInfo | None:
-        current = self._current_id()
-        return self.sessions.get(current) if current else None
+        return self.query_one(SessionList).current()
 
-    @on(DataTable.RowSelected, "#sessions")
-    def _open(self, event: DataTable.RowSelected) -> None:
-        if event.row_key.value:
-            self.app.push_screen(SessionScreen(event.row_key.value))
+    @on(SessionList.Selected)
+    def _open(self, event: SessionList.Selected) -> None:
+        self.app.push_screen(SessionScreen(event.session.session_id))
 
     def action_resume(self) -> None:
         if info := self._current():
@@ -226,5 +382,23 @@ class BrowseScreen(Screen[None]):
     def action_notes(self) -> None:
         notes_flows.notes(self.app)
 
+    def action_leave_demo(self) -> None:
+        self.app.exit("leave-demo")
+
+    def action_warmups(self) -> None:
+        self.warmups = not self.warmups
+        self.load_sessions(self.project)
+
     def action_focus_projects(self) -> None:
         self.query_one(ProjectList).focus()
+
+
+def _project_line(name: str, count: int, width: int) -> Text:
+    """`name` and `count` on one line of `width` cells, the name cut to fit."""
+    number = f" {count:,}"
+    room = max(1, width - len(number))
+    if len(name) > room:
+        name = name[: room - 1] + "…"
+    line = Text(name.ljust(room), no_wrap=True, overflow="ellipsis")
+    line.append(number, style="dim")
+    return line

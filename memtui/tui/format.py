@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+from collections import Counter
+from collections.abc import Iterable
 from datetime import datetime
 from pathlib import Path
 
@@ -31,6 +33,25 @@ def project_name(project: str) -> str:
     return Path(project).name or project
 
 
+def short_names(projects: Iterable[str]) -> dict[str, str]:
+    """Each project's shortest ending of its path that no other project shares:
+    `/home/dev/clients/client-01/app` → `client-01/app` beside `client-02/app`, `shop-api`
+    alone."""
+    parts = {p: [x for x in p.split("/") if x] or [p] for p in set(projects)}
+    names: dict[str, str] = {}
+    depth = 1
+    left = dict(parts)
+    while left:
+        endings = Counter("/".join(x[-depth:]) for x in parts.values() if len(x) >= depth)
+        for path, x in list(left.items()):
+            ending = "/".join(x[-depth:])
+            if endings[ending] == 1 or depth >= len(x):
+                names[path] = ending if depth < len(x) else home_short(path)
+                del left[path]
+        depth += 1
+    return names
+
+
 def home_short(path: str) -> str:
     home = str(Path.home())
     return "~" + path[len(home) :] if path == home or path.startswith(home + "/") else path
@@ -46,6 +67,11 @@ def marked(snippet: str, style: str | Style = "bold reverse") -> Text:
         last = match.end()
     text.append(snippet[last:])
     return text
+
+
+def hit_words(snippet: str) -> list[str]:
+    """The words a search marked in a snippet (`**word**`), each once."""
+    return list(dict.fromkeys(m.group(1).strip() for m in _MARKED.finditer(snippet)))
 
 
 def one_line(text: str, width: int) -> str:

@@ -1,4 +1,5 @@
-"""Reusable dialogs: a one-line prompt (the export path now, note titles later)."""
+"""Reusable dialogs: a one-line prompt (the export path now, note titles later) and a
+yes-or-no question."""
 
 from __future__ import annotations
 
@@ -35,3 +36,24 @@ class Prompt(ModalScreen[str | None]):
 
     def action_dismiss_none(self) -> None:
         self.dismiss(None)
+
+
+class Confirm(ModalScreen[bool]):
+    """Ask a yes-or-no question: y answers yes; n or escape, no."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("y", "answer(True)", "Yes", id="confirm.yes"),
+        Binding("n,escape", "answer(False)", "No", id="confirm.no"),
+    ]
+
+    def __init__(self, question: str) -> None:
+        super().__init__()
+        self.question = question
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Label(self.question, classes="dialog-title")
+            yield Label("y yes · n or escape no", classes="dialog-hint")
+
+    def action_answer(self, yes: bool) -> None:
+        self.dismiss(yes)

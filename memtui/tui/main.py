@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import shutil
+import sys
 
 from memtui import config
 from memtui.engine import Memory
 from memtui.tui import demo as demo_archive
 from memtui.tui.app import MCP_PORT, STOP_WAIT, MemtuiApp
+
+SAY_STOPPING_AFTER = 0.3  # seconds of waiting for the index before the terminal says so
 
 
 def run(*, demo: bool = False, mcp_port: int | None = MCP_PORT) -> None:
@@ -24,6 +27,9 @@ def run(*, demo: bool = False, mcp_port: int | None = MCP_PORT) -> None:
         if result == "demo" and not demo:  # the empty screen offered the demo, and was taken
             demo = True
             continue
+        if result == "leave-demo" and demo:  # back to the person's own archive
+            demo = False
+            continue
         return
 
 
@@ -35,4 +41,6 @@ def _run_once(cfg: config.Config, demo: bool, mcp_port: int | None) -> str | Non
         finally:
             # However the app ended, the writer stops between batches before the store closes.
             app.stop.set()
-            app.upkeep_done.wait(STOP_WAIT)
+            if not app.upkeep_done.wait(SAY_STOPPING_AFTER):
+                print("memtui: stopping the index at its next batch…", file=sys.stderr)
+                app.upkeep_done.wait(STOP_WAIT)

@@ -20,20 +20,20 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from memtui.engine import SearchResult
-from memtui.tui.format import ROLE_LABEL, clip_lines, marked, one_line, project_name, when
+from memtui.tui.format import ROLE_LABEL, clip_lines, marked, project_name, when
 
 ROWS = 3  # a hit: who, when, session and project; then two lines of its snippet
 
 
 class ResultList(ScrollView, can_focus=True):
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("down,j", "move(1)", "Down", show=False, id="results.down"),
-        Binding("up,k", "move(-1)", "Up", show=False, id="results.up"),
-        Binding("pagedown", "page(1)", "Page down", show=False, id="results.page_down"),
-        Binding("pageup", "page(-1)", "Page up", show=False, id="results.page_up"),
-        Binding("home", "first", "First", show=False, id="results.first"),
-        Binding("end", "last", "Last", show=False, id="results.last"),
-        Binding("enter", "open", "Open", id="results.open"),
+        Binding("down,j", "move(1)", "Down", show=False, id="go.down"),
+        Binding("up,k", "move(-1)", "Up", show=False, id="go.up"),
+        Binding("pagedown", "page(1)", "Page down", show=False, id="go.page_down"),
+        Binding("pageup", "page(-1)", "Page up", show=False, id="go.page_up"),
+        Binding("home", "first", "First", show=False, id="go.top"),
+        Binding("end", "last", "Last", show=False, id="go.bottom"),
+        Binding("enter", "open", "Open", id="list.open"),
     ]
     COMPONENT_CLASSES: ClassVar[set[str]] = {"result-list--cursor", "result-list--mark"}
 
@@ -53,6 +53,7 @@ class ResultList(ScrollView, can_focus=True):
     def __init__(self, **kwargs: str) -> None:
         super().__init__(**kwargs)
         self.results: list[SearchResult] = []
+        self.names: dict[str, str] = {}  # project path: its shortest telling name
         self._drawn: dict[tuple[int, int], list[Text]] = {}  # (hit, width): its rows
 
     def show(self, results: list[SearchResult], keep: bool = False) -> None:
@@ -94,8 +95,9 @@ class ResultList(ScrollView, can_focus=True):
             head = Text()
             head.append(f"{ROLE_LABEL.get(r.role, r.role):<7}", style="bold")
             head.append(f"{when(r.timestamp)}  ", style="dim")
-            head.append(one_line(r.session_title or "(untitled)", 60), style="italic")
-            head.append(f"  {project_name(r.project)}", style="dim")
+            name = self.names.get(r.project) or project_name(r.project)
+            head.append(f"{name}  ", style="dim")
+            head.append(r.session_title or "(untitled)", style="italic")
             head.truncate(width, overflow="ellipsis")
             mark = self.get_component_rich_style("result-list--mark")
             body = clip_lines(marked(" ".join(r.snippet.split()), mark), width, ROWS - 1)

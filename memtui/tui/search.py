@@ -26,17 +26,18 @@ from memtui.engine import (
     SearchResult,
 )
 from memtui.errors import MemtuiError
-from memtui.tui.format import ROLE_LABEL, project_name, when
+from memtui.tui.format import ROLE_LABEL, hit_words, one_line, short_names, when
 from memtui.tui.messages import ArchiveChanged
 from memtui.tui.notes import flows as notes_flows
 from memtui.tui.notes import scope as note_scope
 from memtui.tui.notes.scope import SCOPES, NoteHitList, Scope
 from memtui.tui.results import ResultList
-from memtui.tui.session import CODE_THEME, SessionScreen
+from memtui.tui.session import CODE_THEME, KIND_LABEL, SessionScreen
 from memtui.tui.status import Keys, StatusLine
 
 DEBOUNCE = 0.2  # seconds of quiet typing before a search runs
 LIMIT = 30  # about three screens of hits; the list draws only those on screen
+PREVIEW_CHARS = 4000  # of the hit's message in the preview
 PREVIEW_DELAY = 0.08  # seconds the cursor rests on a hit before its exchange loads
 MODE_LABEL = {"hybrid": "hybrid", "fts": "full text", "vector": "vector"}
 
@@ -54,7 +55,7 @@ class Query:
 
 class SearchScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "back", "Back", id="search.back"),
+        Binding("escape", "back", "Back", id="screen.back"),
         Binding("ctrl+o", "cycle_mode", "Mode", id="search.mode"),
         Binding("ctrl+t", "cycle_scope", "Scope", id="search.scope"),
         Binding("ctrl+l", "focus_query", "Query", id="search.query"),
@@ -85,7 +86,7 @@ class SearchScreen(Screen[None]):
             yield Static(self.scope, id="scope")
         with Horizontal(id="filters"):
             yield Select([], prompt="any project", id="project")
-            yield Select([(r, r) for r in ROLES], prompt="any role", id="role")
+            yield Select([(ROLE_LABEL[r], r) for r in ROLES], prompt="anyone", id="role")
             yield Input(placeholder="after YYYY-MM-DD", id="after", classes="date")
             yield Input(placeholder="before YYYY-MM-DD", id="before", classes="date")
         yield Static("", id="search-summary")
@@ -109,8 +110,13 @@ class SearchScreen(Screen[None]):
         projects = self.app.ask(self.app.memory.history.list_projects)
         if projects is None:
             return
-        options = [(project_name(p.project), p.project) for p in projects]
-        self.app.call_from_thread(self.query_one("#project", Select).set_options, options)
+        names = short_names(p.project for p in projects)
+        options = [(names[p.project], p.project) for p in projects]
+        self.app.call_from_thread(self._projects_loaded, names, options)
+
+    def _projects_loaded(self, names: dict[str, str], options: list[tuple[str, str]]) -> None:
+        self.query_one(ResultList).names = names
+        self.query_one("#project", Select).set_options(options)
 
     def query_now(self) -> Query:
         def chosen(name: str) -> str | None:
@@ -173,9 +179,22 @@ class SearchScreen(Screen[None]):
         if not worker.is_cancelled:
             self.app.call_from_thread(self.show_results, query, response)
 
+    def cancel_search(self) -> bool:
+        """Drop the search under way, if one is; whether there was one."""
+        running = [w for w in self.workers if w.group == "search" and w.is_running]
+        for worker in running:
+            worker.cancel()
+        if running:
+            self.query_one("#search-summary", Static).update("search cancelled")
+        return bool(running)
+
     def _failed(self, exc: MemtuiError) -> None:
-        self.last_notes = None
+        """The error alone: results of an earlier query must not read as this one's."""
+        self._shown = None
+        self.last = self.last_notes = None
+        self.query_one(ResultList).show([])
         self.query_one(NoteHitList).show([])
+        self.query_one("#preview-text", Static).update("")
         self.query_one("#search-summary", Static).update(Text(exc.line(), style="bold"))
 
     def show_results(self, query: Query, response: SearchResponse) -> None:
@@ -278,21 +297,33 @@ class SearchScreen(Screen[None]):
             self.app.call_from_thread(self._show_preview, hit, page.messages)
 
     def _show_preview(self, hit: SearchResult, messages: list[MessageView]) -> None:
+        """The hit first in view: the message before it in two dim lines, the hit whole
+        (its tool output too, the fold that holds the words open) with its words marked,
+        then the start of the reply."""
+        words = hit_words(hit.snippet)
         text = Text()
         for m in messages:
             here = m.message_index == hit.message_index
-            text.append(
-                f"{ROLE_LABEL.get(m.role, m.role)}  {when(m.timestamp)}\n",
-                style="bold reverse" if here else "bold",
-            )
-            body = m.text or m.tool_output or " ".join(c.name for c in m.tool_calls)
-            text.append(body.strip()[:1500] + "\n\n", style="" if here else "dim")
+            who = KIND_LABEL.get(m.kind) or ROLE_LABEL.get(m.role, m.role)
+            head = f"{'◆ ' if here else ''}{who}  {when(m.timestamp)}\n"
+            text.append(head, style="bold reverse" if here else "bold dim")
+            calls = "\n".join(f"{c.name}  {c.arg}" for c in m.tool_calls)
+            parts = [m.text, calls, m.tool_output] if here else [m.text or m.tool_output or calls]
+            body = "\n".join(p.strip() for p in parts if p and p.strip())
+            if here:
+                shown = Text(body[:PREVIEW_CHARS] + "\n\n")
+                shown.highlight_words(words, style="bold reverse", case_sensitive=False)
+                text.append_text(shown)
+            else:
+                text.append(one_line(body, 160) + "\n\n", style="dim")
         self.query_one("#preview-text", Static).update(text)
+        self.query_one("#preview", VerticalScroll).scroll_home(animate=False)
 
     @on(ResultList.Selected)
     def _open(self, event: ResultList.Selected) -> None:
         hit = event.result
-        self.app.push_screen(SessionScreen(hit.session_id, at=hit.message_index))
+        words = hit_words(hit.snippet)
+        self.app.push_screen(SessionScreen(hit.session_id, at=hit.message_index, words=words))
 
     @on(Input.Submitted, "#query")
     def _submitted(self) -> None:

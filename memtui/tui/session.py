@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import io
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import ClassVar
 
 from rich.console import Console
@@ -37,7 +37,13 @@ CODE_THEME = {True: "monokai", False: "friendly"}  # by whether the app's theme 
 WARM_LANGUAGES = ("python", "typescript", "javascript", "bash", "json", "diff")
 WINDOW = 16  # messages mounted at once when a session opens or jumps (a screen or two)
 STEP = 20  # messages added when the reader nears an edge of the window
-KIND_LABEL = {"tool_result": "⎿ tool", "meta": "meta", "compact_summary": "summary of earlier"}
+SUBAGENT_RUN = "subagent_run"  # the kind of the one line a folded subagent run shows
+KIND_LABEL = {
+    "tool_result": "⎿ tool",
+    "meta": "meta",
+    "compact_summary": "summary of earlier",
+    SUBAGENT_RUN: "▸ folded",
+}
 
 
 def matches(message: MessageView, needle: str) -> bool:
@@ -95,12 +101,20 @@ class MessageBlock(Widget, can_focus=True):
         return Style(color=self.get_component_rich_style(component).color)
 
     def _head(self) -> Text:
+        """Who and when; the focused message and a search hit are marked in text and
+        reverse video too, so they show in every theme and colour depth (TERM=xterm)."""
         m = self.message
         head = Text(style=self._colour("message--head"))
+        if self.has_focus:
+            head.append("▶ ", style="bold reverse")
         head.append(KIND_LABEL.get(m.kind) or ROLE_LABEL.get(m.role, m.role), style="bold")
         if m.is_sidechain:
             head.append(f" · subagent {m.agent_id or ''}".rstrip())
         head.append(f"   {when(m.timestamp, seconds=True)}   #{m.message_index}", style="dim")
+        if self.has_class("-hit"):
+            head.append("   ◆ hit ", style="bold reverse")
+        if self.has_focus:
+            head.stylize("reverse", 0, len(head))
         return head
 
     def _fold_text(self, fold: Fold) -> Text:
@@ -152,6 +166,20 @@ class MessageBlock(Widget, can_focus=True):
         self._width = -1
         self.refresh(layout=True)
 
+    def on_focus(self) -> None:
+        self._changed()
+
+    def on_blur(self) -> None:
+        self._changed()
+
+    def open_folds_with(self, words: list[str]) -> None:
+        """Open the folds that hold any of `words` (a search hit inside a tool's output)."""
+        lowered = [w.lower() for w in words if w]
+        for fold in self.folds:
+            if any(w in fold.body.lower() for w in lowered):
+                fold.open = True
+        self._changed()
+
     def on_click(self, event: events.Click) -> None:
         offset = event.get_content_offset(self)
         if offset is None:
@@ -187,6 +215,39 @@ def warm_drawing() -> None:
             console.print(Markdown(f"# a\n`b` *c*\n```{language}\nx = 1\n```", code_theme=theme))
 
 
+def folded(messages: list[MessageView]) -> list[MessageView]:
+    """`messages` with each run of one subagent's messages as a single line that says so."""
+    out: list[MessageView] = []
+    run: list[MessageView] = []
+
+    def close() -> None:
+        if run:
+            first = run[0]
+            count = f"{len(run)} message{'s' * (len(run) != 1)}"
+            out.append(
+                replace(
+                    first,
+                    kind=SUBAGENT_RUN,
+                    text=f"*{count} folded: a opens them*",
+                    thinking="",
+                    tool_calls=[],
+                    tool_output="",
+                )
+            )
+            run.clear()
+
+    for m in messages:
+        if m.is_sidechain and run and run[0].agent_id != m.agent_id:
+            close()
+        if m.is_sidechain:
+            run.append(m)
+        else:
+            close()
+            out.append(m)
+    close()
+    return out
+
+
 def folds_of(m: MessageView) -> list[Fold]:
     folds = []
     for call in m.tool_calls:
@@ -205,6 +266,16 @@ class MessageList(VerticalScroll):
     Every change of the window holds `_lock`: a jump (g, G, n) and a grow started by the
     scroll must not interleave, or both would mount the same messages."""
 
+    BINDINGS: ClassVar[list[BindingType]] = [
+        # the session's ends, not the ends of the messages mounted now
+        Binding("home,g", "end(0)", "Top", show=False, id="go.top"),
+        Binding("end,G", "end(1)", "Bottom", show=False, id="go.bottom"),
+        Binding("tab", "focus_from_view(1)", "Next message", show=False, id="session.next"),
+        Binding(
+            "shift+tab", "focus_from_view(-1)", "Prev message", show=False, id="session.previous"
+        ),
+    ]
+
     def __init__(self, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
         self.messages: list[MessageView] = []
@@ -213,6 +284,35 @@ class MessageList(VerticalScroll):
         self._growing = False
         self._lock = asyncio.Lock()
         self.show_thinking = False
+
+    def action_end(self, bottom: int) -> None:
+        """Jump to the session's first or last message. The jump remounts this list's
+        children, so it runs on the screen's message loop: awaited on this list's own loop
+        it would wait on itself."""
+        screen = self.screen
+        if isinstance(screen, SessionScreen):
+            screen.call_later(screen.action_bottom if bottom else screen.action_top)
+
+    def action_focus_from_view(self, step: int) -> None:
+        """Focus the next (or previous) message from where the reader is: the one after the
+        focused message if it is in view, else the first (or last) message in view."""
+        blocks = list(self.query(MessageBlock))
+        if not blocks:
+            return
+        top, bottom = self.scroll_y, self.scroll_y + self.size.height
+        seen = [b for b in blocks if b.virtual_region.bottom > top and b.virtual_region.y < bottom]
+        focused = self.screen.focused
+        if isinstance(focused, MessageBlock) and focused in seen:
+            at = blocks.index(focused) + step
+            target = blocks[max(0, min(len(blocks) - 1, at))]
+        elif seen:
+            target = seen[0] if step > 0 else seen[-1]
+        else:
+            target = blocks[0]
+        target.focus(scroll_visible=False)
+        region = target.virtual_region
+        if region.y < top or region.y >= bottom:
+            self.scroll_to(y=region.y, animate=False)
 
     def _block(self, index: int) -> MessageBlock:
         theme = CODE_THEME[self.app.current_theme.dark]
@@ -297,28 +397,32 @@ class MessageList(VerticalScroll):
 class SessionScreen(Screen[None]):
     AUTO_FOCUS = "#messages"  # the keys work before the messages arrive
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "back", "Back", id="session.back"),
+        Binding("escape", "back", "Back", id="screen.back"),
         Binding("slash", "find", "Find", id="session.find"),
         Binding("n", "next_hit", "Next hit", id="session.next_hit"),
-        Binding("N", "previous_hit", "Prev hit", id="session.previous_hit"),
-        Binding("t", "toggle_thinking", "Thinking", id="session.thinking"),
+        Binding("N", "previous_hit", "Prev hit", show=False, id="session.previous_hit"),
+        Binding("t", "toggle_thinking", "Thinking", show=False, id="session.thinking"),
         Binding("r", "resume", "Resume", id="session.resume"),
-        Binding("y", "copy", "Copy MD", id="session.copy"),
+        Binding("y", "copy", "Copy", id="session.copy"),
         Binding("e", "export", "Export", id="session.export"),
-        Binding("g", "top", "Top", show=False, id="session.top"),
-        Binding("G", "bottom", "Bottom", show=False, id="session.bottom"),
-        Binding("j", "scroll(1)", "Down", show=False, id="session.down"),
-        Binding("k", "scroll(-1)", "Up", show=False, id="session.up"),
+        Binding("a", "toggle_subagents", "Subagents", id="session.subagents"),
+        Binding("j", "scroll(1)", "Down", show=False, id="go.down"),
+        Binding("k", "scroll(-1)", "Up", show=False, id="go.up"),
         Binding("ctrl+f", "search_all", "Search all", show=False, id="session.search_all"),
         Binding("s", "save_note", "Save note", id="session.save_note"),
         Binding("S", "save_note(True)", "Save exchange", show=False, id="session.save_exchange"),
     ]
 
-    def __init__(self, session_id: str, at: int | None = None) -> None:
+    def __init__(
+        self, session_id: str, at: int | None = None, words: list[str] | None = None
+    ) -> None:
         super().__init__()
         self.session_id = session_id
         self.at = at
+        self.words = words or []  # a search's matched words: the folds holding them open
         self.info: SessionInfo | None = None
+        self.messages: list[MessageView] = []  # the whole session, in time order
+        self.fold_subagents = False
         self.hits: list[int] = []  # positions in the message list
         self.hit = -1
 
@@ -343,19 +447,26 @@ class SessionScreen(Screen[None]):
 
     async def _loaded(self, info: SessionInfo, messages: list[MessageView], first: bool) -> None:
         self.info = info
+        self.messages = messages
         self._title()
         view = self.query_one(MessageList)
+        shown = folded(messages) if self.fold_subagents else messages
         if not first:
-            await view.extend(messages)
+            await view.extend(shown)
             return
         at = 0
         if self.at is not None:
-            at = next((i for i, m in enumerate(messages) if m.message_index >= self.at), 0)
-        await view.show(messages, at)
+            at = next((i for i, m in enumerate(shown) if m.message_index == self.at), 0)
+        await view.show(shown, at)
         if self.at is not None:
             self._mark(at)
+            for block in view.query(MessageBlock):
+                if block.message.message_index == self.at:
+                    block.open_folds_with(self.words)
+            view.call_after_refresh(view.reveal, at)
 
     def _title(self) -> None:
+        self.refresh_bindings()
         if self.info is None:
             return
         i = self.info
@@ -424,6 +535,24 @@ class SessionScreen(Screen[None]):
 
     async def action_previous_hit(self) -> None:
         await self._step(-1)
+
+    async def action_toggle_subagents(self) -> None:
+        """Fold each subagent's run of messages into one line, or open them all again."""
+        view = self.query_one(MessageList)
+        if not self.messages:
+            return
+        self.fold_subagents = not self.fold_subagents
+        shown = folded(self.messages) if self.fold_subagents else self.messages
+        self.hits, self.hit = [], -1
+        self._title()
+        await view.show(shown, 0)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in ("next_hit", "previous_hit"):
+            return bool(self.hits)
+        if action == "toggle_subagents":
+            return any(m.is_sidechain for m in self.messages)
+        return True
 
     def action_toggle_thinking(self) -> None:
         self.query_one(MessageList).toggle_thinking()

@@ -8,9 +8,15 @@ from __future__ import annotations
 
 import json
 import logging
+import string
 import tomllib
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
+
+from textual.binding import Binding
+from textual.keys import Keys, _character_to_key
 
 from memtui.config import private_dir
 
@@ -38,6 +44,61 @@ def load_keymap(config_dir: Path) -> Keymap:
     wrong = sorted(set(raw) - set(keys))
     problem = f"{path}: not a key string, ignored: {', '.join(wrong)}" if wrong else None
     return Keymap(keys, problem)
+
+
+MODIFIERS = frozenset({"ctrl", "shift", "alt", "meta", "super", "hyper"})
+
+
+@cache
+def key_names() -> frozenset[str]:
+    """Every key a binding can name: printable characters and their names
+    (`question_mark`), and the named keys (`enter`, `pagedown`, `f5`)."""
+    printable = [c for c in string.printable if not c.isspace()]
+    named = {k.value.rsplit("+", 1)[-1] for k in Keys if k.value}
+    extra = {"enter", "space", "tab", "escape", "backspace", "delete", "insert"}
+    return frozenset({*printable, *(_character_to_key(c) for c in printable), *named, *extra})
+
+
+def valid_key(keys: str) -> bool:
+    """Whether `keys` (one key or several, comma-separated) names keys Textual knows:
+    `ctrl+r`, `f5`, `question_mark`, `y,Y`; not `notakey+++`."""
+    for key in keys.split(","):
+        *mods, base = key.strip().split("+")
+        if not base or base not in key_names() or not set(mods) <= MODIFIERS:
+            return False
+    return True
+
+
+def checked_keymap(
+    keymap: dict[str, str], scopes: Sequence[Iterable[Binding]]
+) -> tuple[dict[str, str], list[str]]:
+    """The keymap without what would break the keys, and why each was left out: a key
+    Textual does not know, or a key another action of the same screen has. The defaults
+    stay for those."""
+    problems = []
+    kept = {}
+    for bid, keys in keymap.items():
+        if valid_key(keys):
+            kept[bid] = keys
+        else:
+            problems.append(f"{bid} = {keys!r} is not a key; it keeps its default")
+    for scope in scopes:
+        owners: dict[str, dict[str, str]] = {}  # key: binding id: its description
+        for b in scope:
+            if b.id is None:
+                continue
+            for key in kept.get(b.id, b.key).split(","):
+                owners.setdefault(key.strip(), {})[b.id] = b.description or b.action
+        for key, ids in owners.items():
+            moved = [i for i in ids if i in kept]
+            if len(ids) < 2 or not moved:
+                continue
+            for bid in moved:
+                if kept.pop(bid, None) is None:
+                    continue
+                others = ", ".join(f"{d} ({i})" for i, d in ids.items() if i != bid)
+                problems.append(f"{bid} = {key!r} clashes with {others}; it keeps its default")
+    return kept, problems
 
 
 def load_theme(config_dir: Path) -> str | None:

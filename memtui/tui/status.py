@@ -6,44 +6,78 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.screen import Screen
-from textual.widgets import Footer, ProgressBar, Static
+from textual.widgets import Footer, Static
 
 from memtui.engine import ProgressEvent
 
+PHASE_LABEL = {"transcripts": "reading transcripts"}
+# What is built after each phase, said while it runs: search works on what is in already.
+AFTER = {"transcripts": "vectors next", "full text": "vectors next"}
+NARROW = 100  # below this many columns the counts leave out the projects
+
 
 class StatusLine(Horizontal):
-    """Reads the app's reactive state, so every screen's line shows the same thing."""
+    """Reads the app's reactive state, so every screen's line shows the same thing: the
+    counts, what is still being built while an index runs, the MCP address."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.phases: dict[str, ProgressEvent] = {}  # the newest event of each phase this run
 
     def compose(self) -> ComposeResult:
         yield Static("memtui", id="status-name")
         yield Static("", id="status-counts")
         yield Static("", id="status-phase")
-        yield ProgressBar(total=100, show_eta=False, id="status-bar")
         yield Static("", id="status-mcp")
 
     def on_mount(self) -> None:
+        if getattr(self.app, "demo", False):
+            self.query_one("#status-name", Static).update("memtui · demo")
         self.watch(self.app, "counts", self._counts)
         self.watch(self.app, "progress", self._progress)
         self.watch(self.app, "mcp_address", self._mcp)
 
     def _counts(self, counts: str) -> None:
+        if self.app.size.width < NARROW:
+            counts = counts.split(" · ", 1)[-1].replace(" messages", " msgs")
         self.query_one("#status-counts", Static).update(counts)
 
+    def on_resize(self) -> None:
+        self._counts(self.app.counts)
+
     def _progress(self, event: ProgressEvent | None) -> None:
-        bar = self.query_one("#status-bar", ProgressBar)
         phase = self.query_one("#status-phase", Static)
-        busy = event is not None and event.total > 0
-        self.set_class(busy, "-indexing")
-        if event is None or not busy:
-            phase.update("")
-            return
-        phase.update(f"indexing {event.phase}")
-        bar.update(total=event.total, progress=event.done)
+        if event is None:
+            self.phases.clear()
+        elif event.total > 0:
+            self.phases[event.phase] = event
+        self.set_class(bool(self.phases), "-indexing")
+        phase.update(building(self.phases))
 
     def _mcp(self, address: str) -> None:
         shown = self.query_one("#status-mcp", Static)
         shown.update(address)
         shown.set_class(not address.startswith("MCP http"), "-off")
+
+
+def building(phases: dict[str, ProgressEvent]) -> str:
+    """What an index run is building now, and what comes after: `reading transcripts 45%
+    · full text follows, vectors next`."""
+    if not phases:
+        return ""
+    parts = []
+    for name, e in phases.items():
+        label = PHASE_LABEL.get(name, name)
+        if e.done >= e.total and name == "vectors":
+            parts.append("saving vectors…")
+        elif e.done >= e.total:
+            parts.append(f"{name} done")
+        else:
+            parts.append(f"{label} {min(99, int(100 * e.fraction))}%")
+    last = next(reversed(phases))
+    if last in AFTER and "vectors" not in phases:
+        parts.append(AFTER[last])
+    return " · ".join(parts)
 
 
 class Keys(Footer):

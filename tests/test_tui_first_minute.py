@@ -1,0 +1,561 @@
+"""Issue 17: what a person meets in their first minute with memtui, one test per defect and
+per piece of friction, on the transcripts of tests/first_minute.py."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from rich.text import Text
+from textual.widgets import Input, OptionList, Static
+
+from memtui.engine import Memory, ProgressEvent, SessionInfo
+from memtui.engine.sessions import short_title
+from memtui.tui import actions, settings
+from memtui.tui.app import MemtuiApp, key_scopes
+from memtui.tui.browse import BrowseScreen, SessionList
+from memtui.tui.format import short_names
+from memtui.tui.forms import Confirm
+from memtui.tui.messages import Progress
+from memtui.tui.results import ResultList
+from memtui.tui.search import SearchScreen
+from memtui.tui.session import SUBAGENT_RUN, MessageBlock, MessageList, SessionScreen
+from memtui.tui.status import StatusLine, building
+from tests import first_minute as fm
+from tests.tui_support import small_archive, until, whole_query_answered
+
+SMALL = (80, 24)
+TINY = (60, 20)
+
+
+@pytest.fixture(autouse=True)
+def config_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    home = tmp_path / "config"
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home))
+    return home / "memtui"
+
+
+@pytest.fixture
+def archive(memory: Memory, claude_dir: Path) -> Iterator[Memory]:
+    fm.build(claude_dir)
+    memory.upkeep.ingest(wait=True)
+    yield memory
+
+
+async def browse_ready(pilot, app: MemtuiApp) -> BrowseScreen:  # type: ignore[no-untyped-def]
+    browse = app.screen
+    assert isinstance(browse, BrowseScreen)
+    await until(pilot, lambda: browse.loaded and bool(browse.query_one(SessionList).row_count))
+    return browse
+
+
+def titles(browse: BrowseScreen) -> dict[str, str]:
+    return {s.session_id: s.title for s in browse.query_one(SessionList).sessions}
+
+
+def rows(browse: BrowseScreen) -> list[str]:
+    listing = browse.query_one(SessionList)
+    width = listing.scrollable_content_region.width
+    return [listing.row(s, width).plain for s in listing.sessions]
+
+
+def project_lines(browse: BrowseScreen) -> list[str]:
+    listing = browse.query_one("#projects", OptionList)
+    return [str(listing.get_option_at_index(i).prompt).strip() for i in range(listing.option_count)]
+
+
+async def open_session(pilot, app: MemtuiApp, session_id: str, **kw: object) -> SessionScreen:  # type: ignore[no-untyped-def]
+    screen = SessionScreen(session_id, **kw)  # type: ignore[arg-type]
+    app.push_screen(screen)
+    await until(pilot, lambda: screen.info is not None and bool(screen.query(MessageBlock)))
+    await pilot.pause(0.1)
+    return screen
+
+
+def head(block: MessageBlock) -> str:
+    return block.lines(block.content_region.width)[0].text
+
+
+# -- 1: the first run shows what is stored while it indexes ---------------------------------
+
+
+async def test_while_the_first_index_runs_the_screen_says_so_not_that_nothing_is_there(
+    memory: Memory, claude_dir: Path
+) -> None:
+    app = MemtuiApp(memory, upkeep=False)
+    app.first_read.clear()  # as while the start's ingest runs
+    async with app.run_test(size=SMALL) as pilot:
+        browse = app.screen
+        await until(pilot, lambda: browse.loaded)
+        shown = str(browse.query_one("#empty", Static).render())
+        assert "Reading your Claude Code transcripts" in shown
+        assert "No conversations" not in shown
+
+
+async def test_sessions_appear_as_they_are_stored_during_an_index(
+    memory: Memory, claude_dir: Path
+) -> None:
+    app = MemtuiApp(memory, upkeep=False)
+    async with app.run_test(size=SMALL) as pilot:
+        browse = app.screen
+        await until(pilot, lambda: browse.loaded)
+        fm.build(claude_dir)
+        await asyncio_thread(lambda: memory.upkeep.ingest(wait=True, index=False))
+        # the index goes on (a progress event), and has not finished: no "changed" yet
+        app.post_message(Progress(ProgressEvent("transcripts", 3, 10, 1.0)))
+        await until(pilot, lambda: browse.query_one(SessionList).row_count == 5, timeout=5)
+        assert app.counts.startswith("3 projects")
+        status = app.screen.query_one(StatusLine)
+        assert "reading transcripts 30%" in str(status.query_one("#status-phase").render())
+
+
+async def asyncio_thread(call) -> None:  # type: ignore[no-untyped-def]
+    import asyncio
+
+    await asyncio.to_thread(call)
+
+
+def test_the_status_line_says_what_is_still_built() -> None:
+    reading = {"transcripts": ProgressEvent("transcripts", 45, 100, 1.0)}
+    assert building(reading) == "reading transcripts 45% · vectors next"
+    both = {
+        "full text": ProgressEvent("full text", 8, 10, 1.0),
+        "vectors": ProgressEvent("vectors", 3, 10, 1.0),
+    }
+    assert building(both) == "full text 80% · vectors 30%"
+    assert building({"vectors": ProgressEvent("vectors", 10, 10, 1.0)}) == "saving vectors…"
+    read = {"transcripts": ProgressEvent("transcripts", 10, 10, 1.0)}
+    assert building(read) == "transcripts done · vectors next"
+
+
+def test_full_text_finds_words_before_the_first_read_ends(memory: Memory, claude_dir: Path) -> None:
+    """The full-text index follows the store while the transcripts are read: a search in
+    the middle of a first index finds what is stored so far."""
+    small_archive(claude_dir, messages=12000)  # a few store batches
+    found: list[int] = []
+    held = threading.Event()
+
+    def on_progress(event: ProgressEvent) -> None:
+        if event.phase != "transcripts" or held.is_set() or event.done < event.total * 3 // 4:
+            return
+        held.set()  # hold the read here until a search finds what is stored
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            response = memory.history.search("the", "fts", limit=5)
+            if response.results:
+                found.append(len(response.results))
+                return
+            time.sleep(0.2)
+
+    memory.upkeep.ingest(wait=True, on_progress=on_progress)
+    assert held.is_set(), "the read reported its progress"
+    assert found, "full-text hits while the transcripts were still being read"
+
+
+# -- 2: projects of the same folder name -----------------------------------------------------
+
+
+def test_short_names_are_the_shortest_unique_ending() -> None:
+    names = short_names([fm.CLIENT_1, fm.CLIENT_2, fm.SHOP])
+    assert names == {
+        fm.CLIENT_1: "client-01/app",
+        fm.CLIENT_2: "client-02/app",
+        fm.SHOP: "shop-api",
+    }
+
+
+async def test_projects_with_the_same_folder_name_are_told_apart(archive: Memory) -> None:
+    app = MemtuiApp(archive, upkeep=False)
+    async with app.run_test(size=SMALL) as pilot:
+        browse = await browse_ready(pilot, app)
+        shown = project_lines(browse)
+        assert any(line.startswith("client-01/app") for line in shown)
+        assert any(line.startswith("client-02/app") for line in shown)
+        listing = browse.query_one("#projects", OptionList)
+        listing.focus()
+        index = [listing.get_option_at_index(i).id for i in range(listing.option_count)].index(
+            fm.CLIENT_1
+        )
+        listing.highlighted = index
+        await pilot.pause(0.2)
+        assert "clients/client-01/app" in project_lines(browse)[index], "the whole path"
+        heading = browse.query_one("#sessions-title", Static)
+        await until(pilot, lambda: "client-01/app" in str(heading.render()))
+
+
+# -- 3, 4: titles ------------------------------------------------------------------------------
+
+
+async def test_titles_are_the_persons_words(archive: Memory) -> None:
+    app = MemtuiApp(archive, upkeep=False)
+    async with app.run_test(size=SMALL) as pilot:
+        browse = await browse_ready(pilot, app)
+        shown = titles(browse)
+        assert shown[fm.INIT] == "/init"
+        assert shown[fm.IDE] == "Why does the cart total drop the shipping fee?"
+        assert shown[fm.AGENTS] == fm.SUBAGENT_TASK
+        assert fm.WARMUP not in shown, "a warm-up alone does not crowd the list"
+        heading = str(browse.query_one("#sessions-title", Static).render())
+        assert "1 warm-up hidden" in heading
+        await pilot.press("w")
+        await until(pilot, lambda: fm.WARMUP in titles(browse))
+
+
+def test_search_and_session_titles_are_clean(archive: Memory) -> None:
+    hits = archive.history.search("CLAUDE.md", "fts", limit=5).results
+    assert hits and {h.session_title for h in hits} == {"/init"}
+    assert archive.history.session_messages(fm.AGENTS)[0].title == fm.SUBAGENT_TASK
+
+
+def test_an_existing_store_is_titled_again(memory: Memory, claude_dir: Path, cfg) -> None:  # type: ignore[no-untyped-def]
+    """A store titled under the old rules (raw markup, untitled subagent sessions) gets the
+    new titles at the next start's ingest."""
+    fm.build(claude_dir)
+    memory.upkeep.ingest(wait=True, index=False)
+    conn = sqlite3.connect(cfg.db_path)
+    conn.execute(
+        "UPDATE sessions SET first_prompt = '<command-message>init</command-message> "
+        "<command-name>/init</command-name>' WHERE id = ?",
+        (fm.INIT,),
+    )
+    conn.execute("UPDATE sessions SET first_prompt = NULL WHERE id = ?", (fm.AGENTS,))
+    conn.execute("DELETE FROM meta WHERE key = 'titles'")
+    conn.commit()
+    conn.close()
+    assert "<command" in archive_title(memory, fm.INIT)
+    memory.upkeep.ingest(wait=True, index=False)
+    assert archive_title(memory, fm.INIT) == "/init"
+    assert archive_title(memory, fm.AGENTS) == fm.SUBAGENT_TASK
+
+
+def archive_title(memory: Memory, session_id: str) -> str:
+    return memory.history.session_messages(session_id)[0].title
+
+
+# -- 5: one timeline ---------------------------------------------------------------------------
+
+
+async def test_a_session_is_one_timeline_with_subagent_runs_foldable(archive: Memory) -> None:
+    app = MemtuiApp(archive, upkeep=False)
+    async with app.run_test(size=SMALL) as pilot:
+        screen = await open_session(pilot, app, fm.MIXED)
+        view = screen.query_one(MessageList)
+        stamps = [m.timestamp for m in view.messages]
+        assert stamps == sorted(stamps), "in time order"
+        assert [m.is_sidechain for m in view.messages] == [False, False, True, True, False, False]
+        assert "THE END" in view.messages[-1].text, "the real end at the bottom"
+        await pilot.press("a")
+        await until(pilot, lambda: len(view.messages) == 5)
+        run = view.messages[2]
+        assert run.kind == SUBAGENT_RUN and "2 messages folded" in run.text
+        await pilot.press("a")
+        await until(pilot, lambda: len(view.messages) == 6)
+
+
+# -- 6: End and Home -------------------------------------------------------------------------
+
+
+async def test_end_reaches_the_end_of_a_long_session(archive: Memory) -> None:
+    app = MemtuiApp(archive, upkeep=False)
+    async with app.run_test(size=SMALL) as pilot:
+        screen = await open_session(pilot, app, fm.LONG)
+        view = screen.query_one(MessageList)
+        await pilot.press("end")
+        await until(pilot, lambda: view.end == len(view.messages))
+        await pilot.pause(0.3)
+        last = view.query(MessageBlock).last()
+        assert "walk-through is done" in last.message.text
+        assert view.scroll_y >= view.max_scroll_y - 1, "the view is at the bottom"
+        await pilot.press("home")
+        await until(pilot, lambda: view.start == 0 and view.scroll_y == 0)
+
+
+async def test_home_and_end_in_the_session_list(archive: Memory) -> None:
+    app = MemtuiApp(archive, upkeep=False)
+    async with app.run_test(size=SMALL) as pilot:
+        browse = await browse_ready(pilot, app)
+        listing = browse.query_one(SessionList)
+        listing.focus()
+        await pilot.press("end")
+        assert listing.highlighted == listing.row_count - 1
+        await pilot.press("home")
+        assert listing.highlighted == 0
+
+
+# -- 7: focus ----------------------------------------------------------------------------------
+
+
+async def test_the_focused_message_is_marked_and_tab_starts_from_the_view(
+    archive: Memory,
+) -> None:
+    app = MemtuiApp(archive, upkeep=False)
+    async with app.run_test(size=SMALL) as pilot:
+        screen = await open_session(pilot, app, fm.LONG)
+        view = screen.query_one(MessageList)
+        await pilot.press("pagedown", "pagedown", "pagedown")
+        await pilot.pause(0.2)
+        top = view.scroll_y
+        assert top > 0
+        await pilot.press("tab")
+        focused = app.focused
+        assert isinstance(focused, MessageBlock)
+        assert focused.virtual_region.bottom > top, "focus starts where the reader is"
+        assert view.scroll_y >= top - 1, "and the view did not jump back to the top"
+        assert head(focused).startswith("▶ "), "marked in text, whatever the colours"
+        await pilot.press("tab")
+        assert app.focused is not focused and head(focused).startswith(("you", "claude"))
+
+
+# -- 8: 80x24 and 60x20 --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("size", [SMALL, TINY])
+async def test_the_screens_fit_small_terminals(archive: Memory, size: tuple[int, int]) -> None:
+    app = MemtuiApp(archive, upkeep=False)
+    async with app.run_test(size=size) as pilot:
+        browse = await browse_ready(pilot, app)
+        assert any("Walk me through" in row for row in rows(browse)), "titles show"
+        await pilot.press("slash")
+        search = app.screen
+        assert isinstance(search, SearchScreen)
+        before = search.query_one("#before", Input)
+        if size == SMALL:
+            assert before.region.right <= size[0], "the before field is on screen"
+        await pilot.press("escape")
+        screen = await open_session(pilot, app, fm.LONG)
+        footer_keys = [k for k, b, enabled, _ in _shown_keys(screen)]
+        width = sum(len(k) + 2 for k in footer_keys)
+        assert width <= size[0] + 20
+        assert app.screen.query_one(StatusLine).region.width == size[0]
+
+
+def _shown_keys(screen):  # type: ignore[no-untyped-def]
+    return [
+        (b.key, b, enabled, tip)
+        for (_, b, enabled, tip) in screen.active_bindings.values()
+        if b.show and enabled
+    ]
+
+
+# -- 9: every session ------------------------------------------------------------------------
+
+
+async def test_the_session_list_holds_thousands_and_says_how_many(archive: Memory) -> None:
+    app = MemtuiApp(archive, upkeep=False)
+    async with app.run_test(size=SMALL) as pilot:
+        browse = await browse_ready(pilot, app)
+        listing = browse.query_one(SessionList)
+        many = [
+            SessionInfo(f"s{i:05}", fm.SHOP, f"session {i}", None, None, 1, None, False)
+            for i in range(5000)
+        ]
+        started = time.perf_counter()
+        listing.show(many)
+        await pilot.press("end")
+        await pilot.pause()
+        # a DataTable took seconds to fill with 5,000 rows; the line list, a few ms (the
+        # bound leaves room for a machine shared by eight)
+        assert time.perf_counter() - started < 3.0
+        assert listing.highlighted == 4999
+        assert listing.current() is not None and listing.current().title == "session 4999"
+
+
+# -- 10: export paths ------------------------------------------------------------------------
+
+
+def test_an_export_to_a_folder_gets_a_file_named_after_the_session(tmp_path: Path) -> None:
+    info = SessionInfo("abcdef12-x", "/p", "Fix the cart", None, None, 1, None, False)
+    folder = tmp_path / "exports"
+    assert actions.export_target(str(folder) + "/", info) == folder / "fix-the-cart-abcdef12.md"
+    folder.mkdir()
+    assert actions.export_target(str(folder), info) == folder / "fix-the-cart-abcdef12.md"
+    assert actions.export_target(str(folder / "x.md"), info) == folder / "x.md"
+
+
+async def test_exporting_over_a_file_asks_first(archive: Memory, tmp_path: Path) -> None:
+    target = tmp_path / "out.md"
+    target.write_text("keep me")
+    app = MemtuiApp(archive, upkeep=False)
+    async with app.run_test(size=SMALL) as pilot:
+        await open_session(pilot, app, fm.INIT)
+        await pilot.press("e")
+        app.screen.query_one("#prompt-input", Input).value = str(target)
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, Confirm))
+        await pilot.press("n")
+        await pilot.pause(0.2)
+        assert target.read_text() == "keep me"
+        await pilot.press("e")
+        app.screen.query_one("#prompt-input", Input).value = str(tmp_path)
+        await pilot.press("enter")
+        named = tmp_path / actions.export_name(app.screen.info)  # type: ignore[attr-defined]
+        await until(pilot, named.exists)
+
+
+# -- 11: keymap ------------------------------------------------------------------------------
+
+
+def test_keymap_problems_are_named_and_defaults_kept() -> None:
+    keys, problems = settings.checked_keymap(
+        {"app.keys": "notakey+++", "session.thinking": "y", "session.resume": "ctrl+r"},
+        key_scopes(),
+    )
+    assert keys == {"session.resume": "ctrl+r"}
+    assert any("app.keys" in p and "not a key" in p for p in problems)
+    assert any("session.thinking" in p and "session.copy" in p for p in problems)
+
+
+async def test_a_bad_keymap_is_reported_and_the_defaults_work(
+    archive: Memory, config_home: Path
+) -> None:
+    config_home.mkdir(parents=True)
+    (config_home / "keymap.toml").write_text(
+        '"app.keys" = "notakey+++"\n"session.thinking" = "y"\n"session.resume" = "ctrl+r"\n'
+    )
+    app = MemtuiApp(archive, upkeep=False)
+    async with app.run_test(size=SMALL) as pilot:
+        await browse_ready(pilot, app)
+        said = " ".join(str(n.message) for n in app._notifications)
+        assert "notakey+++" in said and "session.thinking" in said
+        keys = {b.binding.action: k for k, b in app.screen.active_bindings.items()}
+        assert keys["resume"] == "ctrl+r", "one id: the browse screen's resume too"
+        await pilot.press("question_mark")
+        assert app.screen.query("HelpPanel"), "? still shows the keys"
+
+
+# -- 12: quitting during an index ----------------------------------------------------------
+
+
+async def test_quit_during_an_index_leaves_within_a_second(
+    memory: Memory, claude_dir: Path
+) -> None:
+    small_archive(claude_dir, messages=6000)
+    app = MemtuiApp(memory)
+    async with app.run_test(size=SMALL) as pilot:
+        await until(pilot, lambda: app.progress is not None and app.progress.done > 0)
+        started = time.monotonic()
+        await pilot.press("q")
+        await until(pilot, lambda: app._exit, timeout=5)
+        assert time.monotonic() - started < 1.0
+    assert app.upkeep_done.wait(30), "and the index stopped at its batch"
+
+
+# -- 13: ellipsis, hit marks -------------------------------------------------------------------
+
+
+def test_a_cut_title_ends_in_an_ellipsis_at_a_word() -> None:
+    cut = short_title("word " * 100, limit=40)
+    assert cut.endswith("word…") and len(cut) <= 40
+
+
+async def test_a_hit_is_marked_in_text_and_its_fold_opened(
+    archive: Memory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("TERM", "xterm")
+    hits = archive.history.search("shipping", "fts", limit=1).results
+    app = MemtuiApp(archive, upkeep=False)
+    async with app.run_test(size=SMALL) as pilot:
+        screen = await open_session(
+            pilot, app, hits[0].session_id, at=hits[0].message_index, words=["shipping"]
+        )
+        marked = screen.query_one(".-hit", MessageBlock)
+        assert "◆ hit" in head(marked)
+
+
+# -- friction ----------------------------------------------------------------------------------
+
+
+async def test_the_preview_shows_the_hit_whole_with_its_words(archive: Memory) -> None:
+    app = MemtuiApp(archive, upkeep=False)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await pilot.press("slash", *"scans")
+        await whole_query_answered(pilot)
+        screen = app.screen
+        await until(pilot, lambda: "◆" in str(screen.query_one("#preview-text").render()))
+        shown = screen.query_one("#preview-text", Static).render()
+        hit_at = shown.plain.index("◆")
+        assert shown.plain.index("two full scans") > hit_at
+        assert any(
+            shown.plain[s.start : s.end].lower() == "scans" for s in shown.spans if s.style
+        ), "the words are marked"
+
+
+async def test_an_error_clears_the_old_results(archive: Memory) -> None:
+    app = MemtuiApp(archive, upkeep=False)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await pilot.press("slash", *"export")
+        await whole_query_answered(pilot)
+        screen = app.screen
+        assert screen.query_one(ResultList).results
+        screen.query_one("#after", Input).value = "not a date"
+        await whole_query_answered(pilot)
+        await until(pilot, lambda: not screen.query_one(ResultList).results)
+
+
+async def test_the_role_filter_says_you_and_claude(archive: Memory) -> None:
+    app = MemtuiApp(archive, upkeep=False)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await pilot.press("slash")
+        role = app.screen.query_one("#role")
+        labels = [str(o[0]) for o in role._options]  # type: ignore[attr-defined]
+        assert "you" in labels and "claude" in labels and "user" not in labels
+
+
+async def test_a_long_project_name_stays_on_its_line(memory: Memory, claude_dir: Path) -> None:
+    long = "/home/dev/a-project-with-a-rather-long-folder-name-indeed"
+    other = fm._File(claude_dir / "x" / "s.jsonl", "long-0000", long)
+    other.user("2026-11-01T10:00:00.000Z", "hello")
+    other.write()
+    memory.upkeep.ingest(wait=True, index=False)
+    app = MemtuiApp(memory, upkeep=False)
+    async with app.run_test(size=SMALL) as pilot:
+        browse = await browse_ready(pilot, app)
+        listing = browse.query_one("#projects", OptionList)
+        line = listing.get_option_at_index(1).prompt
+        assert isinstance(line, Text) and "\n" not in line.plain
+        assert line.plain.rstrip().endswith(" 1") and "…" in line.plain
+        assert line.cell_len <= listing.scrollable_content_region.width
+
+
+async def test_ctrl_c_quits(archive: Memory) -> None:
+    app = MemtuiApp(archive, upkeep=False)
+    async with app.run_test(size=SMALL) as pilot:
+        await browse_ready(pilot, app)
+        await pilot.press("ctrl+c")
+        await until(pilot, lambda: app._exit, timeout=2)
+
+
+async def test_a_copy_under_tmux_without_passthrough_says_so(
+    archive: Memory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(actions, "tmux_clipboard", lambda: "tmux's set-clipboard is off")
+    monkeypatch.setattr(actions, "tmux_buffer", lambda text: True)
+    app = MemtuiApp(archive, upkeep=False)
+    async with app.run_test(size=SMALL) as pilot:
+        await browse_ready(pilot, app)
+        await pilot.press("y")
+        await until(
+            pilot, lambda: any("set-clipboard" in str(n.message) for n in app._notifications)
+        )
+        said = " ".join(str(n.message) for n in app._notifications)
+        assert "paste buffer" in said and "e exports" in said
+
+
+async def test_the_demo_says_it_is_the_demo_and_can_be_left(archive: Memory) -> None:
+    app = MemtuiApp(archive, upkeep=False, demo=True)
+    async with app.run_test(size=SMALL) as pilot:
+        await browse_ready(pilot, app)
+        assert "demo" in str(app.screen.query_one("#status-name", Static).render())
+        await pilot.press("ctrl+d")
+    assert app.return_value == "leave-demo"
+
+
+def test_tmux_clipboard_is_none_outside_tmux(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("TMUX", raising=False)
+    assert actions.tmux_clipboard() is None
+    assert os.environ.get("TMUX") is None
