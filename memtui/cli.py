@@ -138,6 +138,18 @@ def build_parser() -> Parser:
     doctor = sub.add_parser("doctor", help="check the store and the indexes agree")
     doctor.add_argument("--repair", action="store_true", help="repair what differs")
 
+    forget = sub.add_parser(
+        "forget", help="remove a session, project or note from every file memtui keeps"
+    )
+    what = forget.add_mutually_exclusive_group(required=True)
+    what.add_argument("--session", type=argument, help="a session id or a unique prefix of one")
+    what.add_argument("--project", type=argument, help="a project's directory, as listed")
+    what.add_argument("--note", type=whole(1, 2**62), help="a note id")
+    forget.add_argument("--yes", action="store_true", help="do not ask first")
+    forget.add_argument(
+        "--undo", action="store_true", help="with --project: ingest its new sessions again"
+    )
+
     show = sub.add_parser("show", help="print one session (full id or unique prefix)")
     show.add_argument("session", type=argument, help="session id or a unique prefix of one")
     fmt = show.add_mutually_exclusive_group()
@@ -222,10 +234,15 @@ def run(args: argparse.Namespace) -> None:
         return
     cfg = config.load()
     config.setup_logging(cfg.log_dir)
+    if args.command == "doctor":  # runs on a store too damaged to open
+        doctor_store(cfg, args)
+        return
     from memtui.engine import Memory
 
     handler: Callable[[Memory, argparse.Namespace], None] = COMMANDS[args.command]
-    with Memory(cfg) as memory:
+    with Memory(cfg, upgrade=False) as memory:
+        if memory.unfinished():  # an archive from before masking, or a forget cut short
+            _with_progress(memory.finish_interrupted)
         handler(memory, args)
 
 
@@ -487,6 +504,47 @@ def cmd_reindex(memory: Memory, args: argparse.Namespace) -> None:
     )
 
 
+def doctor_store(cfg: config.Config, args: argparse.Namespace) -> None:
+    """The store first, as SQLite sees it; then, if it opens, what the indexes lack."""
+    from memtui.engine import Memory
+    from memtui.engine.doctor import check_store, clear_damage_mark, recover_store
+
+    check = check_store(cfg)
+    if check.state in ("ok", "new"):
+        clear_damage_mark(cfg)
+        with Memory(cfg) as memory:
+            cmd_doctor(memory, args)
+        return
+    print(f"{'store':<10} {'empty (0 bytes)' if check.state == 'empty' else 'damaged'}")
+    for problem in check.problems:
+        print(f"  {problem}")
+    print(
+        f"recovery: move {cfg.db_path.name} aside (kept, with its WAL), then rebuild the "
+        f"store and both indexes from the {check.transcripts:,} transcripts on disk"
+    )
+    if check.sessions is None:
+        print(
+            "  lost: sessions whose transcripts Claude Code has deleted (the damaged file "
+            "cannot say how many)"
+        )
+    else:
+        print(
+            f"  lost: {check.lost:,} of the {check.sessions:,} sessions it lists, whose "
+            "transcripts Claude Code has deleted"
+        )
+    if not args.repair:
+        fail(
+            "the store is damaged: restore memtui.db from a backup, or run "
+            "memtui doctor --repair to rebuild it from the transcripts (the damaged file is kept)"
+        )
+    aside = recover_store(cfg)
+    print(f"moved the damaged store to {aside}")
+    with Memory(cfg) as memory:
+        report = _with_progress(lambda on: memory.upkeep.ingest(on_progress=on))
+    assert report is not None
+    print(_summary(report).replace("indexed:", "rebuilt:"))
+
+
 def cmd_doctor(memory: Memory, args: argparse.Namespace) -> None:
     report = memory.upkeep.doctor(repair=args.repair)
     print(f"{'store':<10} {report.store}")
@@ -499,12 +557,54 @@ def cmd_doctor(memory: Memory, args: argparse.Namespace) -> None:
         if name == "vectors" and report.other_model:
             status = f"made by another model: {len(missing):,} to embed again"
         print(f"{name:<10} {status}")
+    masked = memory.upkeep.masked_counts()
+    kinds = ", ".join(f"{n:,} {kind}" for kind, n in masked.items())
+    print(f"{'secrets':<10} {sum(masked.values()):,} masked" + (f" ({kinds})" if kinds else ""))
     if report.repaired:
         print("repaired" if report.ok else "differences remain after repair")
     elif not report.ok:
         print("run memtui doctor --repair to fix")
     if not report.ok:
         raise SystemExit(1)
+
+
+def cmd_forget(memory: Memory, args: argparse.Namespace) -> None:
+    from memtui.errors import InvalidArgument, NotConfirmed
+
+    if args.undo:
+        if args.project is None:
+            raise InvalidArgument("--undo goes with --project", "memtui forget --project P --undo")
+        lifted = memory.unforget_project(args.project)
+        print(
+            f"new sessions of {args.project} will be ingested again"
+            if lifted
+            else f"{args.project} was not forgotten: nothing to undo"
+        )
+        return
+    target = (
+        f"session {args.session}"
+        if args.session is not None
+        else f"project {args.project}"
+        if args.project is not None
+        else f"note {args.note}"
+    )
+    confirmed = args.yes
+    if not confirmed:
+        if not sys.stdin.isatty():
+            raise NotConfirmed(
+                f"forgetting {target} needs a yes", "answer at a terminal, or add --yes"
+            )
+        answer = input(f"Forget {target} for good, from every file memtui keeps? [y/N] ")
+        confirmed = answer.strip().lower() in ("y", "yes")
+        if not confirmed:
+            fail("nothing forgotten")
+    receipt = memory.forget(args.session, args.project, args.note, confirmed=True)
+    print(f"forgotten  {receipt.what} {receipt.target}")
+    print(f"sessions   {receipt.sessions:,}")
+    print(f"messages   {receipt.messages:,}")
+    print(f"notes      {receipt.notes:,}")
+    print(f"at         {receipt.at}")
+    print(f"sha256     {receipt.sha256}")
 
 
 def cmd_signals(memory: Memory, args: argparse.Namespace) -> None:
@@ -554,7 +654,7 @@ COMMANDS: dict[str, Callable[[Memory, argparse.Namespace], None]] = {
     "sessions": cmd_sessions,
     "search": cmd_search,
     "reindex": cmd_reindex,
-    "doctor": cmd_doctor,
+    "forget": cmd_forget,
     "signals": cmd_signals,
     "signal": cmd_signal,
     "inferences": cmd_inferences,

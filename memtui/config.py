@@ -35,6 +35,7 @@ class Config:
     flashback_limit: int = 3
     similar_dist: float = 0.5
     stale_days: int = 30
+    mask_secrets: bool = True  # MEMTUI_MASK_SECRETS=0: store text as written, secrets included
 
     @property
     def db_path(self) -> Path:
@@ -96,6 +97,7 @@ def load() -> Config:
         flashback_limit=_env("MEMTUI_FLASHBACK_LIMIT", int, 3),
         similar_dist=_env("MEMTUI_SIMILAR_DIST", float, 0.5),
         stale_days=_env("MEMTUI_STALE_DAYS", int, 30),
+        mask_secrets=_env("MEMTUI_MASK_SECRETS", _flag, True),
     )
 
 

@@ -25,6 +25,7 @@ TOOLS = {
     "get_recent_sessions",
     "list_projects",
     "memory_stats",
+    "forget",
 }
 CODES = ("INVALID_ARGUMENT", "NOT_FOUND", "AMBIGUOUS", "BUSY")
 
@@ -77,7 +78,8 @@ async def test_tools_have_specs_names_schemas_and_read_only_hints(server: Server
         tools = {t.name: t for t in (await client.list_tools()).tools if t.name in TOOLS}
         assert set(tools) == TOOLS
         for tool in tools.values():
-            assert tool.annotations is not None and tool.annotations.read_only_hint is True
+            assert tool.annotations is not None
+            assert tool.annotations.read_only_hint is (tool.name != "forget")
             assert tool.output_schema is not None and tool.output_schema["type"] == "object"
             assert tool.input_schema["additionalProperties"] is False
             assert 60 < len(tool.description or "") < 300  # when to call, in a sentence or two

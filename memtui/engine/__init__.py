@@ -9,6 +9,7 @@ import importlib
 from typing import TYPE_CHECKING
 
 from memtui.config import Config, load
+from memtui.engine.forget import Receipt
 from memtui.engine.notes_types import (
     AUTHORS,
     LAYERS,
@@ -68,6 +69,7 @@ from memtui.errors import (
     InvalidArgument,
     MemtuiError,
     ModelUnavailable,
+    NotConfirmed,
     NotFound,
     StoreCorrupt,
     StoreUnavailable,
@@ -132,6 +134,7 @@ __all__ = [
     "MessageView",
     "Mode",
     "ModelUnavailable",
+    "NotConfirmed",
     "NotFound",
     "Note",
     "NoteDetail",
@@ -149,6 +152,7 @@ __all__ = [
     "PastImmutable",
     "ProgressEvent",
     "ProjectInfo",
+    "Receipt",
     "Role",
     "RuleStatus",
     "RuleUserOnly",

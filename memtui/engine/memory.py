@@ -28,6 +28,7 @@ import threading
 
 from memtui.config import Config, private_dir
 from memtui.engine.context import Contexts
+from memtui.engine.forget import Forgetter, Receipt
 from memtui.engine.history import History
 from memtui.engine.inferences import Inferences
 from memtui.engine.notes import Notes
@@ -37,20 +38,25 @@ from memtui.engine.trace import Tracer
 from memtui.engine.transfer import Transfer
 from memtui.engine.upkeep import Upkeep
 from memtui.errors import MemtuiError
+from memtui.progress import OnProgress
 from memtui.store.archive import Archive
 from memtui.store.db import Readers, translated
 from memtui.store.indexes import Indexes
+from memtui.store.locks import file_lock
+from memtui.store.mask import Masker
 from memtui.store.note_index import NoteIndexes
 
 
 class Memory:
     """Opens one data dir; safe to share between threads (see the module's contract)."""
 
-    def __init__(self, config: Config) -> None:
+    def __init__(self, config: Config, *, upgrade: bool = True) -> None:
         self.config = config
         with translated(config.db_path):
             private_dir(config.data_dir)
             self._archive = Archive(config.db_path)  # creates or migrates the store first
+            # Every text stored passes this masker: transcripts at ingest, notes when saved.
+            self.masker = Masker.load(config.data_dir, config.config_dir, config.mask_secrets)
         self._readers = Readers(config.db_path)
         self._indexes: Indexes | None = None
         self._searcher: Searcher | None = None
@@ -58,14 +64,55 @@ class Memory:
         self.history = History(config.db_path, self._readers.get, self._search)
         self._note_indexes: NoteIndexes | None = None
         self.upkeep = Upkeep(
-            config, self._archive, self._index, self._readers.get, self._note_index
+            config, self._archive, self._index, self._readers.get, self.masker, self._note_index
         )
-        self.notes = Notes(config, self._readers.get, self._note_index, self._index)
+        self.notes = Notes(config, self._readers.get, self._note_index, self._index, self.masker)
         self.signals = Signals(config, self._readers.get, self._note_index)
         self.inferences = Inferences(config, self._readers.get)
         self.context = Contexts(config, self._readers.get, self._related)
         self.trace = Tracer(self._readers.get, self._note_hits, self._message_hits)
         self.transfer = Transfer(self.notes, self.inferences)
+        self._forgetter = Forgetter(config, self._archive.conn, self._index, self._note_index)
+        if upgrade:
+            self.finish_interrupted()
+
+    # -- trust: forget, and the work a crash or an upgrade left ----------------------------
+
+    def unfinished(self) -> bool:
+        """Whether a forget was interrupted, or the archive predates masking."""
+        with translated(self.config.db_path):
+            return self._forgetter.pending() or self.upkeep.upgrade_pending()
+
+    def finish_interrupted(self, on_progress: OnProgress | None = None) -> None:
+        """Finish a forget a crash interrupted, and mask an archive made before masking
+        (the constructor does, unless `upgrade=False`: the CLI then calls this with a progress
+        bar). Another process writing meanwhile has done it, or will: this one goes on."""
+        if not self.unfinished():
+            return
+        lock = file_lock(self.config.data_dir / "ingest.lock", blocking=False)
+        with translated(self.config.db_path), lock as held:
+            if not held:
+                return
+            if self._forgetter.pending():
+                self._forgetter.finish_pending()
+            if self.upkeep.upgrade_pending():
+                self.upkeep.mask_archive(on_progress, locked=True)
+
+    def forget(
+        self,
+        session_id: str | None = None,
+        project: str | None = None,
+        note_id: int | None = None,
+        *,
+        confirmed: object = False,
+    ) -> Receipt:
+        """Remove a session, a project or a note from the store, both indexes and every file
+        under the data dir, for good; refused unless `confirmed` is the boolean true."""
+        return self._forgetter.forget(session_id, project, note_id, confirmed=confirmed)
+
+    def unforget_project(self, project: str) -> bool:
+        """Ingest a forgotten project's new sessions again (its forgotten ones stay gone)."""
+        return self._forgetter.lift(project)
 
     def _index(self) -> Indexes:
         """The indexes, opened on first use: a process that only lists sessions never loads

@@ -57,6 +57,7 @@ from memtui.errors import InvalidArgument, MemtuiError, NotFound
 from memtui.store import db
 from memtui.store import notes as store
 from memtui.store.indexes import Indexes
+from memtui.store.mask import Masker
 from memtui.store.note_index import NoteIndexes, vector_text
 
 log = logging.getLogger(__name__)
@@ -111,8 +112,11 @@ class Notes:
         reader: Callable[[], sqlite3.Connection],
         index: Callable[[], NoteIndexes],
         messages: Callable[[], Indexes],
+        masker: Masker | None = None,
     ) -> None:
         self.config = config
+        # Secrets in a title or body are masked before the store sees them (store/mask.py).
+        self._mask: Callable[[str], str] = masker.mask if masker is not None else str
         self._db_path: Path = config.db_path
         self._conn = reader
         self._index = index
@@ -162,8 +166,8 @@ class Notes:
         author = note_fields.author(by)
         row = store.NoteRow(
             id=0,
-            title=note_fields.title(title),
-            body=note_fields.body(body),
+            title=self._mask(note_fields.title(title)),
+            body=self._mask(note_fields.body(body)),
             layer=note_fields.layer(layer),
             folder=note_fields.folder(folder),
             tags=note_fields.tags(tags),
@@ -225,8 +229,8 @@ class Notes:
         """Change the fields given (None: unchanged). An agent may change `state` notes only."""
         note_id = note_fields.note_id(note_id)
         author = note_fields.author(by)
-        new_title = None if title is None else note_fields.title(title)
-        new_body = None if body is None else note_fields.body(body)
+        new_title = None if title is None else self._mask(note_fields.title(title))
+        new_body = None if body is None else self._mask(note_fields.body(body))
         new_tags = None if tags is None else note_fields.tags(tags)
         new_folder = None if folder is None else note_fields.folder(folder)
         new_layer = None if layer is None else note_fields.layer(layer)
@@ -656,8 +660,8 @@ class Notes:
                 raise InvalidArgument("created and updated are required")
             return store.NoteRow(
                 note_fields.note_id(n.id, "id"),
-                note_fields.title(n.title),
-                note_fields.body(n.body),
+                self._mask(note_fields.title(n.title)),
+                self._mask(note_fields.body(n.body)),
                 layer,
                 note_fields.folder(n.folder),
                 note_fields.tags(n.tags),

@@ -6,6 +6,7 @@ import logging
 import sqlite3
 import threading
 from collections.abc import Callable
+from contextlib import nullcontext
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -15,11 +16,12 @@ from memtui.engine.types import DoctorReport, Stats
 from memtui.errors import Busy
 from memtui.ingest import pipeline, watcher
 from memtui.ingest.pipeline import IngestReport
-from memtui.progress import OnProgress, cancelled
+from memtui.progress import Meter, OnProgress, cancelled
 from memtui.store.archive import Archive
 from memtui.store.db import translated
 from memtui.store.indexes import Indexes
 from memtui.store.locks import file_lock
+from memtui.store.mask import Masker, count_markers, mask_store
 from memtui.store.note_index import NoteIndexes
 
 log = logging.getLogger(__name__)
@@ -38,9 +40,11 @@ class Upkeep:
         archive: Archive,
         indexes: Callable[[], Indexes],
         reader: Callable[[], sqlite3.Connection],
+        masker: Masker,
         notes: Callable[[], NoteIndexes] | None = None,
     ) -> None:
         self.config = config
+        self.masker = masker
         self._archive = archive
         self._indexes = indexes
         self._conn = reader
@@ -70,7 +74,9 @@ class Upkeep:
             if index and paths is None:
                 report = self._ingest_searchable(root, on_progress, cancel)
             else:
-                report = pipeline.ingest(self._archive, root, paths, on_progress, cancel)
+                report = pipeline.ingest(
+                    self._archive, root, paths, on_progress, cancel, masker=self.masker
+                )
             self._record_ingest(report)
             if index and not report.cancelled:
                 self._indexes().catch_up(on_progress, cancel)
@@ -94,7 +100,9 @@ class Upkeep:
         follower = threading.Thread(target=follow_full_text, name="fts-follow", daemon=True)
         follower.start()
         try:
-            return pipeline.ingest(self._archive, root, None, on_progress, cancel)
+            return pipeline.ingest(
+                self._archive, root, None, on_progress, cancel, masker=self.masker
+            )
         finally:
             read.set()
             follower.join()
@@ -163,6 +171,48 @@ class Upkeep:
                     after |= notes.differences()
                 return DoctorReport(store, after, repaired=True)
             return DoctorReport(store, diff, other_model=other_model)
+
+    # -- upgrades a crash or a new release left to do ---------------------------------------
+
+    def upgrade_pending(self) -> bool:
+        """Whether the store holds texts from before masking (and masking is on)."""
+        row = self._archive.conn.execute(
+            "SELECT value FROM meta WHERE key = 'mask_pending'"
+        ).fetchone()
+        return self.masker.enabled and row is not None and row[0] == "1"
+
+    def mask_archive(self, on_progress: OnProgress | None = None, locked: bool = False) -> int:
+        """Mask an archive stored before masking, in place, then rebuild both indexes from the
+        masked store (the old index files go): the migration's work, done once. Returns the
+        messages that held secrets. Another process doing it: this one waits (unless the
+        caller holds the writer's lock already, `locked`)."""
+        lock = nullcontext() if locked else file_lock(self.config.data_dir / "ingest.lock")
+        with translated(self.config.db_path), lock:
+            if not self.upgrade_pending():
+                return 0
+            conn = self._archive.conn
+            changed = mask_store(conn, self.masker, Meter("masking", on_progress))
+            if changed and (self.config.index_dir / "fts").exists():
+                self._indexes().rebuild(on_progress)
+            conn.execute("UPDATE meta SET value = '0' WHERE key = 'mask_pending'")
+            conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            log.info("masked an archive made before masking: %d messages held secrets", changed)
+            return changed
+
+    def masked_counts(self) -> dict[str, int]:
+        """How many secrets the store holds masked, by kind (never the values)."""
+        with translated(self.config.db_path):
+            conn = self._conn()
+            texts = (
+                t
+                for row in conn.execute(
+                    "SELECT text, thinking, tool_calls, tool_output FROM messages WHERE "
+                    "instr(text || thinking || tool_calls || tool_output, ?) > 0",
+                    ("\u2039secret:",),
+                )
+                for t in row
+            )
+            return dict(sorted(count_markers(texts).items()))
 
     def stats(self) -> Stats:
         with translated(self.config.db_path):

@@ -27,6 +27,7 @@ from memtui.config import setup_logging
 from memtui.errors import StoreUnavailable
 from memtui.ingest.reader import Unreadable, Work, read_all
 from memtui.store.archive import FileBatch
+from memtui.store.mask import Masker
 
 # (index of the file in the work list, one of its batches)
 log = logging.getLogger(__name__)
@@ -38,8 +39,11 @@ _DONE = "done"
 _FAILED = "failed"
 
 
-def read_elsewhere(root: Path, work: Work) -> Iterator[tuple[int, FileBatch | Unreadable]]:
-    """What `reader.read_all(root, work)` yields, read and parsed by a child process."""
+def read_elsewhere(
+    root: Path, work: Work, masker: Masker | None = None
+) -> Iterator[tuple[int, FileBatch | Unreadable]]:
+    """What `reader.read_all(root, work, masker)` yields, read, parsed and masked by a child
+    process."""
     # The child must import this very memtui, whether installed or run from a checkout.
     package_root = str(Path(memtui.__file__).resolve().parents[1])
     path = os.pathsep.join([package_root, os.environ.get("PYTHONPATH", "")])
@@ -52,7 +56,7 @@ def read_elsewhere(root: Path, work: Work) -> Iterator[tuple[int, FileBatch | Un
     )
     assert child.stdin is not None and child.stdout is not None
     try:
-        pickle.dump((root, work, _log_dir()), child.stdin, pickle.HIGHEST_PROTOCOL)
+        pickle.dump((root, work, _log_dir(), masker), child.stdin, pickle.HIGHEST_PROTOCOL)
         child.stdin.close()
         while True:
             try:
@@ -76,7 +80,7 @@ def read_elsewhere(root: Path, work: Work) -> Iterator[tuple[int, FileBatch | Un
 
 def _child(source: BinaryIO, channel: BinaryIO) -> None:
     """The reader's side: parse every file in the work list, pickle batches down the pipe."""
-    root, work, log_dir = pickle.load(source)
+    root, work, log_dir, masker = pickle.load(source)
     if log_dir is not None:
         setup_logging(log_dir)
     # Pickling holds the GIL, writing to the pipe does not: a thread writes while we parse.
@@ -87,7 +91,7 @@ def _child(source: BinaryIO, channel: BinaryIO) -> None:
         with paused_gc():
             chunk: Chunk = []
             size = 0
-            for number, batch in read_all(root, work):
+            for number, batch in read_all(root, work, masker):
                 chunk.append((number, batch))
                 size += len(batch.records) + 1
                 if size >= CHUNK_RECORDS:

@@ -14,6 +14,7 @@ from memtui.ingest.parallel import read_elsewhere
 from memtui.ingest.reader import BATCH, Unreadable, Work, read_all
 from memtui.progress import Meter, OnProgress, cancelled
 from memtui.store.archive import Archive, FileBatch
+from memtui.store.mask import Masker
 from memtui.store.records import Message
 
 log = logging.getLogger(__name__)
@@ -111,12 +112,14 @@ def ingest(
     on_progress: OnProgress | None = None,
     cancel: threading.Event | None = None,
     parallel: bool | None = None,
+    masker: Masker | None = None,
 ) -> IngestReport:
     """Bring the store up to date with `root` (or just `paths` under it).
 
     `cancel` is checked between batches; batches already written stay (each commits with its
     checkpoints), so the next run resumes. `parallel` reads in a second process; by default
-    only when there is a lot to read.
+    only when there is a lot to read. `masker` masks the secrets of every text before the
+    store sees it.
     """
     full_scan = paths is None
     if paths is None:
@@ -131,7 +134,7 @@ def ingest(
     writer = _Writer(archive, report)
     meter = Meter("transcripts", on_progress)
     with paused_gc():
-        batches = read_elsewhere(root, work) if parallel else read_all(root, work)
+        batches = read_elsewhere(root, work, masker) if parallel else read_all(root, work, masker)
         done = 0
         try:
             for number, batch in batches:

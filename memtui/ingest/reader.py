@@ -19,7 +19,8 @@ from typing import BinaryIO
 from memtui.ingest.follower import read_lines, start_state, tail_before
 from memtui.ingest.parser import parse_line
 from memtui.store.archive import FileBatch, FileState
-from memtui.store.records import Bad, Message, Title
+from memtui.store.mask import Masker
+from memtui.store.records import Bad, Message, Title, ToolCall
 
 log = logging.getLogger(__name__)
 
@@ -49,9 +50,10 @@ def fallbacks(root: Path, path: Path) -> tuple[str, str]:
 
 
 def read_file(
-    root: Path, path: Path, previous: FileState | None
+    root: Path, path: Path, previous: FileState | None, masker: Masker | None = None
 ) -> Iterator[FileBatch | Unreadable]:
-    """The new records of one file, in batches, each with the checkpoint that follows it."""
+    """The new records of one file, in batches, each with the checkpoint that follows it;
+    with `masker`, every text in them has its secrets masked."""
     name = str(path)
     try:
         f = _open_regular(name)
@@ -61,7 +63,7 @@ def read_file(
         return
     with f:
         try:
-            yield from _read_open(f, root, path, previous)
+            yield from _read_open(f, root, path, previous, masker)
         except OSError as exc:
             log.warning("stopped reading %s: %s", name, exc.strerror or exc)
             yield Unreadable(name, exc.strerror or str(exc))
@@ -81,7 +83,7 @@ def _open_regular(name: str) -> BinaryIO:
 
 
 def _read_open(
-    f: BinaryIO, root: Path, path: Path, previous: FileState | None
+    f: BinaryIO, root: Path, path: Path, previous: FileState | None, masker: Masker | None
 ) -> Iterator[FileBatch]:
     name = str(path)
     state, fresh = start_state(f, name, previous)
@@ -98,7 +100,7 @@ def _read_open(
             state.skipped += 1
             log.warning("%s:%d skipped: %s", name, line.number, record.reason)
         elif isinstance(record, Message | Title):
-            batch.append((line.number, record))
+            batch.append((line.number, masked(masker, record) if masker else record))
         if len(batch) >= BATCH:
             yield _checkpoint(f, state, end, batch, project, state.skipped - skipped_before)
             batch, skipped_before = [], state.skipped
@@ -119,8 +121,24 @@ def _checkpoint(
     return FileBatch(replace(state), batch, project, skipped)
 
 
-def read_all(root: Path, work: Work) -> Iterator[tuple[int, FileBatch | Unreadable]]:
+def read_all(
+    root: Path, work: Work, masker: Masker | None = None
+) -> Iterator[tuple[int, FileBatch | Unreadable]]:
     """The new records of every file in `work`, each batch with its file's index."""
     for number, (path, previous) in enumerate(work):
-        for batch in read_file(root, path, previous):
+        for batch in read_file(root, path, previous, masker):
             yield number, batch
+
+
+def masked(masker: Masker, record: Message | Title) -> Message | Title:
+    """The record with the secrets of every text it carries masked (in place)."""
+    if isinstance(record, Title):
+        record.title = masker.mask(record.title)
+        return record
+    mask = masker.mask
+    record.text = mask(record.text)
+    record.thinking = mask(record.thinking)
+    record.tool_output = mask(record.tool_output)
+    if record.tool_calls:
+        record.tool_calls = [ToolCall(c.name, mask(c.arg)) for c in record.tool_calls]
+    return record

@@ -298,11 +298,11 @@ def build_server(
     families: Sequence[str] = FAMILIES,
     told: str | None = None,
 ) -> Server:
-    """The server with the tool groups of `families` registered; HTTP passes its token check
-    and auth. `told`: the instructions, fixed (stdio answered the handshake with them before
-    the SDK was loaded); else they are read again for every new connection, so a rule the
-    person approves is in the next one's."""
-    from memtui.mcp import history, notes, signals
+    """The server with the tool groups of `families` registered, and `forget`; HTTP passes
+    its token check and auth. `told`: the instructions, fixed (stdio answered the handshake
+    with them before the SDK was loaded); else they are read again for every new connection,
+    so a rule the person approves is in the next one's."""
+    from memtui.mcp import forget, history, notes, signals
 
     groups = {"history": history, "notes": notes, "signals": signals}
     server = Server(engine, told or instructions(engine.config, families), token_verifier, auth)
@@ -311,4 +311,5 @@ def build_server(
     for family in FAMILIES:
         if family in families:
             groups[family].register(server)
+    forget.register(server)  # whatever is served, what it holds can be forgotten
     return server

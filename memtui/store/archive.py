@@ -47,6 +47,7 @@ class BatchResult:
     messages: int = 0  # new messages stored
     merged: int = 0  # lines folded into an existing message
     duplicates: int = 0  # lines already stored (re-read or copied by --resume)
+    forgotten: int = 0  # lines of sessions the person forgot: never stored again
 
 
 class Archive:
@@ -114,6 +115,7 @@ class Archive:
         messages = [r for b in batches for _, r in b.records if isinstance(r, Message)]
         with self._transaction():
             seen = self._seen_uuids([r.uuid for r in messages])
+            forgotten = self._forgotten({r.session_id for r in messages})
             stored = self._stored_api_ids({r.api_id for r in messages if r.api_id})
             seq = db.store_seq(self.conn)
             (next_id,) = self.conn.execute(
@@ -133,9 +135,16 @@ class Archive:
                         result.duplicates += 1
                         continue
                     seen.add(record.uuid)
+                    if record.session_id in forgotten:
+                        result.forgotten += 1
+                        continue
                     cursor = sessions.get(record.session_id)
                     if cursor is None:
-                        cursor = self._session(record, batch.fallback_project)
+                        cursor = self._session(record, batch.fallback_project, batch.state)
+                        if cursor is None:  # a new session of a project the person forgot
+                            forgotten.add(record.session_id)
+                            result.forgotten += 1
+                            continue
                         sessions[record.session_id] = cursor
                     file_sessions.add(record.session_id)
                     seq += 1
@@ -236,7 +245,22 @@ class Archive:
             seen.update(row[0] for row in rows)
         return seen
 
-    def _session(self, record: Message, fallback_project: str) -> _SessionCursor:
+    def _forgotten(self, session_ids: set[str]) -> set[str]:
+        found: set[str] = set()
+        for chunk in db.chunks(sorted(session_ids)):
+            rows = self.conn.execute(
+                "SELECT session_id FROM forgotten_sessions "
+                f"WHERE session_id IN ({db.marks(chunk)})",
+                chunk,
+            )
+            found.update(row[0] for row in rows)
+        return found
+
+    def _session(
+        self, record: Message, fallback_project: str, state: FileState
+    ) -> _SessionCursor | None:
+        """The running totals of the record's session, created if new; None when it is a new
+        session of a forgotten project (it is then forgotten too, for good)."""
         row = self.conn.execute(
             "SELECT message_count, first_ts, last_ts, last_epoch, first_prompt, git_branch "
             "FROM sessions WHERE id = ?",
@@ -245,6 +269,19 @@ class Archive:
         if row is not None:
             return _SessionCursor(*row)
         project = record.cwd or fallback_project
+        blocked = self.conn.execute(
+            "SELECT at FROM blocked_projects WHERE path = ?", (project,)
+        ).fetchone()
+        if blocked is not None:
+            self.conn.execute(
+                "INSERT OR IGNORE INTO forgotten_sessions VALUES (?, ?, ?)",
+                (
+                    record.session_id,
+                    orjson.dumps([[state.path, state.dev, state.ino]]).decode(),
+                    blocked[0],
+                ),
+            )
+            return None
         self.conn.execute("INSERT OR IGNORE INTO projects (path) VALUES (?)", (project,))
         project_id = self.conn.execute(
             "SELECT id FROM projects WHERE path = ?", (project,)
@@ -260,6 +297,11 @@ class Archive:
                 "UPDATE sessions SET custom_title = ? WHERE id = ?", (title.title, title.session_id)
             )
         elif title.leaf_uuid:
+            leaf = self.conn.execute(
+                "SELECT message_id FROM uuids WHERE uuid = ?", (title.leaf_uuid,)
+            ).fetchone()
+            if leaf is not None and leaf[0] == 0:
+                return  # a summary of a forgotten message (its uuid kept, pointing nowhere)
             self.conn.execute(
                 "INSERT OR REPLACE INTO pending_titles VALUES (?, ?)",
                 (title.leaf_uuid, title.title),

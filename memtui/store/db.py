@@ -7,7 +7,7 @@ import sqlite3
 import threading
 import time
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import TypeVar
 
@@ -184,9 +184,32 @@ MIGRATIONS: list[str] = [
     ) WITHOUT ROWID;
     CREATE INDEX error_sightings_message ON error_sightings(message_id);
     """,
+    # Trust: secrets masked in place (the engine does it when it sees mask_pending), and what
+    # the person forgot kept out for good.
+    """
+    -- A forgotten session: ingest drops its records, whichever file they come from.
+    CREATE TABLE forgotten_sessions (
+        session_id TEXT PRIMARY KEY,
+        files TEXT NOT NULL,               -- JSON list of [path, dev, ino] it was read from
+        at TEXT NOT NULL
+    ) WITHOUT ROWID;
+    -- A forgotten project: its new sessions are not ingested until the person lifts it.
+    CREATE TABLE blocked_projects (path TEXT PRIMARY KEY, at TEXT NOT NULL) WITHOUT ROWID;
+    -- A forget committed in the store whose indexes are not purged yet: finished on next start.
+    CREATE TABLE forget_pending (
+        id INTEGER PRIMARY KEY,
+        receipt TEXT NOT NULL,             -- JSON
+        message_ids TEXT NOT NULL,         -- JSON list: the documents to purge from the indexes
+        note_ids TEXT NOT NULL DEFAULT '[]'
+    );
+    INSERT OR REPLACE INTO meta VALUES ('mask_pending', '1');
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)
+# Left in the data dir when a command finds the store damaged, so that every command says so
+# (not only those that happen to read a damaged page) until `memtui doctor` has looked.
+DAMAGED_MARK = "store-damaged"
 CHUNK = 500  # ids per `IN (...)`: well under SQLite's limit on bound parameters
 
 _T = TypeVar("_T")
@@ -222,6 +245,7 @@ def connect(path: Path, *, migrate_schema: bool = True) -> sqlite3.Connection:
     simply never open a transaction that writes, so they never wait for the writer.
     """
     with translated(path):
+        _refuse_damaged(path)
         _create_private(path)
         conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
         try:
@@ -245,6 +269,19 @@ def read_only(path: Path, busy_ms: int) -> sqlite3.Connection:
     return sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=busy_ms / 1000)
 
 
+def _refuse_damaged(path: Path) -> None:
+    """A store known damaged, or a zero-byte file where an archive was (its data dir has its
+    key or indexes), is not opened: SQLite would take the empty file for a new store."""
+    if (path.parent / DAMAGED_MARK).exists():
+        raise StoreCorrupt(f"the store {path} was found damaged")
+    try:
+        empty = path.stat().st_size == 0
+    except FileNotFoundError:
+        return
+    if empty and ((path.parent / "mask.key").exists() or (path.parent / "index").exists()):
+        raise StoreCorrupt(f"the store {path} is 0 bytes: the archive it held is gone")
+
+
 def _use_wal(conn: sqlite3.Connection) -> None:
     """Switch to WAL. A new file switches once, alone: a second process opening it at that
     moment is told "locked" at once, busy_timeout or not (2 % of simultaneous first starts
@@ -266,7 +303,11 @@ def translated(path: Path) -> Iterator[None]:
     try:
         yield
     except sqlite3.DatabaseError as exc:
-        raise _translate(exc, path) from exc
+        error = _translate(exc, path)
+        if isinstance(error, StoreCorrupt):
+            with suppress(OSError):
+                (path.parent / DAMAGED_MARK).touch(mode=0o600)
+        raise error from exc
     except OSError as exc:
         raise StoreUnavailable(
             f"cannot use the data dir {path.parent}: {exc.strerror or exc}",

@@ -35,12 +35,13 @@ Measured on 200k synthetic docs (118 MB index, built in 76 s at 5k docs a commit
 
 from __future__ import annotations
 
+import json
 import logging
 import math
 import os
 import re
 import shutil
-from collections.abc import Iterable
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -205,6 +206,61 @@ class FullText:
                 # Consumes the writer: merges finish (dropping would cancel them) and Tantivy's
                 # own writer lock is freed before ours, so the next process can open a writer.
                 writer.wait_merging_threads()
+
+    def purge(self, ids: Collection[int], docs_for: Callable[[set[int]], Iterable[FtsDoc]]) -> int:
+        """Delete the documents `ids` so that no file keeps their words (forget).
+
+        Tantivy only marks a document deleted; its terms and positions stay in the segment
+        until a merge rewrites it, which the Python binding cannot ask for. So every live
+        document of each segment that holds one of `ids`, or any deleted document (an older
+        version of a changed message may be among them), is written again from the store
+        (`docs_for`) into a new segment; the old segments, left with no live document, are
+        dropped at the commit and their files removed. Returns the documents rewritten."""
+        with file_lock(self._lock):
+            self._index.reload()
+            searcher = self._index.searcher()
+            targets = set(ids)
+            hits = searcher.search(Query.all_query(), max(searcher.num_docs, 1)).hits
+            addrs = [addr for _, addr in hits]
+            owners = searcher.fast_field_values("message_id", addrs) if addrs else []
+            dirty = self._segments_with_deletes(searcher, addrs)
+            dirty |= {a.segment_ord for a, i in zip(addrs, owners, strict=True) if i in targets}
+            kept = {
+                int(i)
+                for a, i in zip(addrs, owners, strict=True)
+                if a.segment_ord in dirty and i not in targets
+            }
+            writer = self._index.writer(_WRITER_HEAP, _WRITER_THREADS)
+            try:
+                gone = sorted(targets | kept)
+                if gone:
+                    writer.delete_documents_by_query(
+                        Query.term_set_query(self._schema, "message_id", gone)
+                    )
+                for d in docs_for(kept):
+                    writer.add_document(self._document(d))
+                writer.commit()
+                writer.garbage_collect_files()
+            finally:
+                writer.wait_merging_threads()
+            return len(kept)
+
+    def _segments_with_deletes(self, searcher: tantivy.Searcher, addrs: list) -> set[int]:
+        """The ordinals of segments holding deleted documents, from meta.json (in the
+        searcher's segment order). If the live counts disagree with the searcher's, every
+        segment counts: rewriting too much is slow, too little leaves words behind."""
+        segments = json.loads(self._meta.read_text())["segments"]
+        live: dict[int, int] = {}
+        for a in addrs:
+            live[a.segment_ord] = live.get(a.segment_ord, 0) + 1
+        out = set()
+        for ord_, seg in enumerate(segments):
+            deleted = (seg.get("deletes") or {}).get("num_deleted_docs", 0)
+            if seg["max_doc"] - deleted != live.get(ord_, 0):
+                return set(range(max(len(segments), searcher.num_segments)))
+            if deleted:
+                out.add(ord_)
+        return out
 
     def clear(self) -> None:
         with file_lock(self._lock):

@@ -30,7 +30,7 @@ import numpy as np
 from memtui.bulk import paused_gc
 from memtui.progress import Meter, OnProgress, cancelled
 from memtui.store import db
-from memtui.store.embed import Embedder
+from memtui.store.embed import Embedder, describe
 from memtui.store.fts import FtsDoc, FullText
 from memtui.store.health import IndexHealth
 from memtui.store.locks import file_lock
@@ -47,6 +47,9 @@ SAVE_AFTER = 300.0
 # Rows a search may embed on its own path (~1 ms each): a reader process that is further
 # behind searches the vectors it has, and the ingester's next snapshot brings it up to date.
 QUERY_CATCHUP = 32
+# Vectors a long catch-up embeds before it saves a snapshot and keeps going (bench/README.md:
+# the cold index's peak memory).
+SPILL = 100_000
 
 # What each index holds (measured choices: bench/README.md).
 # - Full text: every turn, tool output included; meta lines (caveats, command wrappers) are noise.
@@ -86,16 +89,6 @@ def _set_mark(conn: sqlite3.Connection, key: str, value: int) -> None:
     conn.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, str(value)))
 
 
-def _plausible(conn: sqlite3.Connection, where: str, mark: int, have: int) -> bool:
-    """Whether an index holding `have` rows can be the one its mark says: at least the rows
-    at or below the mark (a row changed since may already be in it), at most all of them."""
-    (least,) = conn.execute(
-        f"SELECT count(*) FROM messages m WHERE m.seq <= ? AND {where}", (mark,)
-    ).fetchone()
-    (most,) = conn.execute(f"SELECT count(*) FROM messages m WHERE {where}").fetchone()
-    return least <= have <= most
-
-
 class Indexes:
     """Tantivy and hnswlib over one data dir, with their catch-up from the store."""
 
@@ -108,11 +101,12 @@ class Indexes:
         self._model = model
         self._embedder: Embedder | None = None
         self._vectors: Vectors | None = None
-        self._lock = threading.RLock()
+        self._lock = threading.RLock()  # held by a catch-up, a save, a repair
+        self._opening = threading.RLock()  # opening the model and the vectors, for a search too
         self._saved_at = 0.0  # monotonic time of this process's last vector snapshot
-        # Whether this process has checked that each index holds what its mark says. Once is
-        # enough: the counts scan the store (~0.5 s at 200k messages), and an index is torn by
-        # a crash or a deleted folder, both seen at the next start.
+        # Whether this process has checked that each index can hold what its mark says. Once
+        # is enough: an index is torn by a deleted folder or a replaced store, both seen at the
+        # next start.
         self._checked = False
 
     def close(self) -> None:
@@ -120,18 +114,20 @@ class Indexes:
 
     @property
     def embedder(self) -> Embedder:
-        if self._embedder is None:
-            self._embedder = Embedder(self._model)
-        return self._embedder
+        with self._opening:
+            if self._embedder is None:
+                self._embedder = Embedder(self._model)
+            return self._embedder
 
     @property
     def vectors(self) -> Vectors:
-        """Loaded on first use: a process that never asks for meaning never pays for the model."""
-        with self._lock:
+        """Loaded on first use: a process that never asks for meaning never pays for the model.
+        Opening maps the newest snapshot's codes, and never waits for a catch-up."""
+        with self._opening:
             if self._vectors is None:
-                self._vectors = Vectors(
-                    self.root / "vectors", self.embedder.dim, self.embedder.identity
-                )
+                known = describe(self._model) if self._embedder is None else None
+                dim, identity = known or (self.embedder.dim, self.embedder.identity)
+                self._vectors = Vectors(self.root / "vectors", dim, identity)
             return self._vectors
 
     @property
@@ -262,14 +258,20 @@ class Indexes:
                 vectors.clear()
 
     def _fts_torn(self, conn: sqlite3.Connection, mark: int) -> bool:
-        """Whether full text does not hold what its mark says (a deleted or torn index)."""
-        return bool(mark) and not _plausible(conn, "m." + _FTS_WHERE, mark, self.fts.doc_count())
+        """Whether full text cannot be what its mark says: emptied (a deleted folder) or
+        ahead of the store (a store replaced under it). Tantivy commits whole, so this needs
+        no count over the store (which reads every row: seconds at a million messages);
+        `memtui doctor` compares the contents."""
+        return bool(mark) and (self.fts.doc_count() == 0 or mark > store_seq(conn))
 
     def _vectors_torn(self, vectors: Vectors) -> bool:
+        """Whether the vectors cannot be what their mark says: ahead of the store (a store
+        replaced under them). A snapshot is written whole and renamed into place, and a
+        damaged one is skipped for the next older, so no count over the store is needed."""
         return (
             bool(vectors.watermark)
             and not vectors.foreign
-            and not _plausible(self.conn, VECTOR_WHERE, vectors.watermark, len(vectors))
+            and vectors.watermark > store_seq(self.conn)
         )
 
     def _fill_vectors(
@@ -290,6 +292,11 @@ class Indexes:
             ).fetchall()
             mark = rows[-1][2] if len(rows) == BATCH else target
             self._embed(vectors, rows, mark)
+            if vectors.unsaved >= SPILL:
+                # Saved as it goes: memory holds hnswlib's graph and at most SPILL vectors
+                # beside it, not a second copy of everything embedded.
+                vectors.save(keep_graph=mark < target)
+                self._saved_at = time.monotonic()
             meter(mark - start, target - start)
 
     def save_vectors(self, force: bool = False) -> None:
@@ -308,15 +315,25 @@ class Indexes:
     def vectors_ready(self) -> bool:
         """Before a search: embed the few rows since our mark. True when the vectors can
         answer: caught up, or behind but not empty (newer messages are then found by full
-        text alone). False while this process's writer is busy with them: a search never
-        waits for a writer."""
+        text alone). A search never waits for a writer: while this process's catch-up holds
+        them, it searches what they hold."""
         if not self._lock.acquire(blocking=False):
-            return False
+            # A catch-up (this process's follower or ingest) holds the vectors: search the
+            # snapshot and what it embedded so far rather than fall back to full text.
+            return self._writer_busy_vectors()
         try:
             ready = self.catch_up_vectors(limit=QUERY_CATCHUP)
             return ready or (len(self.vectors) > 0 and not self.vectors.foreign)
         finally:
             self._lock.release()
+
+    def _writer_busy_vectors(self) -> bool:
+        """Whether the vectors can answer while this process's writer works on them: opened
+        (or opened now, from the newest snapshot), not empty, this model's, and not far
+        ahead of their snapshot (a search scores everything unsaved exactly: while a large
+        backlog is embedded, full text answers alone and says so)."""
+        vectors = self._vectors or self.vectors
+        return len(vectors) > 0 and not vectors.foreign and vectors.unsaved <= SNAPSHOT_EVERY
 
     # -- upkeep ----------------------------------------------------------------------------
 
@@ -391,7 +408,8 @@ class Indexes:
                 vec_have = vectors.ids()
                 wrong = vec_have & vec_want
             else:
-                self.catch_up_vectors()
+                # What the index on disk holds (with this process's own additions), not what a
+                # catch-up here would make of it: a deleted or torn index must show as such.
                 vec_have = vectors.ids()
                 wrong = self._wrong_vectors(vec_want & vec_have)
         fts_have = self.fts.ids()
@@ -424,7 +442,10 @@ class Indexes:
         vec_missing, vec_extra = diff["vectors"]
         with self._lock:
             vectors = self.vectors
-            if vectors.foreign:  # every vector is wrong: embed them all again
+            if vectors.foreign or not len(vectors) or self._vectors_torn(vectors):
+                # Every vector wrong, or none there: embed them all again, from the start.
+                if not vectors.foreign:
+                    vectors.clear()
                 self.catch_up_vectors()
                 self.save_vectors(force=True)
                 return
@@ -436,6 +457,28 @@ class Indexes:
             self._embed(vectors, rows, vectors.watermark)
             if vec_missing or vec_extra:
                 self.save_vectors(force=True)
+
+    def forget(self, ids: set[int]) -> None:
+        """Remove forgotten messages from both indexes so that no index file keeps them: the
+        full-text segments that held them are rewritten without them, and a new vector
+        snapshot, with their vectors zeroed, replaces the old ones. The store has already
+        lost the rows (and moved its sequence on, so other processes reload)."""
+        with file_lock(self.root / "sync.lock"):
+            for leftover in ("fts.damaged", "fts.old", "fts.new"):  # copies of old contents
+                shutil.rmtree(self.root / leftover, ignore_errors=True)
+            self.fts.purge(
+                ids,
+                lambda kept: [
+                    _fts_doc(r) for r in self._rows(_FTS_ROWS.format("m.id IN ({})"), kept)
+                ],
+            )
+        with self._lock:
+            vectors = self.vectors
+            vectors.reload_if_newer()
+            vectors.remove(ids)
+            if not vectors.foreign:
+                self.catch_up_vectors()
+            self.save_vectors(force=True)
 
     def _embed(self, vectors: Vectors, rows: list[sqlite3.Row], mark: int) -> None:
         """Embed (id, text) rows into `vectors`, which then cover the store up to `mark`."""

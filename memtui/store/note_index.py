@@ -258,6 +258,21 @@ class NoteIndexes:
                 return None
             return self.vectors.vectors(np.array([note_id], dtype=np.int64))[0]
 
+    def forget(self, ids: set[int]) -> None:
+        """Remove forgotten notes so that no index file keeps them (engine/forget.py): the
+        full-text segments that held them rewritten without them, a new vector snapshot with
+        their vectors zeroed. The store has already lost the rows."""
+        with self._lock, self._fts_lock:
+            with file_lock(self.root / "sync.lock"):
+                self.fts.purge(
+                    ids, lambda kept: [_doc(r) for r in store.index_rows(self._fts_conn, kept)]
+                )
+            vectors = self.vectors
+            vectors.reload_if_newer()
+            vectors.remove(ids)
+            self.catch_up_vectors()
+            self.save_vectors(force=True)
+
     # -- upkeep ------------------------------------------------------------------------------
 
     def rebuild(self) -> None:

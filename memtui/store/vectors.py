@@ -1,30 +1,41 @@
 """Message vectors (cosine). Derived from the SQLite store and rebuildable.
 
-Snapshots are hnswlib index files named for the store sequence number they cover and the
-model that embedded them, `vectors-<watermark>-<model>.hnsw` (`embed.model_identity`),
-written under a temp name and renamed into place, so a reader only ever sees complete files;
-a reader that cannot read the newest falls back to the next older one. Vectors of another
-model (or of a file from before names carried one) are `foreign`: they are not added to,
-and the ingester embeds everything again.
+A snapshot is two files named for the store sequence number they cover and the model that
+embedded them (`embed.model_identity`):
+
+- `vectors-<watermark>-<model>.hnsw`: hnswlib's index file (graph and float vectors);
+- `vectors-<watermark>-<model>.codes`: what a search reads first, derived from that file: the
+  live labels in order, the row of each in the .hnsw file, and a binary code of each vector
+  (the sign of each coordinate of the vector, centred and rotated, twice the width in bits).
+
+Both are written under temp names and renamed into place, the codes first, so a reader only
+ever sees complete files; the codes record the .hnsw file's inode and size, so a pair that
+does not belong together is never used. A reader that cannot read the newest falls back to
+the next older snapshot, and derives the codes of a snapshot that has none (written before
+they existed). Vectors of another model (or of a file from before names carried one) are
+`foreign`: they are not added to, and the ingester embeds everything again.
 
 A process maps the newest snapshot read-only and keeps only what it added since (`_Delta`)
-in its own memory. Searches score exactly: one matrix-vector product over the mapping
-(78k vectors: ~9 ms) plus the delta. The mapping is the page cache's, shared by every
-memtui process on the data dir (the TUI and one MCP server per Claude Code window), so a
-fifth process costs its delta, not another copy of the index. hnswlib's graph is loaded
-into a process's memory only to write a snapshot (the ingester) or to search an index too
-large to score exactly (`_EXACT_INDEX`).
+in its own memory. A search counts the differing bits of every code (one pass over 96 bytes
+a vector), takes the closest share as a shortlist and scores that exactly from the float
+vectors, plus the delta exactly; a small snapshot is scored exactly whole. Both files are
+the page cache's, shared by every memtui process on the data dir (the TUI and one MCP
+server per Claude Code window): opening a snapshot reads its small header, and a search
+touches the codes and the rows it rescores, not the whole file. hnswlib's graph is loaded
+into a process's memory only to write a snapshot. bench/README.md has the figures.
 """
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import struct
 import threading
-from collections.abc import Callable, Collection, Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import BinaryIO
 
 import hnswlib
 import numpy as np
@@ -32,40 +43,66 @@ import numpy as np
 from memtui.store.locks import file_lock
 
 _SNAPSHOT = re.compile(r"vectors-(\d{12})(?:-([0-9a-f]{16}))?\.hnsw")
+_CODES_FILE = re.compile(r"vectors-(\d{12})(?:-([0-9a-f]{16}))?\.codes")
 _M = 16
 # 64 builds 200k x 384 random vectors in ~80 s on 2 threads (100: ~125 s) and loses under 1%
 # recall@10 on clustered data.
 _EF_CONSTRUCTION = 64
-# Raised to k when more are asked for. Static-model vectors crowd together, and at ef 96 the
-# graph missed half the true neighbours on bench/quality.py; 400 finds nearly all (~1 ms).
-_EF_SEARCH = 400
-# On an index past _EXACT_INDEX, an allowed set is still scored exactly when it is small both
-# in size and as a share of the index: hnswlib's filter slows as the share falls (200k index,
-# 1k/5k/20k allowed: 108/33/10 ms).
-_BRUTE_FORCE_MAX = 10_000
-_BRUTE_FORCE_SHARE = 0.1
-# Up to this many vectors every search is exact: the graph misses true neighbours among
-# static-model vectors (bench/quality_results.md), and exact scoring of the mapped snapshot
-# takes ~1 ms per 10k vectors with no private copy of the index. Past it (about 1.2M
-# messages) the graph answers, loaded on first use.
-_EXACT_INDEX = 500_000
 _ADD_THREADS = 2
+_ADD_CHUNK = 20_000  # vectors handed to hnswlib at once: no copy of a whole delta
+
+# The shortlist scored exactly after the codes: the largest of these. Static-model vectors
+# crowd together, so it grows with the snapshot, as its square root: the share of a snapshot
+# that holds the true top 10 fell as snapshots grew (78k real vectors: 5% for recall@10 0.99,
+# 20k: 10%). bench/bench_million.py measures recall@10 against exact scoring on held-back
+# queries; bench/README.md has the figures.
+_SHORTLIST_SCALE = 14.0  # x sqrt(vectors): 78k -> 3,900 scored exactly, 480k -> 9,700
+_SHORTLIST_MIN = 2_000
+_SHORTLIST_PER_HIT = 8
+_HAMMING_BLOCK = 32_768  # codes per pass: the working buffers stay in the CPU's cache
+_READ_ROWS = 4_096  # .hnsw rows read at a time when deriving codes
 
 # hnswlib's file header (hnswalg.h saveIndex): offsetLevel0, max_elements, cur_element_count,
 # size_data_per_element, label_offset, offsetData, maxlevel, enterpoint, maxM, maxM0, M, mult,
 # ef_construction.
 _HEADER = struct.Struct("<6QiI3QdQ")
+# The codes file: magic, version, dim, 64-bit words per code, live vectors, the .hnsw file's
+# element count, size and inode; then the centre (dim float32), the rotation (dim x bits
+# float32), the live labels (int64, sorted), their rows (int64), the codes (words x live).
+_CODES_MAGIC = b"memtuiVC"
+_CODES_VERSION = 1
+_CODES_HEADER = struct.Struct("<8sIIIIQQQQ")
 
 
 @dataclass(slots=True)
 class _Mapped:
-    """A snapshot file mapped read-only: gathering rows here is plain numpy, while hnswlib's
-    get_items builds Python floats (~30 us a vector)."""
+    """A snapshot mapped read-only: its codes file whole, its .hnsw file for the rows a
+    search rescores."""
 
     path: Path
     labels: np.ndarray  # live labels, sorted
-    rows: np.ndarray  # the file row of each
-    vecs: np.ndarray  # (rows, dim) float32, normalised by hnswlib, a view into the file
+    rows: np.ndarray  # the .hnsw row of each
+    codes: np.ndarray  # (words, live) uint64, column i the code of labels[i]
+    centre: np.ndarray  # (dim,) float32
+    rotation: np.ndarray  # (dim, bits) float32
+    vecs: np.ndarray  # (rows, dim) float32, normalised by hnswlib, a view into the .hnsw file
+
+    def encode(self, vecs: np.ndarray) -> np.ndarray:
+        return _encode(vecs, self.centre, self.rotation)
+
+    def positions(self, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """For each id: its position in `labels`, and whether it is there."""
+        at = np.searchsorted(self.labels, ids)
+        found = at < len(self.labels)
+        found[found] = self.labels[at[found]] == ids[found]
+        return at, found
+
+
+class _NoCodes(ValueError):
+    """A readable .hnsw file whose codes file is missing or is not its own."""
+
+
+_BLOCK = 16_384  # delta rows per block: growing never copies what is there
 
 
 @dataclass(slots=True)
@@ -73,32 +110,60 @@ class _Delta:
     """Vectors added or replaced since the mapped snapshot, in this process's memory."""
 
     dim: int
-    rows: dict[int, int] = field(default_factory=dict)  # id -> row in vecs
-    vecs: np.ndarray = field(init=False)
+    rows: dict[int, int] = field(default_factory=dict)  # id -> row
+    blocks: list[np.ndarray] = field(default_factory=list)
     used: int = 0
 
-    def __post_init__(self) -> None:
-        self.vecs = np.zeros((0, self.dim), dtype=np.float32)
+    def __len__(self) -> int:
+        return len(self.rows)
 
     def put(self, ids: np.ndarray, vecs: np.ndarray) -> None:
-        new = [i for i in dict.fromkeys(ids.tolist()) if i not in self.rows]
-        if self.used + len(new) > len(self.vecs):
-            size = max(self.used + len(new), 2 * len(self.vecs), 64)
-            grown = np.zeros((size, self.dim), dtype=np.float32)
-            grown[: self.used] = self.vecs[: self.used]
-            self.vecs = grown
-        for i in new:
-            self.rows[i] = self.used
-            self.used += 1
-        at = np.fromiter((self.rows[i] for i in ids.tolist()), dtype=np.int64, count=len(ids))
-        self.vecs[at] = vecs
+        for i in ids.tolist():
+            if i not in self.rows:
+                self.rows[i] = self.used
+                self.used += 1
+        while len(self.blocks) * _BLOCK < self.used:
+            self.blocks.append(np.zeros((_BLOCK, self.dim), dtype=np.float32))
+        at = self._at(ids)
+        for b, sel in self._by_block(at):
+            self.blocks[b][at[sel] % _BLOCK] = vecs[sel]
 
     def discard(self, i: int) -> None:
         self.rows.pop(i, None)  # its row stays unused until the next snapshot
 
     def get(self, ids: np.ndarray) -> np.ndarray:
-        at = np.fromiter((self.rows[i] for i in ids.tolist()), dtype=np.int64, count=len(ids))
-        return self.vecs[at]
+        at = self._at(ids)
+        out = np.empty((len(ids), self.dim), dtype=np.float32)
+        for b, sel in self._by_block(at):
+            out[sel] = self.blocks[b][at[sel] % _BLOCK]
+        return out
+
+    def ids(self) -> np.ndarray:
+        return np.fromiter(self.rows, dtype=np.int64, count=len(self.rows))
+
+    def similarities(self, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Every id here and its vector's dot product with `q`, block by block."""
+        if not self.rows:
+            return np.empty(0, np.int64), np.empty(0, np.float32)
+        sims = np.concatenate([block @ q for block in self.blocks])
+        at = np.fromiter(self.rows.values(), dtype=np.int64, count=len(self.rows))
+        return self.ids(), sims[at]
+
+    def chunks(self) -> Iterable[tuple[np.ndarray, np.ndarray]]:
+        """(ids, vectors) of everything here, _ADD_CHUNK at a time."""
+        ids = self.ids()
+        for start in range(0, len(ids), _ADD_CHUNK):
+            part = ids[start : start + _ADD_CHUNK]
+            yield part, self.get(part)
+
+    def _at(self, ids: np.ndarray) -> np.ndarray:
+        return np.fromiter((self.rows[i] for i in ids.tolist()), dtype=np.int64, count=len(ids))
+
+    @staticmethod
+    def _by_block(at: np.ndarray) -> Iterable[tuple[int, np.ndarray]]:
+        blocks = at // _BLOCK
+        for b in np.unique(blocks).tolist():
+            yield b, blocks == b
 
 
 class Vectors:
@@ -111,14 +176,18 @@ class Vectors:
         self._dim = dim
         self.model = model
         self.made_by: str | None = model  # the model of the contents; None: not recorded
-        self._mutex = threading.Lock()  # a reload swaps the snapshot under a running query
+        # Searches hold _mutex, only while they read; changes hold _writing throughout and
+        # _mutex only while they change what a search reads, so a search never waits for
+        # hnswlib's graph to be built or a snapshot to be written.
+        self._mutex = threading.Lock()
+        self._writing = threading.RLock()
         self.watermark = 0  # store sequence number the contents cover
         self.saved_watermark = 0  # ... and the snapshot this process last loaded or wrote
         self._mapped: _Mapped | None = None
         self._delta = _Delta(dim)
         self._removed: set[int] = set()  # snapshot labels deleted since
-        self._live: set[int] = set()
-        self._graph: hnswlib.Index | None = None  # when loaded, it holds exactly _live
+        self._count = 0  # live vectors
+        self._graph: hnswlib.Index | None = None  # when loaded, it holds exactly the live ones
         if load:
             self._load_newest(above=-1)
 
@@ -127,27 +196,33 @@ class Vectors:
         """Whether the contents were embedded by another model than this process's."""
         return self.made_by != self.model
 
+    @property
+    def unsaved(self) -> int:
+        """Vectors added or replaced since the snapshot this process last loaded or wrote."""
+        return len(self._delta)
+
     def add(self, ids: np.ndarray, vecs: np.ndarray, watermark: int) -> None:
         """Add or replace vectors (L2-normalised float32, one row per id)."""
         if self.foreign:
             raise ValueError("these vectors come from another model: clear them first")
         ids = np.asarray(ids, dtype=np.int64)
         vecs = np.asarray(vecs, dtype=np.float32).reshape(len(ids), self._dim)
-        with self._mutex:
-            if len(ids):
-                self._delta.put(ids, vecs)
-                self._live.update(ids.tolist())
-                self._removed.difference_update(ids.tolist())
-                if self._graph is not None:
-                    _graph_add(self._graph, ids, vecs)
-            self.watermark = watermark
+        with self._writing:
+            with self._mutex:
+                if len(ids):
+                    self._count += len(np.unique(ids[~self._live_mask(ids)]))
+                    self._delta.put(ids, vecs)
+                    self._removed.difference_update(ids.tolist())
+                self.watermark = watermark
+            if len(ids) and self._graph is not None:
+                _graph_add(self._graph, ids, vecs)
 
     def remove(self, ids: Iterable[int]) -> None:
-        with self._mutex:
+        with self._writing, self._mutex:
             for i in ids:
-                if i not in self._live:
+                if not self._is_live(i):
                     continue
-                self._live.discard(i)
+                self._count -= 1
                 self._delta.discard(i)
                 if self._in_snapshot(i):
                     self._removed.add(i)
@@ -156,9 +231,10 @@ class Vectors:
 
     def clear(self) -> None:
         """Forget everything, in memory and on disk (a rebuild starts from nothing)."""
-        with file_lock(self._path / "write.lock"), self._mutex:
-            for _, _, snapshot in self._snapshots():
-                snapshot.unlink(missing_ok=True)
+        with file_lock(self._path / "write.lock"), self._writing, self._mutex:
+            for f in self._path.iterdir():
+                if _SNAPSHOT.fullmatch(f.name) or _CODES_FILE.fullmatch(f.name):
+                    f.unlink(missing_ok=True)
             self._reset(None, self.model)
             self.watermark = self.saved_watermark = 0
 
@@ -166,41 +242,54 @@ class Vectors:
         self, vec: np.ndarray, k: int, allowed: Collection[int] | None = None
     ) -> list[tuple[int, float]]:
         """(id, cosine distance), nearest first; only ids in `allowed` when given."""
-        query = np.asarray(vec, dtype=np.float32).reshape(1, self._dim)
+        query = np.asarray(vec, dtype=np.float32).reshape(self._dim)
+        q = query / (np.linalg.norm(query) or 1.0)
         with self._mutex:
-            candidates = self._live if allowed is None else self._live.intersection(allowed)
-            k = min(k, len(candidates))
-            if k <= 0:
-                return []
-            small = len(candidates) <= min(_BRUTE_FORCE_MAX, len(self._live) * _BRUTE_FORCE_SHARE)
-            if not small and len(self._live) > _EXACT_INDEX:
-                try:
-                    return self._knn(query, k, None if allowed is None else candidates.__contains__)
-                except RuntimeError:
-                    pass  # fewer than k reachable through the graph: score them all instead
-            return self._exact(query, k, None if allowed is None else candidates)
+            if allowed is None:
+                ids, sims = self._all_similarities(q, k)
+            else:
+                wanted = np.fromiter(allowed, dtype=np.int64, count=len(allowed))
+                ids, sims = self._similarities(np.unique(wanted), q, k)
+        k = min(k, len(ids))
+        if k <= 0:
+            return []
+        top = np.argpartition(-sims, k - 1)[:k]
+        top = top[np.argsort(-sims[top], kind="stable")]
+        return [(int(ids[i]), float(1.0 - sims[i])) for i in top]
 
-    def save(self) -> None:
-        """Write a snapshot for the current watermark and drop older ones."""
+    def save(self, *, keep_graph: bool = False) -> None:
+        """Write a snapshot for the current watermark and drop older ones. `keep_graph`: keep
+        hnswlib's graph in memory for the next save (a long catch-up saves as it goes)."""
         with file_lock(self._path / "write.lock"):
             for stale in self._path.glob(".vectors-*.tmp"):  # a crashed save's leftovers
                 stale.unlink(missing_ok=True)
-            with self._mutex:
+            with self._writing:
                 watermark = self.watermark
                 target = self._path / f"vectors-{watermark:012d}-{self.model}.hnsw"
                 tmp = self._path / f".vectors-{watermark:012d}.{os.getpid()}.tmp"
-                self._load_graph().save_index(str(tmp))
-                with open(tmp, "rb") as f:
-                    os.fsync(f.fileno())
+                codes_tmp = self._path / f".vectors-{watermark:012d}.{os.getpid()}.codes.tmp"
+                graph = self._load_graph()
+                graph.save_index(str(tmp))
+                _scrub(tmp, self._dim)
+                _fsync(tmp)
+                _write_codes(tmp, codes_tmp, self._dim)
+                os.replace(codes_tmp, target.with_suffix(".codes"))
                 os.replace(tmp, target)
                 _fsync_dir(self._path)
-                # The graph is dropped: the next save loads it again from this file, so a
-                # process that once ingested does not keep a private copy of the index.
-                self._reset(_map(target, self._dim), self.model)
+                mapped = _map(target, self._dim)
+                with self._mutex:
+                    self._reset(mapped, self.model)
+                # Else dropped: the next save loads it again from this file, so a process that
+                # once ingested does not keep a private copy of the index.
+                self._graph = graph if keep_graph else None
             self.saved_watermark = watermark
             for mark, _, snapshot in self._snapshots():
                 if mark <= watermark and snapshot != target:
                     snapshot.unlink(missing_ok=True)
+                    snapshot.with_suffix(".codes").unlink(missing_ok=True)
+            for f in self._path.iterdir():  # codes whose .hnsw never came (a crash between)
+                if _CODES_FILE.fullmatch(f.name) and not f.with_suffix(".hnsw").exists():
+                    f.unlink(missing_ok=True)
 
     def reload_if_newer(self) -> bool:
         """Map the newest readable snapshot that covers more than memory does, or as much in
@@ -221,14 +310,18 @@ class Vectors:
 
     def ids(self) -> set[int]:
         with self._mutex:
-            return set(self._live)
+            found = set(self._delta.rows)
+            if self._mapped is not None:
+                found.update(self._mapped.labels.tolist())
+            return found - (self._removed - self._delta.rows.keys())
 
     def live_among(self, ids: Collection[int]) -> set[int]:
+        wanted = np.fromiter(ids, dtype=np.int64, count=len(ids))
         with self._mutex:
-            return self._live.intersection(ids)
+            return set(wanted[self._live_mask(wanted)].tolist())
 
     def __len__(self) -> int:
-        return len(self._live)
+        return self._count
 
     def size_bytes(self) -> int:
         return sum(f.stat().st_size for f in self._path.iterdir() if f.is_file())
@@ -242,7 +335,7 @@ class Vectors:
         self.made_by = made_by
         self._delta = _Delta(self._dim)
         self._removed = set()
-        self._live = set() if mapped is None else set(mapped.labels.tolist())
+        self._count = 0 if mapped is None else len(mapped.labels)
         self._graph = None
 
     def _in_snapshot(self, i: int) -> bool:
@@ -252,81 +345,91 @@ class Vectors:
         at = int(np.searchsorted(m.labels, i))
         return at < len(m.labels) and int(m.labels[at]) == i
 
+    def _is_live(self, i: int) -> bool:
+        return i in self._delta.rows or (i not in self._removed and self._in_snapshot(i))
+
+    def _live_mask(self, ids: np.ndarray) -> np.ndarray:
+        """Which of `ids` are live (in the delta, or in the snapshot and not removed)."""
+        live = np.array([i in self._delta.rows for i in ids.tolist()], dtype=bool)
+        if self._mapped is not None:
+            _, found = self._mapped.positions(ids)
+            if self._removed:
+                found &= ~np.isin(ids, self._removed_array())
+            live |= found
+        return live
+
+    def _removed_array(self) -> np.ndarray:
+        return np.fromiter(self._removed, dtype=np.int64, count=len(self._removed))
+
     def _load_graph(self) -> hnswlib.Index:
         """hnswlib's graph of the live vectors: the snapshot's, with what changed since."""
         if self._graph is None:
             graph = hnswlib.Index(space="cosine", dim=self._dim)
             if self._mapped is not None:
-                graph.load_index(str(self._mapped.path), max_elements=len(self._live) + 1024)
+                graph.load_index(str(self._mapped.path), max_elements=self._count + 1024)
                 for i in self._removed:
                     graph.mark_deleted(i)
             else:
-                graph.init_index(len(self._live) + 1024, M=_M, ef_construction=_EF_CONSTRUCTION)
-            fresh = np.fromiter(self._delta.rows, dtype=np.int64, count=len(self._delta.rows))
-            if len(fresh):
-                _graph_add(graph, fresh, self._delta.get(fresh))
+                graph.init_index(self._count + 1024, M=_M, ef_construction=_EF_CONSTRUCTION)
+            for ids, vecs in self._delta.chunks():
+                _graph_add(graph, ids, vecs)
             self._graph = graph
         return self._graph
 
-    def _knn(
-        self, query: np.ndarray, k: int, filt: Callable[[int], bool] | None
-    ) -> list[tuple[int, float]]:
-        graph = self._load_graph()
-        graph.set_ef(max(_EF_SEARCH, k))
-        labels, dists = graph.knn_query(query, k=k, num_threads=1, filter=filt)
-        return list(zip(labels[0].tolist(), dists[0].tolist(), strict=True))
+    def _shortlist(self, n: int, k: int) -> int:
+        return max(
+            _SHORTLIST_MIN, _SHORTLIST_PER_HIT * k, math.ceil(_SHORTLIST_SCALE * math.sqrt(n))
+        )
 
-    def _exact(
-        self, query: np.ndarray, k: int, candidates: set[int] | None
-    ) -> list[tuple[int, float]]:
-        """The k nearest of `candidates` (None: every live vector), scored exactly."""
-        q = query[0] / (np.linalg.norm(query[0]) or 1.0)
-        if candidates is None:
-            ids, sims = self._all_similarities(q)
-        else:
-            ids = np.fromiter(candidates, dtype=np.int64, count=len(candidates))
-            sims = self._similarities(ids, q)
-        k = min(k, len(ids))
-        top = np.argpartition(-sims, k - 1)[:k]
-        top = top[np.argsort(-sims[top])]
-        return [(int(ids[i]), float(1.0 - sims[i])) for i in top]
-
-    def _changed(self) -> np.ndarray:
-        """Ids whose snapshot vector no longer counts: replaced in the delta, or removed."""
-        delta = np.fromiter(self._delta.rows, dtype=np.int64, count=len(self._delta.rows))
-        removed = np.fromiter(self._removed, dtype=np.int64, count=len(self._removed))
-        return np.concatenate([delta, removed])
-
-    def _all_similarities(self, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Every live id and its similarity to `q`: one pass over the mapped snapshot (rows
-        read in order: 78k vectors ~9 ms) and one over the delta, no Python-level loop."""
-        fresh = np.fromiter(self._delta.rows, dtype=np.int64, count=len(self._delta.rows))
-        ids, sims = [fresh], [self._delta.get(fresh) @ q]
+    def _all_similarities(self, q: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+        """Live ids and their similarity to `q`: every one in the delta, and in the snapshot
+        either every one (small) or the shortlist of the closest codes."""
+        ids, sims = self._delta.similarities(q)
         m = self._mapped
-        if m is not None:
-            kept = ~np.isin(m.labels, self._changed())
-            ids.append(m.labels[kept])
-            sims.append((m.vecs @ q)[m.rows[kept]])
-        return np.concatenate(ids), np.concatenate(sims).astype(np.float32)
+        if m is None:
+            return ids, sims
+        changed = np.concatenate([ids, self._removed_array()])
+        at, found = m.positions(changed)
+        stale = at[found]  # positions whose snapshot vector no longer counts
+        n = len(m.labels)
+        if n <= self._shortlist(n, k):
+            keep = np.ones(n, dtype=bool)
+            keep[stale] = False
+            snap_sims = (m.vecs @ q)[m.rows[keep]]  # rows read in order, deleted rows too
+            return np.concatenate([ids, m.labels[keep]]), np.concatenate([sims, snap_sims])
+        distance = _hamming(m.codes, m.encode(q[None, :])[0], None)
+        distance[stale] = np.iinfo(np.uint16).max
+        short = min(self._shortlist(n, k), n - len(stale))
+        pos = np.argpartition(distance, short - 1)[:short] if short > 0 else np.empty(0, np.int64)
+        pos.sort()  # rows read in file order
+        return (
+            np.concatenate([ids, m.labels[pos]]),
+            np.concatenate([sims, m.vecs[m.rows[pos]] @ q]),
+        )
 
-    def _similarities(self, ids: np.ndarray, q: np.ndarray) -> np.ndarray:
-        """Cosine similarity of `q` to each of `ids` (live): vectors are stored normalised,
-        so it is a dot product. From the delta when changed since the snapshot, else from
-        the mapped snapshot."""
-        sims = np.empty(len(ids), dtype=np.float32)
-        fresh = np.isin(ids, np.fromiter(self._delta.rows, np.int64, len(self._delta.rows)))
-        if fresh.any():
-            sims[fresh] = self._delta.get(ids[fresh]) @ q
+    def _similarities(
+        self, wanted: np.ndarray, q: np.ndarray, k: int
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Like `_all_similarities`, among the ids `wanted` (unique) only."""
+        fresh = np.array([i in self._delta.rows for i in wanted.tolist()], dtype=bool)
+        ids, sims = wanted[fresh], self._delta.get(wanted[fresh]) @ q
         m = self._mapped
-        if m is not None and not fresh.all():
-            rows = m.rows[np.searchsorted(m.labels, ids[~fresh])]
-            # Gathering rows costs far more than reading them in order (78k of 78k: 50 ms
-            # against 9 ms), so a large share is scored in one pass over the whole file.
-            if len(rows) > len(m.vecs) // 8:
-                sims[~fresh] = (m.vecs @ q)[rows]
-            else:
-                sims[~fresh] = m.vecs[rows] @ q
-        return sims
+        if m is None:
+            return ids, sims
+        rest = wanted[~fresh]
+        if self._removed:
+            rest = rest[~np.isin(rest, self._removed_array())]
+        at, found = m.positions(rest)
+        pos = at[found]
+        if len(pos) > self._shortlist(len(m.labels), k):
+            distance = _hamming(m.codes, m.encode(q[None, :])[0], pos)
+            short = self._shortlist(len(m.labels), k)
+            pos = np.sort(pos[np.argpartition(distance, short - 1)[:short]])
+        rows = m.rows[pos]
+        # Gathering rows costs far more than reading them in order (78k of 78k: 50 ms
+        # against 9 ms), so a large share is scored in one pass over the whole file.
+        snap_sims = (m.vecs @ q)[rows] if len(rows) > len(m.vecs) // 8 else m.vecs[rows] @ q
+        return np.concatenate([ids, m.labels[pos]]), np.concatenate([sims, snap_sims])
 
     def _snapshots(self) -> list[tuple[int, str | None, Path]]:
         """Complete snapshot files and the model of each, newest first (temp files never match
@@ -342,16 +445,34 @@ class Vectors:
             if mark < above or (mark == above and not (self.foreign and model == self.model)):
                 return False
             try:
-                mapped = _map(snapshot, self._dim)
+                mapped = self._open(snapshot)
             except (OSError, ValueError):
                 if not snapshot.exists():  # a newer save replaced it while we read: list again
                     return self._load_newest(above)
                 continue  # damaged: try the next older
-            with self._mutex:
+            with self._writing, self._mutex:
                 self._reset(mapped, model)
                 self.watermark = self.saved_watermark = mark
             return True
         return False
+
+    def _open(self, snapshot: Path) -> _Mapped:
+        """Map a snapshot; one without its codes (written before they existed) gets them."""
+        try:
+            return _map(snapshot, self._dim)
+        except _NoCodes:
+            pass
+        with file_lock(self._path / "write.lock"):
+            if not snapshot.exists():
+                raise FileNotFoundError(snapshot)
+            try:
+                return _map(snapshot, self._dim)  # another process wrote them meanwhile
+            except _NoCodes:
+                pass
+            tmp = self._path / f".vectors-codes.{os.getpid()}.tmp"
+            _write_codes(snapshot, tmp, self._dim)
+            os.replace(tmp, snapshot.with_suffix(".codes"))
+            return _map(snapshot, self._dim)
 
 
 def _graph_add(graph: hnswlib.Index, ids: np.ndarray, vecs: np.ndarray) -> None:
@@ -362,12 +483,36 @@ def _graph_add(graph: hnswlib.Index, ids: np.ndarray, vecs: np.ndarray) -> None:
     graph.add_items(vecs, ids, num_threads=_ADD_THREADS)
 
 
-def _map(snapshot: Path, dim: int) -> _Mapped:
-    """Map a snapshot after checking its header, so a damaged file never reaches hnswlib.
+def _hamming(codes: np.ndarray, query: np.ndarray, positions: np.ndarray | None) -> np.ndarray:
+    """Differing bits between `query` (words,) and each code of `codes` (words, n), or of
+    its columns at `positions`: uint16, one word column at a time in cache-sized blocks."""
+    n = codes.shape[1] if positions is None else len(positions)
+    out = np.zeros(n, dtype=np.uint16)
+    xor = np.empty(min(n, _HAMMING_BLOCK), dtype=np.uint64)
+    count = np.empty(min(n, _HAMMING_BLOCK), dtype=np.uint8)
+    for start in range(0, n, _HAMMING_BLOCK):
+        stop = min(n, start + _HAMMING_BLOCK)
+        x, c, acc = xor[: stop - start], count[: stop - start], out[start:stop]
+        for w, word in enumerate(codes):
+            part = word[start:stop] if positions is None else word[positions[start:stop]]
+            np.bitwise_xor(part, query[w], out=x)
+            np.bitwise_count(x, out=c)
+            acc += c
+    return out
 
-    hnswlib does not tell which labels are deleted, so the flags are read here too.
-    """
-    size = snapshot.stat().st_size
+
+@dataclass(slots=True)
+class _Layout:
+    """Where things are in a .hnsw file (checked against its size)."""
+
+    count: int
+    per_element: int
+    level0: int
+    label_at: int
+    data_at: int
+
+
+def _layout(snapshot: Path, dim: int, size: int) -> _Layout:
     with open(snapshot, "rb") as f:
         head = f.read(_HEADER.size)
     if len(head) < _HEADER.size:
@@ -380,16 +525,154 @@ def _map(snapshot: Path, dim: int) -> _Mapped:
         or _HEADER.size + count * per_element > size
     ):
         raise ValueError("not a snapshot of this shape")
-    _check_links(snapshot, _HEADER.size + count * per_element, count, size)
+    return _Layout(count, per_element, level0, label_at, data_at)
+
+
+def _encode(vecs: np.ndarray, centre: np.ndarray, rotation: np.ndarray) -> np.ndarray:
+    """Binary codes of (n, dim) vectors: (n, words) uint64, a bit per rotated coordinate."""
+    bits = (vecs - centre) @ rotation > 0
+    return np.packbits(bits, axis=1).view(np.uint64)
+
+
+def _width(dim: int) -> int:
+    """64-bit words per code: twice the vector's width in bits, rounded up to a word."""
+    return (2 * dim + 63) // 64
+
+
+def _rotation(dim: int) -> np.ndarray:
+    """A fixed random (dim, 64 x words) projection: orthogonal blocks of dim columns."""
+    bits = 64 * _width(dim)
+    rng = np.random.default_rng(20)
+    blocks = []
+    while sum(b.shape[1] for b in blocks) < bits:
+        blocks.append(np.linalg.qr(rng.standard_normal((dim, dim)))[0])
+    return np.concatenate(blocks, axis=1)[:, :bits].astype(np.float32)
+
+
+def _map(snapshot: Path, dim: int) -> _Mapped:
+    """Map a snapshot after checking that its codes belong to its .hnsw file and that file's
+    header, so a damaged or mismatched file never reaches a search."""
+    with open(snapshot, "rb") as f:
+        st = os.fstat(f.fileno())
+        lay = _layout(snapshot, dim, st.st_size)
+        try:
+            codes = open(snapshot.with_suffix(".codes"), "rb")  # noqa: SIM115
+        except FileNotFoundError:
+            raise _NoCodes("no codes") from None
+        with codes:
+            head = codes.read(_CODES_HEADER.size)
+            size = os.fstat(codes.fileno()).st_size
+            if len(head) < _CODES_HEADER.size:
+                raise _NoCodes("truncated codes")
+            magic, version, cdim, words, _, live, count, hnsw_size, inode = _CODES_HEADER.unpack(
+                head
+            )
+            if (magic, version, cdim, words) != (_CODES_MAGIC, _CODES_VERSION, dim, _width(dim)):
+                raise _NoCodes("codes of another shape")
+            if (count, hnsw_size, inode) != (lay.count, st.st_size, st.st_ino):
+                raise _NoCodes("codes of another file")
+            bits = 64 * words
+            at = np.cumsum([_CODES_HEADER.size, dim * 4, dim * bits * 4, live * 8, live * 8])
+            if at[-1] + words * live * 8 != size:
+                raise _NoCodes("codes cut short")
+            return _Mapped(
+                path=snapshot,
+                labels=_memmap(codes, np.int64, int(at[2]), (live,)),
+                rows=_memmap(codes, np.int64, int(at[3]), (live,)),
+                codes=_memmap(codes, np.uint64, int(at[4]), (words, live)),
+                centre=np.array(_memmap(codes, np.float32, int(at[0]), (dim,))),
+                rotation=np.array(_memmap(codes, np.float32, int(at[1]), (dim, bits))),
+                vecs=_memmap(f, np.uint8, _HEADER.size, (lay.count, lay.per_element))[
+                    :, lay.data_at : lay.data_at + dim * 4
+                ].view(np.float32),
+            )
+
+
+def _memmap(f: BinaryIO, dtype: type, offset: int, shape: tuple[int, ...]) -> np.ndarray:
+    """A read-only mapping of `shape` at `offset` of the open file `f` (it stays mapped once
+    the file is closed); an empty array when it holds nothing."""
+    if math.prod(shape) == 0:
+        return np.zeros(shape, dtype=dtype)
+    return np.memmap(f, dtype=dtype, mode="r", offset=offset, shape=shape)
+
+
+def _write_codes(snapshot: Path, out: Path, dim: int) -> None:
+    """Derive the codes file of a .hnsw file: read it in blocks of rows (through the page
+    cache, never all at once), twice: the centre of the live vectors, then their codes.
+    A .hnsw file whose link lists do not end with it is refused (hnswlib would read past a
+    torn one)."""
+    size = snapshot.stat().st_size
+    lay = _layout(snapshot, dim, size)
+    _check_links(snapshot, _HEADER.size + lay.count * lay.per_element, lay.count, size)
+    rotation = _rotation(dim)
+    words = _width(dim)
+    labels = np.empty(lay.count, dtype=np.int64)
+    alive = np.empty(lay.count, dtype=bool)
+    total = np.zeros(dim, dtype=np.float64)
+    for start, block in _blocks(snapshot, lay):
+        labels[start : start + len(block)] = (
+            block[:, lay.label_at : lay.label_at + 8].copy().view("<u8").ravel()
+        )
+        live = (block[:, lay.level0 + 2] & 1) == 0  # hnswlib's DELETE_MARK
+        alive[start : start + len(block)] = live
+        total += _floats(block, lay, dim)[live].sum(axis=0, dtype=np.float64)
+    rows = np.flatnonzero(alive)
+    centre = (total / max(1, len(rows))).astype(np.float32)
+    codes = np.empty((lay.count, words), dtype=np.uint64)
+    for start, block in _blocks(snapshot, lay):
+        codes[start : start + len(block)] = _encode(_floats(block, lay, dim), centre, rotation)
+    order = rows[np.argsort(labels[rows], kind="stable")]
+    with open(out, "wb") as f:
+        ino = os.stat(snapshot).st_ino
+        f.write(
+            _CODES_HEADER.pack(
+                _CODES_MAGIC, _CODES_VERSION, dim, words, 0, len(order), lay.count, size, ino
+            )
+        )
+        f.write(centre.tobytes())
+        f.write(rotation.tobytes())
+        f.write(labels[order].tobytes())
+        f.write(order.astype(np.int64).tobytes())
+        f.write(np.ascontiguousarray(codes[order].T).tobytes())
+        f.flush()
+        os.fsync(f.fileno())
+
+
+def _blocks(snapshot: Path, lay: _Layout) -> Iterable[tuple[int, np.ndarray]]:
+    """The .hnsw file's level-0 rows, _READ_ROWS at a time: (first row, rows as bytes)."""
+    buffer = bytearray(_READ_ROWS * lay.per_element)
+    with open(snapshot, "rb", buffering=0) as f:
+        f.seek(_HEADER.size)
+        for start in range(0, lay.count, _READ_ROWS):
+            n = min(_READ_ROWS, lay.count - start)
+            view = memoryview(buffer)[: n * lay.per_element]
+            if f.readinto(view) != len(view):
+                raise ValueError("rows cut short")
+            yield start, np.frombuffer(view, dtype=np.uint8).reshape(n, lay.per_element)
+
+
+def _floats(block: np.ndarray, lay: _Layout, dim: int) -> np.ndarray:
+    return block[:, lay.data_at : lay.data_at + dim * 4].copy().view(np.float32)
+
+
+def _scrub(snapshot: Path, dim: int) -> None:
+    """Zero the vectors of deleted elements: hnswlib only flags them, and a forgotten
+    message's vector must not stay in the file (it is a bag of its words' meanings)."""
+    with open(snapshot, "rb") as f:
+        head = f.read(_HEADER.size)
+    if len(head) < _HEADER.size:
+        return
+    level0, _, count, per_element, _, data_at = _HEADER.unpack(head)[:6]
+    if not count:
+        return
     raw = np.memmap(
-        snapshot, dtype=np.uint8, mode="r", offset=_HEADER.size, shape=(count, per_element)
+        snapshot, dtype=np.uint8, mode="r+", offset=_HEADER.size, shape=(count, per_element)
     )
-    labels = raw[:, label_at : label_at + 8].copy().view("<u8").ravel().astype(np.int64)
-    rows = np.flatnonzero((raw[:, level0 + 2] & 1) == 0)  # hnswlib's DELETE_MARK
-    rows = rows[np.argsort(labels[rows])]
-    return _Mapped(
-        snapshot, labels[rows], rows, raw[:, data_at : data_at + dim * 4].view(np.float32)
-    )
+    deleted = np.flatnonzero(raw[:, level0 + 2] & 1)
+    if len(deleted):
+        raw[deleted, data_at : data_at + dim * 4] = 0
+        raw.flush()
+    del raw
 
 
 def _check_links(snapshot: Path, start: int, count: int, size: int) -> None:
@@ -406,6 +689,11 @@ def _check_links(snapshot: Path, start: int, count: int, size: int) -> None:
         at += 4 + length
     if start + at != size:
         raise ValueError("link lists do not end with the file")
+
+
+def _fsync(path: Path) -> None:
+    with open(path, "rb") as f:
+        os.fsync(f.fileno())
 
 
 def _fsync_dir(path: Path) -> None:

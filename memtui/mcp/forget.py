@@ -1,0 +1,53 @@
+"""`forget` over MCP: one destructive tool, refused unless `confirmed` is the boolean true.
+
+`confirmed` takes any JSON value on purpose: "yes", 1, false or nothing at all must come back
+as NOT_CONFIRMED (what to do instead), not as a type error.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from mcp.types import CallToolResult
+from pydantic import Field, StrictInt, StrictStr
+
+from memtui.engine import Receipt
+from memtui.mcp.server import Server, output_model, structured
+
+ReceiptOutput = output_model(Receipt)
+
+
+def register(server: Server) -> None:
+    engine = server.engine
+
+    def forget(
+        session_id: Annotated[
+            StrictStr | None,
+            Field(max_length=64, description="A session id, or a unique prefix of one"),
+        ] = None,
+        project: Annotated[
+            StrictStr | None,
+            Field(max_length=1000, pattern=r"^/", description="A project's directory"),
+        ] = None,
+        note_id: Annotated[StrictInt | None, Field(ge=1, description="A note id")] = None,
+        confirmed: Annotated[
+            Any,
+            Field(
+                description=(
+                    "Must be the boolean true, set only after the person said yes: forgetting "
+                    "cannot be undone"
+                )
+            ),
+        ] = None,
+    ) -> Annotated[CallToolResult, ReceiptOutput]:
+        """Remove one session, one project (all its sessions, and its future ones until the
+        person lifts it) or one note from the store, both indexes and every file memtui keeps,
+        for good. Give exactly one of session_id, project, note_id. Returns a receipt: counts,
+        the time, and a SHA-256 over the removed ids."""
+        return structured(engine().forget(session_id, project, note_id, confirmed=confirmed))
+
+    server.engine_tool(forget, title="Forget a session, project or note", read_only=False)
+    tool = server._tool_manager.get_tool("forget")
+    assert tool is not None and tool.annotations is not None
+    tool.annotations.destructive_hint = True
+    tool.annotations.idempotent_hint = False

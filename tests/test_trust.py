@@ -1,0 +1,523 @@
+"""Trust: secrets masked before anything is stored, and forget leaves no byte behind.
+
+Secrets are built from parts at run time, so this file holds none.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import os
+import random
+import sqlite3
+import string
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from memtui.config import Config
+from memtui.engine.memory import Memory
+from memtui.errors import NotConfirmed
+from memtui.store import db
+from memtui.store.mask import KEY_FILE, Masker
+from tests.cli_run import env_for, memtui, one_line_error
+from tests.lines import assistant, text, user, write
+
+_R = random.Random(18)
+
+
+def _rnd(n: int, alphabet: str = string.ascii_letters + string.digits) -> str:
+    return "".join(_R.choice(alphabet) for _ in range(n))
+
+
+UP = string.ascii_uppercase + string.digits
+# kind -> (a planted secret value, the context it sits in)
+PLANTED: dict[str, tuple[str, str]] = {
+    "aws": ("AKIA" + _rnd(16, UP), "aws configure set aws_access_key_id {}"),
+    "github": ("ghp_" + _rnd(36), "git remote set-url origin https://x:{}@github.com/a/b"),
+    "github-pat": ("github_pat_" + _rnd(22) + "_" + _rnd(59), "GH={} gh pr list"),
+    "gitlab": ("glpat-" + _rnd(20), "use the token {} for the registry"),
+    "slack": ("xoxb-" + _rnd(12, string.digits) + "-" + _rnd(24), "slack bot token is {}"),
+    "stripe": ("sk_" + "live_" + _rnd(24), "charge with {} please"),
+    "openai": ("sk-proj-" + _rnd(48), "client = OpenAI(api_key={!r})"),
+    "anthropic": ("sk-ant-api03-" + _rnd(90), "my anthropic key {} stopped working"),
+    "google": ("AIza" + _rnd(35), "maps key {} in the config"),
+    "private-key": (
+        "-----BEGIN OPENSSH PRIVATE KEY-----\n"
+        + _rnd(64)
+        + "\n"
+        + _rnd(64)
+        + "\n-----END OPENSSH PRIVATE KEY-----",
+        "cat ~/.ssh/id_ed25519\n{}\n",
+    ),
+    "jwt": (
+        "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIx" + _rnd(20) + "." + _rnd(43),
+        "the session cookie was {}",
+    ),
+    "url-password": ("Pw" + _rnd(14), "DATABASE_URL=postgres://app:{}@db.internal:5432/shop"),
+    "env": ("Ev" + _rnd(20), "STRIPE_WEBHOOK_SECRET={}\nDEBUG=1"),
+    "export": ("Ex" + _rnd(20), "export API_KEY={}"),
+    "yaml": ("Ym" + _rnd(18), "database:\n  password: {}\n  host: db"),
+    "json": ("Js" + _rnd(18), '{{"client_secret": "{}", "id": 3}}'),
+    "authorization": ("Au" + _rnd(30), 'curl -H "Authorization: Bearer {}" https://api'),
+    "high-entropy": (_rnd(40), "the value was {} yesterday"),
+}
+NEAR_MISSES = [
+    "3f9a1b2c4d5e6f708192a3b4c5d6e7f809102a3b",  # a git SHA
+    "123e4567-e89b-12d3-a456-426614174000",  # a UUID
+    "SGVsbG8sIHdvcmxkISBUaGlzIGlzIGEgdGVzdCBmaXh0dXJlLg==",  # a base64 fixture
+    "password_hint",
+    "max_tokens",
+]
+NEAR_TEXT = (
+    "commit 3f9a1b2c4d5e6f708192a3b4c5d6e7f809102a3b fixed it; request "
+    "123e4567-e89b-12d3-a456-426614174000; fixture "
+    '"SGVsbG8sIHdvcmxkISBUaGlzIGlzIGEgdGVzdCBmaXh0dXJlLg=="; the password_hint field; '
+    "max_tokens: 4096"
+)
+SESSION = "5ec7e75a-0000-4000-8000-000000000001"
+PROJECT_DIR = "-home-dev-shop-api"
+
+
+def _planted(kind: str) -> str:
+    value, context = PLANTED[kind]
+    return context.format(value)
+
+
+def _tool_use(command: str) -> dict:
+    return {"type": "tool_use", "id": "toolu_1", "name": "Bash", "input": {"command": command}}
+
+
+def _tool_result(uuid: str, output: str, session: str) -> bytes:
+    record = {
+        "type": "user",
+        "uuid": uuid,
+        "parentUuid": None,
+        "sessionId": session,
+        "cwd": "/home/dev/shop-api",
+        "timestamp": "2026-11-01T10:00:07.000Z",
+        "isSidechain": False,
+        "message": {
+            "role": "user",
+            "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": output}],
+        },
+    }
+    return json.dumps(record).encode() + b"\n"
+
+
+def write_secret_corpus(claude_dir: Path) -> None:
+    """Every planted secret in each place a text is stored: prompt, tool argument, tool
+    result, thinking, answer, and a subagent file; the near misses in a prompt."""
+    main = claude_dir / PROJECT_DIR / f"{SESSION}.jsonl"
+    agent = claude_dir / PROJECT_DIR / SESSION / "subagents" / "agent-a1.jsonl"
+    for n, kind in enumerate(PLANTED):
+        body = _planted(kind)
+        where = n % 5
+        if where == 0:
+            write(main, user(f"u{n}", f"please look: {body}", SESSION))
+        elif where == 1:
+            write(main, assistant(f"a{n}", f"msg_{n}", _tool_use(body), SESSION))
+        elif where == 2:
+            write(main, _tool_result(f"r{n}", f"output:\n{body}\n", SESSION))
+        elif where == 3:
+            block = {"type": "thinking", "thinking": f"I see {body} here"}
+            write(main, assistant(f"t{n}", f"msg_t{n}", block, SESSION))
+        else:
+            write(agent, user(f"g{n}", f"subagent read {body}", SESSION))
+    write(main, user("near", NEAR_TEXT, SESSION))
+    write(main, assistant("ans", "msg_ans", text("checked the webhook signing"), SESSION))
+
+
+def secret_values() -> list[str]:
+    values = []
+    for value, _ in PLANTED.values():
+        values += [line for line in value.splitlines() if "-----" not in line] or [value]
+    return values
+
+
+def data_bytes(data_dir: Path) -> bytes:
+    out = b""
+    for path in data_dir.rglob("*"):
+        if path.is_file() and path.name != KEY_FILE:
+            out += path.read_bytes()
+    return out
+
+
+def _cfg(cfg: Config, **changes: object) -> Config:
+    return dataclasses.replace(cfg, **changes)
+
+
+# -- masking ------------------------------------------------------------------------------------
+
+
+def test_planted_secrets_never_reach_disk_or_answers(cfg: Config) -> None:
+    write_secret_corpus(cfg.claude_dir)
+    with Memory(cfg) as memory:
+        memory.upkeep.ingest()
+        session_md = memory.history.session_markdown(SESSION)
+        _, views = memory.history.session_messages(SESSION)
+        shown = session_md + json.dumps([dataclasses.asdict(v) for v in views])
+        for value in secret_values():
+            assert value not in shown
+            for mode in ("fts", "vector", "hybrid"):
+                hits = memory.history.search(value, mode, limit=50).results
+                assert all(value not in h.snippet for h in hits), (mode, value)
+        assert all(n in shown for n in NEAR_MISSES)
+        counts = memory.upkeep.masked_counts()
+        assert sum(counts.values()) >= len(PLANTED)
+        # A marker is searchable: the same secret gives the same marker.
+        marker = memory.masker.marker("github-token", PLANTED["github"][0])
+        assert marker in shown
+        hits = memory.history.search(marker.split(":")[-1].rstrip("\u203a"), "fts").results
+        assert hits
+    raw = data_bytes(cfg.data_dir)
+    for value in secret_values():
+        assert value.encode() not in raw
+    assert (cfg.data_dir / KEY_FILE).stat().st_mode & 0o777 == 0o600
+    show = memtui(cfg, "show", SESSION, "--json")
+    assert show.returncode == 0
+    assert not any(v in show.stdout for v in secret_values())
+
+
+def test_precision_and_recall_on_the_planted_set() -> None:
+    masker = Masker(key=b"k" * 32)
+    caught = sum(all(v not in masker.mask(_planted(k)) for v in [PLANTED[k][0]]) for k in PLANTED)
+    kept = masker.mask(NEAR_TEXT)
+    false_positives = sum(n not in kept for n in NEAR_MISSES)
+    recall = caught / len(PLANTED)
+    precision = caught / (caught + false_positives)
+    print(f"recall {recall:.2f} ({caught}/{len(PLANTED)}), precision {precision:.2f}")
+    assert recall == 1.0 and precision == 1.0
+
+
+def test_masking_off_and_allowlist(cfg: Config, tmp_path: Path, monkeypatch) -> None:
+    key = "ghp_" + _rnd(36)
+    allowed = "ghp_" + _rnd(36)
+    masker = Masker.load(tmp_path / "d", tmp_path / "c", enabled=False)
+    assert masker.mask(f"token {key}") == f"token {key}"
+    (tmp_path / "c").mkdir()
+    (tmp_path / "c" / "secrets-allow.txt").write_text(f"# mine\n{allowed}\nre:AKIA0{{16}}\n")
+    masker = Masker.load(tmp_path / "d", tmp_path / "c")
+    assert allowed in masker.mask(f"a {allowed} b")
+    assert "AKIA" + "0" * 16 in masker.mask("AKIA" + "0" * 16)
+    assert key not in masker.mask(f"a {key} b")
+    assert masker.mask(key) == Masker.load(tmp_path / "d", tmp_path / "c").mask(key)
+    monkeypatch.setenv("MEMTUI_MASK_SECRETS", "0")
+    from memtui import config
+
+    assert config.load().mask_secrets is False
+
+
+def test_an_archive_from_before_masking_is_masked_in_place(cfg: Config) -> None:
+    """Today's release stored secrets as written: schema 1, indexes built."""
+    write_secret_corpus(cfg.claude_dir)
+    with Memory(_cfg(cfg, mask_secrets=False)) as memory:
+        memory.upkeep.ingest()
+        assert PLANTED["github"][0] in memory.history.session_markdown(SESSION)
+    conn = sqlite3.connect(cfg.db_path)  # back to the first schema, today's release's
+    base = {"meta", "projects", "sessions", "files", "messages", "uuids", "pending_titles"}
+    tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+    for table in tables:
+        if table not in base and not table.startswith("sqlite_"):
+            conn.execute(f"DROP TABLE {table}")
+    conn.execute("DELETE FROM meta WHERE key NOT IN ('seq', 'fts_seq', 'last_ingest')")
+    conn.execute("PRAGMA user_version = 1")
+    conn.commit()
+    conn.close()
+    assert PLANTED["github"][0].encode() in data_bytes(cfg.data_dir)
+    result = memtui(cfg, "stats")  # any command upgrades the archive
+    assert result.returncode == 0, result.stderr
+    raw = data_bytes(cfg.data_dir)
+    for value in secret_values():
+        assert value.encode() not in raw, value
+    with Memory(cfg) as memory:
+        assert (
+            memory._archive.conn.execute("PRAGMA user_version").fetchone()[0] == db.SCHEMA_VERSION
+        )
+        assert memory.upkeep.masked_counts()
+        assert memory.history.search("webhook signing", "hybrid").results
+
+
+# -- forget -------------------------------------------------------------------------------------
+
+SENTENCE = "the quokka vortex ledger sings zqxjvortal at dawn"
+UNIQUE = (b"zqxjvortal", b"quokka vortex ledger")
+
+
+def _forget_corpus(claude_dir: Path) -> Path:
+    path = claude_dir / PROJECT_DIR / "f0f0f0f0-0000-4000-8000-00000000000f.jsonl"
+    session = path.stem
+    write(path, user("fu1", f"remember that {SENTENCE}", session))
+    write(path, assistant("fa1", "msg_f1", text(f"Noted: {SENTENCE}. " + "x " * 60), session))
+    other = claude_dir / "-home-dev-other" / "0a0a0a0a-0000-4000-8000-00000000000a.jsonl"
+    write(
+        other,
+        user("ou1", "an unrelated question about checkout totals", other.stem, cwd="/home/dev/o"),
+    )
+    return path
+
+
+def _found(memory: Memory) -> dict[str, int]:
+    """Hits in the shop-api project per mode (vector search always answers its nearest, so
+    the other project's message may come back)."""
+    return {
+        mode: sum(
+            r.project == "/home/dev/shop-api"
+            for r in memory.history.search("zqxjvortal quokka", mode, limit=10).results
+        )
+        for mode in ("fts", "vector", "hybrid")
+    }
+
+
+def _no_bytes_left(data_dir: Path) -> None:
+    raw = data_bytes(data_dir)
+    for word in UNIQUE:
+        assert word not in raw, word
+    out = subprocess.run(["grep", "-ra", "zqxjvortal", str(data_dir)], capture_output=True)
+    assert out.returncode == 1, out.stdout[:200]
+
+
+def test_forget_a_session_leaves_no_byte(cfg: Config) -> None:
+    path = _forget_corpus(cfg.claude_dir)
+    session = path.stem
+    with Memory(cfg) as memory:
+        memory.upkeep.ingest()
+        assert all(_found(memory).values())
+        _, views = memory.history.session_messages(session)
+        uuids = sorted(v.uuid for v in views)
+        for refused in (False, "yes", 1, None):
+            with pytest.raises(NotConfirmed):
+                memory.forget(session_id=session, confirmed=refused)
+        receipt = memory.forget(session_id=session, confirmed=True)
+        assert (receipt.sessions, receipt.messages) == (1, 2)
+        lines = sorted([f"session:{session}"] + [f"message:{u}" for u in uuids])
+        assert receipt.sha256 == hashlib.sha256("\n".join(lines).encode()).hexdigest()
+        assert not any(_found(memory).values())
+    _no_bytes_left(cfg.data_dir)
+    receipts = (cfg.data_dir / "forget-receipts.jsonl").read_text().splitlines()
+    assert json.loads(receipts[-1])["sha256"] == receipt.sha256
+    # Re-ingest (the transcript is still there, and grows), reindex, repair, restart.
+    write(path, user("fu2", f"again {SENTENCE}", session))
+    assert memtui(cfg, "index").returncode == 0
+    assert memtui(cfg, "reindex").returncode == 0
+    assert memtui(cfg, "doctor", "--repair").returncode == 0
+    with Memory(cfg) as memory:
+        memory.upkeep.ingest()
+        assert not any(_found(memory).values())
+        assert memory.history.search("checkout totals", "fts").results
+    _no_bytes_left(cfg.data_dir)
+
+
+def test_forget_a_project_blocks_it_until_undo(cfg: Config) -> None:
+    _forget_corpus(cfg.claude_dir)
+    project = "/home/dev/shop-api"
+    assert memtui(cfg, "index").returncode == 0
+    result = memtui(cfg, "forget", "--project", project, "--yes")
+    assert result.returncode == 0, result.stderr
+    assert "sha256" in result.stdout
+    _no_bytes_left(cfg.data_dir)
+    fresh = cfg.claude_dir / PROJECT_DIR / "b1b1b1b1-0000-4000-8000-0000000000b1.jsonl"
+    write(fresh, user("new1", "zqxjvortal in a new session", fresh.stem))
+    assert memtui(cfg, "index").returncode == 0
+    _no_bytes_left(cfg.data_dir)
+    assert memtui(cfg, "forget", "--project", project, "--undo").returncode == 0
+    later = cfg.claude_dir / PROJECT_DIR / "c2c2c2c2-0000-4000-8000-0000000000c2.jsonl"
+    write(later, user("new2", "a later session about refunds", later.stem))
+    assert memtui(cfg, "index").returncode == 0
+    with Memory(cfg) as memory:
+        assert memory.history.search("refunds", "fts").results
+        assert not memory.history.search("zqxjvortal", "fts").results
+
+
+def test_forget_cli_refuses_without_yes_and_bad_input(cfg: Config) -> None:
+    _forget_corpus(cfg.claude_dir)
+    assert memtui(cfg, "index").returncode == 0
+    no = memtui(cfg, "forget", "--session", "f0f0f0f0")  # stdin is not a terminal: no answer
+    assert one_line_error(no) and "NOT_CONFIRMED" in no.stderr
+    assert one_line_error(memtui(cfg, "forget", "--session", "nope", "--yes"))
+    assert one_line_error(memtui(cfg, "forget", "--project", "/nowhere", "--yes"))
+    with Memory(cfg) as memory:
+        assert memory.history.search("zqxjvortal", "fts").results
+
+
+_KILLER = """
+import os, signal, sys
+from memtui.config import Config
+from memtui.engine import forget as F
+from memtui.engine.memory import Memory
+from memtui.store import indexes as I
+from pathlib import Path
+point = sys.argv[1]
+def die(*a, **k):
+    os.kill(os.getpid(), signal.SIGKILL)
+if point == "before-commit":
+    F.Forgetter._record_pending = die
+elif point == "indexes":
+    I.Indexes.forget = die
+elif point == "vectors":
+    I.Indexes.save_vectors = die
+elif point == "receipt":
+    F._append_receipt = die
+cfg = Config(Path(sys.argv[2]), Path(sys.argv[3]), Path(sys.argv[4]))
+memory = Memory(cfg)
+memory.forget(session_id=sys.argv[5], confirmed=True)
+"""
+
+
+@pytest.mark.parametrize("point", ["before-commit", "indexes", "vectors", "receipt"])
+def test_kill_9_during_forget_is_all_or_nothing(cfg: Config, point: str) -> None:
+    path = _forget_corpus(cfg.claude_dir)
+    with Memory(cfg) as memory:
+        memory.upkeep.ingest()
+    args = [str(cfg.data_dir), str(cfg.claude_dir), str(cfg.log_dir), path.stem]
+    child = subprocess.run(
+        [sys.executable, "-c", _KILLER, point, *args], env=env_for(cfg), capture_output=True
+    )
+    assert child.returncode == -9, child.stderr
+    with Memory(cfg) as memory:  # the next start finishes it, or it never happened
+        found = _found(memory)
+        if point == "before-commit":
+            assert all(found.values())
+            return
+        assert not any(found.values())
+    _no_bytes_left(cfg.data_dir)
+    assert "sha256" in (cfg.data_dir / "forget-receipts.jsonl").read_text()
+    assert os.stat(cfg.data_dir / "forget-receipts.jsonl").st_mode & 0o777 == 0o600
+
+
+# -- MCP ----------------------------------------------------------------------------------------
+
+
+async def test_mcp_forget_refuses_unless_confirmed_is_true(cfg: Config) -> None:
+    from mcp import Client
+    from mcp.types import TextContent
+
+    from memtui.mcp.engine import Engine
+    from memtui.mcp.server import build_server
+
+    path = _forget_corpus(cfg.claude_dir)
+    write_secret_corpus(cfg.claude_dir)
+    with Memory(cfg) as memory:
+        memory.upkeep.ingest()
+        _, views = memory.history.session_messages(path.stem)
+        uuids = [v.uuid for v in views]
+        server = build_server(Engine(memory=memory))
+        async with Client(server, mode="legacy") as client:
+            tools = {t.name: t for t in (await client.list_tools()).tools}
+            hints = tools["forget"].annotations
+            assert hints is not None and hints.destructive_hint and not hints.read_only_hint
+            for args in ({}, {"confirmed": "yes"}, {"confirmed": 1}, {"confirmed": False}):
+                result = await client.call_tool("forget", {"session_id": path.stem, **args})
+                block = result.content[0]
+                assert result.is_error and isinstance(block, TextContent)
+                assert block.text.startswith("NOT_CONFIRMED: "), block.text
+            # No planted secret comes back from a tool or a resource.
+            for value in secret_values():
+                found = await client.call_tool("search_history", {"query": value, "limit": 50})
+                assert value not in str(found.content)
+            page = await client.read_resource(f"memtui://sessions/{SESSION}")
+            assert not any(v in str(page) for v in secret_values())
+            result = await client.call_tool("forget", {"session_id": path.stem, "confirmed": True})
+            assert not result.is_error, result.content
+            receipt = result.structured_content
+            assert receipt is not None and receipt["messages"] == 2
+            lines = sorted([f"session:{path.stem}"] + [f"message:{u}" for u in uuids])
+            assert receipt["sha256"] == hashlib.sha256("\n".join(lines).encode()).hexdigest()
+    _no_bytes_left(cfg.data_dir)
+
+
+# -- doctor -------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def indexed(cfg: Config) -> Config:
+    _forget_corpus(cfg.claude_dir)
+    write_secret_corpus(cfg.claude_dir)
+    assert memtui(cfg, "index").returncode == 0
+    return cfg
+
+
+def _truncate_snapshot(cfg: Config) -> None:
+    (snapshot,) = (cfg.index_dir / "vectors").glob("vectors-*.hnsw")
+    with open(snapshot, "r+b") as f:
+        f.truncate(snapshot.stat().st_size // 2)
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        lambda cfg: __import__("shutil").rmtree(cfg.index_dir / "vectors"),
+        lambda cfg: __import__("shutil").rmtree(cfg.index_dir / "fts"),
+        _truncate_snapshot,
+    ],
+    ids=["vectors-deleted", "fts-deleted", "vectors-torn"],
+)
+def test_doctor_sees_a_missing_or_torn_index_and_repair_rebuilds_it(indexed: Config, damage):
+    damage(indexed)
+    doctor = memtui(indexed, "doctor")
+    assert doctor.returncode == 1 and "missing" in doctor.stdout, doctor.stdout
+    repaired = memtui(indexed, "doctor", "--repair")
+    assert repaired.returncode == 0 and "repaired" in repaired.stdout, repaired.stdout
+    assert memtui(indexed, "doctor").returncode == 0
+    stats = json.loads(memtui(indexed, "stats", "--json").stdout)
+    assert stats["index"]["vectors"] > 0 and stats["index"]["fts_docs"] > 0
+    assert "in step" in memtui(indexed, "stats").stdout
+
+
+def test_doctor_on_a_damaged_store_offers_and_runs_the_recovery(indexed: Config) -> None:
+    size = indexed.db_path.stat().st_size
+    with open(indexed.db_path, "r+b") as f:
+        f.seek(size // 3)
+        f.write(os.urandom(min(200_000, size // 3)))
+    stats = memtui(indexed, "stats")
+    assert one_line_error(stats) and "STORE_CORRUPT" in stats.stderr
+    search = memtui(indexed, "search", "checkout")  # the same answer as stats, not a result
+    assert one_line_error(search) and "STORE_CORRUPT" in search.stderr
+    doctor = memtui(indexed, "doctor")
+    assert doctor.returncode == 1 and "restore" in doctor.stderr
+    assert "damaged" in doctor.stdout and "lost:" in doctor.stdout
+    repaired = memtui(indexed, "doctor", "--repair")
+    assert repaired.returncode == 0, repaired.stderr
+    kept = [p for p in indexed.data_dir.glob("memtui.db.damaged-*") if p.name[-4:-3] != "-"]
+    assert len(kept) == 1 and kept[0].stat().st_size == size
+    found = json.loads(memtui(indexed, "search", "checkout totals", "--json").stdout)
+    assert found["results"]
+    assert memtui(indexed, "doctor").returncode == 0
+
+
+def test_a_zero_byte_store_is_reported_not_taken_for_new(indexed: Config) -> None:
+    indexed.db_path.write_bytes(b"")
+    for name in ("memtui.db-wal", "memtui.db-shm"):
+        (indexed.data_dir / name).unlink(missing_ok=True)
+    stats = memtui(indexed, "stats")
+    assert one_line_error(stats) and "0 bytes" in stats.stderr, stats.stderr
+    doctor = memtui(indexed, "doctor")
+    assert doctor.returncode == 1 and "empty (0 bytes)" in doctor.stdout
+    assert memtui(indexed, "doctor", "--repair").returncode == 0
+    assert json.loads(memtui(indexed, "stats", "--json").stdout)["sessions"] == 3
+
+
+def test_notes_are_masked_and_a_forgotten_note_leaves_no_byte(cfg: Config) -> None:
+    key = "ghp_" + _rnd(36)
+    with Memory(cfg) as memory:
+        kept = memory.notes.save("Deploy steps", "run make deploy", "state", by="person")
+        saved = memory.notes.save(
+            "Quokka ledger", f"{SENTENCE}; token {key}", "state", by="agent"
+        ).note
+        assert key not in saved.body and "\u2039secret:github-token:" in saved.body
+        assert memory.notes.search("zqxjvortal").results
+        with pytest.raises(NotConfirmed):
+            memory.forget(note_id=saved.id, confirmed="yes")
+        receipt = memory.forget(note_id=saved.id, confirmed=True)
+        assert receipt.notes == 1
+        assert receipt.sha256 == hashlib.sha256(f"note:{saved.id}".encode()).hexdigest()
+        hits = memory.notes.search("zqxjvortal").results
+        assert all(h.note.id != saved.id for h in hits)
+        assert memory.notes.search("deploy").results[0].note.id == kept.note.id
+    _no_bytes_left(cfg.data_dir)
+    assert memtui(cfg, "reindex").returncode == 0
+    assert memtui(cfg, "doctor", "--repair").returncode == 0
+    _no_bytes_left(cfg.data_dir)
