@@ -27,6 +27,7 @@ from memtui.tui import actions, settings
 from memtui.tui.browse import BrowseScreen, ProjectList, SessionList
 from memtui.tui.forms import Confirm, Prompt
 from memtui.tui.messages import ArchiveChanged, Progress
+from memtui.tui.notes.keys import SCOPES as NOTES_SCOPES
 from memtui.tui.results import ResultList
 from memtui.tui.search import SearchScreen
 from memtui.tui.session import MessageBlock, MessageList, SessionScreen, warm_drawing
@@ -365,6 +366,7 @@ SCOPES: tuple[tuple[type[object], ...], ...] = (
     (SearchScreen, ResultList),
     (Prompt,),
     (Confirm,),
+    *NOTES_SCOPES,
 )
 
 

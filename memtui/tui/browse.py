@@ -22,12 +22,14 @@ from textual.widgets.option_list import Option
 from memtui.engine import ProjectInfo, SessionInfo
 from memtui.tui.format import home_short, one_line, short_names, when
 from memtui.tui.messages import ArchiveChanged
+from memtui.tui.notes import flows as notes_flows
+from memtui.tui.notes.listing import NotesArea
 from memtui.tui.session import SessionScreen
 from memtui.tui.status import Keys, StatusLine
 
 ALL = "*"  # the option id of "all projects"
 SESSIONS_SHOWN = 10_000  # the engine's largest page; more are counted, not shown
-LATER = ("Notes", "Signals", "Inferences")  # areas whose issues come next
+LATER = ("Signals", "Inferences")  # areas whose issues come next
 
 
 class ProjectList(OptionList):
@@ -177,6 +179,7 @@ class BrowseScreen(Screen[None]):
         Binding("y", "copy", "Copy", id="session.copy"),
         Binding("e", "export", "Export", id="session.export"),
         Binding("d", "demo", "Open demo", id="browse.demo"),
+        Binding("n", "notes", "Notes", show=False, id="browse.notes"),
         Binding("ctrl+d", "leave_demo", "Leave demo", id="browse.leave_demo"),
         Binding("w", "warmups", "Warm-ups", show=False, id="browse.warmups"),
         Binding("escape", "focus_projects", "Projects", show=False, id="browse.projects"),
@@ -200,6 +203,7 @@ class BrowseScreen(Screen[None]):
             with Vertical(id="sidebar"):
                 yield Static("Projects", classes="area-title")
                 yield ProjectList(id="projects")
+                yield NotesArea()
                 for area in LATER:
                     yield Static(f"{area}  ·  soon", classes="area-later")
             with Vertical(id="sessions-pane"):
@@ -374,6 +378,9 @@ class BrowseScreen(Screen[None]):
 
     def action_demo(self) -> None:
         self.app.exit("demo")
+
+    def action_notes(self) -> None:
+        notes_flows.notes(self.app)
 
     def action_leave_demo(self) -> None:
         self.app.exit("leave-demo")
