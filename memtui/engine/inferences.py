@@ -13,7 +13,6 @@ from __future__ import annotations
 import difflib
 import hashlib
 import sqlite3
-import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -51,19 +50,10 @@ class Inferences:
     def __init__(self, config: Config, reader: Callable[[], sqlite3.Connection]) -> None:
         self.config = config
         self._conn = reader
-        self._writer: sqlite3.Connection | None = None
-        self._lock = threading.Lock()
+        self._writer = db.Writer(config.db_path)
 
     def close(self) -> None:
-        with self._lock:
-            if self._writer is not None:
-                self._writer.close()
-                self._writer = None
-
-    def _write(self) -> sqlite3.Connection:
-        if self._writer is None:
-            self._writer = db.connect(self.config.db_path, migrate_schema=False)
-        return self._writer
+        self._writer.close()
 
     def mint(
         self,
@@ -103,29 +93,27 @@ class Inferences:
         if signal_id is not None:
             validate.positive("signal_id", signal_id)
         created = _now()
-        with self._lock, db.translated(self.config.db_path):
-            conn = self._write()
-            with notes_store.writing(conn):
-                evidence = _evidence_now(conn, note_ids, uuids)
-                missing = [f"note {i}" for i in note_ids if ("note", str(i)) not in evidence]
-                missing += [f"message {u}" for u in uuids if ("message", u) not in evidence]
-                if missing:
-                    raise NotFound(f"no such evidence: {', '.join(missing)}")
-                if signal_id is not None:
-                    signal = store.get(conn, signal_id)
-                    if signal is None:
-                        raise NotFound(f"signal {signal_id} not found")
-                    if signal.status == "synthesized":
-                        raise InvalidArgument(f"signal {signal_id} is already synthesized")
-                    store.set_status(conn, signal_id, "synthesized", None, created)
-                new_id = store.add_inference(
-                    conn,
-                    store.InferenceRow(0, title, summary, float(confidence), signal_id, created),
-                    [
-                        store.EvidenceRow(kind, key, name, text, _hash(text))
-                        for (kind, key), (name, text) in sorted(evidence.items())
-                    ],
-                )
+        with db.translated(self.config.db_path), self._writer.transaction() as conn:
+            evidence = _evidence_now(conn, note_ids, uuids)
+            missing = [f"note {i}" for i in note_ids if ("note", str(i)) not in evidence]
+            missing += [f"message {u}" for u in uuids if ("message", u) not in evidence]
+            if missing:
+                raise NotFound(f"no such evidence: {', '.join(missing)}")
+            if signal_id is not None:
+                signal = store.get(conn, signal_id)
+                if signal is None:
+                    raise NotFound(f"signal {signal_id} not found")
+                if signal.status == "synthesized":
+                    raise InvalidArgument(f"signal {signal_id} is already synthesized")
+                store.set_status(conn, signal_id, "synthesized", None, created)
+            new_id = store.add_inference(
+                conn,
+                store.InferenceRow(0, title, summary, float(confidence), signal_id, created),
+                [
+                    store.EvidenceRow(kind, key, name, text, _hash(text))
+                    for (kind, key), (name, text) in sorted(evidence.items())
+                ],
+            )
         return self.get_inference(new_id)
 
     def list(self, status: str | None = None) -> list[Inference]:
@@ -169,32 +157,30 @@ class Inferences:
         by another: kept (skip), replaced (overwrite) or refused (error). Answers (added,
         overwritten, skipped) inferences."""
         added = overwritten = skipped = 0
-        with self._lock, db.translated(self.config.db_path):
-            conn = self._write()
-            with notes_store.writing(conn):
-                for row in triage:
-                    store.put_triage(conn, row)
-                for item in found:
-                    row = item.inference
-                    if item.signal is not None:
-                        signal = store.by_fingerprint(conn, item.signal)
-                        row.signal_id = signal.id if signal else None
-                    existing = store.inferences(conn, [row.id])
-                    if existing:
-                        same = existing[0] == row and store.evidence(conn, row.id) == item.evidence
-                        if same or on_conflict == "skip":
-                            skipped += 1
-                            continue
-                        if on_conflict == "error":
-                            raise InvalidArgument(
-                                f"inference {row.id} exists with other content",
-                                "import with --on-conflict skip or overwrite",
-                            )
-                        store.drop_inference(conn, row.id)
-                        overwritten += 1
-                    else:
-                        added += 1
-                    store.add_inference(conn, row, item.evidence, keep_id=True)
+        with db.translated(self.config.db_path), self._writer.transaction() as conn:
+            for row in triage:
+                store.put_triage(conn, row)
+            for item in found:
+                row = item.inference
+                if item.signal is not None:
+                    signal = store.by_fingerprint(conn, item.signal)
+                    row.signal_id = signal.id if signal else None
+                existing = store.inferences(conn, [row.id])
+                if existing:
+                    same = existing[0] == row and store.evidence(conn, row.id) == item.evidence
+                    if same or on_conflict == "skip":
+                        skipped += 1
+                        continue
+                    if on_conflict == "error":
+                        raise InvalidArgument(
+                            f"inference {row.id} exists with other content",
+                            "import with --on-conflict skip or overwrite",
+                        )
+                    store.drop_inference(conn, row.id)
+                    overwritten += 1
+                else:
+                    added += 1
+                store.add_inference(conn, row, item.evidence, keep_id=True)
         return added, overwritten, skipped
 
 

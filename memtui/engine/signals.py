@@ -11,7 +11,6 @@ from __future__ import annotations
 import logging
 import re
 import sqlite3
-import threading
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta
 
@@ -55,19 +54,10 @@ class Signals:
         self.config = config
         self._conn = reader
         self._note_index = note_index
-        self._writer: sqlite3.Connection | None = None
-        self._lock = threading.Lock()
+        self._writer = db.Writer(config.db_path)
 
     def close(self) -> None:
-        with self._lock:
-            if self._writer is not None:
-                self._writer.close()
-                self._writer = None
-
-    def _write(self) -> sqlite3.Connection:
-        if self._writer is None:
-            self._writer = db.connect(self.config.db_path, migrate_schema=False)
-        return self._writer
+        self._writer.close()
 
     # -- detection ---------------------------------------------------------------------------
 
@@ -86,12 +76,10 @@ class Signals:
             if not force and not self._dirty(self._conn(), today):
                 return
             vectors = self._note_vectors()
-            with self._lock:
-                conn = self._write()
-                with notes_store.writing(conn):
-                    self._run(conn, now, vectors)
-                    store.set_mark(conn, "signals_note_seq", notes_store.note_seq(conn))
-                    store.set_day(conn, today)
+            with self._writer.transaction() as conn:
+                self._run(conn, now, vectors)
+                store.set_mark(conn, "signals_note_seq", notes_store.note_seq(conn))
+                store.set_day(conn, today)
 
     def _note_vectors(self) -> tuple[np.ndarray, np.ndarray]:
         """Every note's vector, for hidden_arc; none (that detector skipped, logged) when the
@@ -163,10 +151,8 @@ class Signals:
         with db.translated(self.config.db_path):
             if not store.any_woken(self._conn(), now):
                 return
-            with self._lock:
-                conn = self._write()
-                with notes_store.writing(conn):
-                    store.wake_snoozed(conn, now)
+            with self._writer.transaction() as conn:
+                store.wake_snoozed(conn, now)
 
     def get(self, signal_id: int) -> Signal:
         validate.positive("signal_id", signal_id)
@@ -205,20 +191,18 @@ class Signals:
         else:
             until = None
         now = _now().isoformat()
-        with self._lock, db.translated(self.config.db_path):
-            conn = self._write()
-            with notes_store.writing(conn):
-                row = store.get(conn, signal_id)
-                if row is None:
-                    raise NotFound(f"signal {signal_id} not found", "list them with get_signals")
-                if row.status == "synthesized":
-                    raise InvalidArgument(
-                        f"signal {signal_id} is synthesized: an inference holds it",
-                        "list_inferences shows which",
-                    )
-                if row.status == status and status != "snoozed":
-                    raise InvalidArgument(f"signal {signal_id} is already {status}")
-                store.set_status(conn, signal_id, status, until, now)
+        with db.translated(self.config.db_path), self._writer.transaction() as conn:
+            row = store.get(conn, signal_id)
+            if row is None:
+                raise NotFound(f"signal {signal_id} not found", "list them with get_signals")
+            if row.status == "synthesized":
+                raise InvalidArgument(
+                    f"signal {signal_id} is synthesized: an inference holds it",
+                    "list_inferences shows which",
+                )
+            if row.status == status and status != "snoozed":
+                raise InvalidArgument(f"signal {signal_id} is already {status}")
+            store.set_status(conn, signal_id, status, until, now)
         return self.get(signal_id)
 
     def counts(self) -> Counts:

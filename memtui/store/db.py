@@ -327,6 +327,37 @@ def _translate(exc: sqlite3.DatabaseError, path: Path) -> StoreUnavailable | Sto
     return StoreCorrupt(f"the store {path} is damaged: {text}")
 
 
+class Writer:
+    """A service's one write connection, opened on first use. `transaction()` holds it, under
+    a lock, for one transaction taken at once (BEGIN IMMEDIATE), so writers queue, in this
+    process on the lock and in others on SQLite's."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._conn: sqlite3.Connection | None = None
+        self._lock = threading.Lock()
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            if self._conn is None:
+                self._conn = connect(self.path, migrate_schema=False)
+            conn = self._conn
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield conn
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
+
+    def close(self) -> None:
+        with self._lock:
+            if self._conn is not None:
+                self._conn.close()
+                self._conn = None
+
+
 class Readers:
     """One read connection per thread: reads never share a connection, or a lock, with the
     writer, and WAL lets each see the last commit while an ingest writes the next. A thread
