@@ -155,3 +155,56 @@ def test_resume_hands_the_terminal_to_claude_and_takes_it_back(
     while term.alive() and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not term.alive(), "q quits"
+
+
+def apart(term: Terminal, *keys: str) -> None:
+    for key in keys:
+        term.keys(key)
+        time.sleep(0.3)
+
+
+def test_a_note_with_a_link_survives_a_restart(tmp_path: Path, terminals: list[Terminal]) -> None:
+    """Write a note linking to one that does not exist, open the link, write that one too,
+    quit, start again: both notes are there, linked."""
+    claude_dir = tmp_path / "claude"
+    claude_dir.mkdir()
+    term = launch(tmp_path, claude_dir)
+    terminals.append(term)
+    term.wait(lambda s: "All notes" in s and "indexing" not in s, "the notes in the sidebar")
+    term.keys("n")
+    term.wait(lambda s: "No notes here yet" in s, "the empty notes list")
+    term.keys("n")
+    term.wait(lambda s: "new note" in s and "ctrl+s save" in s, "the editor")
+    # one key a send: a burst of text and tabs reaches the app as one paste
+    apart(term, "Alpha decision", "Tab", "Tab", "Tab", "Tab")
+    term.keys("-l", "We chose alpha; the plan is in [[Beta plan]].")
+    term.keys("C-s")
+    shown = term.wait(lambda s: "Referenced by (0)" in s, "the new note's view")
+    assert "Alpha decision" in shown and "[[" not in shown
+    term.keys("Enter")  # the first link: Beta plan, not written yet
+    term.wait(lambda s: "write it now" in s or "new note" in s, "the editor for the link")
+    apart(term, "Tab", "Tab", "Tab", "Tab")
+    term.keys("-l", "Ship alpha in three steps.")
+    term.keys("C-s")
+    shown = term.wait(
+        lambda s: "Referenced by (1)" in s or "Similar notes exist" in s, "the linked note saved"
+    )
+    if "Similar notes exist" in shown:
+        term.keys("k")
+        shown = term.wait(lambda s: "Referenced by (1)" in s, "the linked note")
+    assert "Beta plan" in shown and "Alpha decision" in shown
+    term.keys("q")
+    deadline = time.monotonic() + 15
+    while term.alive() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not term.alive(), "q quits"
+
+    again = launch(tmp_path, claude_dir)
+    terminals.append(again)
+    again.wait(lambda s: "All notes  2" in s, "both notes counted after the restart")
+    again.keys("n")
+    shown = again.wait(lambda s: "Alpha decision" in s and "Beta plan" in s, "both notes listed")
+    again.keys("Enter")  # the newest: Beta plan
+    shown = again.wait(lambda s: "Referenced by (1)" in s, "Beta plan's backlink")
+    assert "Alpha decision" in shown
+    again.keys("q")

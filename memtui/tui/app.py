@@ -26,6 +26,7 @@ from memtui.tui import actions, settings
 from memtui.tui.browse import BrowseScreen, ProjectList, SessionTable
 from memtui.tui.forms import Prompt
 from memtui.tui.messages import ArchiveChanged, Progress
+from memtui.tui.notes.keys import SCOPES as NOTES_SCOPES
 from memtui.tui.results import ResultList
 from memtui.tui.search import SearchScreen
 from memtui.tui.session import MessageBlock, SessionScreen, warm_drawing
@@ -299,6 +300,7 @@ def binding_ids() -> set[str]:
         ResultList,
         Prompt,
         MessageBlock,
+        *(owner for scope in NOTES_SCOPES for owner in scope),
     )
     return {
         b.id

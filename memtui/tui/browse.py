@@ -17,12 +17,14 @@ from textual.widgets.option_list import Option
 from memtui.engine import ProjectInfo, SessionInfo
 from memtui.tui.format import home_short, project_name, when
 from memtui.tui.messages import ArchiveChanged
+from memtui.tui.notes import flows as notes_flows
+from memtui.tui.notes.listing import NotesArea
 from memtui.tui.session import SessionScreen
 from memtui.tui.status import Keys, StatusLine
 
 ALL = "*"  # the option id of "all projects"
 SESSIONS_SHOWN = 1000
-LATER = ("Notes", "Signals", "Inferences")  # areas whose issues come next
+LATER = ("Signals", "Inferences")  # areas whose issues come next
 
 
 class ProjectList(OptionList):
@@ -48,6 +50,7 @@ class BrowseScreen(Screen[None]):
         Binding("y", "copy", "Copy MD", id="browse.copy"),
         Binding("e", "export", "Export", id="browse.export"),
         Binding("d", "demo", "Open demo", id="browse.demo"),
+        Binding("n", "notes", "Notes", id="browse.notes"),
         Binding("escape", "focus_projects", "Projects", show=False, id="browse.projects"),
     ]
 
@@ -64,6 +67,7 @@ class BrowseScreen(Screen[None]):
             with Vertical(id="sidebar"):
                 yield Static("Projects", classes="area-title")
                 yield ProjectList(id="projects")
+                yield NotesArea()
                 for area in LATER:
                     yield Static(f"{area}  ·  soon", classes="area-later")
             with Vertical(id="sessions-pane"):
@@ -218,6 +222,9 @@ class BrowseScreen(Screen[None]):
 
     def action_demo(self) -> None:
         self.app.exit("demo")
+
+    def action_notes(self) -> None:
+        notes_flows.notes(self.app)
 
     def action_focus_projects(self) -> None:
         self.query_one(ProjectList).focus()

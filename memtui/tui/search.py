@@ -10,18 +10,29 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, VerticalScroll
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Input, Select, Static
 from textual.worker import get_current_worker
 
-from memtui.engine import MODES, ROLES, MessageView, SearchResponse, SearchResult
+from memtui.engine import (
+    MODES,
+    ROLES,
+    MessageView,
+    NoteHit,
+    NoteSearchResponse,
+    SearchResponse,
+    SearchResult,
+)
 from memtui.errors import MemtuiError
 from memtui.tui.format import ROLE_LABEL, project_name, when
 from memtui.tui.messages import ArchiveChanged
+from memtui.tui.notes import flows as notes_flows
+from memtui.tui.notes import scope as note_scope
+from memtui.tui.notes.scope import SCOPES, NoteHitList, Scope
 from memtui.tui.results import ResultList
-from memtui.tui.session import SessionScreen
+from memtui.tui.session import CODE_THEME, SessionScreen
 from memtui.tui.status import Keys, StatusLine
 
 DEBOUNCE = 0.2  # seconds of quiet typing before a search runs
@@ -38,20 +49,24 @@ class Query:
     role: str | None
     after: str | None
     before: str | None
+    scope: str = "messages"
 
 
 class SearchScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "back", "Back", id="search.back"),
         Binding("ctrl+o", "cycle_mode", "Mode", id="search.mode"),
+        Binding("ctrl+t", "cycle_scope", "Scope", id="search.scope"),
         Binding("ctrl+l", "focus_query", "Query", id="search.query"),
         Binding("down", "focus_results", "Results", show=False, id="search.results"),
     ]
 
-    def __init__(self, text: str = "") -> None:
+    def __init__(self, text: str = "", scope: Scope = "messages") -> None:
         super().__init__()
         self.initial = text
         self.mode = "hybrid"
+        self.scope: Scope = scope
+        self.last_notes: NoteSearchResponse | None = None
         self._debounce: Timer | None = None
         self._preview_timer: Timer | None = None
         self._shown: Query | None = None  # the query whose results are on screen
@@ -67,6 +82,7 @@ class SearchScreen(Screen[None]):
         with Horizontal(id="search-bar"):
             yield Input(self.initial, placeholder="search every conversation", id="query")
             yield Static(MODE_LABEL[self.mode], id="mode")
+            yield Static(self.scope, id="scope")
         with Horizontal(id="filters"):
             yield Select([], prompt="any project", id="project")
             yield Select([(r, r) for r in ROLES], prompt="any role", id="role")
@@ -74,12 +90,15 @@ class SearchScreen(Screen[None]):
             yield Input(placeholder="before YYYY-MM-DD", id="before", classes="date")
         yield Static("", id="search-summary")
         with Horizontal(id="search-body"):
-            yield ResultList(id="results")
+            with Vertical(id="hits"):
+                yield NoteHitList(id="note-results")
+                yield ResultList(id="results")
             with VerticalScroll(id="preview"):
                 yield Static("", id="preview-text")
         yield Keys()
 
     def on_mount(self) -> None:
+        self._scoped()
         self.query_one("#query", Input).focus()
         self.load_projects()
         if self.initial:
@@ -108,6 +127,7 @@ class SearchScreen(Screen[None]):
             chosen("role"),
             text("after"),
             text("before"),
+            self.scope,
         )
 
     @on(Input.Changed)
@@ -123,9 +143,14 @@ class SearchScreen(Screen[None]):
         if not query.text:
             self._shown = None
             self.query_one(ResultList).show([])
+            self.query_one(NoteHitList).show([])
             self.query_one("#search-summary", Static).update("")
             return
-        self.run_search(query)
+        self.last = self.last_notes = None
+        if query.scope != "notes":
+            self.run_search(query)
+        if query.scope != "messages":
+            self.run_note_search(query)
 
     @work(thread=True, exclusive=True, group="search", exit_on_error=False)
     def run_search(self, query: Query) -> None:
@@ -149,6 +174,8 @@ class SearchScreen(Screen[None]):
             self.app.call_from_thread(self.show_results, query, response)
 
     def _failed(self, exc: MemtuiError) -> None:
+        self.last_notes = None
+        self.query_one(NoteHitList).show([])
         self.query_one("#search-summary", Static).update(Text(exc.line(), style="bold"))
 
     def show_results(self, query: Query, response: SearchResponse) -> None:
@@ -158,10 +185,71 @@ class SearchScreen(Screen[None]):
         self._shown = query
         self.last = response
         self.query_one(ResultList).show(response.results, keep=again)
-        summary = Text(f"{response.total:,} found · {MODE_LABEL.get(response.mode)}")
-        if response.note:
-            summary.append(f" · {response.note}", style="italic")
-        self.query_one("#search-summary", Static).update(summary)
+        self._summary()
+
+    def _summary(self) -> None:
+        shown = note_scope.summary(self.scope, self.last, self.last_notes, MODE_LABEL)
+        self.query_one("#search-summary", Static).update(shown)
+
+    @work(thread=True, exclusive=True, group="note-search", exit_on_error=False)
+    def run_note_search(self, query: Query) -> None:
+        """The notes' side of the query: the same words, mode and dates."""
+        worker = get_current_worker()
+        try:
+            response = self.app.memory.notes.search(
+                query.text,
+                mode=query.mode,
+                date_from=query.after,
+                date_to=query.before,
+                limit=LIMIT,
+                flashbacks=False,
+            )
+        except MemtuiError as exc:
+            if not worker.is_cancelled:
+                self.app.call_from_thread(self._failed, exc)
+            return
+        if not worker.is_cancelled:
+            self.app.call_from_thread(self.show_note_results, query, response)
+
+    def show_note_results(self, query: Query, response: NoteSearchResponse) -> None:
+        if query != self.query_now():
+            return
+        self.last_notes = response
+        self.query_one(NoteHitList).show(response.results)
+        self._summary()
+
+    @on(NoteHitList.Highlighted)
+    def _note_highlighted(self, event: NoteHitList.Highlighted) -> None:
+        if self._preview_timer is not None:
+            self._preview_timer.stop()
+        hit = event.hit
+        self._preview_timer = self.set_timer(PREVIEW_DELAY, lambda: self.preview_note(hit))
+
+    @work(thread=True, exclusive=True, group="preview", exit_on_error=False)
+    def preview_note(self, hit: NoteHit) -> None:
+        detail = self.app.ask(lambda: self.app.memory.notes.get(hit.note.id))
+        if detail is not None and not get_current_worker().is_cancelled:
+            theme = CODE_THEME[self.app.current_theme.dark]
+            shown = note_scope.preview(hit, detail.note.body, theme)
+            self.app.call_from_thread(self.query_one("#preview-text", Static).update, shown)
+
+    @on(NoteHitList.Selected)
+    def _open_note(self, event: NoteHitList.Selected) -> None:
+        notes_flows.open_note(self.app, event.hit.note.id)
+
+    def action_cycle_scope(self) -> None:
+        self.scope = SCOPES[(SCOPES.index(self.scope) + 1) % len(SCOPES)]
+        self._scoped()
+        self.schedule()
+
+    def _scoped(self) -> None:
+        """Show the lists the scope searches; the project and role filters are the
+        messages' own."""
+        self.query_one("#scope", Static).update(self.scope)
+        for scope in SCOPES:
+            self.set_class(self.scope == scope, f"-scope-{scope}")
+        for name in ("project", "role"):
+            self.query_one(f"#{name}", Select).disabled = self.scope == "notes"
 
     def on_archive_changed(self, _: ArchiveChanged) -> None:
         """New messages may answer the query on screen: run it again (debounced, as typing
@@ -208,8 +296,8 @@ class SearchScreen(Screen[None]):
 
     @on(Input.Submitted, "#query")
     def _submitted(self) -> None:
-        if self.results:
-            self.query_one(ResultList).focus()
+        if self.results or self.query_one(NoteHitList).hits:
+            self.action_focus_results()
 
     def action_cycle_mode(self) -> None:
         self.mode = MODES[(MODES.index(self.mode) + 1) % len(MODES)]  # type: ignore[arg-type]
@@ -220,7 +308,11 @@ class SearchScreen(Screen[None]):
         self.query_one("#query", Input).focus()
 
     def action_focus_results(self) -> None:
-        self.query_one(ResultList).focus()
+        notes = self.query_one(NoteHitList)
+        if self.scope == "notes" or (self.scope == "both" and notes.hits):
+            notes.focus()
+        else:
+            self.query_one(ResultList).focus()
 
     def action_back(self) -> None:
         self.dismiss()

@@ -30,6 +30,7 @@ from memtui.engine import MessageView, SessionInfo
 from memtui.errors import MemtuiError
 from memtui.tui.format import ROLE_LABEL, home_short, one_line, when
 from memtui.tui.messages import ArchiveChanged
+from memtui.tui.notes import capture
 from memtui.tui.status import Keys, StatusLine
 
 CODE_THEME = {True: "monokai", False: "friendly"}  # by whether the app's theme is dark
@@ -309,6 +310,8 @@ class SessionScreen(Screen[None]):
         Binding("j", "scroll(1)", "Down", show=False, id="session.down"),
         Binding("k", "scroll(-1)", "Up", show=False, id="session.up"),
         Binding("ctrl+f", "search_all", "Search all", show=False, id="session.search_all"),
+        Binding("s", "save_note", "Save note", id="session.save_note"),
+        Binding("S", "save_note(True)", "Save exchange", show=False, id="session.save_exchange"),
     ]
 
     def __init__(self, session_id: str, at: int | None = None) -> None:
@@ -450,3 +453,24 @@ class SessionScreen(Screen[None]):
 
     def action_search_all(self) -> None:
         self.app.action_search()
+
+    def action_save_note(self, whole_exchange: bool = False) -> None:
+        """The highlighted message (or its exchange) as a new `past` note."""
+        position = self._highlighted()
+        if self.info is not None and position is not None:
+            messages = self.query_one(MessageList).messages
+            capture.save_from_session(self.app, self.info, messages, position, whole_exchange)
+
+    def _highlighted(self) -> int | None:
+        """The focused message, else the marked hit, else the first one in view."""
+        view = self.query_one(MessageList)
+        focused = self.focused
+        block = focused if isinstance(focused, MessageBlock) else None
+        block = block or next(iter(view.query(".-hit").results(MessageBlock)), None)
+        if block is None:
+            top = view.region.y
+            block = next((b for b in view.query(MessageBlock) if b.region.bottom > top), None)
+        if block is None:
+            return None
+        index = block.message.message_index
+        return next((i for i, m in enumerate(view.messages) if m.message_index == index), None)

@@ -1,0 +1,562 @@
+"""Pilot tests of the notes in the TUI, each write checked in the engine afterwards: the
+real store, indexes and model, as the person (no guards) beside Claude (an agent)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from textual.pilot import Pilot
+from textual.widgets import Input, OptionList, Select, Static, TextArea
+
+from memtui.engine import Memory, NotFound
+from memtui.tui.app import MemtuiApp, binding_ids
+from memtui.tui.browse import BrowseScreen
+from memtui.tui.notes.dialogs import Confirm, SimilarNotes
+from memtui.tui.notes.editor import NoteEditor
+from memtui.tui.notes.listing import FilterList, NotesArea, NotesScreen, NoteTable
+from memtui.tui.notes.rules import RulesScreen
+from memtui.tui.notes.scope import NoteHitList
+from memtui.tui.notes.text import NoteText
+from memtui.tui.notes.view import NoteScreen
+from memtui.tui.results import ResultList
+from memtui.tui.search import SearchScreen
+from memtui.tui.session import MessageBlock, SessionScreen
+from tests.tui_support import small_archive, until, whole_query_answered
+
+SIZE = (120, 36)
+ROTATION_BODY = "We rotate refresh tokens on every use, see [[Auth decisions]] and [[Later page]]."
+
+
+@pytest.fixture(autouse=True)
+def config_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    home = tmp_path / "config"
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home))
+    return home / "memtui"
+
+
+@pytest.fixture
+def noted(memory: Memory) -> Iterator[Memory]:
+    """Three notes of the person's, linked, in two folders; one rule saved by Claude."""
+    n = memory.notes
+    n.save(
+        "Auth decisions",
+        "Short-lived access tokens.",
+        "state",
+        by="person",
+        folder="auth",
+        tags=["auth"],
+    )
+    n.save(
+        "Refresh token rotation",
+        ROTATION_BODY,
+        "past",
+        by="person",
+        folder="auth/tokens",
+        tags=["auth", "tokens"],
+    )
+    n.save("Release checklist", "Tag, build, publish.", "past", by="person", folder="ops")
+    n.save(
+        "Always run ruff",
+        "Run `ruff check` before every commit.",
+        "rule",
+        by="agent",
+        folder="house",
+    )
+    yield memory
+
+
+@pytest.fixture
+def archived(noted: Memory, claude_dir: Path) -> Memory:
+    small_archive(claude_dir, messages=120)
+    noted.upkeep.ingest(wait=True)
+    return noted
+
+
+def note_id(memory: Memory, title: str) -> int:
+    return next(n.id for n in memory.notes.list(limit=1000) if n.title == title)
+
+
+async def notes_screen(pilot: Pilot[None]) -> NotesScreen:
+    await pilot.press("n")
+    app = pilot.app
+    await until(pilot, lambda: isinstance(app.screen, NotesScreen))
+    screen = app.screen
+    assert isinstance(screen, NotesScreen)
+    await until(pilot, lambda: bool(screen.notes) and screen.seen is not None)
+    return screen
+
+
+async def open_note(pilot: Pilot[None], title: str) -> NoteScreen:
+    screen = await notes_screen(pilot)
+    key = next(k for k, n in screen.notes.items() if n.title == title)
+    table = screen.query_one(NoteTable)
+    table.move_cursor(row=table.get_row_index(key))
+    table.focus()
+    await pilot.press("enter")
+    return await note_view(pilot, title)
+
+
+async def note_view(pilot: Pilot[None], title: str) -> NoteScreen:
+    app = pilot.app
+
+    def shown() -> bool:
+        s = app.screen
+        return isinstance(s, NoteScreen) and s.detail is not None and s.detail.note.title == title
+
+    await until(pilot, shown)
+    return app.screen  # type: ignore[return-value]
+
+
+def text_of(screen: NoteScreen) -> str:
+    text = screen.query_one(NoteText)
+    return "\n".join("".join(s.text for s in line) for line in text._lines)
+
+
+async def save_and_keep(pilot: Pilot[None], title: str) -> NoteScreen:
+    """Save the editor's new note; if the engine finds similar notes, keep it anyway."""
+    app = pilot.app
+    await pilot.press("ctrl+s")
+
+    def answered() -> bool:
+        s = app.screen
+        return isinstance(s, SimilarNotes) or (
+            isinstance(s, NoteScreen) and s.detail is not None and s.detail.note.title == title
+        )
+
+    await until(pilot, answered, timeout=60)
+    if isinstance(app.screen, SimilarNotes):
+        await pilot.press("k")
+    return await note_view(pilot, title)
+
+
+async def set_body(pilot: Pilot[None], editor: NoteEditor, body: str) -> None:
+    area = editor.query_one("#note-body", TextArea)
+    area.text = body
+    await pilot.pause()
+
+
+async def test_the_sidebar_counts_notes_and_the_rules_waiting(noted: Memory) -> None:
+    app = MemtuiApp(noted, upkeep=False)
+    async with app.run_test(size=SIZE) as pilot:
+        area = app.screen.query_one(NotesArea)
+        listing = area.query_one(OptionList)
+        await until(pilot, lambda: listing.option_count == 2)
+        shown = [str(listing.get_option_at_index(i).prompt) for i in range(2)]
+        assert shown == ["All notes  4", "Rules to approve  1"]
+        listing.focus()
+        listing.highlighted = 1
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, RulesScreen))
+
+
+async def test_folders_tags_and_layers_filter_the_list(noted: Memory) -> None:
+    app = MemtuiApp(noted, upkeep=False)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await notes_screen(pilot)
+        titles = [n.title for n in screen.notes.values()]
+        assert titles[0] == "Always run ruff" and len(titles) == 4, "newest first"
+        filters = screen.query_one(FilterList)
+        shown = {o.id: str(o.prompt) for o in filters.options if o.id}
+        assert shown["folder:auth"] == "auth  1" and shown["tag:auth"] == "#auth  2"
+        assert shown["layer:past"] == "past  2"
+        for option, expected in [
+            ("folder:auth", {"Auth decisions", "Refresh token rotation"}),  # and its subfolders
+            ("tag:tokens", {"Refresh token rotation"}),
+            ("layer:rule", {"Always run ruff"}),
+        ]:
+            filters.focus()
+            filters.highlighted = [o.id for o in filters.options].index(option)
+            await pilot.press("enter")
+            await until(pilot, lambda e=expected: {n.title for n in screen.notes.values()} == e)
+
+
+async def test_a_note_shows_its_links_backlinks_and_opens_a_link(noted: Memory) -> None:
+    app = MemtuiApp(noted, upkeep=False)
+    async with app.run_test(size=SIZE) as pilot:
+        view = await open_note(pilot, "Refresh token rotation")
+        text = view.query_one(NoteText)
+        assert [t.label for t in text.targets] == ["Auth decisions", "Later page"]
+        assert text.targets[1].missing, "a link to no note is dangling"
+        body = text_of(view)
+        assert "[[" not in body and "Auth decisions" in body
+        assert text.current == 0
+        await pilot.press("enter")
+        auth = await note_view(pilot, "Auth decisions")
+        assert "Referenced by (1)" in text_of(auth)
+        back = auth.query_one(NoteText)
+        assert [t.label for t in back.targets] == ["Refresh token rotation"]
+        await pilot.press("enter")  # the backlink
+        await note_view(pilot, "Refresh token rotation")
+        await pilot.press("escape", "escape")
+        await note_view(pilot, "Refresh token rotation")
+
+
+async def test_a_dangling_link_offers_to_write_that_note(noted: Memory) -> None:
+    app = MemtuiApp(noted, upkeep=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_note(pilot, "Refresh token rotation")
+        await pilot.press("tab", "enter")  # the second link: Later page
+        await until(pilot, lambda: isinstance(app.screen, NoteEditor))
+        editor = app.screen
+        assert editor.query_one("#note-title", Input).value == "Later page"
+        await set_body(pilot, editor, "Written from the link.")
+        await save_and_keep(pilot, "Later page")
+        rotation = noted.notes.get(note_id(noted, "Refresh token rotation"))
+        assert [link.note_id is not None for link in rotation.links] == [True, True]
+
+
+async def test_write_a_note_with_a_link_offered_after_brackets(noted: Memory) -> None:
+    app = MemtuiApp(noted, upkeep=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await notes_screen(pilot)
+        await pilot.press("n")
+        await until(pilot, lambda: isinstance(app.screen, NoteEditor))
+        editor = app.screen
+        assert isinstance(editor, NoteEditor)
+        await pilot.press(*"Deploy freeze")
+        editor.query_one("#note-layer", Select).value = "state"
+        editor.query_one("#note-folder", Input).value = "ops"
+        editor.query_one("#note-tags", Input).value = "release #freeze"
+        editor.query_one("#note-body", TextArea).focus()
+        await pilot.press(*"No deploys on Friday; see [[rel")
+        await until(pilot, lambda: editor.picking)
+        picker = editor.query_one("#link-picker", OptionList)
+        assert str(picker.get_option_at_index(0).prompt) == "Release checklist"
+        await pilot.press("enter")
+        assert not editor.picking
+        await pilot.press(*" first.")
+        assert editor.query_one("#note-body", TextArea).text == (
+            "No deploys on Friday; see [[Release checklist]] first."
+        )
+        view = await save_and_keep(pilot, "Deploy freeze")
+        saved = view.detail.note  # type: ignore[union-attr]
+        stored = noted.notes.get(saved.id)
+        assert stored.note.layer == "state" and stored.note.folder == "ops"
+        assert stored.note.tags == ["release", "freeze"] and stored.note.author == "person"
+        assert [(x.target, x.note_id) for x in stored.links] == [
+            ("Release checklist", note_id(noted, "Release checklist"))
+        ]
+
+
+async def test_the_folder_and_tags_complete_from_those_in_use(noted: Memory) -> None:
+    app = MemtuiApp(noted, upkeep=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await notes_screen(pilot)
+        await pilot.press("n")
+        await until(pilot, lambda: isinstance(app.screen, NoteEditor))
+        editor = app.screen
+        folder = editor.query_one("#note-folder", Input)
+        await until(pilot, lambda: folder.suggester is not None)
+        folder.focus()
+        await pilot.press(*"op")
+        await until(pilot, lambda: folder._suggestion == "ops")
+        await pilot.press("right")
+        assert folder.value == "ops"
+        tags = editor.query_one("#note-tags", Input)
+        tags.focus()
+        await pilot.press(*"auth tok")
+        await until(pilot, lambda: tags._suggestion == "auth tokens")
+
+
+async def test_edit_a_note_and_the_engine_has_it(noted: Memory) -> None:
+    app = MemtuiApp(noted, upkeep=False)
+    async with app.run_test(size=SIZE) as pilot:
+        view = await open_note(pilot, "Release checklist")
+        await pilot.press("e")
+        await until(pilot, lambda: isinstance(app.screen, NoteEditor))
+        editor = app.screen
+        editor.query_one("#note-title", Input).value = "Release steps"
+        await set_body(pilot, editor, "Tag, build, sign, publish.")
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: app.screen is view)
+        await note_view(pilot, "Release steps")
+        stored = noted.notes.get(view.note_id).note
+        assert (stored.title, stored.body) == ("Release steps", "Tag, build, sign, publish.")
+
+
+async def test_the_person_edits_a_past_note_and_a_rule(noted: Memory) -> None:
+    """The guards are for agents: the person changes a past note and a rule."""
+    app = MemtuiApp(noted, upkeep=False)
+    async with app.run_test(size=SIZE) as pilot:
+        for title in ("Refresh token rotation", "Always run ruff"):
+            view = await open_note(pilot, title)
+            await pilot.press("e")
+            await until(pilot, lambda: isinstance(app.screen, NoteEditor))
+            await set_body(pilot, app.screen, f"{title}: changed by the person")
+            await pilot.press("ctrl+s")
+            await until(pilot, lambda v=view: app.screen is v)
+            assert noted.notes.get(view.note_id).note.body.endswith("changed by the person")
+            await pilot.press("escape", "escape")
+            await until(pilot, lambda: isinstance(app.screen, BrowseScreen))
+
+
+async def test_delete_asks_first(noted: Memory) -> None:
+    app = MemtuiApp(noted, upkeep=False)
+    gone = note_id(noted, "Auth decisions")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await notes_screen(pilot)
+        table = screen.query_one(NoteTable)
+        table.move_cursor(row=table.get_row_index(str(gone)))
+        await pilot.press("d")
+        await until(pilot, lambda: isinstance(app.screen, Confirm))
+        await pilot.press("n")
+        await until(pilot, lambda: app.screen is screen)
+        assert noted.notes.get(gone).note.title == "Auth decisions", "no: nothing deleted"
+        await pilot.press("d")
+        await until(pilot, lambda: isinstance(app.screen, Confirm))
+        await pilot.press("y")
+        await until(pilot, lambda: str(gone) not in screen.notes)
+        with pytest.raises(NotFound):
+            noted.notes.get(gone)
+        rotation = noted.notes.get(note_id(noted, "Refresh token rotation"))
+        assert rotation.links[0].note_id is None, "the link to it is dangling now"
+
+
+async def similar_dialog(pilot: Pilot[None]) -> SimilarNotes:
+    app = pilot.app
+    await notes_screen(pilot)
+    await pilot.press("n")
+    await until(pilot, lambda: isinstance(app.screen, NoteEditor))
+    editor = app.screen
+    editor.query_one("#note-title", Input).value = "Rotating refresh tokens"
+    await set_body(pilot, editor, "We rotate refresh tokens on every use.")
+    editor.query_one("#note-tags", Input).value = "rotation"
+    await pilot.press("ctrl+s")
+    await until(pilot, lambda: isinstance(app.screen, SimilarNotes), timeout=60)
+    dialog = app.screen
+    assert isinstance(dialog, SimilarNotes)
+    assert dialog.similar[0].note.title == "Refresh token rotation"
+    return dialog
+
+
+async def test_a_similar_note_can_be_merged_into(noted: Memory) -> None:
+    app = MemtuiApp(noted, upkeep=False)
+    async with app.run_test(size=SIZE) as pilot:
+        dialog = await similar_dialog(pilot)
+        new_id = dialog.note.id
+        await pilot.press("m")
+        merged = await note_view(pilot, "Refresh token rotation")
+        stored = noted.notes.get(merged.note_id).note
+        assert stored.body.startswith(ROTATION_BODY)
+        assert "## Rotating refresh tokens" in stored.body and "rotation" in stored.tags
+        with pytest.raises(NotFound):
+            noted.notes.get(new_id)
+
+
+async def test_a_similar_note_can_be_kept_or_opened(noted: Memory) -> None:
+    app = MemtuiApp(noted, upkeep=False)
+    async with app.run_test(size=SIZE) as pilot:
+        dialog = await similar_dialog(pilot)
+        await pilot.press("k")
+        await note_view(pilot, "Rotating refresh tokens")
+        assert noted.notes.get(dialog.note.id).note.title == "Rotating refresh tokens"
+        assert noted.notes.count() == 5
+    app = MemtuiApp(noted, upkeep=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await notes_screen(pilot)
+        await pilot.press("n")
+        await until(pilot, lambda: isinstance(app.screen, NoteEditor))
+        app.screen.query_one("#note-title", Input).value = "Token rotation again"
+        await set_body(pilot, app.screen, "We rotate refresh tokens on every use.")
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: isinstance(app.screen, SimilarNotes), timeout=60)
+        nearest = app.screen.similar[0].note.title
+        assert nearest in ("Refresh token rotation", "Rotating refresh tokens")
+        await pilot.press("o")
+        await note_view(pilot, nearest)
+        assert noted.notes.count() == 6, "open keeps the new note too"
+
+
+async def test_an_engine_error_is_a_notification_and_the_editor_stays(noted: Memory) -> None:
+    app = MemtuiApp(noted, upkeep=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await notes_screen(pilot)
+        await pilot.press("n")
+        await until(pilot, lambda: isinstance(app.screen, NoteEditor))
+        editor = app.screen
+        editor.query_one("#note-title", Input).value = "Auth decisions"  # taken
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: any("INVALID_ARGUMENT" in n.message for n in app._notifications))
+        assert app.screen is editor and noted.notes.count() == 4
+        editor.query_one("#note-title", Input).value = "   "
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: any("title" in n.message for n in app._notifications))
+        assert app.screen is editor
+
+
+async def test_escape_with_changes_asks_before_discarding(noted: Memory) -> None:
+    app = MemtuiApp(noted, upkeep=False)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await notes_screen(pilot)
+        await pilot.press("n")
+        await until(pilot, lambda: isinstance(app.screen, NoteEditor))
+        await pilot.press(*"half a thought", "escape")
+        await until(pilot, lambda: isinstance(app.screen, Confirm))
+        await pilot.press("y")
+        await until(pilot, lambda: app.screen is screen)
+        assert noted.notes.count() == 4
+
+
+async def test_rules_saved_by_claude_are_approved_edited_or_rejected(noted: Memory) -> None:
+    noted.notes.save("Answer in English", "Always answer in English.", "rule", by="agent")
+    app = MemtuiApp(noted, upkeep=False)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await notes_screen(pilot)
+        await pilot.press("R")
+        await until(pilot, lambda: isinstance(app.screen, RulesScreen))
+        rules = app.screen
+        assert isinstance(rules, RulesScreen)
+        await until(pilot, lambda: len(rules.waiting) == 2)
+        first = rules._current()
+        assert first is not None
+        await pilot.press("a")
+        await until(pilot, lambda: len(rules.waiting) == 1)
+        assert noted.notes.get(first.id).note.status == "approved"
+        assert first.title in noted.notes.house_rules().text
+        second = rules._current()
+        assert second is not None
+        await pilot.press("e")
+        await until(pilot, lambda: isinstance(app.screen, NoteEditor))
+        await set_body(pilot, app.screen, "Run ruff and ruff format.")
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: app.screen is rules)
+        stored = noted.notes.get(second.id).note
+        assert stored.body == "Run ruff and ruff format." and stored.status == "provisional"
+        await pilot.press("x")
+        await until(pilot, lambda: isinstance(app.screen, Confirm))
+        await pilot.press("y")
+        await until(pilot, lambda: not rules.waiting)
+        with pytest.raises(NotFound):
+            noted.notes.get(second.id)
+        assert rules.has_class("-empty")
+        await pilot.press("escape")
+        await until(pilot, lambda: app.screen is screen)
+
+
+async def test_a_provisional_rule_is_approved_from_its_view(noted: Memory) -> None:
+    app = MemtuiApp(noted, upkeep=False)
+    async with app.run_test(size=SIZE) as pilot:
+        view = await open_note(pilot, "Always run ruff")
+        assert "waiting for your approval" in text_of(view)
+        await pilot.press("a")
+        await until(pilot, lambda: noted.notes.get(view.note_id).note.status == "approved")
+        await until(pilot, lambda: "waiting" not in text_of(view))
+
+
+async def test_save_a_message_of_a_session_as_a_past_note(archived: Memory) -> None:
+    app = MemtuiApp(archived, upkeep=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, BrowseScreen))
+        busiest = max(archived.history.list_sessions(), key=lambda i: i.message_count)
+        app.push_screen(SessionScreen(busiest.session_id))
+        await until(pilot, lambda: isinstance(app.screen, SessionScreen))
+        session = app.screen
+        await until(pilot, lambda: len(session.query(MessageBlock)) > 3)
+        block = next(b for b in session.query(MessageBlock) if b.message.kind == "assistant")
+        block.focus()
+        await pilot.press("S")  # the whole exchange
+        await until(pilot, lambda: isinstance(app.screen, NoteEditor))
+        editor = app.screen
+        body = editor.query_one("#note-body", TextArea).text
+        assert "**you:**" in body and "**claude:**" in body
+        assert block.message.text.strip()[:40] in body
+        assert editor.query_one("#note-layer", Select).value == "past"
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: isinstance(app.screen, NoteScreen | SimilarNotes), timeout=60)
+        if isinstance(app.screen, SimilarNotes):
+            await pilot.press("k")
+        view = app.screen
+        await until(pilot, lambda: isinstance(view, NoteScreen) and view.detail is not None)
+        assert isinstance(view, NoteScreen) and view.detail is not None
+        stored = archived.notes.get(view.note_id)
+        assert stored.note.source_session_id == block.message.session_id
+        assert stored.note.source_message_uuid == block.message.uuid
+        assert stored.source is not None
+        assert stored.source.message_index == block.message.message_index
+        source = view.query_one(NoteText).targets[0]
+        assert source.session_id == block.message.session_id
+        await pilot.press("enter")  # the source is the first thing to open
+        await until(
+            pilot, lambda: isinstance(app.screen, SessionScreen) and app.screen is not session
+        )
+        opened = app.screen
+        assert isinstance(opened, SessionScreen) and opened.at == block.message.message_index
+
+
+async def test_search_messages_notes_or_both(archived: Memory) -> None:
+    app = MemtuiApp(archived, upkeep=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("slash", *"refresh token")
+        screen = app.screen
+        assert isinstance(screen, SearchScreen)
+        await whole_query_answered(pilot)
+        notes, messages = screen.query_one(NoteHitList), screen.query_one(ResultList)
+        assert messages.results and not notes.display
+        await pilot.press("ctrl+t")  # notes
+        await whole_query_answered(pilot)
+        await until(pilot, lambda: bool(notes.hits))
+        assert notes.display and not messages.display
+        assert notes.hits[0].note.title == "Refresh token rotation"
+        assert "notes found" in str(screen.query_one("#search-summary").render())
+        await pilot.press("ctrl+t")  # both
+        await whole_query_answered(pilot)
+        await until(pilot, lambda: bool(notes.hits) and bool(messages.results))
+        assert notes.display and messages.display
+        summary = str(screen.query_one("#search-summary").render())
+        assert "messages" in summary and "notes" in summary
+        await pilot.press("enter")  # from the box to the note hits
+        assert notes.has_focus
+        await until(
+            pilot,
+            lambda: "Refresh token rotation" in preview_of(screen),
+        )
+        await pilot.press("enter")
+        await note_view(pilot, "Refresh token rotation")
+
+
+def preview_of(screen: SearchScreen) -> str:
+    shown = screen.query_one("#preview-text", Static).content
+    return getattr(shown, "markup", str(shown))
+
+
+async def test_every_notes_key_has_an_id_and_a_palette_entry(noted: Memory) -> None:
+    ids = binding_ids()
+    assert {
+        "note.new",
+        "note.edit",
+        "note.delete",
+        "note.next_link",
+        "editor.save",
+        "rule.approve",
+        "rule.reject",
+        "session.save_note",
+        "search.scope",
+    } <= ids
+    app = MemtuiApp(noted, upkeep=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await notes_screen(pilot)
+        titles = {c.title for c in app.get_system_commands(app.screen)}
+        assert {"New", "Edit", "Delete", "Rules", "Search notes"} <= titles
+        await pilot.press("question_mark")
+        assert app.screen.query("HelpPanel")
+
+
+async def test_a_keymap_remaps_a_notes_key(noted: Memory, config_home: Path) -> None:
+    config_home.mkdir(parents=True)
+    (config_home / "keymap.toml").write_text('"note.new" = "plus"\n')
+    app = MemtuiApp(noted, upkeep=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await notes_screen(pilot)
+        await pilot.press("plus")
+        await until(pilot, lambda: isinstance(app.screen, NoteEditor))
+
+
+async def test_notes_saved_elsewhere_appear(noted: Memory) -> None:
+    """Claude saves a note over MCP while the list is open: it shows up."""
+    app = MemtuiApp(noted, upkeep=False)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await notes_screen(pilot)
+        noted.notes.save("From Claude", "Saved over MCP.", "state", by="agent")
+        await until(pilot, lambda: any(n.title == "From Claude" for n in screen.notes.values()))
