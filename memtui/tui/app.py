@@ -30,6 +30,7 @@ from memtui.tui.notes.keys import SCOPES as NOTES_SCOPES
 from memtui.tui.results import ResultList
 from memtui.tui.search import SearchScreen
 from memtui.tui.session import MessageBlock, SessionScreen, warm_drawing
+from memtui.tui.signals.keys import SCOPES as SIGNALS_SCOPES
 
 _T = TypeVar("_T")
 
@@ -301,6 +302,7 @@ def binding_ids() -> set[str]:
         Prompt,
         MessageBlock,
         *(owner for scope in NOTES_SCOPES for owner in scope),
+        *(owner for scope in SIGNALS_SCOPES for owner in scope),
     )
     return {
         b.id

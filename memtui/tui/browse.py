@@ -1,5 +1,5 @@
-"""The main screen: a sidebar of areas (Projects now; Notes, Signals, Inferences later) and
-the sessions of the chosen project, the last active first."""
+"""The main screen: a sidebar of areas (Projects, Notes, Signals, Inferences) and the
+sessions of the chosen project, the last active first."""
 
 from __future__ import annotations
 
@@ -20,11 +20,12 @@ from memtui.tui.messages import ArchiveChanged
 from memtui.tui.notes import flows as notes_flows
 from memtui.tui.notes.listing import NotesArea
 from memtui.tui.session import SessionScreen
+from memtui.tui.signals import flows as signals_flows
+from memtui.tui.signals.area import SignalsArea
 from memtui.tui.status import Keys, StatusLine
 
 ALL = "*"  # the option id of "all projects"
 SESSIONS_SHOWN = 1000
-LATER = ("Signals", "Inferences")  # areas whose issues come next
 
 
 class ProjectList(OptionList):
@@ -51,6 +52,8 @@ class BrowseScreen(Screen[None]):
         Binding("e", "export", "Export", id="browse.export"),
         Binding("d", "demo", "Open demo", id="browse.demo"),
         Binding("n", "notes", "Notes", id="browse.notes"),
+        Binding("s", "signals", "Signals", id="browse.signals"),
+        Binding("i", "inferences", "Inferences", id="browse.inferences"),
         Binding("escape", "focus_projects", "Projects", show=False, id="browse.projects"),
     ]
 
@@ -68,8 +71,7 @@ class BrowseScreen(Screen[None]):
                 yield Static("Projects", classes="area-title")
                 yield ProjectList(id="projects")
                 yield NotesArea()
-                for area in LATER:
-                    yield Static(f"{area}  ·  soon", classes="area-later")
+                yield SignalsArea()
             with Vertical(id="sessions-pane"):
                 yield Static("Sessions", id="sessions-title")
                 table = SessionTable(id="sessions", cursor_type="row", zebra_stripes=True)
@@ -225,6 +227,12 @@ class BrowseScreen(Screen[None]):
 
     def action_notes(self) -> None:
         notes_flows.notes(self.app)
+
+    def action_signals(self) -> None:
+        signals_flows.signals(self.app)
+
+    def action_inferences(self) -> None:
+        signals_flows.inferences(self.app)
 
     def action_focus_projects(self) -> None:
         self.query_one(ProjectList).focus()
