@@ -27,13 +27,13 @@ DELETED = ("✗ deleted", "red")
 
 def status_mark(inference: Inference) -> Text:
     if inference.status == "stale":
-        return Text("⚠ stale", style="bold yellow")
-    return Text("active", style="green")
+        return Text.assemble(("⚠ stale", "bold yellow"))
+    return Text.assemble(("active", "green"))
 
 
 def state_mark(evidence: Evidence) -> Text:
     shown, style = STATE_MARKS.get(evidence.state, DELETED)
-    return Text(shown, style=style)
+    return Text.assemble((shown, style))
 
 
 class InferenceTable(DataTable[str | Text]):
@@ -49,7 +49,7 @@ class InferencesScreen(Screen[None]):
     AUTO_FOCUS = "#inference-table"
     DEFAULT_CSS = """
     #inferences-title { padding: 0 1; color: $text-muted; }
-    #inference-table { height: 1fr; }
+    #inference-table { height: 1fr; overflow-x: hidden; }
     #inference-summary { height: auto; max-height: 6; padding: 0 1; border-top: hkey $panel; }
     #inferences-empty { display: none; padding: 1 2; color: $text-muted; height: 1fr; }
     InferencesScreen.-empty #inferences-empty { display: block; }
@@ -59,7 +59,7 @@ class InferencesScreen(Screen[None]):
     """
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "back", "Back", id="screen.back"),
-        Binding("enter", "provenance", "Provenance", id="inference.provenance"),
+        Binding("p", "provenance", "Provenance", id="inference.provenance"),
         Binding("s", "status", "Status", id="inferences.status"),
         Binding("S", "signals", "Signals", id="inferences.signals"),
     ]
@@ -258,7 +258,7 @@ class ProvenanceScreen(Screen[None]):
             line.pad_right(13 - len(line))
             line.append(f"{e.kind:<8}", style="dim")
             line.append(e.title or e.ref, style="bold" if e.state != "deleted" else "strike")
-            line.append(f"  {e.kind} {e.ref}", style="dim")
+            line.append(f"  #{e.ref}" if e.kind == "note" else f"  {e.ref[:8]}", style="dim")
             line.truncate(300)
             options.append(Option(line, id=str(k)))
         listing = self.query_one(ProvenanceList)

@@ -61,11 +61,11 @@ class EvidenceList(OptionList):
 class SignalsScreen(Screen[None]):
     AUTO_FOCUS = "#signal-table"
     DEFAULT_CSS = """
-    #signals-sidebar { width: 22; border-right: vkey $panel-lighten-2; background: $surface; }
+    #signals-sidebar { width: 20; border-right: vkey $panel-lighten-2; background: $surface; }
     #signal-types { height: 1fr; border: none; background: $surface; }
     #signals-pane { width: 1fr; }
     #signals-title, #evidence-title { padding: 0 1; color: $text-muted; }
-    #signal-table { height: 1fr; min-height: 4; }
+    #signal-table { height: 1fr; min-height: 4; overflow-x: hidden; }
     #signal-detail { padding: 0 1; height: auto; max-height: 3; }
     #evidence-list { height: auto; max-height: 40%; border: none; }
     #signals-empty { display: none; padding: 1 2; color: $text-muted; height: 1fr; }
