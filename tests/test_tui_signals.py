@@ -5,6 +5,7 @@ memory.inferences.list), on the real store."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -12,15 +13,17 @@ from textual.pilot import Pilot
 from textual.widgets import Input, SelectionList, Static
 
 from memtui.engine import Memory
+from memtui.engine.signal_types import Signal
 from memtui.tui.app import MemtuiApp, binding_ids
 from memtui.tui.browse import BrowseScreen
 from memtui.tui.notes.dialogs import Confirm
 from memtui.tui.notes.view import NoteScreen
+from memtui.tui.session import SessionScreen
 from memtui.tui.signals.area import SignalsArea
 from memtui.tui.signals.dialogs import MintForm, Snooze
 from memtui.tui.signals.inferences import InferencesScreen, ProvenanceScreen
 from memtui.tui.signals.listing import EvidenceList, SignalsScreen, SignalTable
-from tests.tui_support import until
+from tests.tui_support import small_archive, until
 
 SIZE = (120, 36)
 RUNBOOK = "[[Rollback runbook]] has no note"
@@ -43,6 +46,22 @@ def signalled(memory: Memory) -> Iterator[Memory]:
     n.save("Release checklist", "Tag, then [[Signing keys]].", "past", by="person")
     memory.signals.detect()
     yield memory
+
+
+@pytest.fixture
+def archived(memory: Memory, claude_dir: Path) -> Memory:
+    """The corpus's sessions: the same error in several of them, a recurring_error signal
+    whose evidence is messages."""
+    small_archive(claude_dir, messages=240)
+    memory.upkeep.ingest(wait=True)
+    memory.signals.detect()
+    return memory
+
+
+def recurring(memory: Memory) -> Signal:
+    found = memory.signals.list(type="recurring_error").signals
+    assert found, "the corpus has an error that recurs"
+    return max(found, key=lambda s: len(s.messages))
 
 
 def signal_id(memory: Memory, title: str) -> int:
@@ -112,8 +131,8 @@ async def test_snooze_for_days_or_until_a_date(
         if until_prefix is not None:
             assert until_at.startswith(until_prefix)
         else:
-            days = signalled.signals.get(sid)
-            assert days.snooze_until is not None
+            ahead = datetime.fromisoformat(until_at) - datetime.now(UTC)
+            assert timedelta(days=6, hours=23) < ahead <= timedelta(days=7)
         await until(pilot, lambda: str(sid) not in screen.signals)
         await pilot.press("s")  # the snoozed ones
         await until(pilot, lambda: screen.status == "snoozed" and str(sid) in screen.signals)
@@ -290,3 +309,47 @@ async def test_a_keymap_remaps_a_signals_key(signalled: Memory, config_home: Pat
         await until(pilot, lambda: isinstance(app.screen, Confirm))
         await pilot.press("y")
         await until(pilot, lambda: signalled.signals.get(sid).status == "dismissed")
+
+
+async def test_a_message_in_the_evidence_opens_its_session_at_it(archived: Memory) -> None:
+    signal = recurring(archived)
+    second = signal.messages[1]
+    app = MemtuiApp(archived, upkeep=False)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await signals_screen(pilot, signal.title)
+        evidence = screen.query_one(EvidenceList)
+        assert evidence.option_count == len(signal.messages)
+        evidence.focus()
+        await pilot.press("down", "enter")
+        await until(pilot, lambda: isinstance(app.screen, SessionScreen))
+        assert (app.screen.session_id, app.screen.at) == (second.session_id, second.message_index)
+
+
+async def test_mint_from_messages_and_open_one_from_the_provenance(archived: Memory) -> None:
+    signal = recurring(archived)
+    app = MemtuiApp(archived, upkeep=False)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await signals_screen(pilot, signal.title)
+        await pilot.press("m")
+        await until(pilot, lambda: isinstance(app.screen, MintForm))
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: isinstance(app.screen, Confirm))
+        await pilot.press("y")
+        await until(pilot, lambda: app.screen is screen)
+        minted = archived.inferences.list()
+        assert len(minted) == 1
+        assert sorted(e.ref for e in minted[0].evidence) == sorted(m.uuid for m in signal.messages)
+        assert archived.signals.get(signal.id).status == "synthesized"
+        await pilot.press("i")
+        await until(pilot, lambda: isinstance(app.screen, InferencesScreen) and app.screen.loaded)
+        await pilot.press("p")
+        await until(
+            pilot,
+            lambda: isinstance(app.screen, ProvenanceScreen) and bool(app.screen.messages),
+        )
+        first = minted[0].evidence[0]
+        assert first.state == "unchanged"
+        await pilot.press("o")
+        await until(pilot, lambda: isinstance(app.screen, SessionScreen))
+        where = next(m for m in signal.messages if m.uuid == first.ref)
+        assert (app.screen.session_id, app.screen.at) == (where.session_id, where.message_index)
