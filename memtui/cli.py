@@ -5,7 +5,10 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shlex
+import subprocess
 import sys
+import tempfile
 import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -24,13 +27,15 @@ from rich.progress import (
 )
 
 from memtui import __version__, config
+from memtui.engine import LAYERS, MAX_BODY_BYTES, ON_CONFLICT, frontmatter
 from memtui.engine.signal_types import INFERENCE_STATUSES, SIGNAL_STATUSES, SIGNAL_TYPES
+from memtui.engine.transfer import FORMATS
 from memtui.engine.types import MODES, ROLES, to_dict
 from memtui.engine.validate import REACH
-from memtui.errors import MemtuiError
+from memtui.errors import InvalidArgument, MemtuiError
 
 if TYPE_CHECKING:  # the engine loads numpy, Tantivy and hnswlib: not for --help
-    from memtui.engine import IngestReport, Memory, ProgressEvent
+    from memtui.engine import IngestReport, Memory, Note, ProgressEvent
 
 
 _T = TypeVar("_T")
@@ -178,6 +183,7 @@ def build_parser() -> Parser:
     mcp.add_argument(
         "--print-config", action="store_true", help="print the config that connects Claude Code"
     )
+    add_note_commands(sub)
     return parser
 
 
@@ -523,3 +529,384 @@ COMMANDS: dict[str, Callable[[Memory, argparse.Namespace], None]] = {
     "signal": cmd_signal,
     "inferences": cmd_inferences,
 }
+
+
+# -- notes, house rules, export and import (the person's side: no guard binds the CLI) -------
+
+
+def note_id(value: str) -> int:
+    try:
+        number = int(value)
+    except ValueError:
+        number = 0
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"a note id is a whole number from 1, not {value!r}")
+    return number
+
+
+def add_note_commands(sub: argparse._SubParsersAction[Parser]) -> None:
+    notes = sub.add_parser("notes", help="list notes, the last updated first")
+    notes.add_argument("--folder", type=argument, help="only this folder")
+    notes.add_argument("--tag", type=argument, help="only notes with this tag")
+    notes.add_argument("--layer", choices=LAYERS, help="only this layer")
+    notes.add_argument("--limit", type=whole(1, 1000), default=100)
+    notes.add_argument("--json", action="store_true", help="one JSON document on stdout")
+
+    note = sub.add_parser("note", help="show, add, edit or delete one note")
+    actions = note.add_subparsers(
+        dest="note_command", metavar="ACTION", parser_class=Parser, required=True
+    )
+    show = actions.add_parser("show", help="print one note, its links and backlinks")
+    show.add_argument("id", type=note_id)
+    show.add_argument("--json", action="store_true", help="one JSON document on stdout")
+    add = actions.add_parser("add", help="save a note; its body from FILE, or stdin with -")
+    add.add_argument("--title", type=argument, required=True)
+    add.add_argument("--layer", choices=LAYERS, required=True)
+    add.add_argument("--folder", type=argument, default="", help="e.g. projects/shop")
+    add.add_argument("--tag", type=argument, action="append", default=[], help="repeatable")
+    add.add_argument("file", nargs="?", metavar="FILE|-", help="the Markdown body (- : stdin)")
+    edit = actions.add_parser("edit", help="edit a note in $VISUAL or $EDITOR")
+    edit.add_argument("id", type=note_id)
+    edit.add_argument(
+        "--from",
+        dest="source",
+        metavar="FILE",
+        help="take the edited note (front matter and body) from FILE instead of an editor",
+    )
+    rm = actions.add_parser("rm", help="delete a note (asks first)")
+    rm.add_argument("id", type=note_id)
+    rm.add_argument("--yes", action="store_true", help="do not ask")
+
+    rules = sub.add_parser("rules", help="house rules, approved and provisional")
+    rules.add_argument("--json", action="store_true", help="one JSON document on stdout")
+    rule_actions = rules.add_subparsers(dest="rules_command", metavar="ACTION", parser_class=Parser)
+    approve = rule_actions.add_parser("approve", help="approve a provisional rule")
+    approve.add_argument("id", type=note_id)
+
+    export = sub.add_parser("export", help="write every note to a JSONL file or Markdown folder")
+    export.add_argument("path", type=argument, metavar="PATH")
+    export.add_argument("--format", choices=FORMATS, default="jsonl")
+    export.add_argument(
+        "--force",
+        action="store_true",
+        help="replace an existing file; Markdown: update an earlier export in that folder",
+    )
+    imp = sub.add_parser("import", help="import notes from an export (all or nothing)")
+    imp.add_argument("path", type=argument, metavar="PATH")
+    imp.add_argument(
+        "--on-conflict",
+        choices=ON_CONFLICT,
+        default="error",
+        help="a note that exists with other content: keep it, replace it (unless it was"
+        " updated after the file's copy), or import nothing (default)",
+    )
+    imp.add_argument("--format", choices=FORMATS, help="default: a folder is markdown, else jsonl")
+
+
+def cmd_notes(memory: Memory, args: argparse.Namespace) -> None:
+    notes = memory.notes.list(folder=args.folder, tag=args.tag, layer=args.layer, limit=args.limit)
+    total = memory.notes.count(folder=args.folder, tag=args.tag, layer=args.layer)
+    if args.json:
+        print(json.dumps({"notes": to_dict(notes), "total": total}, indent=2))
+        return
+    if not notes:
+        print("no notes here yet: memtui note add --title T --layer past FILE", file=sys.stderr)
+    for n in notes:
+        print(f"{n.id:>5}  {_when(n.updated)}  {n.layer:<5}  {n.folder or '-':<16}  {n.title}")
+    if total > len(notes):
+        print(f"{len(notes):,} of {total:,} (--limit shows more)", file=sys.stderr)
+
+
+def cmd_note(memory: Memory, args: argparse.Namespace) -> None:
+    NOTE_ACTIONS[args.note_command](memory, args)
+
+
+def cmd_note_show(memory: Memory, args: argparse.Namespace) -> None:
+    detail = memory.notes.get(args.id)
+    if args.json:
+        print(json.dumps(to_dict(detail), indent=2))
+        return
+    n = detail.note
+    print(f"# {n.title}\n")
+    print(_note_fields(n))
+    if detail.source is not None:
+        where = detail.source.project or "no longer archived"
+        print(f"source   session {detail.source.session_id} ({where})")
+    if n.body.strip():
+        print(f"\n{n.body.rstrip()}")
+    if detail.links:
+        print("\nLinks")
+        for link in detail.links:
+            target = f"#{link.note_id}" if link.note_id is not None else "(no such note yet)"
+            print(f"  [[{link.target}]] → {target}")
+    if detail.backlinks:
+        print("\nReferenced by")
+        for ref in detail.backlinks:
+            print(f"  #{ref.id} {ref.title}")
+
+
+def _note_fields(n: Note) -> str:
+    status = f" ({n.status})" if n.status else ""
+    lines = [
+        f"id       {n.id}",
+        f"layer    {n.layer}{status}",
+        f"folder   {n.folder or '-'}",
+        f"tags     {', '.join(n.tags) or '-'}",
+        f"created  {n.created} by {n.author}",
+        f"updated  {n.updated}",
+    ]
+    return "\n".join(lines)
+
+
+def cmd_note_add(memory: Memory, args: argparse.Namespace) -> None:
+    body = _read_body(args.file) if args.file else ""
+    result = memory.notes.save(
+        args.title, body, args.layer, by="person", folder=args.folder, tags=args.tag
+    )
+    n = result.note
+    print(f"saved note #{n.id} {n.title!r} ({n.layer}{', ' + n.folder if n.folder else ''})")
+    for similar in result.similar:
+        print(
+            f"  similar: #{similar.note.id} {similar.note.title!r} "
+            f"(distance {similar.distance:.2f}: update it instead? memtui note edit "
+            f"{similar.note.id})"
+        )
+    for back in result.flashbacks.notes:
+        print(f"  flashback: #{back.note.id} {back.note.title!r}, {back.age_days} days older")
+    for past in result.flashbacks.sessions:
+        print(
+            f"  flashback: {past.project}, session {past.session_id[:8]}#{past.message_index}, "
+            f"{past.age_days} days ago"
+        )
+
+
+def _read_body(source: str) -> str:
+    """The body from a file or stdin (`-`): UTF-8, at most the notes' limit (read no further)."""
+    name = "stdin" if source == "-" else source
+    try:
+        if source == "-":
+            data = sys.stdin.buffer.read(MAX_BODY_BYTES + 1)
+        else:
+            with open(source, "rb") as file:
+                data = file.read(MAX_BODY_BYTES + 1)
+    except OSError as exc:
+        fail(f"INVALID_ARGUMENT: cannot read {name}: {exc.strerror or exc}")
+    if len(data) > MAX_BODY_BYTES:
+        fail(f"INVALID_ARGUMENT: body ({name}) is over {MAX_BODY_BYTES // 1024} KB")
+    try:
+        return data.decode()
+    except UnicodeDecodeError:
+        fail(f"INVALID_ARGUMENT: body ({name}) is not UTF-8 text")
+
+
+EDIT_FIELDS = ("title", "layer", "folder", "tags")
+
+
+def note_for_editing(n: Note) -> str:
+    """A note as the Markdown `note edit` opens: the fields a person may change as front
+    matter, the others as comments."""
+    fields = {"title": n.title, "layer": n.layer, "folder": n.folder, "tags": n.tags}
+    status = f" ({n.status})" if n.status else ""
+    comments = [
+        f"note {n.id}{status} · created {n.created} by {n.author} · updated {n.updated}",
+        "change title, layer, folder or tags here; the body follows the closing ---",
+    ]
+    return frontmatter.dump(fields, n.body, comments)
+
+
+def edited_fields(text: str) -> dict[str, Any]:
+    """The fields and body of an edited note; InvalidArgument names what is wrong."""
+    parts = frontmatter.split(text)
+    if parts is None:
+        raise InvalidArgument(
+            "the front matter is gone", "keep the fields between two lines of ---"
+        )
+    fields, body = parts
+    unknown = sorted(set(fields) - set(EDIT_FIELDS))
+    if unknown:
+        raise InvalidArgument(
+            f"unknown field {unknown[0]!r} in the front matter",
+            f"the fields are {', '.join(EDIT_FIELDS)}",
+        )
+    if "title" not in fields:
+        raise InvalidArgument("title is missing from the front matter")
+    tags = fields.get("tags") or []
+    for name in ("title", "layer", "folder"):
+        if isinstance(fields.get(name), list):
+            raise InvalidArgument(f"{name} must be one value, not a list")
+    return {
+        "title": fields["title"] or "",
+        "layer": fields.get("layer") or "",
+        "folder": fields.get("folder") or "",
+        "tags": [tags] if isinstance(tags, str) else tags,
+        "body": body,
+    }
+
+
+def cmd_note_edit(memory: Memory, args: argparse.Namespace) -> None:
+    before = memory.notes.get(args.id).note
+    if args.source is not None:
+        try:
+            data = Path(args.source).read_bytes()
+        except OSError as exc:
+            fail(f"INVALID_ARGUMENT: cannot read {args.source}: {exc.strerror or exc}")
+        _save_edit(memory, before, _utf8(data))
+        print(f"saved note #{before.id}")
+        return
+    original = note_for_editing(before)
+    fd, name = tempfile.mkstemp(prefix=f"memtui-note-{before.id}-", suffix=".md")
+    draft = Path(name)
+    with os.fdopen(fd, "w", encoding="utf-8", newline="") as file:
+        file.write(original)
+    while True:
+        problem = _run_editor(draft)
+        data = draft.read_bytes()
+        if data == original.encode():  # nothing to lose: the draft goes
+            draft.unlink()
+            if problem:
+                fail(f"{problem}: nothing saved")
+            print("no changes", file=sys.stderr)
+            return
+        if problem:
+            fail(f"{problem}: nothing saved, your edit is kept in {draft}")
+        try:
+            _save_edit(memory, before, _utf8(data))
+        except MemtuiError as exc:
+            if _ask(f"{exc.line()}\nedit again? [Y/n] ", default=True):
+                continue
+            fail(
+                f"{exc.line()}; nothing saved, your edit is kept in {draft} "
+                f"(fix it, then: memtui note edit {before.id} --from {draft})"
+            )
+        draft.unlink()
+        print(f"saved note #{before.id}")
+        return
+
+
+def _utf8(data: bytes) -> str:
+    try:
+        return data.decode()
+    except UnicodeDecodeError as exc:
+        raise InvalidArgument(
+            f"the edited note is not UTF-8 text (byte {exc.start:,})",
+            "save it as UTF-8",
+        ) from None
+
+
+def _save_edit(memory: Memory, before: Note, text: str) -> None:
+    """Save an edited note, unless someone else changed it since it was opened."""
+    fields = edited_fields(text)
+    now = memory.notes.get(before.id).note
+    if now.updated != before.updated:
+        raise InvalidArgument(
+            f"note {before.id} was changed elsewhere ({now.updated}) while you edited it",
+            "compare it with memtui note show and edit again",
+        )
+    changed = {k: v for k, v in fields.items() if v != getattr(before, k)}
+    if changed:
+        memory.notes.update(before.id, by="person", **changed)
+
+
+def _run_editor(path: Path) -> str:
+    """Open `path` in the person's editor; what went wrong, or "" when it exited cleanly."""
+    command = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
+    try:
+        code = subprocess.run([*shlex.split(command), str(path)], check=False).returncode
+    except (OSError, ValueError) as exc:
+        return f"INVALID_ARGUMENT: cannot start the editor {command!r} ($VISUAL/$EDITOR): {exc}"
+    return f"the editor {command!r} exited with status {code}" if code else ""
+
+
+def _ask(question: str, default: bool) -> bool:
+    """A yes or no typed at the terminal (Enter: `default`); with no terminal, no."""
+    if not sys.stdin.isatty():
+        return False
+    print(question, end="", file=sys.stderr, flush=True)
+    answer = sys.stdin.readline().strip().lower()
+    return default if answer == "" else answer in ("y", "yes")
+
+
+def cmd_note_rm(memory: Memory, args: argparse.Namespace) -> None:
+    detail = memory.notes.get(args.id)
+    n = detail.note
+    if not args.yes:
+        if not sys.stdin.isatty():
+            fail(f"NOT_CONFIRMED: no terminal to ask on before deleting note {n.id}: add --yes")
+        count = len(detail.backlinks)
+        linked = f", linked from {count} note{'s' * (count != 1)}" if count else ""
+        if not _ask(f"delete note #{n.id} {n.title!r} ({n.layer}{linked})? [y/N] ", False):
+            fail(f"NOT_CONFIRMED: note {n.id} kept")
+    memory.notes.delete(n.id, by="person")
+    print(f"deleted note #{n.id} {n.title!r}")
+
+
+def cmd_rules(memory: Memory, args: argparse.Namespace) -> None:
+    if args.rules_command == "approve":
+        n = memory.notes.approve(args.id, by="person")
+        print(f"approved rule #{n.id} {n.title!r}: it goes into the house rules")
+        return
+    rules = memory.notes.rules()
+    if args.json:
+        print(json.dumps({"rules": to_dict(rules)}, indent=2))
+        return
+    if not rules:
+        print("no house rules yet: memtui note add --layer rule --title T FILE", file=sys.stderr)
+    for status in ("approved", "provisional"):
+        listed = [r for r in rules if r.status == status]
+        if listed:
+            print(f"{status} ({len(listed)})")
+        for r in listed:
+            print(f"{r.id:>5}  {_when(r.updated)}  by {r.author:<6}  {r.title}")
+    if any(r.status == "provisional" for r in rules):
+        print("provisional rules are not given to Claude: memtui rules approve ID", file=sys.stderr)
+
+
+def cmd_export(memory: Memory, args: argparse.Namespace) -> None:
+    report = memory.transfer.export(Path(args.path), args.format, overwrite=args.force)
+    detail = report.format
+    if report.format == "markdown":
+        detail += f": {report.written:,} files written"
+        if report.removed:
+            detail += f", {len(report.removed):,} removed (notes deleted since)"
+    print(f"exported {report.notes:,} notes to {report.path} ({detail})", file=sys.stderr)
+
+
+def cmd_import(memory: Memory, args: argparse.Namespace) -> None:
+    report = memory.transfer.import_(Path(args.path), args.on_conflict, args.format)
+    print(
+        f"imported {report.path} ({report.format}): {report.added:,} added, "
+        f"{report.overwritten:,} overwritten, {report.skipped:,} skipped",
+        file=sys.stderr,
+    )
+    if report.newer_kept:
+        print(
+            f"kept {report.newer_kept:,} stored notes updated after the file's copies of them",
+            file=sys.stderr,
+        )
+    if report.signals or any(report.inferences):
+        added, overwritten, skipped = report.inferences
+        print(
+            f"and {report.signals:,} decisions on signals; inferences: {added:,} added, "
+            f"{overwritten:,} overwritten, {skipped:,} skipped",
+            file=sys.stderr,
+        )
+    if report.ignored:
+        kinds = ", ".join(f"{n:,} {kind}" for kind, n in sorted(report.ignored.items()))
+        print(f"left out records this memtui does not know: {kinds}", file=sys.stderr)
+
+
+NOTE_ACTIONS: dict[str, Callable[[Memory, argparse.Namespace], None]] = {
+    "show": cmd_note_show,
+    "add": cmd_note_add,
+    "edit": cmd_note_edit,
+    "rm": cmd_note_rm,
+}
+COMMANDS.update(
+    {
+        "notes": cmd_notes,
+        "note": cmd_note,
+        "rules": cmd_rules,
+        "export": cmd_export,
+        "import": cmd_import,
+    }
+)

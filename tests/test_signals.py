@@ -3,12 +3,14 @@ constructed set and stays quiet on near misses; triage and staleness behave."""
 
 from __future__ import annotations
 
+import json
 import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 
+from memtui.config import Config
 from memtui.engine import InvalidArgument, Memory, Note, NotFound
 from memtui.engine.detect import signatures
 from memtui.errors import NotConfirmed
@@ -268,3 +270,40 @@ def test_unchanged_corpus_costs_a_read(memory: Memory) -> None:
     memory.signals.list()
     conn = memory.signals._conn()
     assert not memory.signals._dirty(conn, datetime.now(UTC).date().isoformat())
+
+
+def test_export_import_carries_triage_and_inferences(
+    memory: Memory, tmp_path: Path, claude_dir: Path
+) -> None:
+    a = memory.notes.save("A", "[[Nowhere]] and the cache", "past", by="person").note
+    memory.notes.save("B", "[[Elsewhere]]", "past", by="person")
+    first, second = memory.signals.list().signals
+    memory.signals.update_status(first.id, "dismissed")
+    minted = memory.inferences.mint(
+        "Cache", "why", 0.6, confirmed=True, evidence_note_ids=[a.id], signal_id=second.id
+    )
+    path = tmp_path / "out.jsonl"
+    memory.transfer.export(path)
+    kinds = [json.loads(line)["type"] for line in path.read_text().splitlines()]
+    assert kinds.count("signal") == 2 and kinds.count("inference") == 1
+    other = Config(data_dir=tmp_path / "other", claude_dir=claude_dir, log_dir=tmp_path / "logs")
+    with Memory(other) as fresh:
+        summary = fresh.transfer.import_(path)
+        assert (summary.signals, summary.inferences) == (2, (1, 0, 0))
+        assert fresh.signals.list().signals == []  # dismissed stays dismissed, minted stays so
+        statuses = {s.title: s.status for s in fresh.signals.list(status=None).signals}
+        assert statuses == {first.title: "dismissed", second.title: "synthesized"}
+        (back,) = fresh.inferences.list()
+        assert (back.id, back.status, back.signal_id) == (minted.id, "active", second.id)
+        again = fresh.transfer.import_(path)
+        assert again.inferences == (0, 0, 1)
+
+
+def test_import_bad_inference_line_imports_nothing(memory: Memory, tmp_path: Path) -> None:
+    path = tmp_path / "bad.jsonl"
+    note = {"type": "note", "id": 1, "title": "T", "layer": "past", "body": "x"}
+    bad = {"type": "inference", "id": 1, "title": "I", "summary": "s", "confidence": 2}
+    path.write_text(json.dumps(note) + "\n" + json.dumps(bad) + "\n")
+    with pytest.raises(InvalidArgument, match="line 2"):
+        memory.transfer.import_(path)
+    assert memory.notes.list() == []

@@ -12,7 +12,7 @@ import json
 import re
 import sqlite3
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 import numpy as np
@@ -46,12 +46,15 @@ class Found:
     title: str
     detail: str
     notes: list[int]
-    messages: list[int]
+    messages: list[int]  # row ids: for showing, not for the fingerprint (they change on reindex)
     key: str  # what besides the evidence makes it this signal
+    sessions: list[str] = field(default_factory=list)  # the sessions of message evidence
 
     @property
     def fingerprint(self) -> str:
-        evidence = json.dumps([self.type, self.key, sorted(self.notes), sorted(self.messages)])
+        """Of the type, the key and the evidence by ids that outlive a reindex or an export
+        and import (note ids, session ids)."""
+        evidence = json.dumps([self.type, self.key, sorted(self.notes), sorted(self.sessions)])
         return hashlib.sha256(evidence.encode()).hexdigest()[:32]
 
     def row(self) -> tuple[str, str, str, str, list[int], list[int]]:
@@ -286,7 +289,7 @@ def recurring_errors(conn: sqlite3.Connection, mentioned: Callable[[str], bool])
         }
         days = (sightings[-1][2] - sightings[0][2]) / 86_400
         where = "one project" if len(projects) == 1 else f"{len(projects)} projects"
-        messages = [m for m, _, _ in sightings[-ERROR_EVIDENCE:]]
+        shown = sightings[-ERROR_EVIDENCE:]
         out.append(
             Found(
                 "recurring_error",
@@ -294,8 +297,9 @@ def recurring_errors(conn: sqlite3.Connection, mentioned: Callable[[str], bool])
                 f"seen in {len(sightings)} sessions over {days:.0f} days, in {where}; "
                 "no note mentions it",
                 [],
-                messages,
+                [m for m, _, _ in shown],
                 sig,
+                [s for _, s, _ in shown],
             )
         )
     return out

@@ -15,6 +15,7 @@ import hashlib
 import sqlite3
 import threading
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from memtui.config import Config
@@ -26,6 +27,15 @@ from memtui.store import notes as notes_store
 from memtui.store import signals as store
 
 MAX_SUMMARY = 10_000
+
+
+@dataclass(slots=True)
+class Portable:
+    """An inference as an export carries it: its signal by fingerprint, not by id."""
+
+    inference: store.InferenceRow
+    evidence: list[store.EvidenceRow]
+    signal: str | None
 
 
 def _now() -> str:
@@ -134,6 +144,57 @@ class Inferences:
         if not found:
             raise NotFound(f"inference {inference_id} not found", "list them with list_inferences")
         return found[0]
+
+    # -- export and import (engine/transfer.py writes and reads the records) ----------------
+
+    def dump(self) -> tuple[list[store.SignalRow], list[Portable]]:
+        """Every signal decided on, and every inference with its evidence and the
+        fingerprint of the signal it came from."""
+        with db.translated(self.config.db_path):
+            conn = self._conn()
+            triage = store.triaged(conn)
+            prints = {r.id: r.fingerprint for r in triage}
+            found = [
+                Portable(row, store.evidence(conn, row.id), prints.get(row.signal_id or 0))
+                for row in reversed(store.inferences(conn))
+            ]
+        return triage, found
+
+    def load(
+        self, triage: Sequence[store.SignalRow], found: Sequence[Portable], on_conflict: str
+    ) -> tuple[int, int, int]:
+        """Bring in decisions and inferences in one transaction. A signal's decision always
+        lands (the newer of two decisions is the import's); an inference whose id is taken
+        by another: kept (skip), replaced (overwrite) or refused (error). Answers (added,
+        overwritten, skipped) inferences."""
+        added = overwritten = skipped = 0
+        with self._lock, db.translated(self.config.db_path):
+            conn = self._write()
+            with notes_store.writing(conn):
+                for row in triage:
+                    store.put_triage(conn, row)
+                for item in found:
+                    row = item.inference
+                    if item.signal is not None:
+                        signal = store.by_fingerprint(conn, item.signal)
+                        row.signal_id = signal.id if signal else None
+                    existing = store.inferences(conn, [row.id])
+                    if existing:
+                        same = existing[0] == row and store.evidence(conn, row.id) == item.evidence
+                        if same or on_conflict == "skip":
+                            skipped += 1
+                            continue
+                        if on_conflict == "error":
+                            raise InvalidArgument(
+                                f"inference {row.id} exists with other content",
+                                "import with --on-conflict skip or overwrite",
+                            )
+                        store.drop_inference(conn, row.id)
+                        overwritten += 1
+                    else:
+                        added += 1
+                    store.add_inference(conn, row, item.evidence, keep_id=True)
+        return added, overwritten, skipped
 
 
 def checked(

@@ -7,7 +7,8 @@ locks, and hands out small domain services that hold the operations:
 - `memory.upkeep`: ingest, follow, reindex, doctor, stats (the writer's side);
 - `memory.notes`: notes, their links, rules and flashbacks (reads and writes; see notes.py);
 - `memory.signals`, `memory.inferences`: patterns found, and the person's conclusions;
-- `memory.context`, `memory.trace`: context for a session, a draft checked against the record.
+- `memory.context`, `memory.trace`: context for a session, a draft checked against the record;
+- `memory.transfer`: export and import of the notes (JSONL, a Markdown folder; transfer.py).
 
 Threading contract:
 - Every history call, and `upkeep.stats`, may run on any thread, any number at once: each
@@ -33,6 +34,7 @@ from memtui.engine.notes import Notes
 from memtui.engine.search import Searcher
 from memtui.engine.signals import Signals
 from memtui.engine.trace import Tracer
+from memtui.engine.transfer import Transfer
 from memtui.engine.upkeep import Upkeep
 from memtui.errors import MemtuiError
 from memtui.store.archive import Archive
@@ -63,6 +65,7 @@ class Memory:
         self.inferences = Inferences(config, self._readers.get)
         self.context = Contexts(config, self._readers.get, self._related)
         self.trace = Tracer(self._readers.get, self._note_hits, self._message_hits)
+        self.transfer = Transfer(self.notes, self.inferences)
 
     def _index(self) -> Indexes:
         """The indexes, opened on first use: a process that only lists sessions never loads

@@ -123,6 +123,45 @@ def get(conn: sqlite3.Connection, signal_id: int) -> SignalRow | None:
     return _signal(r) if r else None
 
 
+def triaged(conn: sqlite3.Connection) -> list[SignalRow]:
+    """Every signal a person (or an inference) has decided on: what an export carries."""
+    rows = conn.execute(f"SELECT {_SIGNAL_COLS} FROM signals WHERE status != 'new' ORDER BY id")
+    return [_signal(r) for r in rows]
+
+
+def by_fingerprint(conn: sqlite3.Connection, fingerprint: str) -> SignalRow | None:
+    r = conn.execute(
+        f"SELECT {_SIGNAL_COLS} FROM signals WHERE fingerprint = ?", (fingerprint,)
+    ).fetchone()
+    return _signal(r) if r else None
+
+
+def put_triage(conn: sqlite3.Connection, row: SignalRow) -> int:
+    """A decision brought in by an import: a signal known by its fingerprint takes its status;
+    an unknown one is kept (not live) so that detection finding it later keeps the decision."""
+    conn.execute(
+        """INSERT INTO signals (type, fingerprint, title, detail, note_ids, message_ids, status,
+                                snooze_until, live, created, updated)
+           VALUES (?, ?, ?, ?, ?, '[]', ?, ?, 0, ?, ?)
+           ON CONFLICT (fingerprint) DO UPDATE SET status = excluded.status,
+               snooze_until = excluded.snooze_until, updated = excluded.updated""",
+        (
+            row.type,
+            row.fingerprint,
+            row.title,
+            row.detail,
+            json.dumps(row.note_ids),
+            row.status,
+            row.snooze_until,
+            row.created,
+            row.updated,
+        ),
+    )
+    found = by_fingerprint(conn, row.fingerprint)
+    assert found is not None
+    return found.id
+
+
 def set_status(
     conn: sqlite3.Connection, signal_id: int, status: str, until: str | None, now: str
 ) -> None:
@@ -169,11 +208,15 @@ def add_inference(
     conn: sqlite3.Connection,
     inference: InferenceRow,
     evidence: Sequence[EvidenceRow],
+    *,
+    keep_id: bool = False,
 ) -> int:
+    """Insert an inference (under its own id when `keep_id`: an import)."""
     cur = conn.execute(
-        "INSERT INTO inferences (title, summary, confidence, signal_id, created) "
-        "VALUES (?, ?, ?, ?, ?)",
+        "INSERT INTO inferences (id, title, summary, confidence, signal_id, created) "
+        "VALUES (?, ?, ?, ?, ?, ?)",
         (
+            inference.id if keep_id else None,
             inference.title,
             inference.summary,
             inference.confidence,
@@ -187,6 +230,11 @@ def add_inference(
         [(new_id, e.kind, e.ref, e.title, e.text, e.hash) for e in evidence],
     )
     return new_id
+
+
+def drop_inference(conn: sqlite3.Connection, inference_id: int) -> None:
+    conn.execute("DELETE FROM inference_evidence WHERE inference_id = ?", (inference_id,))
+    conn.execute("DELETE FROM inferences WHERE id = ?", (inference_id,))
 
 
 def inferences(conn: sqlite3.Connection, ids: Sequence[int] | None = None) -> list[InferenceRow]:
