@@ -51,9 +51,9 @@ class BrowseScreen(Screen[None]):
         Binding("y", "copy", "Copy MD", id="browse.copy"),
         Binding("e", "export", "Export", id="browse.export"),
         Binding("d", "demo", "Open demo", id="browse.demo"),
-        Binding("n", "notes", "Notes", id="browse.notes"),
-        Binding("s", "signals", "Signals", id="browse.signals"),
-        Binding("i", "inferences", "Inferences", id="browse.inferences"),
+        Binding("n", "notes", "Notes", show=False, id="browse.notes"),
+        Binding("s", "signals", "Signals", show=False, id="browse.signals"),
+        Binding("i", "inferences", "Inferences", show=False, id="browse.inferences"),
         Binding("escape", "focus_projects", "Projects", show=False, id="browse.projects"),
     ]
 

@@ -86,7 +86,7 @@ def signature(app: MemtuiApp) -> Signature | None:
 
 def _signature(notes: Notes) -> Signature:
     newest = notes.list(limit=1)
-    waiting = sum(r.status == "provisional" for r in notes.rules())
+    waiting = len(notes.rules(status="provisional"))
     return notes.count(), (newest[0].id, newest[0].updated) if newest else None, waiting
 
 
