@@ -17,13 +17,14 @@ from textual.screen import Screen
 from textual.widgets import DataTable, OptionList, Static
 from textual.widgets.option_list import Option
 
-from memtui.engine.signal_types import SIGNAL_STATUSES, SIGNAL_TYPES, Counts, Signal
+from memtui.engine.signal_types import SIGNAL_TYPES, Counts, Signal
 from memtui.tui.format import when
 from memtui.tui.signals import flows
 from memtui.tui.status import Keys, StatusLine
 
 POLL = 2.0  # seconds between looks for new signals (notes written elsewhere)
 ALL = "all"
+STATUS_ORDER: tuple[str | None, ...] = ("new", "snoozed", "dismissed", "synthesized", None)
 TYPE_NAMES = {
     "dangling_link": "dangling link",
     "stale_state": "stale state",
@@ -299,10 +300,9 @@ class SignalsScreen(Screen[None]):
             flows.mint_form(self.app, s, then=self.reload)
 
     def action_status(self) -> None:
-        """new → snoozed → dismissed → synthesized → any → new."""
-        order: list[str | None] = [*SIGNAL_STATUSES[:1], "snoozed", "dismissed", "synthesized"]
-        order.append(None)
-        self.status = order[(order.index(self.status) + 1) % len(order)]
+        """new → snoozed → dismissed → synthesized → any status → new."""
+        at = STATUS_ORDER.index(self.status)
+        self.status = STATUS_ORDER[(at + 1) % len(STATUS_ORDER)]
         self.reload()
 
     def action_open_evidence(self) -> None:
