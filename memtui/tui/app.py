@@ -31,6 +31,7 @@ from memtui.tui.notes.keys import SCOPES as NOTES_SCOPES
 from memtui.tui.results import ResultList
 from memtui.tui.search import SearchScreen
 from memtui.tui.session import MessageBlock, MessageList, SessionScreen, warm_drawing
+from memtui.tui.signals.keys import SCOPES as SIGNALS_SCOPES
 
 _T = TypeVar("_T")
 
@@ -367,6 +368,7 @@ SCOPES: tuple[tuple[type[object], ...], ...] = (
     (Prompt,),
     (Confirm,),
     *NOTES_SCOPES,
+    *SIGNALS_SCOPES,
 )
 
 

@@ -1,5 +1,5 @@
-"""The main screen: a sidebar of areas (Projects now; Notes, Signals, Inferences later) and
-the sessions of the chosen project, the last active first."""
+"""The main screen: a sidebar of areas (Projects, Notes, Signals, Inferences) and the
+sessions of the chosen project, the last active first."""
 
 from __future__ import annotations
 
@@ -25,11 +25,12 @@ from memtui.tui.messages import ArchiveChanged
 from memtui.tui.notes import flows as notes_flows
 from memtui.tui.notes.listing import NotesArea
 from memtui.tui.session import SessionScreen
+from memtui.tui.signals import flows as signals_flows
+from memtui.tui.signals.area import SignalsArea
 from memtui.tui.status import Keys, StatusLine
 
 ALL = "*"  # the option id of "all projects"
 SESSIONS_SHOWN = 10_000  # the engine's largest page; more are counted, not shown
-LATER = ("Signals", "Inferences")  # areas whose issues come next
 
 
 class ProjectList(OptionList):
@@ -182,6 +183,8 @@ class BrowseScreen(Screen[None]):
         Binding("n", "notes", "Notes", show=False, id="browse.notes"),
         Binding("ctrl+d", "leave_demo", "Leave demo", id="browse.leave_demo"),
         Binding("w", "warmups", "Warm-ups", show=False, id="browse.warmups"),
+        Binding("s", "signals", "Signals", show=False, id="browse.signals"),
+        Binding("i", "inferences", "Inferences", show=False, id="browse.inferences"),
         Binding("escape", "focus_projects", "Projects", show=False, id="browse.projects"),
     ]
 
@@ -204,8 +207,7 @@ class BrowseScreen(Screen[None]):
                 yield Static("Projects", classes="area-title")
                 yield ProjectList(id="projects")
                 yield NotesArea()
-                for area in LATER:
-                    yield Static(f"{area}  ·  soon", classes="area-later")
+                yield SignalsArea()
             with Vertical(id="sessions-pane"):
                 yield Static("Sessions", id="sessions-title")
                 yield SessionHeader(id="sessions-header")
@@ -388,6 +390,12 @@ class BrowseScreen(Screen[None]):
     def action_warmups(self) -> None:
         self.warmups = not self.warmups
         self.load_sessions(self.project)
+
+    def action_signals(self) -> None:
+        signals_flows.signals(self.app)
+
+    def action_inferences(self) -> None:
+        signals_flows.inferences(self.app)
 
     def action_focus_projects(self) -> None:
         self.query_one(ProjectList).focus()

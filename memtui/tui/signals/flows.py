@@ -1,0 +1,129 @@
+"""What a person does with signals and inferences, from any screen. The person is the
+caller: a status change or a mint runs in a worker thread, an engine error is a
+notification with its code, and `then` runs on the screen's thread after a write."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
+
+from memtui.engine.signal_types import Inference, MessageRef, Signal
+
+if TYPE_CHECKING:
+    from memtui.tui.app import MemtuiApp
+
+WRITES = "signal-write"
+
+
+def signals(app: MemtuiApp) -> None:
+    from memtui.tui.signals.listing import SignalsScreen
+
+    app.push_screen(SignalsScreen())
+
+
+def inferences(app: MemtuiApp, status: str | None = None) -> None:
+    from memtui.tui.signals.inferences import InferencesScreen
+
+    app.push_screen(InferencesScreen(status))
+
+
+def provenance(app: MemtuiApp, inference_id: int) -> None:
+    from memtui.tui.signals.inferences import ProvenanceScreen
+
+    app.push_screen(ProvenanceScreen(inference_id))
+
+
+def open_note(app: MemtuiApp, note_id: int) -> None:
+    from memtui.tui.notes import flows as notes_flows
+
+    notes_flows.open_note(app, note_id)
+
+
+def open_message(app: MemtuiApp, message: MessageRef) -> None:
+    from memtui.tui.session import SessionScreen
+
+    app.push_screen(SessionScreen(message.session_id, at=message.message_index))
+
+
+def set_status(
+    app: MemtuiApp,
+    signal: Signal,
+    status: str,
+    until: str | None = None,
+    then: Callable[[], None] | None = None,
+) -> None:
+    """new, dismissed or snoozed (until a duration like `7d` or a date) in a worker."""
+
+    def write() -> None:
+        changed = app.ask(
+            lambda: app.memory.signals.update_status(signal.id, status, snooze_until=until)
+        )
+        if changed is None:
+            return
+        said = {"new": "back to new", "dismissed": "dismissed"}.get(status)
+        if said is None:
+            said = f"snoozed until {(changed.snooze_until or '')[:16].replace('T', ' ')}"
+        app.call_from_thread(app.notify, f"signal #{signal.id} {said}")
+        if then is not None:
+            app.call_from_thread(then)
+
+    app.run_worker(write, thread=True, group=WRITES, exit_on_error=False)
+
+
+def dismiss(app: MemtuiApp, signal: Signal, then: Callable[[], None] | None = None) -> None:
+    """Asked once; a dismissed signal does not come back for the same evidence."""
+    from memtui.tui.notes.dialogs import Confirm
+
+    def answered(yes: bool | None) -> None:
+        if yes:
+            set_status(app, signal, "dismissed", then=then)
+
+    detail = "it does not come back for the same evidence; u brings it back from Dismissed"
+    app.push_screen(Confirm(f"Dismiss {signal.title!r}?", detail, "Dismiss"), answered)
+
+
+def snooze(app: MemtuiApp, signal: Signal, then: Callable[[], None] | None = None) -> None:
+    from memtui.tui.signals.dialogs import Snooze
+
+    def answered(until: str | None) -> None:
+        if until:
+            set_status(app, signal, "snoozed", until=until, then=then)
+
+    app.push_screen(Snooze(signal.title), answered)
+
+
+def mint_form(app: MemtuiApp, signal: Signal, then: Callable[[], None] | None = None) -> None:
+    from memtui.tui.signals.dialogs import MintForm
+
+    app.push_screen(MintForm(signal, then))
+
+
+def mint(
+    app: MemtuiApp,
+    fields: tuple[str, str, float],
+    note_ids: Sequence[int],
+    uuids: Sequence[str],
+    signal_id: int | None,
+    then: Callable[[Inference], None],
+) -> None:
+    """Called only from the form's confirm: that answer is the person's `confirmed`."""
+    title, summary, confidence = fields
+
+    def write() -> None:
+        minted = app.ask(
+            lambda: app.memory.inferences.mint(
+                title,
+                summary,
+                confidence,
+                confirmed=True,
+                evidence_note_ids=note_ids,
+                evidence_message_uuids=uuids,
+                signal_id=signal_id,
+            )
+        )
+        if minted is None:
+            return
+        app.call_from_thread(app.notify, f"minted {minted.citation}")
+        app.call_from_thread(then, minted)
+
+    app.run_worker(write, thread=True, group=WRITES, exit_on_error=False)
