@@ -71,12 +71,14 @@ def test_print_config_gives_commands_and_the_real_token(cfg: Config) -> None:
     documents = re.findall(r"^\{.*?^\}", out, re.S | re.M)
     stdio, http = (json.loads(d)["mcpServers"]["memtui"] for d in documents[:2])
     (hook,) = json.loads(documents[2])["hooks"]["SessionStart"][0]["hooks"]
-    # The hook runs as Claude Code runs it: the command through a shell, the event on stdin.
+    # The hook runs as Claude Code runs it: the command through a shell, the event on stdin,
+    # on the data dir it was printed for.
+    assert f"MEMTUI_DATA_DIR={cfg.data_dir}" in hook["command"]
     ran = subprocess.run(
         hook["command"],
         shell=True,
         input=json.dumps({"session_id": "s", "cwd": "/w", "source": "startup"}),
-        env={**os.environ, "PYTHONPATH": str(ROOT), "MEMTUI_DATA_DIR": str(cfg.data_dir)},
+        env={**os.environ, "PYTHONPATH": str(ROOT), "MEMTUI_DATA_DIR": "/nonexistent"},
         capture_output=True,
         text=True,
         timeout=60,

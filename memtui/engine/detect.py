@@ -262,13 +262,14 @@ def signatures(text: str) -> list[str]:
     for pattern in _ERRORS:
         for m in pattern.finditer(text):
             name, rest = m.group(1), (m.group(2) if m.lastindex == 2 else None)
+            name = name.rstrip(".,:;)]'\"")  # "ERESOLVE." is ERESOLVE
             if pattern is _ERRORS[1]:
                 name = "FAILED " + name.split("[", 1)[0]
             sig = name
             if rest:
                 for rx, sub in _NORMALISE:
                     rest = rx.sub(sub, rest)
-                rest = rest.strip(" .:")[:80]
+                rest = rest.strip(" .,:;()[]")[:80]
                 sig = f"{name}: {rest}" if rest else name
             if sig not in found:
                 found.append(sig)

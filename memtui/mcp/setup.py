@@ -35,8 +35,11 @@ def command(families: Sequence[str] = FAMILIES) -> list[str]:
 
 
 def hook_settings() -> dict[str, Any]:
-    """The `settings.json` part that runs `memtui hook session-start` when a session starts."""
-    hook = {"type": "command", "command": shlex.join([*memtui(), "hook", "session-start"])}
+    """The `settings.json` part that runs `memtui hook session-start` when a session starts,
+    on the data dir and model set now (a hook's command runs in a shell)."""
+    env = [f"{k}={shlex.quote(os.environ[k])}" for k in PASSED_ON if os.environ.get(k)]
+    start = shlex.join([*memtui(), "hook", "session-start"])
+    hook = {"type": "command", "command": " ".join([*env, start])}
     return {"hooks": {"SessionStart": [{"hooks": [hook]}]}}
 
 
