@@ -256,7 +256,7 @@ def run_hook() -> None:
 
     config.setup_logging(config.log_dir())
     try:
-        text = hook.session_start(config.load(), hook.payload(sys.stdin.read()))
+        text = hook.session_start(config.load(), hook.payload(sys.stdin.read(hook.MAX_INPUT)))
     except Exception:
         logging.getLogger("memtui.hook").exception("session-start hook printed nothing")
         return
@@ -673,7 +673,7 @@ def note_id(value: str) -> int:
         number = int(value)
     except ValueError:
         number = 0
-    if number < 1:
+    if not 1 <= number <= 2**63 - 1:
         raise argparse.ArgumentTypeError(f"a note id is a whole number from 1, not {value!r}")
     return number
 

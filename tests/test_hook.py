@@ -96,3 +96,8 @@ def test_no_archive_prints_nothing(cfg: Config) -> None:
     done = hook(cfg, json.dumps(EVENT))
     assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
     assert not cfg.db_path.exists()
+
+
+def test_endless_input_is_cut_and_prints_nothing(archive: Config) -> None:
+    done = hook(archive, "x" * 3_000_000)
+    assert (done.returncode, done.stdout) == (0, "")

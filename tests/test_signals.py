@@ -307,3 +307,13 @@ def test_import_bad_inference_line_imports_nothing(memory: Memory, tmp_path: Pat
     with pytest.raises(InvalidArgument, match="line 2"):
         memory.transfer.import_(path)
     assert memory.notes.list() == []
+
+
+def test_ids_past_sqlites_integers_are_refused(memory: Memory) -> None:
+    for call in (
+        lambda: memory.signals.get(2**63),
+        lambda: memory.inferences.get_inference(2**64),
+        lambda: memory.notes.get(2**63),
+    ):
+        with pytest.raises(InvalidArgument, match="whole number"):
+            call()

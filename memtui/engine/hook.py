@@ -16,6 +16,7 @@ from memtui.engine.context import Contexts
 from memtui.errors import InvalidArgument
 from memtui.store import db
 
+MAX_INPUT = 1_000_000  # characters of stdin read: Claude Code sends a few hundred
 BUDGET = 1_500  # tokens: the context should inform the session, not fill it
 
 

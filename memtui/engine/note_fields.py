@@ -105,9 +105,7 @@ def one_tag(value: object, name: str = "tag") -> str | None:
 
 
 def note_id(value: object, name: str = "note_id") -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise InvalidArgument(f"{name} must be a whole number from 1, not {value!r}")
-    return value
+    return validate.positive(name, value)
 
 
 def when(value: str | None, name: str) -> str | None:

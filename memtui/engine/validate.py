@@ -5,6 +5,7 @@ from __future__ import annotations
 from memtui.errors import InvalidArgument
 
 MAX_QUERY = 4_000  # SPEC: a query of at most 4,000 characters
+MAX_ID = 2**63 - 1  # SQLite's largest integer: an id past it is no id
 REACH = 1_000  # results paging reaches in any search mode: nobody reads further down
 
 
@@ -51,6 +52,6 @@ def choice(name: str, value: object, allowed: tuple[str, ...]) -> str:
 
 def positive(name: str, value: object) -> int:
     """An id: a whole number from 1 (a bool is not one)."""
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise InvalidArgument(f"{name} must be a whole number from 1, not {value!r}")
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_ID:
+        raise InvalidArgument(f"{name} must be a whole number from 1 to {MAX_ID:,}, not {value!r}")
     return value

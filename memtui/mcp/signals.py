@@ -4,10 +4,10 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal, TypedDict
+from typing import Annotated, Any, Literal, TypedDict
 
 from mcp.types import CallToolResult
-from pydantic import Field, StrictBool, StrictFloat, StrictInt, StrictStr
+from pydantic import Field, StrictFloat, StrictInt, StrictStr
 
 from memtui.engine.signal_types import (
     Context,
@@ -23,7 +23,7 @@ from memtui.mcp.server import Server, output_model, structured
 
 MAX_TRACE = 50_000
 
-Id = Annotated[StrictInt, Field(ge=1, le=2**53)]
+Id = Annotated[StrictInt, Field(ge=1, le=2**53)]  # JSON numbers stay exact to 2**53
 SignalOutput = output_model(Signal)
 SignalListOutput = output_model(SignalList)
 InferenceOutput = output_model(Inference)
@@ -49,7 +49,7 @@ def register(server: Server) -> None:
         return structured(engine().signals.list(type, status, limit))
 
     def update_signal_status(
-        signal_id: Id,
+        id: Id,
         status: Literal["dismissed", "snoozed", "new"],
         snooze_until: Annotated[
             StrictStr | None,
@@ -57,7 +57,7 @@ def register(server: Server) -> None:
         ] = None,
     ) -> Annotated[CallToolResult, SignalOutput]:
         """Dismiss, snooze or reopen a signal, as the person asked."""
-        return structured(engine().signals.update_status(signal_id, status, snooze_until))
+        return structured(engine().signals.update_status(id, status, snooze_until))
 
     def list_inferences(
         status: InferenceStatus | None = None,
@@ -66,17 +66,17 @@ def register(server: Server) -> None:
         (stale: a note changed or was deleted). Cite one as its `citation` says."""
         return structured(InferenceList(inferences=engine().inferences.list(status)))
 
-    def get_inference(inference_id: Id) -> Annotated[CallToolResult, InferenceOutput]:
+    def get_inference(id: Id) -> Annotated[CallToolResult, InferenceOutput]:
         """One inference with its provenance: each evidence note or message unchanged,
         changed (with a diff) or deleted."""
-        return structured(engine().inferences.get_inference(inference_id))
+        return structured(engine().inferences.get_inference(id))
 
     def mint_inference(
         title: Annotated[StrictStr, Field(min_length=1, max_length=300)],
         summary: Annotated[StrictStr, Field(max_length=10_000)],
         confidence: Annotated[StrictFloat | StrictInt, Field(ge=0, le=1)],
         confirmed: Annotated[
-            StrictBool | None,
+            Any,  # any JSON value: all but the boolean true are the engine's NOT_CONFIRMED
             Field(description="true only after the person approved this inference"),
         ] = None,
         evidence_note_ids: Annotated[list[Id] | None, Field(max_length=100)] = None,

@@ -123,7 +123,12 @@ class NoteIndexes:
             follower.join()
         with self._lock, self._fts_lock:
             if self._vectors is not None:
-                self.save_vectors()
+                try:
+                    self.save_vectors()
+                except (OSError, RuntimeError) as exc:
+                    # Another process replaced the snapshot under us; it is derived data and
+                    # the next process catches up from the store's mark.
+                    log.warning("note vectors not saved at close: %s", exc)
             self.conn.close()
             self._fts_conn.close()
 
