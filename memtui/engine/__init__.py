@@ -9,7 +9,6 @@ import importlib
 from typing import TYPE_CHECKING
 
 from memtui.config import Config, load
-from memtui.engine.forget import Receipt
 from memtui.engine.notes_types import (
     AUTHORS,
     LAYERS,
@@ -78,6 +77,7 @@ from memtui.progress import OnProgress, ProgressEvent
 from memtui.store.health import IndexHealth
 
 if TYPE_CHECKING:
+    from memtui.engine.forget import Receipt
     from memtui.engine.history import History
     from memtui.engine.memory import Memory
     from memtui.engine.notes import Notes
@@ -86,6 +86,7 @@ if TYPE_CHECKING:
     from memtui.ingest.pipeline import IngestReport
 
 _HEAVY = {
+    "Receipt": "memtui.engine.forget",
     "Memory": "memtui.engine.memory",
     "History": "memtui.engine.history",
     "Upkeep": "memtui.engine.upkeep",

@@ -409,7 +409,7 @@ class SessionScreen(Screen[None]):
         Binding("j", "scroll(1)", "Down", show=False, id="go.down"),
         Binding("k", "scroll(-1)", "Up", show=False, id="go.up"),
         Binding("ctrl+f", "search_all", "Search all", show=False, id="session.search_all"),
-        Binding("s", "save_note", "Save note", id="session.save_note"),
+        Binding("s", "save_note", "Save note", show=False, id="session.save_note"),
         Binding("S", "save_note(True)", "Save exchange", show=False, id="session.save_exchange"),
     ]
 
