@@ -23,6 +23,7 @@ from memtui.tui.format import when
 from memtui.tui.notes import flows
 from memtui.tui.notes.view import layer_colour
 from memtui.tui.status import Keys, StatusLine
+from memtui.tui.tables import ListTable
 
 if TYPE_CHECKING:
     from memtui.engine import Notes
@@ -124,13 +125,8 @@ class FilterList(OptionList):
     ]
 
 
-class NoteTable(DataTable[str | Text]):
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("j", "cursor_down", "Down", show=False, id="go.down"),
-        Binding("k", "cursor_up", "Up", show=False, id="go.up"),
-        Binding("g", "scroll_top", "Top", show=False, id="go.top"),
-        Binding("G", "scroll_bottom", "Bottom", show=False, id="go.bottom"),
-    ]
+class NoteTable(ListTable):
+    """Notes (and the rules waiting for approval), one a row."""
 
 
 class NotesScreen(Screen[None]):

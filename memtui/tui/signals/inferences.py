@@ -20,6 +20,7 @@ from memtui.engine.signal_types import Evidence, Inference, MessageRef
 from memtui.tui.format import when
 from memtui.tui.signals import flows
 from memtui.tui.status import Keys, StatusLine
+from memtui.tui.tables import ListTable
 
 STATE_MARKS = {"unchanged": ("✓ unchanged", "green"), "changed": ("± changed", "yellow")}
 DELETED = ("✗ deleted", "red")
@@ -36,13 +37,8 @@ def state_mark(evidence: Evidence) -> Text:
     return Text.assemble((shown, style))
 
 
-class InferenceTable(DataTable[str | Text]):
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("j", "cursor_down", "Down", show=False, id="go.down"),
-        Binding("k", "cursor_up", "Up", show=False, id="go.up"),
-        Binding("g", "scroll_top", "Top", show=False, id="go.top"),
-        Binding("G", "scroll_bottom", "Bottom", show=False, id="go.bottom"),
-    ]
+class InferenceTable(ListTable):
+    """Inferences, one a row."""
 
 
 class InferencesScreen(Screen[None]):

@@ -21,6 +21,7 @@ from memtui.engine.signal_types import SIGNAL_TYPES, Counts, Signal
 from memtui.tui.format import when
 from memtui.tui.signals import flows
 from memtui.tui.status import Keys, StatusLine
+from memtui.tui.tables import ListTable
 
 POLL = 2.0  # seconds between looks for new signals (notes written elsewhere)
 ALL = "all"
@@ -41,13 +42,8 @@ class TypeList(OptionList):
     ]
 
 
-class SignalTable(DataTable[str | Text]):
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("j", "cursor_down", "Down", show=False, id="go.down"),
-        Binding("k", "cursor_up", "Up", show=False, id="go.up"),
-        Binding("g", "scroll_top", "Top", show=False, id="go.top"),
-        Binding("G", "scroll_bottom", "Bottom", show=False, id="go.bottom"),
-    ]
+class SignalTable(ListTable):
+    """Signals, one a row."""
 
 
 class EvidenceList(OptionList):
