@@ -1,5 +1,6 @@
 """MCP over streamable HTTP on a free loopback port: the token, the Origin and Host checks, and
-the TUI's entry point (serve_http) as an asyncio task."""
+the TUI's entry point (serve_http) as an asyncio task; and `--allow-remote`, served on this
+machine's own addresses only (no test sends a byte elsewhere)."""
 
 from __future__ import annotations
 

@@ -194,7 +194,7 @@ def route_address(bare: str) -> str | None:
     return None
 
 
-def transport_security(names: Sequence[str] = LOOPBACK_NAMES) -> TransportSecuritySettings:
+def transport_security(names: Sequence[str]) -> TransportSecuritySettings:
     """Host and Origin must name one of `names` (loopback unless --allow-remote)."""
     return TransportSecuritySettings(
         enable_dns_rebinding_protection=True,
