@@ -21,7 +21,7 @@ from memtui.engine.transfer import FORMATS
 from memtui.engine.types import MODES, ROLES, SearchResponse, to_dict
 from memtui.engine.validate import REACH
 from memtui.errors import InvalidArgument, MemtuiError
-from memtui.mcp.cli import tool_families
+from memtui.mcp.cli import host_name, tool_families
 
 if TYPE_CHECKING:  # the engine loads numpy, Tantivy and hnswlib: not for --help
     from rich.console import Console  # rich: imported where it prints (not in `memtui mcp`)
@@ -181,9 +181,24 @@ def build_parser() -> Parser:
     mcp = sub.add_parser("mcp", help="serve MCP over stdio (what Claude Code starts)")
     mcp.add_argument("--http", action="store_true", help="serve streamable HTTP at /mcp instead")
     mcp.add_argument(
-        "--host", default="127.0.0.1", help="HTTP address: loopback only (default 127.0.0.1)"
+        "--host",
+        default="127.0.0.1",
+        help="HTTP address (default 127.0.0.1); one other machines reach needs --allow-remote",
     )
     mcp.add_argument("--port", type=whole(1, 65535), default=10013, help="HTTP port")
+    mcp.add_argument(
+        "--allow-remote",
+        action="store_true",
+        help="serve a --host that is not loopback (plain HTTP: the token and history in clear)",
+    )
+    mcp.add_argument(
+        "--allow-host",
+        action="append",
+        type=host_name,
+        default=[],
+        metavar="NAME",
+        help="with --allow-remote: another name clients reach this machine by (repeatable)",
+    )
     mcp.add_argument(
         "--print-config", action="store_true", help="print the config that connects Claude Code"
     )

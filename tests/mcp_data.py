@@ -13,7 +13,8 @@ BILLING = "aaaa2222-0000-4000-8000-000000000002"
 CRAWL = "cccc3333-0000-4000-8000-000000000003"
 LONG_ANSWER = "The webhook fixture pinned a timestamp. " * 40  # > 500 characters
 
-# Each tool's arguments, in SPEC's order.
+# Each tool's arguments, in SPEC's order (for the fuzz: forget is left out, it would empty the
+# archive the other calls read).
 ARGUMENTS = {
     "search_history": [
         "query",
@@ -33,6 +34,21 @@ ARGUMENTS = {
     "get_recent_sessions": ["cwd", "limit"],
     "list_projects": [],
     "memory_stats": [],
+    "get_signals": ["type", "status"],
+    "update_signal_status": ["id", "status", "snooze_until"],
+    "list_inferences": ["status"],
+    "get_inference": ["id"],
+    "mint_inference": [
+        "title",
+        "summary",
+        "evidence_note_ids",
+        "evidence_message_uuids",
+        "confidence",
+        "signal_id",
+        "confirmed",
+    ],
+    "get_context": ["cwd", "query", "token_budget"],
+    "trace": ["text"],
 }
 
 # A raw initialize request, for tests that speak HTTP without the client.

@@ -17,7 +17,7 @@ from memtui.mcp.engine import Engine
 from memtui.mcp.server import build_server
 from tests.mcp_data import ARGUMENTS, CHECKOUT, build
 
-CODES = ("INVALID_ARGUMENT: ", "NOT_FOUND: ", "AMBIGUOUS: ")
+CODES = ("INVALID_ARGUMENT: ", "NOT_FOUND: ", "AMBIGUOUS: ", "NOT_CONFIRMED: ")
 
 # The client cannot send lone surrogates (test_mcp_stdio sends them raw over the wire).
 any_text = st.text(
@@ -42,6 +42,15 @@ plausible = st.sampled_from(
         "x" * 4001,
         "../../etc/passwd",
         "NOT a date",
+        "dangling_link",
+        "new",
+        "snoozed",
+        "synthesized",
+        "active",
+        "7d",
+        "-1d",
+        "2099-01-01T00:00:00Z",
+        "c-u1",
     ]
 )
 scalars = (
@@ -70,6 +79,8 @@ def calls(draw: st.DrawFn) -> tuple[str, dict[str, Any]]:
 def test_arbitrary_arguments_never_break_a_tool(memory: Memory, claude_dir: Path) -> None:
     build(claude_dir)
     memory.upkeep.ingest(claude_dir)
+    memory.notes.save("Webhook", "The webhook retries; see [[Runbook]].", "past", by="person")
+    assert memory.signals.list().total == 1  # a signal for ids to hit
     server = build_server(Engine(memory=memory))
     with (
         start_blocking_portal() as portal,

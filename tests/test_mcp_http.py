@@ -1,11 +1,15 @@
 """MCP over streamable HTTP on a free loopback port: the token, the Origin and Host checks, and
-the TUI's entry point (serve_http) as an asyncio task."""
+the TUI's entry point (serve_http) as an asyncio task; and `--allow-remote`, served on this
+machine's own addresses only (no test sends a byte elsewhere)."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import ipaddress
 import json
 import os
+import re
 import socket
 import stat
 import subprocess
@@ -13,13 +17,14 @@ import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import httpx2
 import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
-from memtui.config import Config
+from memtui.config import Config, load
 from memtui.engine import InvalidArgument, Memory
 from memtui.mcp.http import TOKEN_FILE, http_token, serve_http
 from tests.mcp_data import ACCEPT, CHECKOUT, INIT, build
@@ -100,30 +105,152 @@ async def test_serve_http_refuses_a_taken_port_and_a_remote_host(memory: Memory)
         await serve_http(memory, host="0.0.0.0", port=free_port())
 
 
-def test_cli_serves_loopback_only_and_has_no_remote_mode(cfg: Config) -> None:
-    """Issue 18, item 5: --allow-remote could not serve another machine; it is gone, and the
-    refusal says how to reach memtui from elsewhere (a tunnel to its loopback)."""
-    for argv in (["--http", "--host", "0.0.0.0"], ["--print-config", "--host", "0.0.0.0"]):
-        done = subprocess.run(
-            [sys.executable, "-m", "memtui", "mcp", *argv],
-            cwd=ROOT,
-            env={**os.environ, "PYTHONPATH": str(ROOT), "MEMTUI_DATA_DIR": str(cfg.data_dir)},
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
-        assert done.returncode == 1 and done.stdout == "", argv
-        assert "INVALID_ARGUMENT" in done.stderr and "ssh -L" in done.stderr
-        assert "http://" not in done.stdout
-    done = subprocess.run(
-        [sys.executable, "-m", "memtui", "mcp", "--http", "--allow-remote"],
+def memtui_mcp(cfg: Config, *argv: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "memtui", "mcp", *argv],
         cwd=ROOT,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        env={**os.environ, "PYTHONPATH": str(ROOT), "MEMTUI_DATA_DIR": str(cfg.data_dir)},
         capture_output=True,
         text=True,
         timeout=60,
     )
-    assert done.returncode == 2 and "--allow-remote" in done.stderr
+
+
+def test_a_host_beyond_loopback_needs_allow_remote(cfg: Config) -> None:
+    """SPEC: a non-loopback --host is refused unless the user adds --allow-remote; the
+    refusal names the flag and the safer tunnel."""
+    for argv in (["--http", "--host", "0.0.0.0"], ["--print-config", "--host", "0.0.0.0"]):
+        done = memtui_mcp(cfg, *argv)
+        assert done.returncode == 1 and done.stdout == "", argv
+        assert done.stderr.startswith("memtui: INVALID_ARGUMENT: --host 0.0.0.0")
+        assert "--allow-remote" in done.stderr and "ssh -L" in done.stderr
+    alone = memtui_mcp(cfg, "--print-config", "--allow-host", "box.example.com")
+    assert alone.returncode == 1 and "needs --allow-remote" in alone.stderr
+    for name in ("http://box.example.com", "box.example.com:80", "a b"):
+        done = memtui_mcp(cfg, "--print-config", "--allow-remote", "--allow-host", name)
+        assert done.returncode == 2 and "--allow-host" in done.stderr, name
+
+
+def local_address() -> str | None:
+    """An address of this machine other than loopback (`hostname -I`, where there is one)."""
+    with contextlib.suppress(OSError, subprocess.SubprocessError):
+        listed = subprocess.run(["hostname", "-I"], capture_output=True, text=True, timeout=10)
+        for address in listed.stdout.split():
+            if ipaddress.ip_address(address).version == 4 and not address.startswith("127."):
+                return address
+    return None
+
+
+@asynccontextmanager
+async def remote_server(cfg: Config, host: str, *more: str) -> AsyncIterator[tuple[str, str]]:
+    """`memtui mcp --http --allow-remote` on `host` as a process: its URL and what it said
+    on stderr once ready (the warning)."""
+    port = free_port()
+    server = await asyncio.create_subprocess_exec(
+        *[sys.executable, "-m", "memtui", "mcp", "--http", "--allow-remote", *more],
+        *["--host", host, "--port", str(port)],
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT), "MEMTUI_DATA_DIR": str(cfg.data_dir)},
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.DEVNULL,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    assert server.stderr is not None
+    try:
+        said = (await asyncio.wait_for(server.stderr.readline(), 60)).decode()
+        assert said.startswith("memtui MCP at http://"), said
+        warning = (await asyncio.wait_for(server.stderr.readline(), 10)).decode()
+        url = said.split(" at ", 1)[1].strip()
+        assert f":{port}/mcp" in url
+        yield url, warning
+    finally:
+        server.terminate()
+        assert await asyncio.wait_for(server.wait(), 30) == 0
+
+
+async def answers_over(url: str, token: str, host_header: str | None = None) -> set[str]:
+    """The tools a real MCP client lists at `url` (sending `host_header` as its Host)."""
+    headers = {"Authorization": f"Bearer {token}"}
+    if host_header is not None:
+        headers["Host"] = host_header
+    async with (
+        httpx2.AsyncClient(headers=headers) as http,
+        Client(streamable_http_client(url, http_client=http), mode="legacy") as client,
+    ):
+        stats = await client.call_tool("memory_stats", {})
+        assert not stats.is_error
+        return {t.name for t in (await client.list_tools()).tools}
+
+
+async def status_of(url: str, token: str | None, **headers: str) -> int:
+    sent = {**ACCEPT, **headers}
+    if token is not None:
+        sent["Authorization"] = f"Bearer {token}"
+    async with httpx2.AsyncClient() as http:
+        answer = await http.post(url, content=json.dumps(INIT), headers=sent)
+        return answer.status_code
+
+
+def warned(said: str, url: str) -> None:
+    assert said.startswith(f"memtui: warning: {url} is plain HTTP"), said
+    assert "clear text" in said and "ssh -L" in said
+
+
+async def test_allow_remote_serves_this_machines_own_address(cfg: Config) -> None:
+    """Issue 18, item 5: --allow-remote served no other machine (the Host check took loopback
+    only). Bound to one of this machine's own addresses, it answers a client that names that
+    address or this machine, still refuses a foreign Host or Origin and a missing token, and
+    warns, on stderr and in the log, that plain HTTP carries the token in clear text."""
+    address = local_address()
+    if address is None:
+        pytest.skip("this machine has no address but loopback (the 0.0.0.0 test covers it)")
+    token = http_token(cfg)
+    async with remote_server(cfg, address) as (url, said):
+        port = url.rsplit(":", 1)[1].removesuffix("/mcp")
+        assert url == f"http://{address}:{port}/mcp"
+        warned(said, url)
+        assert "search_history" in await answers_over(url, token)
+        named = f"{socket.gethostname()}:{port}"
+        assert await status_of(url, token, Host=named) == 200
+        assert await status_of(url, token, Origin=f"http://{address}:{port}") == 200
+        assert await status_of(url, token, Host=f"evil.test:{port}") == 403
+        assert await status_of(url, token, Origin="http://evil.test") == 403
+        assert await status_of(url, None) == 401
+    logged = (load().log_dir / "memtui.log").read_text()
+    assert f"{url} is plain HTTP" in logged
+
+
+async def test_allow_remote_on_every_address_prints_a_url_a_client_can_use(
+    cfg: Config,
+) -> None:
+    """Bound to 0.0.0.0, memtui tells clients a URL with this machine's name or address
+    (never 0.0.0.0), --print-config prints that same URL, and the Host check takes the
+    machine's names and each --allow-host; a client reaches it here through loopback, naming
+    the machine in its Host header."""
+    token = http_token(cfg)
+    printed = memtui_mcp(
+        cfg, "--print-config", "--host", "0.0.0.0", "--allow-remote", "--port", "10099"
+    )
+    assert printed.returncode == 0, printed.stderr
+    http_entry = json.loads(re.findall(r"^\{.*?^\}", printed.stdout, re.S | re.M)[1])
+    shown = http_entry["mcpServers"]["memtui"]["url"]
+    assert "//0.0.0.0" not in printed.stdout and shown.endswith(":10099/mcp")
+    assert "--allow-remote" in printed.stdout
+    warned(printed.stderr.strip(), shown)
+    async with remote_server(cfg, "0.0.0.0", "--allow-host", "memtui.example.org") as (url, said):
+        warned(said, url)
+        reached = urlsplit(url)
+        assert reached.hostname not in (None, "0.0.0.0", "127.0.0.1", "localhost")
+        assert urlsplit(shown).hostname == reached.hostname
+        here = f"http://127.0.0.1:{reached.port}/mcp"
+        assert "trace" in await answers_over(here, token, host_header=reached.netloc)
+        for name in (reached.netloc, f"{socket.gethostname()}:{reached.port}"):
+            assert await status_of(here, token, Host=name) == 200, name
+        assert await status_of(here, token, Host="memtui.example.org") == 200
+        assert await status_of(here, token, Origin="https://memtui.example.org:8443") == 200
+        assert await status_of(here, token, Host=f"evil.test:{reached.port}") == 403
+        assert await status_of(here, token, Origin=f"http://evil.test:{reached.port}") == 403
+        assert await status_of(here, None, Host=reached.netloc) == 401
 
 
 def test_an_empty_token_file_gets_a_new_token(cfg: Config) -> None:

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import ipaddress
+import re
 
 from memtui.config import load, setup_logging
 from memtui.mcp.handshake import FAMILIES
@@ -20,6 +23,18 @@ def tool_families(value: str) -> tuple[str, ...]:
     return tuple(f for f in FAMILIES if f in asked)
 
 
+def host_name(value: str) -> str:
+    """An `--allow-host` name as a Host header carries it, without a port: a DNS name or an
+    IP address (IPv6 with or without brackets)."""
+    with contextlib.suppress(ValueError):
+        return str(ipaddress.ip_address(value.strip("[]")))
+    if not re.fullmatch(r"[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?", value):
+        raise argparse.ArgumentTypeError(
+            f"{value!r} is not a host name or an IP address (no scheme, port or path)"
+        )
+    return value
+
+
 def cmd_mcp(args: argparse.Namespace) -> None:
     if args.print_config or args.http:
         return cmd_other(args)
@@ -33,14 +48,17 @@ def cmd_mcp(args: argparse.Namespace) -> None:
 
 
 def cmd_other(args: argparse.Namespace) -> None:
+    from memtui.mcp.http import reach
+
     cfg = load()
     setup_logging(cfg.log_dir)
     families = args.tools or FAMILIES
+    where = reach(args.host, args.port, allow_remote=args.allow_remote, allow_hosts=args.allow_host)
     if args.print_config:
         from memtui.mcp.setup import print_config
 
-        print_config(cfg, args.host, args.port, families)
+        print_config(cfg, where, families)
     else:
         from memtui.mcp.http import run_http
 
-        run_http(cfg, args.host, args.port, families)
+        run_http(cfg, where, families)

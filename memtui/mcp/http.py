@@ -1,12 +1,13 @@
-"""MCP over streamable HTTP at /mcp, on loopback: for the TUI's background server and for
-`memtui mcp --http`.
+"""MCP over streamable HTTP at /mcp: on loopback for the TUI's background server and for
+`memtui mcp --http`, and for other machines with `--allow-remote`.
 
 Three locks on the door, all the mcp package's own hooks: a Bearer token made on first start
-and kept in the data dir (0600) checked by a TokenVerifier; Host and Origin checked against
-loopback by TransportSecuritySettings (DNS rebinding); and a bind to anything but loopback
-refused. There is no remote mode: plain HTTP would carry the token and the history in clear
-text, so another machine reaches memtui through a tunnel (`ssh -L 10013:127.0.0.1:10013 host`)
-and talks to its loopback, which every lock here already accepts.
+and kept in the data dir (0600) checked by a TokenVerifier; Host and Origin checked against the
+names the server may be reached by (loopback; with --allow-remote also the bound address, this
+machine's names and each --allow-host) by TransportSecuritySettings (DNS rebinding); and a bind
+to anything but loopback refused unless the user adds --allow-remote. Plain HTTP carries the
+token and the history in clear text, so a remote server says so, and points to the safer way:
+a tunnel to loopback (`ssh -L 10013:127.0.0.1:10013 host`), which every lock already accepts.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ import socket
 import sys
 import threading
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -47,6 +49,7 @@ log = logging.getLogger(__name__)
 TOKEN_FILE = "mcp-token"
 PATH = "/mcp"
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
+WILDCARDS = ("0.0.0.0", "::")  # a bind to every address: not one a client can use
 
 
 def http_token(config: Config) -> str:
@@ -105,13 +108,94 @@ def is_loopback(host: str) -> bool:
 
 
 def url_of(host: str, port: int) -> str:
-    shown = f"[{host}]" if ":" in host and not host.startswith("[") else host
-    return f"http://{shown}:{port}{PATH}"
+    return f"http://{as_host(host)}:{port}{PATH}"
 
 
-def transport_security() -> TransportSecuritySettings:
-    """Host and Origin must name loopback."""
-    names = LOOPBACK_NAMES
+def as_host(name: str) -> str:
+    """A name or address as it stands in a URL or a Host header: IPv6 in brackets."""
+    return f"[{name}]" if ":" in name and not name.startswith("[") else name
+
+
+@dataclass(frozen=True, slots=True)
+class Reach:
+    """Where the server listens, the names a client may reach it by (the Host and Origin
+    checks accept these and no other), and the URL a client is told to use; `allowed`: the
+    names the user added with --allow-host."""
+
+    host: str
+    port: int
+    names: tuple[str, ...]
+    url: str
+    allowed: tuple[str, ...] = ()
+
+    @property
+    def remote(self) -> bool:
+        return not is_loopback(self.host)
+
+
+def reach(
+    host: str, port: int, *, allow_remote: bool = False, allow_hosts: Sequence[str] = ()
+) -> Reach:
+    """What serving on host:port means; a host that is not loopback is refused unless
+    `allow_remote`, and `allow_hosts` (more names this machine is reached by: a DNS name, a
+    VPN's) need it."""
+    check_host(host, allow_remote)
+    if allow_hosts and not allow_remote:
+        raise InvalidArgument(
+            "--allow-host names a way other machines reach memtui: it needs --allow-remote",
+            "add --allow-remote, or leave --allow-host out",
+        )
+    if not allow_remote or is_loopback(host):
+        return Reach(host, port, LOOPBACK_NAMES, url_of(host, port))
+    bare = host.strip("[]")
+    machine = [socket.gethostname(), socket.getfqdn()]
+    route = route_address(bare)
+    shown = public_name(bare, machine, route)
+    found = [shown, *([] if bare in WILDCARDS else [bare]), *machine, route, *allow_hosts]
+    names = [as_host(n) for n in found if n and n.strip("[]") not in WILDCARDS]
+    names += [n.lower() for n in names]
+    every = tuple(dict.fromkeys([*LOOPBACK_NAMES, *names]))
+    return Reach(host, port, every, url_of(shown, port), tuple(allow_hosts))
+
+
+def public_name(bare: str, machine: Sequence[str], route: str | None) -> str:
+    """The host a client on another machine puts in its URL: the address bound; for a
+    wildcard (0.0.0.0, ::), this machine's name when it resolves to more than loopback, else
+    the address its traffic leaves from, else its name."""
+    if bare not in WILDCARDS:
+        return bare
+    for name in dict.fromkeys(machine):
+        if name and name != "localhost" and resolves_beyond_loopback(name):
+            return name
+    return route or machine[0]
+
+
+def resolves_beyond_loopback(name: str) -> bool:
+    try:
+        found = socket.getaddrinfo(name, None, proto=socket.IPPROTO_TCP)
+    except OSError:
+        return False
+    return any(not is_loopback(str(info[4][0])) for info in found)
+
+
+def route_address(bare: str) -> str | None:
+    """This machine's address on its route out (None: no route, or bound to one address):
+    what `hostname -I` would list first, found portably by connecting a UDP socket, which
+    only picks a route and sends nothing."""
+    if bare not in WILDCARDS:
+        return None
+    probes = [(socket.AF_INET, "192.0.2.1"), (socket.AF_INET6, "2001:db8::1")]
+    for family, probe in probes if bare == "::" else probes[:1]:
+        with contextlib.suppress(OSError), socket.socket(family, socket.SOCK_DGRAM) as sock:
+            sock.connect((probe, 9))
+            address = str(sock.getsockname()[0])
+            if not is_loopback(address) and address not in WILDCARDS:
+                return address
+    return None
+
+
+def transport_security(names: Sequence[str]) -> TransportSecuritySettings:
+    """Host and Origin must name one of `names` (loopback unless --allow-remote)."""
     return TransportSecuritySettings(
         enable_dns_rebinding_protection=True,
         allowed_hosts=[*names, *(f"{n}:*" for n in names)],
@@ -121,6 +205,16 @@ def transport_security() -> TransportSecuritySettings:
             for n in names
             for port in ("", ":*")
         ],
+    )
+
+
+def remote_warning(where: Reach) -> str:
+    """Said on stderr and in the log whenever memtui serves (or prints the config for serving)
+    another machine."""
+    return (
+        f"{where.url} is plain HTTP: the token and your history cross the network in clear "
+        "text, readable by anyone on the way; safer: serve on loopback and tunnel to it "
+        f"(ssh -L {where.port}:127.0.0.1:{where.port} <this host>)"
     )
 
 
@@ -171,39 +265,39 @@ async def serve_http(
 ) -> None:
     """Serve `memory` at http://host:port/mcp until cancelled; `on_ready(url)` once listening.
     OSError when the port is taken; InvalidArgument for a host that is not loopback."""
-    await _serve(Engine(memory=memory), host, port, FAMILIES, on_ready=on_ready)
+    await _serve(Engine(memory=memory), reach(host, port), FAMILIES, on_ready=on_ready)
 
 
-def check_host(host: str) -> None:
-    """Only loopback is served (see the module's docstring for why, and the tunnel instead)."""
-    if not is_loopback(host):
+def check_host(host: str, allow_remote: bool = False) -> None:
+    """Loopback only, unless the user added --allow-remote (see the module's docstring)."""
+    if not allow_remote and not is_loopback(host):
         raise InvalidArgument(
-            f"--host {host} is not a loopback address: memtui serves MCP over HTTP on this "
-            "machine only (plain HTTP would carry the token and your history in clear text)",
-            "use 127.0.0.1; from another machine, tunnel to it: "
-            "ssh -L 10013:127.0.0.1:10013 <this host>",
+            f"--host {host} is not a loopback address: other machines could reach your "
+            "history, over plain HTTP that carries the token and the history in clear text",
+            "use 127.0.0.1 and, from another machine, tunnel to it: "
+            "ssh -L 10013:127.0.0.1:10013 <this host>; or add --allow-remote to serve it anyway",
         )
 
 
 async def _serve(
     engine: Engine,
-    host: str,
-    port: int,
+    where: Reach,
     families: Sequence[str],
     *,
     on_ready: Callable[[str], None] | None,
 ) -> None:
-    check_host(host)
-    url = url_of(host, port)
+    url = where.url
     verifier = TokenCheck(http_token(engine.config))
     auth = AuthSettings(issuer_url=url, resource_server_url=None)  # type: ignore[arg-type]
     server = build_server(engine, token_verifier=verifier, auth=auth, families=families)
     app = _forbidden_host(
         server.streamable_http_app(
-            streamable_http_path=PATH, transport_security=transport_security(), host=host
+            streamable_http_path=PATH,
+            transport_security=transport_security(where.names),
+            host=where.host,
         )
     )
-    sock = _listen(host, port)
+    sock = _listen(where.host, where.port)
     web = _Uvicorn(
         uvicorn.Config(app, log_config=None, access_log=False, timeout_graceful_shutdown=2)
     )
@@ -214,7 +308,9 @@ async def _serve(
                 serving.result()
                 raise OSError(f"the MCP HTTP server at {url} stopped while starting")
             await asyncio.sleep(0.02)
-        log.info("serving MCP at %s", url)
+        log.info("serving MCP at %s (Host names accepted: %s)", url, ", ".join(where.names))
+        if where.remote:
+            log.warning("%s", remote_warning(where))
         if on_ready is not None:
             on_ready(url)
         await asyncio.shield(serving)
@@ -226,11 +322,10 @@ async def _serve(
         sock.close()
 
 
-def run_http(config: Config, host: str, port: int, families: Sequence[str]) -> None:
+def run_http(config: Config, where: Reach, families: Sequence[str]) -> None:
     """`memtui mcp --http`: serve until SIGTERM or ctrl+c, following transcripts meanwhile."""
     from memtui.mcp.stdio import keep_fresh
 
-    check_host(host)
     engine = Engine(config)
     stop = threading.Event()
     follower = threading.Thread(
@@ -244,19 +339,20 @@ def run_http(config: Config, host: str, port: int, families: Sequence[str]) -> N
         for number in (signal.SIGTERM, signal.SIGHUP):
             loop.add_signal_handler(number, task.cancel)
         with contextlib.suppress(asyncio.CancelledError):
-            await _serve(
-                engine,
-                host,
-                port,
-                families,
-                on_ready=lambda url: print(f"memtui MCP at {url}", file=sys.stderr),
-            )
+            await _serve(engine, where, families, on_ready=ready)
+
+    def ready(url: str) -> None:
+        print(f"memtui MCP at {url}", file=sys.stderr)
+        if where.remote:
+            print(f"memtui: warning: {remote_warning(where)}", file=sys.stderr)
 
     follower.start()
     try:
         asyncio.run(main())
     except OSError as exc:
-        raise SystemExit(f"memtui: cannot serve on {host}:{port}: {exc.strerror or exc}") from None
+        raise SystemExit(
+            f"memtui: cannot serve on {where.host}:{where.port}: {exc.strerror or exc}"
+        ) from None
     except KeyboardInterrupt:
         pass
     finally:

@@ -12,7 +12,7 @@ from typing import Any
 
 from memtui.engine import Config
 from memtui.mcp.handshake import FAMILIES
-from memtui.mcp.http import check_host, http_token, url_of
+from memtui.mcp.http import Reach, http_token, remote_warning
 
 PASSED_ON = ("MEMTUI_DATA_DIR", "MEMTUI_CLAUDE_DIR", "MEMTUI_MODEL")  # set now: keep them
 
@@ -52,18 +52,21 @@ def stdio_entry(families: Sequence[str] = FAMILIES) -> dict[str, Any]:
     return entry
 
 
-def print_config(config: Config, host: str, port: int, families: Sequence[str]) -> None:
-    """Refuses what `--http` refuses, so every URL printed is one it serves."""
-    check_host(host)
+def print_config(config: Config, where: Reach, families: Sequence[str]) -> None:
+    """`where` was refused as `--http` refuses it, so every URL printed is one it serves."""
     entry = stdio_entry(families)
     env_flags = [f"--env={k}={v}" for k, v in entry.get("env", {}).items()]
     add = ["claude", "mcp", "add", "--scope", "user", *env_flags, "memtui", "--"]
     add += command(families)
-    url = url_of(host, port)
+    url = where.url
     header = f"Authorization: Bearer {http_token(config)}"
     http_add = ["claude", "mcp", "add", "--transport", "http", "memtui", url, "--header", header]
     http_entry = {"type": "http", "url": url, "headers": {"Authorization": header.split(": ")[1]}}
-    serve = ["memtui", "mcp", "--http", "--host", host, "--port", str(port)]
+    serve = ["memtui", "mcp", "--http", "--host", where.host, "--port", str(where.port)]
+    if where.remote:
+        serve.append("--allow-remote")
+        serve += [f"--allow-host={name}" for name in where.allowed]
+        print(f"memtui: warning: {remote_warning(where)}", file=sys.stderr)
     if tuple(families) != FAMILIES:
         serve += ["--tools", ",".join(families)]
     print("# Claude Code, every project (stdio; Claude Code starts the server):")

@@ -18,10 +18,11 @@ from memtui.engine.signal_types import (
     SignalType,
     Trace,
 )
-from memtui.mcp.history import Cwd, Limit, QueryText
+from memtui.mcp.history import Cwd, QueryText
 from memtui.mcp.server import Server, output_model, structured
 
 MAX_TRACE = 50_000
+MAX_SIGNALS = 50  # SPEC's largest limit; get_signals takes none (its total says the rest)
 
 Id = Annotated[StrictInt, Field(ge=1, le=2**53)]  # JSON numbers stay exact to 2**53
 SignalOutput = output_model(Signal)
@@ -41,12 +42,11 @@ def register(server: Server) -> None:
     def get_signals(
         type: SignalType | None = None,
         status: Literal["new", "dismissed", "snoozed", "synthesized"] = "new",
-        limit: Limit = 20,
     ) -> Annotated[CallToolResult, SignalListOutput]:
         """Patterns memtui found in the notes and conversations (dangling links, stale state
-        notes, tag bursts, hidden arcs, recurring errors), with their evidence. Show them to
-        the person; only the person decides what they mean."""
-        return structured(engine().signals.list(type, status, limit))
+        notes, tag bursts, hidden arcs, recurring errors), with their evidence; the newest 50
+        and the total. Show them to the person; only the person decides what they mean."""
+        return structured(engine().signals.list(type, status, MAX_SIGNALS))
 
     def update_signal_status(
         id: Id,
@@ -74,16 +74,17 @@ def register(server: Server) -> None:
     def mint_inference(
         title: Annotated[StrictStr, Field(min_length=1, max_length=300)],
         summary: Annotated[StrictStr, Field(max_length=10_000)],
-        confidence: Annotated[StrictFloat | StrictInt, Field(ge=0, le=1)],
-        confirmed: Annotated[
-            Any,  # any JSON value: all but the boolean true are the engine's NOT_CONFIRMED
-            Field(description="true only after the person approved this inference"),
-        ] = None,
+        *,  # keyword-only, so that the arguments stand in SPEC's order
         evidence_note_ids: Annotated[list[Id] | None, Field(max_length=100)] = None,
         evidence_message_uuids: Annotated[
             list[Annotated[StrictStr, Field(max_length=100)]] | None, Field(max_length=100)
         ] = None,
+        confidence: Annotated[StrictFloat | StrictInt, Field(ge=0, le=1)],
         signal_id: Id | None = None,
+        confirmed: Annotated[
+            Any,  # any JSON value: all but the boolean true are the engine's NOT_CONFIRMED
+            Field(description="true only after the person approved this inference"),
+        ] = None,
     ) -> Annotated[CallToolResult, InferenceOutput]:
         """Record a conclusion the person has approved, with the notes or messages it rests
         on. Refused unless `confirmed` is true: ask the person first, every time."""
@@ -119,7 +120,12 @@ def register(server: Server) -> None:
     server.engine_tool(update_signal_status, title="Dismiss or snooze a signal", read_only=False)
     server.engine_tool(list_inferences, title="Approved inferences")
     server.engine_tool(get_inference, title="An inference and its evidence")
-    server.engine_tool(mint_inference, title="Record an approved inference", read_only=False)
+    server.engine_tool(
+        mint_inference,
+        title="Record an approved inference",
+        read_only=False,
+        expects={"confidence": "a number from 0 to 1"},
+    )
     server.engine_tool(get_context, title="Context for this project")
     server.engine_tool(trace, title="Check a draft against the record")
 
