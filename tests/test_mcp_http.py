@@ -5,8 +5,6 @@ machine's own addresses only (no test sends a byte elsewhere)."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import ipaddress
 import json
 import os
 import re
@@ -26,7 +24,7 @@ from mcp.client.streamable_http import streamable_http_client
 
 from memtui.config import Config, load
 from memtui.engine import InvalidArgument, Memory
-from memtui.mcp.http import TOKEN_FILE, http_token, serve_http
+from memtui.mcp.http import TOKEN_FILE, http_token, reach, remote_warning, serve_http
 from tests.mcp_data import ACCEPT, CHECKOUT, INIT, build
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -131,16 +129,6 @@ def test_a_host_beyond_loopback_needs_allow_remote(cfg: Config) -> None:
         assert done.returncode == 2 and "--allow-host" in done.stderr, name
 
 
-def local_address() -> str | None:
-    """An address of this machine other than loopback (`hostname -I`, where there is one)."""
-    with contextlib.suppress(OSError, subprocess.SubprocessError):
-        listed = subprocess.run(["hostname", "-I"], capture_output=True, text=True, timeout=10)
-        for address in listed.stdout.split():
-            if ipaddress.ip_address(address).version == 4 and not address.startswith("127."):
-                return address
-    return None
-
-
 @asynccontextmanager
 async def remote_server(cfg: Config, host: str, *more: str) -> AsyncIterator[tuple[str, str]]:
     """`memtui mcp --http --allow-remote` on `host` as a process: its URL and what it said
@@ -196,28 +184,19 @@ def warned(said: str, url: str) -> None:
     assert "clear text" in said and "ssh -L" in said
 
 
-async def test_allow_remote_serves_this_machines_own_address(cfg: Config) -> None:
+def test_allow_remote_on_one_address_takes_its_names() -> None:
     """Issue 18, item 5: --allow-remote served no other machine (the Host check took loopback
-    only). Bound to one of this machine's own addresses, it answers a client that names that
-    address or this machine, still refuses a foreign Host or Origin and a missing token, and
-    warns, on stderr and in the log, that plain HTTP carries the token in clear text."""
-    address = local_address()
-    if address is None:
-        pytest.skip("this machine has no address but loopback (the 0.0.0.0 test covers it)")
-    token = http_token(cfg)
-    async with remote_server(cfg, address) as (url, said):
-        port = url.rsplit(":", 1)[1].removesuffix("/mcp")
-        assert url == f"http://{address}:{port}/mcp"
-        warned(said, url)
-        assert "search_history" in await answers_over(url, token)
-        named = f"{socket.gethostname()}:{port}"
-        assert await status_of(url, token, Host=named) == 200
-        assert await status_of(url, token, Origin=f"http://{address}:{port}") == 200
-        assert await status_of(url, token, Host=f"evil.test:{port}") == 403
-        assert await status_of(url, token, Origin="http://evil.test") == 403
-        assert await status_of(url, None) == 401
-    logged = (load().log_dir / "memtui.log").read_text()
-    assert f"{url} is plain HTTP" in logged
+    only). Bound to one address, the URL names it and the Host and Origin checks take it and
+    this machine's names, no others. (Tests send nothing beyond loopback: the 0.0.0.0 test
+    below serves and is reached through 127.0.0.1.)"""
+    address = "192.0.2.7"  # a documentation address: nothing is bound or sent here
+    with pytest.raises(InvalidArgument, match="--allow-remote"):
+        reach(address, 10099)
+    where = reach(address, 10099, allow_remote=True)
+    assert where.remote and where.url == f"http://{address}:10099/mcp"
+    assert {address, socket.gethostname(), "127.0.0.1"} <= set(where.names)
+    assert "evil.test" not in where.names and "0.0.0.0" not in where.names
+    assert f"{where.url} is plain HTTP" in remote_warning(where)
 
 
 async def test_allow_remote_on_every_address_prints_a_url_a_client_can_use(
@@ -251,6 +230,8 @@ async def test_allow_remote_on_every_address_prints_a_url_a_client_can_use(
         assert await status_of(here, token, Host=f"evil.test:{reached.port}") == 403
         assert await status_of(here, token, Origin=f"http://evil.test:{reached.port}") == 403
         assert await status_of(here, None, Host=reached.netloc) == 401
+    logged = (load().log_dir / "memtui.log").read_text()
+    assert f"{url} is plain HTTP" in logged
 
 
 def test_an_empty_token_file_gets_a_new_token(cfg: Config) -> None:
