@@ -12,7 +12,7 @@ from safetensors.numpy import load_file, save_file
 
 from memtui.config import load
 from memtui.errors import ModelUnavailable
-from memtui.store.embed import Embedder, bundled_model_path, model_identity
+from memtui.store.embed import MAX_TOKENS, Embedder, bundled_model_path, model_identity
 
 
 @pytest.fixture(scope="module")
@@ -102,3 +102,18 @@ def test_identity_is_the_model_files_content(embedder: Embedder, tmp_path: Path)
     save_file({k: np.roll(v, 1, axis=0) for k, v in weights.items()}, copy / "model.safetensors")
     assert model_identity(copy) != embedder.identity
     assert Embedder(str(copy)).identity == model_identity(copy)
+
+
+def test_the_token_vectors_are_mapped_and_encode_as_model2vec_loads_them(
+    embedder: Embedder,
+) -> None:
+    """The bundled model's vectors are a mapping of its file (shared by every process), never
+    read into this one, and the model encodes exactly as model2vec's own loader's does."""
+    from model2vec import StaticModel
+
+    assert isinstance(embedder._model.embedding, np.memmap)
+    theirs = StaticModel.from_pretrained(bundled_model_path(), normalize=True)
+    texts = ["flaky checkout test", "def retry(fn):\n    return fn()", "Grüße aus München", ""]
+    ours = embedder._model.encode(texts, max_length=MAX_TOKENS, use_multiprocessing=False)
+    expected = theirs.encode(texts, max_length=MAX_TOKENS, use_multiprocessing=False)
+    assert np.array_equal(ours, expected)

@@ -15,10 +15,14 @@ from collections.abc import Sequence
 from functools import cache
 from importlib import resources
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from memtui.errors import ModelUnavailable
+
+if TYPE_CHECKING:
+    from model2vec import StaticModel
 
 # Tokens past this are dropped. A static model averages token vectors, so a long
 # chunk's vector is already dominated by its bulk; the cap bounds the cost per text.
@@ -71,21 +75,18 @@ class Embedder:
     """Encode texts into L2-normalised float32 vectors."""
 
     def __init__(self, model: str | None = None) -> None:
-        from model2vec import StaticModel  # ~0.5 s of imports: only once a model is needed
-
         path, source = _resolve(model)
         # Only local folders are accepted: given a name that is not a folder,
         # model2vec would try to download it from the Hugging Face hub.
         if not path.is_dir():
             raise ModelUnavailable(f"{source}: {str(path)!r} is not a model2vec model folder")
         try:
-            self._model = StaticModel.from_pretrained(path, normalize=True)
+            self._model = _load(path)
         except Exception as exc:  # a damaged folder fails in many ways inside model2vec
             first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
             raise ModelUnavailable(
                 f"{source}: cannot load a model2vec model from {str(path)!r}: {first}"
             ) from exc
-        self._model.embedding = _shared(path / "model.safetensors", self._model.embedding)
         self.dim: int = int(self._model.dim)
         self.name: str = str(path)
         self.identity: str = model_identity(path)
@@ -147,16 +148,22 @@ def _weights(weights: Path) -> tuple[int, np.dtype, tuple[int, ...]] | None:
     return 8 + length + start, dtype, shape
 
 
-def _shared(weights: Path, loaded: np.ndarray) -> np.ndarray:
-    """`loaded` (the model's token vectors, read into this process's memory) as a read-only
-    mapping of the same bytes in the model file when it holds exactly them: every memtui
-    process (one MCP server per Claude Code window) then shares one copy through the page
-    cache instead of holding its own (23 MB for the bundled model)."""
-    try:
-        tensor = _weights(weights)
-        if tensor is None or tensor[1] != loaded.dtype or tensor[2] != loaded.shape:
-            return loaded
-        mapped = np.memmap(weights, dtype=tensor[1], mode="r", offset=tensor[0], shape=tensor[2])
-    except (OSError, ValueError):
-        return loaded
-    return mapped if np.array_equal(mapped, loaded) else loaded
+def _load(path: Path) -> StaticModel:
+    """The model in `path`, its token vectors a read-only mapping of the weights file: every
+    memtui process (one MCP server per Claude Code window) shares one copy of them through the
+    page cache (23 MB for the bundled model), and none reads them into its own memory first,
+    as model2vec's loader does (that left ~10 MB behind in each process). A weights file that
+    holds more than those vectors (token weights, a token mapping) goes through that loader."""
+    from model2vec import StaticModel  # ~0.5 s of imports: only once a model is needed
+    from tokenizers import Tokenizer
+
+    tensor = _weights(path / "model.safetensors")
+    if tensor is None:
+        return StaticModel.from_pretrained(path, normalize=True)
+    offset, dtype, shape = tensor
+    vectors = np.memmap(
+        path / "model.safetensors", dtype=dtype, mode="r", offset=offset, shape=shape
+    )
+    config = json.loads((path / "config.json").read_text())
+    tokenizer = Tokenizer.from_file(str(path / "tokenizer.json"))
+    return StaticModel(vectors=vectors, tokenizer=tokenizer, config=config, normalize=True)
