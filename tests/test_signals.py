@@ -189,13 +189,17 @@ def test_snooze_expires_and_transitions(memory: Memory) -> None:
     snoozed = memory.signals.update_status(signal.id, "snoozed", "7d")
     assert snoozed.status == "snoozed" and snoozed.snooze_until
     assert memory.signals.list().signals == []
+    memory.signals.update_status(signal.id, "new")
     memory.signals.update_status(signal.id, "dismissed")
-    with pytest.raises(InvalidArgument, match="already"):
+    with pytest.raises(InvalidArgument, match="is dismissed"):
         memory.signals.update_status(signal.id, "dismissed")
     memory.signals.update_status(signal.id, "new")
     memory.signals.update_status(signal.id, "snoozed", ago(-0.000005))  # in 0.4 s
     time.sleep(0.6)
     assert [s.id for s in memory.signals.list().signals] == [signal.id]
+    # A snooze that has run out is new: it can be dismissed straight away.
+    assert memory.signals.update_status(signal.id, "dismissed").status == "dismissed"
+    memory.signals.update_status(signal.id, "new")
     with pytest.raises(InvalidArgument, match="snooze_until"):
         memory.signals.update_status(signal.id, "snoozed")
     with pytest.raises(InvalidArgument, match="in the future"):
@@ -204,6 +208,33 @@ def test_snooze_expires_and_transitions(memory: Memory) -> None:
         memory.signals.update_status(signal.id, "synthesized")
     with pytest.raises(NotFound):
         memory.signals.update_status(9999, "dismissed")
+
+
+@pytest.mark.parametrize(
+    ("path", "impossible"),
+    [
+        (["dismissed"], ("snoozed", "7d")),
+        (["dismissed"], ("dismissed", None)),
+        ([], ("new", None)),
+        (["snoozed"], ("dismissed", None)),
+        (["snoozed"], ("snoozed", "2d")),
+    ],
+)
+def test_impossible_transitions_are_invalid_argument(
+    memory: Memory, path: list[str], impossible: tuple[str, str | None]
+) -> None:
+    """new → dismissed | snoozed; snoozed → new; dismissed → new: nothing else by hand."""
+    memory.notes.save("A", "[[Gone]]", "past", by="person")
+    (signal,) = memory.signals.list().signals
+    for status in path:
+        memory.signals.update_status(signal.id, status, "7d" if status == "snoozed" else None)
+    before = memory.signals.get(signal.id)
+    with pytest.raises(InvalidArgument) as refused:
+        memory.signals.update_status(signal.id, *impossible)
+    assert refused.value.code == "INVALID_ARGUMENT"
+    assert f"is {before.status}" in str(refused.value)
+    after = memory.signals.get(signal.id)
+    assert (after.status, after.snooze_until) == (before.status, before.snooze_until)
 
 
 @pytest.mark.parametrize("confirmed", [None, "yes", 1, False, "true"])

@@ -36,6 +36,19 @@ from memtui.store.note_index import NoteIndexes
 
 log = logging.getLogger(__name__)
 
+# What a person may turn a signal into, by its status now (issue 19's triage).
+TRANSITIONS: dict[str, tuple[str, ...]] = {
+    "new": ("dismissed", "snoozed"),
+    "snoozed": ("new",),
+    "dismissed": ("new",),
+    "synthesized": (),
+}
+TRANSITION_HINTS = {
+    "new": "a new signal can be dismissed or snoozed",
+    "snoozed": "set it back to new first",
+    "dismissed": "set it back to new first",
+    "synthesized": "an inference holds it: list_inferences shows which",
+}
 SNOOZE = re.compile(r"(\d{1,4})([hdw])")
 _UNITS = {"h": 3_600, "d": 86_400, "w": 7 * 86_400}
 
@@ -178,8 +191,9 @@ class Signals:
         )
 
     def update_status(self, signal_id: int, status: str, snooze_until: str | None = None) -> Signal:
-        """new → dismissed | snoozed, snoozed or dismissed → new, snoozed → dismissed.
-        A synthesized signal stays so: its inference holds it. `snooze_until` (required for
+        """A person's triage, by hand: new → dismissed | snoozed, and snoozed or dismissed →
+        new (a snooze also ends by itself when it runs out). new → synthesized is minting's;
+        a synthesized signal stays so: its inference holds it. `snooze_until` (required for
         snoozed, refused otherwise) is an ISO date or date-time in the future, or a duration
         like `7d`, `12h`, `2w`."""
         validate.positive("signal_id", signal_id)
@@ -195,13 +209,13 @@ class Signals:
             row = store.get(conn, signal_id)
             if row is None:
                 raise NotFound(f"signal {signal_id} not found", "list them with get_signals")
-            if row.status == "synthesized":
-                raise InvalidArgument(
-                    f"signal {signal_id} is synthesized: an inference holds it",
-                    "list_inferences shows which",
-                )
-            if row.status == status and status != "snoozed":
-                raise InvalidArgument(f"signal {signal_id} is already {status}")
+            if row.status == "snoozed" and row.snooze_until and row.snooze_until <= now:
+                row.status = "new"  # its snooze has run out: it lists as new already
+            if status not in TRANSITIONS[row.status]:
+                said = f"signal {signal_id} is {row.status}"
+                if row.status != status:
+                    said += f": it cannot become {status}"
+                raise InvalidArgument(said, TRANSITION_HINTS[row.status])
             store.set_status(conn, signal_id, status, until, now)
         return self.get(signal_id)
 
