@@ -83,6 +83,22 @@ def test_context_sections_in_priority_order(project: Memory) -> None:
     assert ctx.tokens <= 4000
 
 
+def test_related_messages_the_projects_first_then_others(project: Memory, claude_dir: Path) -> None:
+    lines.write(
+        claude_dir / "-far" / "f-1.jsonl",
+        lines.user("f-1-u", "the refund webhook retries twice, far away", "f-1", cwd="/w/far"),
+    )
+    project.upkeep.ingest()
+    related = project.context.get(lines.CWD, "refund webhook retries twice", 4000).sections[-1]
+    messages = [line for line in related.text.splitlines() if line.startswith("- 20")]
+    assert len(messages) == 3
+    assert "far away" not in "".join(messages[:2])
+    # With only one message of its own, the project's comes first and others fill in.
+    alone = project.context.get("/home/dev/garden", "refund webhook retries twice", 4000)
+    found = [line for line in alone.sections[-1].text.splitlines() if line.startswith("- 20")]
+    assert len(found) == 3 and "garden" in found[0] and "refund" in "".join(found[1:])
+
+
 @pytest.mark.parametrize("budget", [50, 60, 80, 120, 200, 400, 1000, 4000, 32_000])
 def test_context_never_over_budget(project: Memory, budget: int) -> None:
     ctx = project.context.get(lines.CWD, "refund webhook", budget)

@@ -101,3 +101,27 @@ def test_no_archive_prints_nothing(cfg: Config) -> None:
 def test_endless_input_is_cut_and_prints_nothing(archive: Config) -> None:
     done = hook(archive, "x" * 3_000_000)
     assert (done.returncode, done.stdout) == (0, "")
+
+
+def test_the_hook_loads_no_model_index_or_cli_parser(archive: Config) -> None:
+    """Dispatched before the CLI builds its parser: none of the modules other commands need
+    (nor numpy, Tantivy, hnswlib or the model) is imported, and it still prints."""
+    probe = (
+        "import sys\n"
+        "from memtui.cli import main\n"
+        "sys.argv = ['memtui', 'hook', 'session-start']\n"
+        "main()\n"
+        "heavy = ('numpy', 'tantivy', 'hnswlib', 'model2vec', 'memtui.engine.memory',\n"
+        "         'memtui.engine.transfer', 'memtui.mcp', 'memtui.engine.signals')\n"
+        "print('LOADED', [m for m in heavy if m in sys.modules], file=sys.stderr)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe],
+        input=json.dumps(EVENT),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "MEMTUI_DATA_DIR": str(archive.data_dir)},
+    )
+    assert "Refund plan" in done.stdout
+    assert "LOADED []" in done.stderr, done.stderr
