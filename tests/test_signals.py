@@ -114,6 +114,49 @@ def test_hidden_arc_quiet_when_linked_or_covered(memory: Memory) -> None:
     assert "hidden_arc" not in types(memory)
 
 
+def test_hidden_arc_needs_its_notes_unlinked_pairwise(memory: Memory) -> None:
+    """One link between two of three close notes (neither the seed's) ties the set: with
+    only three, no arc; a fourth close note makes one of the two linked, the third and it."""
+    memory.notes.import_notes(
+        [
+            note(1, "Webhook 1", ARC[0] + " [[Webhook 2]]", folder="billing", days=30),
+            note(2, "Webhook 2", ARC[1], folder="ops", days=10),
+            note(3, "Webhook 3", ARC[2], folder="billing", days=1),
+        ]
+    )
+    assert "hidden_arc" not in types(memory)
+    memory.notes.save(
+        "Webhook 4",
+        "Checkout webhook retries keep failing when the payment provider times out",
+        "past",
+        by="person",
+        folder="support",
+    )
+    (arc,) = types(memory)["hidden_arc"]
+    assert len(arc) == 3 and {3, 4} <= arc and len(arc & {1, 2}) == 1
+
+
+def test_hidden_arc_quiet_when_an_inference_covers_it(memory: Memory) -> None:
+    memory.notes.import_notes(
+        [
+            note(1, "Webhook 1", ARC[0], folder="billing", days=30),
+            note(2, "Webhook 2", ARC[1], folder="ops", days=10),
+            note(3, "Webhook 3", ARC[2], folder="billing", days=1),
+        ]
+    )
+    assert types(memory)["hidden_arc"] == [{1, 2, 3}]
+    memory.inferences.mint(
+        "Checkout retries fail on provider timeouts",
+        "Seen in billing and ops.",
+        0.7,
+        confirmed=True,
+        evidence_note_ids=[1, 2],
+    )
+    # Notes 1 and 2 are one inference's evidence now: tied, so 1, 2, 3 is no longer news.
+    memory.signals.detect(force=True)
+    assert "hidden_arc" not in types(memory)
+
+
 def test_hidden_arc_quiet_in_one_folder_within_days(memory: Memory) -> None:
     memory.notes.import_notes(
         [note(i + 1, f"Webhook {i}", ARC[i], folder="billing", days=i + 1) for i in range(3)]

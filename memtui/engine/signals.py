@@ -8,6 +8,8 @@ Asking for signals on an unchanged corpus is a read.
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import logging
 import re
 import sqlite3
@@ -126,13 +128,22 @@ class Signals:
 
     @staticmethod
     def _mentioned(conn: sqlite3.Connection) -> Callable[[str], bool]:
+        """Whether any note holds an error's name and most of its words. The notes are one
+        text, searched for the name with `str.find`, so that only notes holding it are
+        looked at: hundreds of signatures over 10,000 notes one by one took 0.7 s."""
         texts = [f"{t}\n{b}".casefold() for t, b in conn.execute("SELECT title, body FROM notes")]
+        starts = list(itertools.accumulate((len(t) + 1 for t in texts), initial=0))
+        everything = "\0".join(texts)
 
         def mentioned(signature: str) -> bool:
             name, words = detect.error_words(signature)
-            for text in texts:
-                if name in text and sum(w in text for w in words) * 2 >= len(words):
+            at = everything.find(name)
+            while at >= 0:
+                note = bisect.bisect_right(starts, at) - 1
+                text = texts[note]
+                if sum(w in text for w in words) * 2 >= len(words):
                     return True
+                at = everything.find(name, starts[note + 1])
             return False
 
         return mentioned
