@@ -4,6 +4,7 @@ constructed set and stays quiet on near misses; triage and staleness behave."""
 from __future__ import annotations
 
 import json
+import sqlite3
 import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -13,6 +14,7 @@ import pytest
 from memtui.config import Config
 from memtui.engine import InvalidArgument, Memory, Note, NotFound
 from memtui.engine.detect import signatures
+from memtui.engine.signal_types import SIGNAL_TYPES
 from memtui.errors import NotConfirmed
 from tests import lines
 
@@ -152,8 +154,8 @@ def test_hidden_arc_quiet_when_an_inference_covers_it(memory: Memory) -> None:
         confirmed=True,
         evidence_note_ids=[1, 2],
     )
-    # Notes 1 and 2 are one inference's evidence now: tied, so 1, 2, 3 is no longer news.
-    memory.signals.detect(force=True)
+    # Notes 1 and 2 are one inference's evidence now: tied, so 1, 2, 3 is no longer news
+    # (the mint alone, with no note changed, is enough for hidden_arc to run again).
     assert "hidden_arc" not in types(memory)
 
 
@@ -344,6 +346,39 @@ def test_unchanged_corpus_costs_a_read(memory: Memory) -> None:
     memory.signals.list()
     conn = memory.signals._conn()
     assert not memory.signals._dirty(conn, datetime.now(UTC).date().isoformat())
+
+
+def test_only_the_detectors_whose_inputs_changed_run_again(
+    memory: Memory, claude_dir: Path
+) -> None:
+    memory.notes.import_notes(
+        [
+            note(1, "Webhook 1", ARC[0], folder="billing", days=30),
+            note(2, "Webhook 2", ARC[1], folder="ops", days=10),
+            note(3, "Webhook 3", ARC[2], folder="billing", days=1),
+        ]
+    )
+    (arc,) = memory.signals.list(type="hidden_arc").signals
+    today = datetime.now(UTC).date().isoformat()
+    due = memory.signals._dirty
+    conn = memory.signals._conn()
+    # New messages: the errors' incremental pass and stale_state's sessions, no note vectors.
+    _error_sessions(claude_dir, "KeyError: 'sku'", [1])
+    memory.upkeep.ingest()
+    assert due(conn, today) == {"recurring_error", "stale_state"}
+    memory.signals.detect()
+    assert not due(conn, today)
+    assert [s.id for s in memory.signals.list(type="hidden_arc").signals] == [arc.id]
+    # A new day: the detectors that count days.
+    with sqlite3.connect(memory.config.db_path) as raw:
+        raw.execute("UPDATE meta SET value = '2001-01-01' WHERE key = 'signals_day'")
+    assert due(conn, today) == {"stale_state", "tag_burst"}
+    memory.signals.detect()
+    # A minted inference: hidden_arc. A note: every detector (errors: is it mentioned now?).
+    memory.inferences.mint("C", "S", 0.5, confirmed=True, evidence_note_ids=[1])
+    assert due(conn, today) == {"hidden_arc"}
+    memory.notes.save("D", "nothing", "past", by="person")
+    assert due(conn, today) == set(SIGNAL_TYPES)
 
 
 def test_export_import_carries_triage_and_inferences(

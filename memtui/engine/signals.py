@@ -13,6 +13,7 @@ import itertools
 import logging
 import re
 import sqlite3
+import threading
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta
 
@@ -70,35 +71,58 @@ class Signals:
         self._conn = reader
         self._note_index = note_index
         self._writer = db.Writer(config.db_path)
+        self._detecting = threading.Lock()  # one run at a time: a second finds it done
 
     def close(self) -> None:
         self._writer.close()
 
     # -- detection ---------------------------------------------------------------------------
 
-    def _dirty(self, conn: sqlite3.Connection, today: str) -> bool:
-        return (
-            store.mark(conn, "signals_note_seq") != notes_store.note_seq(conn)
-            or store.mark(conn, "errors_seq") != db.store_seq(conn)
-            or store.day(conn) != today
-        )
+    def _dirty(self, conn: sqlite3.Connection, today: str) -> set[str]:
+        """The detectors whose inputs changed since they last ran (none: nothing to do).
+        Every detector reads the notes (recurring_error: whether a note mentions the error);
+        new or forgotten messages feed recurring_error and stale_state (its newer sessions);
+        a new day moves stale_state's and tag_burst's windows; a minted or imported
+        inference may cover a hidden arc."""
+        due: set[str] = set()
+        if store.mark(conn, "signals_note_seq") != notes_store.note_seq(conn):
+            due.update(SIGNAL_TYPES)
+        if store.mark(conn, "errors_seq") != db.store_seq(conn):
+            due.update(("recurring_error", "stale_state"))
+        if store.day(conn) != today:
+            due.update(("stale_state", "tag_burst"))
+        if store.text_mark(conn, "signals_inferences") != store.inferences_mark(conn):
+            due.add("hidden_arc")
+        return due
 
     def detect(self, force: bool = False) -> None:
-        """Run the detectors if anything they read has changed (or `force`)."""
-        now = _now()
-        today = now.date().isoformat()
-        with db.translated(self.config.db_path):
-            if not force and not self._dirty(self._conn(), today):
+        """Run the detectors whose inputs changed (or all, `force`). They read on the reader
+        connection, so the store's write lock is held only to record what they found (a
+        run at 10,000 notes takes seconds, and a note saved meanwhile must not wait)."""
+        with self._detecting, db.translated(self.config.db_path):
+            now = _now()
+            today = now.date().isoformat()
+            conn = self._conn()
+            due = set(SIGNAL_TYPES) if force else self._dirty(conn, today)
+            if not due:
                 return
-            vectors = self._note_vectors()
-            with self._writer.transaction() as conn:
-                self._run(conn, now, vectors)
-                store.set_mark(conn, "signals_note_seq", notes_store.note_seq(conn))
-                store.set_day(conn, today)
+            note_seq, inferred = notes_store.note_seq(conn), store.inferences_mark(conn)
+            after, upto = store.mark(conn, "errors_seq"), db.store_seq(conn)
+            if upto > after:  # new messages: only they are scanned for errors
+                sightings = detect.scan_errors(conn, after, upto)
+                with self._writer.transaction() as w:
+                    store.add_sightings(w, sightings)
+                    store.set_mark(w, "errors_seq", upto)
+            found = self._find(conn, due, now)
+            with self._writer.transaction() as w:
+                store.upsert_found(w, [f.row() for f in found], sorted(due), now.isoformat())
+                store.set_mark(w, "signals_note_seq", note_seq)
+                store.set_mark(w, "signals_inferences", inferred)
+                store.set_day(w, today)
 
-    def _note_vectors(self) -> tuple[np.ndarray, np.ndarray]:
-        """Every note's vector, for hidden_arc; none (that detector skipped, logged) when the
-        notes' vectors cannot be had."""
+    def _note_vectors(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """Every note's vector, for hidden_arc; None (that detector skipped, logged) when
+        the notes' vectors cannot be had."""
         try:
             index = self._note_index()
             index.catch_up()
@@ -107,24 +131,27 @@ class Signals:
             return ids, vectors.vectors(ids) if len(ids) else np.zeros((0, 1), np.float32)
         except MemtuiError as exc:
             log.warning("hidden_arc skipped: note vectors unavailable: %s", exc.line())
-            return np.zeros(0, np.int64), np.zeros((0, 1), np.float32)
+            return None
 
-    def _run(
-        self, conn: sqlite3.Connection, now: datetime, vectors: tuple[np.ndarray, np.ndarray]
-    ) -> None:
-        after, upto = store.mark(conn, "errors_seq"), db.store_seq(conn)
-        if upto > after:
-            store.add_sightings(conn, detect.scan_errors(conn, after, upto))
-            store.set_mark(conn, "errors_seq", upto)
-        ids, vecs = vectors
-        found = [
-            *detect.dangling_links(conn),
-            *detect.stale_states(conn, now, self.config.stale_days),
-            *detect.tag_bursts(conn, now),
-            *detect.hidden_arcs(conn, ids, vecs, store.note_sets_covered(conn)),
-            *detect.recurring_errors(conn, self._mentioned(conn)),
-        ]
-        store.upsert_found(conn, [f.row() for f in found], SIGNAL_TYPES, now.isoformat())
+    def _find(self, conn: sqlite3.Connection, due: set[str], now: datetime) -> list[detect.Found]:
+        """What the `due` detectors find; a detector that cannot run leaves `due` (its
+        signals stay as they were)."""
+        found: list[detect.Found] = []
+        if "dangling_link" in due:
+            found += detect.dangling_links(conn)
+        if "stale_state" in due:
+            found += detect.stale_states(conn, now, self.config.stale_days)
+        if "tag_burst" in due:
+            found += detect.tag_bursts(conn, now)
+        if "hidden_arc" in due:
+            vectors = self._note_vectors()
+            if vectors is None:
+                due.discard("hidden_arc")
+            else:
+                found += detect.hidden_arcs(conn, *vectors, store.note_sets_covered(conn))
+        if "recurring_error" in due:
+            found += detect.recurring_errors(conn, self._mentioned(conn))
+        return found
 
     @staticmethod
     def _mentioned(conn: sqlite3.Connection) -> Callable[[str], bool]:
