@@ -144,8 +144,13 @@ def test_hidden_arc_quiet_when_an_inference_covers_it(memory: Memory) -> None:
             note(1, "Webhook 1", ARC[0], folder="billing", days=30),
             note(2, "Webhook 2", ARC[1], folder="ops", days=10),
             note(3, "Webhook 3", ARC[2], folder="billing", days=1),
+            note(4, "Garden", "Tomatoes need more sun on the balcony this summer", days=5),
         ]
     )
+    assert types(memory)["hidden_arc"] == [{1, 2, 3}]
+    # An inference whose evidence note is gone ties nothing (and breaks nothing).
+    memory.inferences.mint("Sun", "more", 0.5, confirmed=True, evidence_note_ids=[1, 4])
+    memory.notes.delete(4, by="person")
     assert types(memory)["hidden_arc"] == [{1, 2, 3}]
     memory.inferences.mint(
         "Checkout retries fail on provider timeouts",

@@ -186,7 +186,7 @@ def hidden_arcs(
     for group in covered:
         for a in group:
             tied.setdefault(a, set()).update(group - {a})
-    pairs = [(at[a], at[b]) for a, others in tied.items() for b in others if b in at]
+    pairs = [(at[a], at[b]) for a, others in tied.items() for b in others if a in at and b in at]
     linked = np.array(pairs, dtype=np.int64).reshape(-1, 2)
     meta = {
         r[0]: (r[1], r[2], r[3])
