@@ -67,6 +67,36 @@ def test_stale_state_needs_age_and_later_activity(memory: Memory) -> None:
     assert types(memory)["stale_state"] == [{1}]
 
 
+def test_stale_state_when_its_project_has_newer_sessions(memory: Memory, claude_dir: Path) -> None:
+    """No newer note beside it, but its project moved on: newer sessions in the project of
+    the session it came from. A state note from a project with nothing newer stays quiet."""
+    for sid, days, project in (("st-old", 50, "shop"), ("st-new", 5, "shop"), ("qt", 50, "calm")):
+        ts = (datetime.now(UTC) - timedelta(days=days)).strftime("%Y-%m-%dT%H:%M:%S.000Z")
+        lines.write(
+            claude_dir / f"-{project}" / f"{sid}.jsonl",
+            lines.user(f"{sid}-u", "plan the importer", sid, ts, f"/w/{project}"),
+        )
+    memory.upkeep.ingest()
+    memory.notes.import_notes(
+        [
+            note(
+                1,
+                "Shop plan",
+                "ship the importer",
+                layer="state",
+                folder="a",
+                days=45,
+                source="st-old",
+            ),
+            note(2, "Calm plan", "nothing moves", layer="state", folder="b", days=45, source="qt"),
+        ]
+    )
+    (found,) = memory.signals.list(type="stale_state").signals
+    assert [n.id for n in found.notes] == [1]
+    assert "1 newer sessions in its project" in found.detail
+    assert "folder" not in found.detail
+
+
 def test_tag_burst_against_the_weeks_before(memory: Memory) -> None:
     memory.notes.import_notes(
         [
@@ -213,6 +243,40 @@ def test_recurring_error_across_sessions(memory: Memory, claude_dir: Path) -> No
         by="person",
     )
     assert memory.signals.list(type="recurring_error").signals == []
+
+
+def test_recurring_error_across_projects(memory: Memory, claude_dir: Path) -> None:
+    error = "ConnectionRefusedError: [Errno 111] Connection refused"
+    for project, day in (("api", 20), ("worker", 11), ("web", 2)):
+        _error_sessions(claude_dir, error, [day], project)
+    _error_sessions(claude_dir, "RecursionError: maximum recursion depth", [9], "api")
+    _error_sessions(claude_dir, "RecursionError: maximum recursion depth", [8], "web")
+    memory.upkeep.ingest()
+    (found,) = memory.signals.list(type="recurring_error").signals
+    assert found.title.startswith("ConnectionRefusedError")
+    assert "in 3 projects" in found.detail and "over 18 days" in found.detail
+    assert {m.project for m in found.messages} == {"/w/api", "/w/worker", "/w/web"}
+
+
+def test_inferences_are_pull_only_in_searches(memory: Memory, claude_dir: Path) -> None:
+    """An inference's words are in no note search or history search: only the inference
+    tools show it."""
+    _error_sessions(claude_dir, "KeyError: 'cache'", [1])
+    memory.upkeep.ingest()
+    fact = memory.notes.save("Cache fact", "the cache is cold on Mondays", "past", by="person")
+    memory.inferences.mint(
+        "Quokka deploys hit a cold cache",
+        "Every quokka rollout lands on a Monday.",
+        0.6,
+        confirmed=True,
+        evidence_note_ids=[fact.note.id],
+    )
+    assert memory.history.search("quokka rollout", "fts").results == []
+    nearest = memory.history.search("quokka rollout", "hybrid").results
+    assert nearest and all("quokka" not in r.snippet.casefold() for r in nearest)
+    hits = memory.notes.search("quokka rollout Monday").results
+    assert all("quokka" not in f"{h.note.title} {h.snippet}".casefold() for h in hits)
+    assert [i.title for i in memory.inferences.list()] == ["Quokka deploys hit a cold cache"]
 
 
 def test_fingerprints_stable_and_dismissed_stays(memory: Memory) -> None:

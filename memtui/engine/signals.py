@@ -193,7 +193,7 @@ class Signals:
         with db.translated(self.config.db_path):
             conn = self._conn()
             rows, total = store.listing(conn, type, status, limit)
-            signals = [self._signal(conn, r) for r in rows]
+            signals = self._signals(conn, rows)
         return SignalList(signals, total)
 
     def _wake(self) -> None:
@@ -215,18 +215,28 @@ class Signals:
             return self._signal(conn, row)
 
     def _signal(self, conn: sqlite3.Connection, r: store.SignalRow) -> Signal:
-        notes = notes_store.many(conn, r.note_ids)
-        return Signal(
-            r.id,
-            r.type,
-            r.title,
-            r.detail,
-            r.status,
-            r.snooze_until,
-            r.created,
-            [ref(notes[i]) for i in r.note_ids if i in notes],
-            _messages(conn, r.message_ids),
-        )
+        return self._signals(conn, [r])[0]
+
+    @staticmethod
+    def _signals(conn: sqlite3.Connection, rows: Sequence[store.SignalRow]) -> list[Signal]:
+        """Signals with their evidence, read for all of them at once (a page of 50 took a
+        query or two each)."""
+        notes = notes_store.many(conn, sorted({i for r in rows for i in r.note_ids}))
+        messages = _messages(conn, sorted({i for r in rows for i in r.message_ids}))
+        return [
+            Signal(
+                r.id,
+                r.type,
+                r.title,
+                r.detail,
+                r.status,
+                r.snooze_until,
+                r.created,
+                [ref(notes[i]) for i in r.note_ids if i in notes],
+                [messages[i] for i in r.message_ids if i in messages],
+            )
+            for r in rows
+        ]
 
     def update_status(self, signal_id: int, status: str, snooze_until: str | None = None) -> Signal:
         """A person's triage, by hand: new → dismissed | snoozed, and snoozed or dismissed →
@@ -263,31 +273,29 @@ class Signals:
             return inferences.counts(self._conn())
 
 
-def _messages(conn: sqlite3.Connection, ids: Sequence[int]) -> list[MessageRef]:
-    if not ids:
-        return []
-    rows = conn.execute(
-        f"""SELECT m.id, m.session_id, p.path,
-                   coalesce(s.custom_title, s.summary_title, s.first_prompt, ''),
-                   m.idx, m.uuid, m.ts, m.text, m.tool_output
-            FROM messages m JOIN sessions s ON s.id = m.session_id
-            JOIN projects p ON p.id = s.project_id
-            WHERE m.id IN ({db.marks(ids)})""",
-        tuple(ids),
-    )
-    found = {
-        r[0]: MessageRef(
-            r[1],
-            r[2],
-            " ".join(str(r[3]).split())[:120],
-            r[4],
-            r[5],
-            r[6],
-            snippet(f"{r[7]}\n{r[8]}", [], "")[:300],
+def _messages(conn: sqlite3.Connection, ids: Sequence[int]) -> dict[int, MessageRef]:
+    found: dict[int, MessageRef] = {}
+    for chunk in db.chunks(list(ids)):
+        rows = conn.execute(
+            f"""SELECT m.id, m.session_id, p.path,
+                       coalesce(s.custom_title, s.summary_title, s.first_prompt, ''),
+                       m.idx, m.uuid, m.ts, m.text, m.tool_output
+                FROM messages m JOIN sessions s ON s.id = m.session_id
+                JOIN projects p ON p.id = s.project_id
+                WHERE m.id IN ({db.marks(chunk)})""",
+            chunk,
         )
-        for r in rows
-    }
-    return [found[i] for i in ids if i in found]
+        for r in rows:
+            found[r[0]] = MessageRef(
+                r[1],
+                r[2],
+                " ".join(str(r[3]).split())[:120],
+                r[4],
+                r[5],
+                r[6],
+                snippet(f"{r[7]}\n{r[8]}", [], "")[:300],
+            )
+    return found
 
 
 def _until(value: str | None) -> str:
