@@ -107,6 +107,21 @@ def test_context_never_over_budget(project: Memory, budget: int) -> None:
         assert ctx.left_out
 
 
+def test_house_rules_follow_every_change(project: Memory) -> None:
+    """The rules are kept between calls until a note changes: an approval, an edit and a
+    deletion each show in the next context."""
+    assert "Lint first" not in project.context.get(lines.CWD, None, 4000).text
+    rule = project.notes.save("Lint first", "Run the linter.", "rule", by="agent").note
+    assert "Lint first" not in project.context.get(lines.CWD, None, 4000).text  # provisional
+    project.notes.approve(rule.id)
+    assert "Run the linter." in project.context.get(lines.CWD, None, 4000).text
+    project.notes.update(rule.id, body="Run ruff, then mypy.", by="person")
+    text = project.context.get(lines.CWD, None, 4000).text
+    assert "Run ruff, then mypy." in text and "Run the linter." not in text
+    project.notes.delete(rule.id, by="person")
+    assert "Lint first" not in project.context.get(lines.CWD, None, 4000).text
+
+
 def test_context_bad_budget_and_unknown_cwd(project: Memory) -> None:
     for bad in (49, 32_001, True, "2000"):
         with pytest.raises(InvalidArgument, match="token_budget"):

@@ -22,6 +22,7 @@ from memtui.engine import validate
 from memtui.engine.signal_types import Context, ContextSection
 from memtui.errors import InvalidArgument
 from memtui.store import db
+from memtui.store import notes as notes_store
 
 MIN_BUDGET = 50
 MAX_BUDGET = 32_000
@@ -82,6 +83,7 @@ class Contexts:
         self.config = config
         self._conn = reader
         self._related = related
+        self._rules: tuple[int, str] | None = None  # (note_seq, text): they change with notes
 
     def get(
         self, cwd: str | None = None, query: str | None = None, token_budget: int = 2000
@@ -101,7 +103,7 @@ class Contexts:
             related = self._related(query, cwd)
         with db.translated(self.config.db_path):
             conn = self._conn()
-            rules = house_rules.read(conn, self.config).text
+            rules = self._house_rules(conn)
             return fit(
                 [
                     (
@@ -114,6 +116,14 @@ class Contexts:
                 ],
                 token_budget,
             )
+
+    def _house_rules(self, conn: sqlite3.Connection) -> str:
+        """The approved rules, read again only when a note changed (thousands of rules took
+        20 ms of every get_context)."""
+        seq = notes_store.note_seq(conn)
+        if self._rules is None or self._rules[0] != seq:
+            self._rules = (seq, house_rules.read(conn, self.config).text)
+        return self._rules[1]
 
 
 def fit(sections: Sequence[tuple[str, Iterable[str]]], budget: int) -> Context:
