@@ -5,8 +5,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shlex
-import subprocess
 import sys
 import tempfile
 import threading
@@ -17,11 +15,9 @@ from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 from memtui import __version__, config
 from memtui.engine import LAYERS, MAX_BODY_BYTES, ON_CONFLICT, frontmatter
 from memtui.engine.signal_types import INFERENCE_STATUSES, SIGNAL_STATUSES, SIGNAL_TYPES
-from memtui.engine.transfer import FORMATS
 from memtui.engine.types import MODES, ROLES, SearchResponse, to_dict
 from memtui.engine.validate import REACH
 from memtui.errors import InvalidArgument, MemtuiError
-from memtui.mcp.cli import host_name, tool_families
 
 if TYPE_CHECKING:  # the engine loads numpy, Tantivy and hnswlib: not for --help
     from rich.console import Console  # rich: imported where it prints (not in `memtui mcp`)
@@ -78,6 +74,8 @@ def whole(low: int, high: int) -> Callable[[str], int]:
 
 
 def build_parser() -> Parser:
+    from memtui.mcp.cli import host_name, tool_families
+
     parser = Parser(prog="memtui", description="A local memory for Claude Code.")
     parser.add_argument("--version", action="version", version=f"memtui {__version__}")
     parser.add_argument(
@@ -215,6 +213,9 @@ def build_parser() -> Parser:
 
 def main(argv: Sequence[str] | None = None) -> None:
     os.umask(0o077)  # everything memtui writes holds someone's conversations
+    if list(sys.argv[1:] if argv is None else argv) == ["hook", "session-start"]:
+        run_hook()  # before the parser and its imports: a session waits for the hook
+        return
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
@@ -694,6 +695,8 @@ def note_id(value: str) -> int:
 
 
 def add_note_commands(sub: argparse._SubParsersAction[Parser]) -> None:
+    from memtui.engine.transfer import FORMATS
+
     notes = sub.add_parser("notes", help="list notes, the last updated first")
     notes.add_argument("--folder", type=argument, help="only this folder")
     notes.add_argument("--tag", type=argument, help="only notes with this tag")
@@ -958,6 +961,9 @@ def _save_edit(memory: Memory, before: Note, text: str) -> None:
 
 def _run_editor(path: Path) -> str:
     """Open `path` in the person's editor; what went wrong, or "" when it exited cleanly."""
+    import shlex
+    import subprocess
+
     command = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
     try:
         code = subprocess.run([*shlex.split(command), str(path)], check=False).returncode

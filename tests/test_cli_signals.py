@@ -32,6 +32,7 @@ def test_signals_triage_and_inferences(cfg: Config) -> None:
     snoozed = cli(cfg, "signal", "snooze", sid, "--until", "2d")
     assert snoozed.returncode == 0 and "snoozed until" in snoozed.stdout
     assert json.loads(cli(cfg, "signals", "--json").stdout)["signals"] == []
+    assert cli(cfg, "signal", "new", sid).returncode == 0  # a snoozed one goes back to new first
     assert cli(cfg, "signal", "dismiss", sid).returncode == 0
     again = cli(cfg, "signal", "dismiss", sid)
     assert again.returncode == 1 and again.stderr.startswith("memtui: INVALID_ARGUMENT")

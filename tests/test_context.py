@@ -83,12 +83,43 @@ def test_context_sections_in_priority_order(project: Memory) -> None:
     assert ctx.tokens <= 4000
 
 
+def test_related_messages_the_projects_first_then_others(project: Memory, claude_dir: Path) -> None:
+    lines.write(
+        claude_dir / "-far" / "f-1.jsonl",
+        lines.user("f-1-u", "the refund webhook retries twice, far away", "f-1", cwd="/w/far"),
+    )
+    project.upkeep.ingest()
+    related = project.context.get(lines.CWD, "refund webhook retries twice", 4000).sections[-1]
+    messages = [line for line in related.text.splitlines() if line.startswith("- 20")]
+    assert len(messages) == 3
+    assert "far away" not in "".join(messages[:2])
+    # With only one message of its own, the project's comes first and others fill in.
+    alone = project.context.get("/home/dev/garden", "refund webhook retries twice", 4000)
+    found = [line for line in alone.sections[-1].text.splitlines() if line.startswith("- 20")]
+    assert len(found) == 3 and "garden" in found[0] and "refund" in "".join(found[1:])
+
+
 @pytest.mark.parametrize("budget", [50, 60, 80, 120, 200, 400, 1000, 4000, 32_000])
 def test_context_never_over_budget(project: Memory, budget: int) -> None:
     ctx = project.context.get(lines.CWD, "refund webhook", budget)
     assert ctx.tokens <= budget
     if budget <= 80:
         assert ctx.left_out
+
+
+def test_house_rules_follow_every_change(project: Memory) -> None:
+    """The rules are kept between calls until a note changes: an approval, an edit and a
+    deletion each show in the next context."""
+    assert "Lint first" not in project.context.get(lines.CWD, None, 4000).text
+    rule = project.notes.save("Lint first", "Run the linter.", "rule", by="agent").note
+    assert "Lint first" not in project.context.get(lines.CWD, None, 4000).text  # provisional
+    project.notes.approve(rule.id)
+    assert "Run the linter." in project.context.get(lines.CWD, None, 4000).text
+    project.notes.update(rule.id, body="Run ruff, then mypy.", by="person")
+    text = project.context.get(lines.CWD, None, 4000).text
+    assert "Run ruff, then mypy." in text and "Run the linter." not in text
+    project.notes.delete(rule.id, by="person")
+    assert "Lint first" not in project.context.get(lines.CWD, None, 4000).text
 
 
 def test_context_bad_budget_and_unknown_cwd(project: Memory) -> None:

@@ -13,6 +13,7 @@ import pytest
 
 from memtui.config import Config
 from memtui.engine import Memory
+from memtui.mcp.handshake import FAMILIES, instructions
 from tests import lines
 
 # What Claude Code sends a SessionStart hook (its hooks reference lists these fields).
@@ -101,3 +102,49 @@ def test_no_archive_prints_nothing(cfg: Config) -> None:
 def test_endless_input_is_cut_and_prints_nothing(archive: Config) -> None:
     done = hook(archive, "x" * 3_000_000)
     assert (done.returncode, done.stdout) == (0, "")
+
+
+def test_the_hook_loads_no_model_index_or_cli_parser(archive: Config) -> None:
+    """Dispatched before the CLI builds its parser: none of the modules other commands need
+    (nor numpy, Tantivy, hnswlib or the model) is imported, and it still prints."""
+    probe = (
+        "import sys\n"
+        "from memtui.cli import main\n"
+        "sys.argv = ['memtui', 'hook', 'session-start']\n"
+        "main()\n"
+        "heavy = ('numpy', 'tantivy', 'hnswlib', 'model2vec', 'memtui.engine.memory',\n"
+        "         'memtui.engine.transfer', 'memtui.mcp', 'memtui.engine.signals')\n"
+        "print('LOADED', [m for m in heavy if m in sys.modules], file=sys.stderr)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe],
+        input=json.dumps(EVENT),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "MEMTUI_DATA_DIR": str(archive.data_dir)},
+    )
+    assert "Refund plan" in done.stdout
+    assert "LOADED []" in done.stderr, done.stderr
+
+
+def test_stale_inferences_counted_never_shown(archive: Config) -> None:
+    """Pull-only: the hook and the MCP connect instructions say how many inferences went
+    stale, never what they say."""
+    with Memory(archive) as memory:
+        fact = memory.notes.save("Cache fact", "cold on Mondays", "past", by="person").note
+        memory.inferences.mint(
+            "Quokka deploys hit a cold cache",
+            "Every quokka rollout lands on a Monday.",
+            0.6,
+            confirmed=True,
+            evidence_note_ids=[fact.id],
+        )
+        fresh = hook(archive, json.dumps(EVENT)).stdout
+        assert "stale inferences" not in fresh and "uokka" not in fresh
+        memory.notes.update(fact.id, body="warm on Mondays now", by="person")
+    out = hook(archive, json.dumps(EVENT)).stdout
+    assert "1 new signals and 1 stale inferences" in out
+    assert "uokka" not in out and "Monday" not in out
+    told = instructions(archive, FAMILIES)
+    assert "1 stale inferences" in told and "uokka" not in told

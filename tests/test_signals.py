@@ -4,6 +4,7 @@ constructed set and stays quiet on near misses; triage and staleness behave."""
 from __future__ import annotations
 
 import json
+import sqlite3
 import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -13,6 +14,7 @@ import pytest
 from memtui.config import Config
 from memtui.engine import InvalidArgument, Memory, Note, NotFound
 from memtui.engine.detect import signatures
+from memtui.engine.signal_types import SIGNAL_TYPES
 from memtui.errors import NotConfirmed
 from tests import lines
 
@@ -65,6 +67,36 @@ def test_stale_state_needs_age_and_later_activity(memory: Memory) -> None:
     assert types(memory)["stale_state"] == [{1}]
 
 
+def test_stale_state_when_its_project_has_newer_sessions(memory: Memory, claude_dir: Path) -> None:
+    """No newer note beside it, but its project moved on: newer sessions in the project of
+    the session it came from. A state note from a project with nothing newer stays quiet."""
+    for sid, days, project in (("st-old", 50, "shop"), ("st-new", 5, "shop"), ("qt", 50, "calm")):
+        ts = (datetime.now(UTC) - timedelta(days=days)).strftime("%Y-%m-%dT%H:%M:%S.000Z")
+        lines.write(
+            claude_dir / f"-{project}" / f"{sid}.jsonl",
+            lines.user(f"{sid}-u", "plan the importer", sid, ts, f"/w/{project}"),
+        )
+    memory.upkeep.ingest()
+    memory.notes.import_notes(
+        [
+            note(
+                1,
+                "Shop plan",
+                "ship the importer",
+                layer="state",
+                folder="a",
+                days=45,
+                source="st-old",
+            ),
+            note(2, "Calm plan", "nothing moves", layer="state", folder="b", days=45, source="qt"),
+        ]
+    )
+    (found,) = memory.signals.list(type="stale_state").signals
+    assert [n.id for n in found.notes] == [1]
+    assert "1 newer sessions in its project" in found.detail
+    assert "folder" not in found.detail
+
+
 def test_tag_burst_against_the_weeks_before(memory: Memory) -> None:
     memory.notes.import_notes(
         [
@@ -111,6 +143,54 @@ def test_hidden_arc_quiet_when_linked_or_covered(memory: Memory) -> None:
             note(3, "Webhook 3", ARC[2] + " [[Webhook 1]]", folder="billing", days=1),
         ]
     )
+    assert "hidden_arc" not in types(memory)
+
+
+def test_hidden_arc_needs_its_notes_unlinked_pairwise(memory: Memory) -> None:
+    """One link between two of three close notes (neither the seed's) ties the set: with
+    only three, no arc; a fourth close note makes one of the two linked, the third and it."""
+    memory.notes.import_notes(
+        [
+            note(1, "Webhook 1", ARC[0] + " [[Webhook 2]]", folder="billing", days=30),
+            note(2, "Webhook 2", ARC[1], folder="ops", days=10),
+            note(3, "Webhook 3", ARC[2], folder="billing", days=1),
+        ]
+    )
+    assert "hidden_arc" not in types(memory)
+    memory.notes.save(
+        "Webhook 4",
+        "Checkout webhook retries keep failing when the payment provider times out",
+        "past",
+        by="person",
+        folder="support",
+    )
+    (arc,) = types(memory)["hidden_arc"]
+    assert len(arc) == 3 and {3, 4} <= arc and len(arc & {1, 2}) == 1
+
+
+def test_hidden_arc_quiet_when_an_inference_covers_it(memory: Memory) -> None:
+    memory.notes.import_notes(
+        [
+            note(1, "Webhook 1", ARC[0], folder="billing", days=30),
+            note(2, "Webhook 2", ARC[1], folder="ops", days=10),
+            note(3, "Webhook 3", ARC[2], folder="billing", days=1),
+            note(4, "Garden", "Tomatoes need more sun on the balcony this summer", days=5),
+        ]
+    )
+    assert types(memory)["hidden_arc"] == [{1, 2, 3}]
+    # An inference whose evidence note is gone ties nothing (and breaks nothing).
+    memory.inferences.mint("Sun", "more", 0.5, confirmed=True, evidence_note_ids=[1, 4])
+    memory.notes.delete(4, by="person")
+    assert types(memory)["hidden_arc"] == [{1, 2, 3}]
+    memory.inferences.mint(
+        "Checkout retries fail on provider timeouts",
+        "Seen in billing and ops.",
+        0.7,
+        confirmed=True,
+        evidence_note_ids=[1, 2],
+    )
+    # Notes 1 and 2 are one inference's evidence now: tied, so 1, 2, 3 is no longer news
+    # (the mint alone, with no note changed, is enough for hidden_arc to run again).
     assert "hidden_arc" not in types(memory)
 
 
@@ -165,6 +245,40 @@ def test_recurring_error_across_sessions(memory: Memory, claude_dir: Path) -> No
     assert memory.signals.list(type="recurring_error").signals == []
 
 
+def test_recurring_error_across_projects(memory: Memory, claude_dir: Path) -> None:
+    error = "ConnectionRefusedError: [Errno 111] Connection refused"
+    for project, day in (("api", 20), ("worker", 11), ("web", 2)):
+        _error_sessions(claude_dir, error, [day], project)
+    _error_sessions(claude_dir, "RecursionError: maximum recursion depth", [9], "api")
+    _error_sessions(claude_dir, "RecursionError: maximum recursion depth", [8], "web")
+    memory.upkeep.ingest()
+    (found,) = memory.signals.list(type="recurring_error").signals
+    assert found.title.startswith("ConnectionRefusedError")
+    assert "in 3 projects" in found.detail and "over 18 days" in found.detail
+    assert {m.project for m in found.messages} == {"/w/api", "/w/worker", "/w/web"}
+
+
+def test_inferences_are_pull_only_in_searches(memory: Memory, claude_dir: Path) -> None:
+    """An inference's words are in no note search or history search: only the inference
+    tools show it."""
+    _error_sessions(claude_dir, "KeyError: 'cache'", [1])
+    memory.upkeep.ingest()
+    fact = memory.notes.save("Cache fact", "the cache is cold on Mondays", "past", by="person")
+    memory.inferences.mint(
+        "Quokka deploys hit a cold cache",
+        "Every quokka rollout lands on a Monday.",
+        0.6,
+        confirmed=True,
+        evidence_note_ids=[fact.note.id],
+    )
+    assert memory.history.search("quokka rollout", "fts").results == []
+    nearest = memory.history.search("quokka rollout", "hybrid").results
+    assert nearest and all("quokka" not in r.snippet.casefold() for r in nearest)
+    hits = memory.notes.search("quokka rollout Monday").results
+    assert all("quokka" not in f"{h.note.title} {h.snippet}".casefold() for h in hits)
+    assert [i.title for i in memory.inferences.list()] == ["Quokka deploys hit a cold cache"]
+
+
 def test_fingerprints_stable_and_dismissed_stays(memory: Memory) -> None:
     memory.notes.save("A", "[[Missing one]]", "past", by="person")
     first = memory.signals.list().signals
@@ -189,13 +303,17 @@ def test_snooze_expires_and_transitions(memory: Memory) -> None:
     snoozed = memory.signals.update_status(signal.id, "snoozed", "7d")
     assert snoozed.status == "snoozed" and snoozed.snooze_until
     assert memory.signals.list().signals == []
+    memory.signals.update_status(signal.id, "new")
     memory.signals.update_status(signal.id, "dismissed")
-    with pytest.raises(InvalidArgument, match="already"):
+    with pytest.raises(InvalidArgument, match="is dismissed"):
         memory.signals.update_status(signal.id, "dismissed")
     memory.signals.update_status(signal.id, "new")
     memory.signals.update_status(signal.id, "snoozed", ago(-0.000005))  # in 0.4 s
     time.sleep(0.6)
     assert [s.id for s in memory.signals.list().signals] == [signal.id]
+    # A snooze that has run out is new: it can be dismissed straight away.
+    assert memory.signals.update_status(signal.id, "dismissed").status == "dismissed"
+    memory.signals.update_status(signal.id, "new")
     with pytest.raises(InvalidArgument, match="snooze_until"):
         memory.signals.update_status(signal.id, "snoozed")
     with pytest.raises(InvalidArgument, match="in the future"):
@@ -204,6 +322,33 @@ def test_snooze_expires_and_transitions(memory: Memory) -> None:
         memory.signals.update_status(signal.id, "synthesized")
     with pytest.raises(NotFound):
         memory.signals.update_status(9999, "dismissed")
+
+
+@pytest.mark.parametrize(
+    ("path", "impossible"),
+    [
+        (["dismissed"], ("snoozed", "7d")),
+        (["dismissed"], ("dismissed", None)),
+        ([], ("new", None)),
+        (["snoozed"], ("dismissed", None)),
+        (["snoozed"], ("snoozed", "2d")),
+    ],
+)
+def test_impossible_transitions_are_invalid_argument(
+    memory: Memory, path: list[str], impossible: tuple[str, str | None]
+) -> None:
+    """new → dismissed | snoozed; snoozed → new; dismissed → new: nothing else by hand."""
+    memory.notes.save("A", "[[Gone]]", "past", by="person")
+    (signal,) = memory.signals.list().signals
+    for status in path:
+        memory.signals.update_status(signal.id, status, "7d" if status == "snoozed" else None)
+    before = memory.signals.get(signal.id)
+    with pytest.raises(InvalidArgument) as refused:
+        memory.signals.update_status(signal.id, *impossible)
+    assert refused.value.code == "INVALID_ARGUMENT"
+    assert f"is {before.status}" in str(refused.value)
+    after = memory.signals.get(signal.id)
+    assert (after.status, after.snooze_until) == (before.status, before.snooze_until)
 
 
 @pytest.mark.parametrize("confirmed", [None, "yes", 1, False, "true"])
@@ -270,6 +415,39 @@ def test_unchanged_corpus_costs_a_read(memory: Memory) -> None:
     memory.signals.list()
     conn = memory.signals._conn()
     assert not memory.signals._dirty(conn, datetime.now(UTC).date().isoformat())
+
+
+def test_only_the_detectors_whose_inputs_changed_run_again(
+    memory: Memory, claude_dir: Path
+) -> None:
+    memory.notes.import_notes(
+        [
+            note(1, "Webhook 1", ARC[0], folder="billing", days=30),
+            note(2, "Webhook 2", ARC[1], folder="ops", days=10),
+            note(3, "Webhook 3", ARC[2], folder="billing", days=1),
+        ]
+    )
+    (arc,) = memory.signals.list(type="hidden_arc").signals
+    today = datetime.now(UTC).date().isoformat()
+    due = memory.signals._dirty
+    conn = memory.signals._conn()
+    # New messages: the errors' incremental pass and stale_state's sessions, no note vectors.
+    _error_sessions(claude_dir, "KeyError: 'sku'", [1])
+    memory.upkeep.ingest()
+    assert due(conn, today) == {"recurring_error", "stale_state"}
+    memory.signals.detect()
+    assert not due(conn, today)
+    assert [s.id for s in memory.signals.list(type="hidden_arc").signals] == [arc.id]
+    # A new day: the detectors that count days.
+    with sqlite3.connect(memory.config.db_path) as raw:
+        raw.execute("UPDATE meta SET value = '2001-01-01' WHERE key = 'signals_day'")
+    assert due(conn, today) == {"stale_state", "tag_burst"}
+    memory.signals.detect()
+    # A minted inference: hidden_arc. A note: every detector (errors: is it mentioned now?).
+    memory.inferences.mint("C", "S", 0.5, confirmed=True, evidence_note_ids=[1])
+    assert due(conn, today) == {"hidden_arc"}
+    memory.notes.save("D", "nothing", "past", by="person")
+    assert due(conn, today) == set(SIGNAL_TYPES)
 
 
 def test_export_import_carries_triage_and_inferences(

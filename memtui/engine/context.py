@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 import sqlite3
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 
 from memtui.config import Config
 from memtui.engine import rules as house_rules
@@ -22,6 +22,7 @@ from memtui.engine import validate
 from memtui.engine.signal_types import Context, ContextSection
 from memtui.errors import InvalidArgument
 from memtui.store import db
+from memtui.store import notes as notes_store
 
 MIN_BUDGET = 50
 MAX_BUDGET = 32_000
@@ -82,6 +83,7 @@ class Contexts:
         self.config = config
         self._conn = reader
         self._related = related
+        self._rules: tuple[int, str] | None = None  # (note_seq, text): they change with notes
 
     def get(
         self, cwd: str | None = None, query: str | None = None, token_budget: int = 2000
@@ -96,24 +98,37 @@ class Contexts:
             )
         cwd = validate.optional_text("cwd", cwd, 1000)
         query = validate.optional_text("query", query)
-        with db.translated(self.config.db_path):
-            sections = self._sections(self._conn(), cwd)
+        related = []
         if query and query.strip() and self._related is not None:
-            sections.append(("Related", self._related(query, cwd)))
-        return fit(sections, token_budget)
+            related = self._related(query, cwd)
+        with db.translated(self.config.db_path):
+            conn = self._conn()
+            rules = self._house_rules(conn)
+            return fit(
+                [
+                    (
+                        "House rules",
+                        [rules.removeprefix("## House rules\n").strip()] if rules else [],
+                    ),
+                    ("Current state", _state(conn, cwd)),
+                    ("Recent sessions", _recent(conn, cwd)),
+                    ("Related", related),
+                ],
+                token_budget,
+            )
 
-    def _sections(self, conn: sqlite3.Connection, cwd: str | None) -> list[tuple[str, list[str]]]:
-        rules = house_rules.read(conn, self.config).text
-        out: list[tuple[str, list[str]]] = []
-        if rules:
-            out.append(("House rules", [rules.removeprefix("## House rules\n").strip()]))
-        out.append(("Current state", [f"### {t}\n{b.strip()}" for t, b in _state(conn, cwd)]))
-        out.append(("Recent sessions", _recent(conn, cwd)))
-        return [(heading, items) for heading, items in out if items]
+    def _house_rules(self, conn: sqlite3.Connection) -> str:
+        """The approved rules, read again only when a note changed (thousands of rules took
+        20 ms of every get_context)."""
+        seq = notes_store.note_seq(conn)
+        if self._rules is None or self._rules[0] != seq:
+            self._rules = (seq, house_rules.read(conn, self.config).text)
+        return self._rules[1]
 
 
-def fit(sections: Sequence[tuple[str, Sequence[str]]], budget: int) -> Context:
-    """The sections in order, each item whole, while the budget lasts."""
+def fit(sections: Sequence[tuple[str, Iterable[str]]], budget: int) -> Context:
+    """The sections in order, each item whole, while the budget lasts (an item is taken from
+    its iterable only when the budget reaches it); a section with no items is left out."""
     used, parts, left_out = 0, [], []
     shown: list[ContextSection] = []
     for heading, items in sections:
@@ -159,32 +174,33 @@ def _like_prefix(text: str) -> str:
     return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
-def _state(conn: sqlite3.Connection, cwd: str | None) -> list[tuple[str, str]]:
+def _state(conn: sqlite3.Connection, cwd: str | None) -> Iterator[str]:
     """The `state` notes for a project: those that came from its sessions, or sit in a folder
-    named like it; every state note when no cwd is given. Newest first."""
-    rows = conn.execute(
-        """SELECT n.title, n.body, n.folder, p.path FROM notes n
-           LEFT JOIN sessions s ON s.id = n.source_session
-           LEFT JOIN projects p ON p.id = s.project_id
-           WHERE n.layer = 'state' ORDER BY n.updated DESC"""
-    ).fetchall()
+    named like it; every state note when no cwd is given. Newest first, each body read only
+    when the budget reaches it (thousands of state notes must not cost a hook their bodies)."""
     if cwd is None:
-        return [(r[0], r[1]) for r in rows]
-    ids = _project_ids(conn, cwd) or []
-    paths = (
-        {
+        matched = [
             r[0]
-            for r in conn.execute(f"SELECT path FROM projects WHERE id IN ({db.marks(ids)})", ids)
-        }
-        if ids
-        else set()
-    )
-    name = cwd.rstrip("/").rsplit("/", 1)[-1].casefold()
-    return [
-        (r[0], r[1])
-        for r in rows
-        if r[3] in paths or (name and r[2].casefold().split("/")[-1] == name)
-    ]
+            for r in conn.execute(
+                "SELECT id FROM notes WHERE layer = 'state' ORDER BY updated DESC"
+            )
+        ]
+    else:
+        projects = set(_project_ids(conn, cwd) or ())
+        name = cwd.rstrip("/").rsplit("/", 1)[-1].casefold()
+        matched = [
+            note_id
+            for note_id, folder, project in conn.execute(
+                """SELECT n.id, n.folder, s.project_id FROM notes n
+                   LEFT JOIN sessions s ON s.id = n.source_session
+                   WHERE n.layer = 'state' ORDER BY n.updated DESC"""
+            )
+            if project in projects or (name and folder.casefold().split("/")[-1] == name)
+        ]
+    for note_id in matched:
+        row = conn.execute("SELECT title, body FROM notes WHERE id = ?", (note_id,)).fetchone()
+        if row is not None:
+            yield f"### {row[0]}\n{row[1].strip()}"
 
 
 def _recent(conn: sqlite3.Connection, cwd: str | None) -> list[str]:

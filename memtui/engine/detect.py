@@ -36,6 +36,7 @@ ARC_FOLDERS = 2
 ARC_DAYS = 14
 ARC_NEAREST = 32  # neighbours kept per note: an arc takes ARC_MAX of them at most
 ARC_BLOCK = 1024  # rows of similarities at a time: ~40 MB at 10,000 notes
+ARC_STRIDE = 8  # every 8th similarity of a row samples it for the floor of its nearest
 # recurring_error: the same error in ERROR_SESSIONS sessions over at least ERROR_DAYS days.
 ERROR_SESSIONS = 3
 ERROR_DAYS = 7
@@ -166,9 +167,10 @@ def hidden_arcs(
 ) -> list[Found]:
     """Notes close in meaning that nothing ties together yet: a star around a seed note (the
     one with most close neighbours first), so each note joins one arc at most and the result
-    does not depend on the order notes were written in. Similarities are taken a block of
-    rows at a time and only each note's ARC_NEAREST nearest are kept: at 10,000 notes a full
-    matrix would be 400 MB, and a Python loop over every close pair minutes."""
+    does not depend on the order notes were written in. No two notes of an arc are tied: by
+    a link either way, or by being evidence of one inference (what an inference already
+    covers is no news). Similarities are taken a block of rows at a time and only each
+    note's ARC_NEAREST nearest are kept: at 10,000 notes a full matrix would be 400 MB."""
     n = len(ids)
     if n < ARC_MIN:
         return []
@@ -176,40 +178,35 @@ def hidden_arcs(
     ids, vecs = ids[order], vecs[order]
     vecs = vecs / np.maximum(np.linalg.norm(vecs, axis=1, keepdims=True), 1e-12)
     at = {int(i): k for k, i in enumerate(ids)}
-    pairs = [
-        (at[a], at[b])
-        for a, b in conn.execute("SELECT source_id, target_id FROM note_links")
-        if a in at and b in at
-    ]
-    linked = np.array(pairs + [(b, a) for a, b in pairs], dtype=np.int64).reshape(-1, 2)
+    tied: dict[int, set[int]] = {}
+    for a, b in conn.execute("SELECT source_id, target_id FROM note_links"):
+        if a in at and b in at and a != b:
+            tied.setdefault(a, set()).add(b)
+            tied.setdefault(b, set()).add(a)
+    for group in covered:
+        for a in group:
+            tied.setdefault(a, set()).update(group - {a})
+    pairs = [(at[a], at[b]) for a, others in tied.items() for b in others if a in at and b in at]
+    linked = np.array(pairs, dtype=np.int64).reshape(-1, 2)
     meta = {
         r[0]: (r[1], r[2], r[3])
         for r in conn.execute("SELECT id, folder, created, title FROM notes")
     }
-    k = min(ARC_NEAREST, n - 1)
-    degree = np.zeros(n, dtype=np.int64)
-    close: dict[int, list[int]] = {}
-    for start in range(0, n, ARC_BLOCK):
-        sims = vecs[start : start + ARC_BLOCK] @ vecs.T
-        rows = np.arange(len(sims))
-        sims[rows, start + rows] = -1.0  # a note is not its own neighbour
-        mine = (linked[:, 0] >= start) & (linked[:, 0] < start + len(sims))
-        sims[linked[mine, 0] - start, linked[mine, 1]] = -1.0  # nor are linked notes
-        near = sims >= 1.0 - ARC_DIST
-        degree[start : start + len(sims)] = near.sum(axis=1)
-        top = np.argpartition(-sims, k - 1, axis=1)[:, :k]
-        for row in np.flatnonzero(degree[start : start + len(sims)]):
-            cand = top[row][near[row, top[row]]]
-            cand = cand[np.argsort(-sims[row, cand])]
-            close[int(ids[start + row])] = [int(ids[c]) for c in cand]
+    degree, close = _nearest(vecs, linked)
     taken: set[int] = set()
     out = []
-    for seed in sorted(close, key=lambda i: (-int(degree[at[i]]), i)):
+    for row in sorted(close, key=lambda r: (-int(degree[r]), r)):
+        seed = int(ids[row])
         if seed in taken or seed not in meta:
             continue
-        group = [seed] + [m for m in close[seed] if m not in taken and m in meta]
-        group = sorted(group[:ARC_MAX])
-        if len(group) < ARC_MIN or any(set(group) <= c for c in covered):
+        group = [seed]
+        for m in (int(ids[c]) for c in close[row]):
+            if len(group) == ARC_MAX:
+                break
+            if m not in taken and m in meta and not tied.get(m, set()).intersection(group):
+                group.append(m)
+        group.sort()
+        if len(group) < ARC_MIN:
             continue
         folders = {meta[m][0] for m in group}
         times = [_epoch(meta[m][1]) for m in group]
@@ -229,6 +226,61 @@ def hidden_arcs(
             )
         )
     return out
+
+
+def _nearest(vecs: np.ndarray, linked: np.ndarray) -> tuple[np.ndarray, dict[int, np.ndarray]]:
+    """Each row's count of rows within ARC_DIST, and its nearest ARC_NEAREST of them (rows,
+    nearest first) for rows that have any; a row and the rows `linked` to it excluded.
+
+    At 10,000 notes this was 5 s: a top-k over every similarity of every row, and each
+    similarity computed twice. Now each block of rows is multiplied only with the rows from
+    its own on (a similarity serves both of its rows), and a row's k-th best among every
+    ARC_STRIDE-th row is a floor under its k-th best overall (a sample's k-th best is never
+    above the whole's), so only the few similarities above it are sorted."""
+    n = len(vecs)
+    k = min(ARC_NEAREST, n - 1)
+    stride = ARC_STRIDE if n >= ARC_STRIDE * 4 * k else 1
+    least = 1.0 - ARC_DIST
+    sample = np.ascontiguousarray(vecs[::stride])
+    floor = np.empty(n, dtype=np.float32)
+    for start in range(0, n, ARC_BLOCK):
+        block = vecs[start : start + ARC_BLOCK]
+        sims = block @ sample.T
+        _exclude(sims, start, 0, stride, linked)
+        floor[start : start + len(block)] = np.partition(sims, sims.shape[1] - k, axis=1)[:, -k]
+    floor = np.maximum(floor, least)
+    degree = np.zeros(n, dtype=np.int64)
+    found: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+    for start in range(0, n, ARC_BLOCK):
+        end = min(start + ARC_BLOCK, n)
+        sims = vecs[start:end] @ vecs[start:].T  # rows start..end against rows start..n
+        _exclude(sims, start, start, 1, linked)
+        degree[start:end] += (sims >= least).sum(axis=1)
+        degree[end:] += (sims[:, end - start :] >= least).sum(axis=0)
+        r, c = np.nonzero(sims >= floor[start:end, None])  # as rows start..end see it
+        found.append((r + start, c + start, sims[r, c]))
+        r, c = np.nonzero(sims[:, end - start :] >= floor[None, end:])  # as the later rows do
+        found.append((c + end, r + start, sims[r, c + end - start]))
+    rows, cols, sim = (np.concatenate(part) for part in zip(*found, strict=True))
+    by = np.argsort(rows * 4.0 + (1.0 - sim), kind="stable")  # by row, most similar first
+    rows, cols = rows[by], cols[by]
+    bounds = np.searchsorted(rows, np.arange(n + 1))
+    close = {
+        int(row): cols[bounds[row] : min(bounds[row] + k, bounds[row + 1])]
+        for row in np.flatnonzero(bounds[1:] > bounds[:-1])
+    }
+    return degree, close
+
+
+def _exclude(sims: np.ndarray, start: int, first: int, stride: int, linked: np.ndarray) -> None:
+    """In a block of similarities (rows from `start`, columns every `stride`-th row from
+    `first`), a row with itself and with the rows linked to it: -1, never near."""
+    pairs = np.concatenate(
+        [np.repeat(np.arange(start, start + len(sims)), 2).reshape(-1, 2), linked]
+    )
+    mine = (pairs[:, 0] >= start) & (pairs[:, 0] < start + len(sims))
+    mine &= (pairs[:, 1] >= first) & ((pairs[:, 1] - first) % stride == 0)
+    sims[pairs[mine, 0] - start, (pairs[mine, 1] - first) // stride] = -1.0
 
 
 # -- errors in conversations -----------------------------------------------------------------

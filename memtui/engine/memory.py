@@ -152,10 +152,17 @@ class Memory:
         return [hit.uuid for hit in self.history.search(text, "hybrid", limit=5).results]
 
     def _related(self, query: str, cwd: str | None) -> list[str]:
-        """The notes and past messages nearest `query`, a line each, for the context."""
+        """The notes and past messages nearest `query`, a line each, for the context: of the
+        messages, the project's first. Searched across projects and then sorted, because a
+        search narrowed to a project reads the ids of every message in it (130 ms on a
+        project of 136k messages, bench/README.md), where the context has 100 ms in all."""
         notes = self.notes.search(query, limit=3, flashbacks=False).results
         lines = [f"- note #{h.note.id} {h.note.title}: {h.snippet}" for h in notes]
-        for hit in self.history.search(query, "hybrid", cwd=cwd, limit=3).results:
+        hits = self.history.search(query, "hybrid", limit=10).results
+        if cwd:  # the project of cwd: at it, under it, or holding it
+            here = cwd.rstrip("/") + "/"
+            hits.sort(key=lambda h: not _nested(h.project.rstrip("/") + "/", here))
+        for hit in hits[:3]:
             when = (hit.timestamp or "")[:10]
             lines.append(f"- {when} {hit.session_title or hit.session_id[:8]}: {hit.snippet}")
         return lines
@@ -185,3 +192,8 @@ class Memory:
 
     def __exit__(self, *_: object) -> None:
         self.close()
+
+
+def _nested(a: str, b: str) -> bool:
+    """One of two folders (each ending in /) holds the other, or they are the same."""
+    return a.startswith(b) or b.startswith(a)

@@ -48,8 +48,19 @@ def mark(conn: sqlite3.Connection, name: str) -> int:
     return int(row[0]) if row else 0
 
 
-def set_mark(conn: sqlite3.Connection, name: str, value: int) -> None:
+def set_mark(conn: sqlite3.Connection, name: str, value: int | str) -> None:
     conn.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (name, str(value)))
+
+
+def text_mark(conn: sqlite3.Connection, name: str) -> str:
+    row = conn.execute("SELECT value FROM meta WHERE key = ?", (name,)).fetchone()
+    return str(row[0]) if row else ""
+
+
+def inferences_mark(conn: sqlite3.Connection) -> str:
+    """Changes when an inference is minted, imported or dropped: what hidden_arc follows."""
+    count, last = conn.execute("SELECT count(*), coalesce(max(id), 0) FROM inferences").fetchone()
+    return f"{count}:{last}"
 
 
 def day(conn: sqlite3.Connection) -> str | None:
