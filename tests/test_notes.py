@@ -298,6 +298,32 @@ def test_flashbacks_from_old_notes_and_other_projects(with_messages: Memory) -> 
     assert [f.note.id for f in found.flashbacks.notes] == [100]
 
 
+def test_flashbacks_look_away_from_the_callers_project(
+    with_messages: Memory, claude_dir: Path
+) -> None:
+    """The caller's project (MCP: the server's folder; TUI: the note's source session's) has
+    no flashbacks; with neither, any project's, as long as it is old enough."""
+    memory = with_messages
+    topic = "We decided to use hexagonal architecture ports and adapters for the billing service"
+    recent = (datetime.now(UTC) - timedelta(days=10)).strftime("%Y-%m-%dT%H:%M:%S.000Z")
+    lines.write(
+        claude_dir / "-fresh" / "s-fresh.jsonl",
+        lines.user("u-fresh", topic, "s-fresh", ts=recent, cwd="/home/dev/fresh"),
+    )
+    memory.upkeep.ingest()
+
+    def projects(title: str, **kwargs: str) -> list[str]:
+        saved = memory.notes.save(title, topic, "past", by=PERSON, **kwargs)
+        return [s.project for s in saved.flashbacks.sessions]
+
+    assert projects("Anywhere") == ["/home/dev/old-proj"]  # not the fresh one: too recent
+    assert projects("From there", source_session_id="s-old") == []
+    assert projects("Said there", project="/home/dev/old-proj/") == []
+    assert projects("Said elsewhere", source_session_id="s-old", project="/x") == [
+        "/home/dev/old-proj"
+    ]
+
+
 def test_similar_on_save_and_find_duplicates(memory: Memory) -> None:
     first = memory.notes.save(
         "Deploy", "deploy with blue green to production servers", "past", by=PERSON

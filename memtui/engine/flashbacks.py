@@ -46,7 +46,8 @@ def find(
     project: str | None,
 ) -> Flashbacks:
     """Flashbacks for `anchor` (its vector `vec`; `near`: the notes nearest to it, nearest
-    first, NOTE_POOL of them); `project` is the one to look away from."""
+    first, NOTE_POOL of them). `project`: the caller's working directory, whose conversations
+    are no flashbacks; None: the project of the note's source session, if it has one."""
     if not np.any(vec) or config.flashback_limit <= 0:
         return Flashbacks()
     before = datetime.fromisoformat(anchor.created) - timedelta(days=config.flashback_days)
@@ -80,7 +81,9 @@ def _sessions(
     ]
     if not near:
         return []
-    if project is None and anchor.source_session:
+    if project is not None:
+        project = project.rstrip("/") or "/"  # a working directory, as get_recent_sessions takes it
+    elif anchor.source_session:
         hit = conn.execute(
             "SELECT p.path FROM sessions s JOIN projects p ON p.id = s.project_id WHERE s.id = ?",
             (anchor.source_session,),
