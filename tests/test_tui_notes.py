@@ -345,6 +345,17 @@ async def test_a_similar_note_can_be_merged_into(noted: Memory) -> None:
             noted.notes.get(new_id)
 
 
+async def test_a_merge_that_fails_leaves_both_notes_as_they_were(noted: Memory) -> None:
+    app = MemtuiApp(noted, upkeep=False)
+    async with app.run_test(size=SIZE) as pilot:
+        dialog = await similar_dialog(pilot)
+        target = noted.notes.get(note_id(noted, "Refresh token rotation")).note
+        noted.notes.delete(dialog.note.id, by="person")  # gone meanwhile (another window)
+        await pilot.press("m")
+        await until(pilot, lambda: any("NOT_FOUND" in n.message for n in app._notifications))
+        assert noted.notes.get(target.id).note == target
+
+
 async def test_a_similar_note_can_be_kept_or_opened(noted: Memory) -> None:
     app = MemtuiApp(noted, upkeep=False)
     async with app.run_test(size=SIZE) as pilot:
