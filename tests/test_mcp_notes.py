@@ -108,8 +108,9 @@ async def test_notes_tools_have_spec_arguments_and_annotations(memory: Memory) -
             destructive = {"delete_note": True}.get(name, False if writes else None)
             assert tool.annotations.destructive_hint is destructive, name
         save = tools["save_note"].description or ""
-        for words in ('"past"', "default", '"state"', '"rule"', "list_tags", "[[Title]]"):
+        for words in ('"past"', "default", '"state"', '"rule"', "[[Title]]"):
             assert words in save, words
+        assert "First call list_tags and list_folders, and reuse" in save
         assert tools["save_note"].input_schema["required"] == ["title", "content", "layer"]
 
 

@@ -88,10 +88,10 @@ def register(server: Server) -> None:
             Text | None, Field(description="The session it came from")
         ] = None,
     ) -> Annotated[CallToolResult, SaveOutput]:
-        """Keep a note for later sessions. layer: "past" for what happened or was decided
-        (the default when in doubt), "state" for what is true now, "rule" only when the user
-        asks for one. Reuse tags and folders (list_tags, list_folders); link with [[Title]];
-        if it names similar notes, update one instead."""
+        """Keep a note for later sessions. First call list_tags and list_folders, and reuse
+        those. layer: "past" for what happened or was decided (the default when in doubt),
+        "state" for what is true now, "rule" only when the user asks for one. Link with
+        [[Title]]; if it names similar notes, update one instead."""
         saved = engine().notes.save(
             title,
             content,
