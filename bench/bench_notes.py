@@ -130,7 +130,7 @@ save_cpu, search_cpu = [], []
 for i, q in enumerate(queries):
     body = rng.choice(texts)[:1500]
     t, c = time.perf_counter(), time.thread_time()
-    r = memory.notes.save(f"bench note {i} {q}"[:200], body, "past", by="agent",
+    r = memory.notes.save(f"bench note {time.time_ns()} {i} {q}"[:200], body, "past", by="agent",
                           folder=f"area-{i % 12}", tags=["bench"])
     saves.append(time.perf_counter() - t)
     save_cpu.append(time.thread_time() - c)
@@ -215,12 +215,13 @@ def over_stdio(env: dict[str, str], db: Path, n: int, starts: int) -> dict[str, 
     server = NotesServer(child)
     server.start()
     server.tool("search_notes", {"query": "warm up"})
-    server.tool("save_note", {"title": "bench warm up", "content": "warm", "layer": "state"})
+    run = time.strftime("%H%M%S")  # titles unique across runs on the same notes (`--only`)
+    server.tool("save_note", {"title": f"warm up {run}", "content": "warm", "layer": "state"})
     saves, save_cpu, searches, search_cpu = [], [], [], []
     similar = flash_notes = flash_sessions = 0
     for i, q in enumerate(asked):
         args = {
-            "title": f"stdio note {i} {q}"[:200],
+            "title": f"stdio note {run} {i} {q}"[:200],
             "content": rng.choice(texts)[:1500],
             "layer": "past",
             "folder": f"area-{i % 12}",
