@@ -1,14 +1,19 @@
 """Notes beside a large archive: save and search latency, and what notes cost message search.
 
     python bench/bench_notes.py [--messages 200000] [--notes 10000] [--work /tmp/memtui-bench]
+                                [--corpus DIR/projects]
 
-One data dir holds the generated archive, indexed. Message search is measured before any
-note exists, then 10,000 notes are imported (spread over two years and 12 folders, their
-bodies drawn from the archive's own prose so that flashbacks find conversations), then
-`notes.save` (similar-note check and flashbacks, notes and sessions, included),
-`notes.search` (hybrid, with flashbacks for the top result) and message search again.
-Each phase runs in a fresh process. Besides wall time, each call's CPU time on the calling
-thread (`time.thread_time`), which a loaded machine inflates far less. Figures: bench/README.md.
+One data dir holds the generated archive (or `--corpus`, one made before), indexed. Message
+search is measured before any note exists, then 10,000 notes are imported (spread over two
+years and 12 folders, their bodies drawn from the archive's own prose so that flashbacks find
+conversations; a quarter of them approved rules), then, in the engine, `notes.save`
+(similar-note check and flashbacks, notes and sessions, included) and `notes.search` (hybrid,
+with flashbacks for the top result); then the same over a real `memtui mcp` child on stdio
+(`save_note`, `search_notes`, JSON-RPC round trips), and its `initialize` from process start,
+with the house rules in it; then message search again. Each phase runs in a fresh process.
+Besides wall time, CPU time: each engine call's on its thread (`time.thread_time`); each MCP
+call's in the server, all its threads (/proc/PID/task/*/schedstat, Linux), which a loaded
+machine inflates far less. Figures: bench/README.md.
 """
 
 from __future__ import annotations
@@ -16,10 +21,14 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import random
 import shutil
 import sqlite3
+import time
 from pathlib import Path
+from typing import Any
 
+from bench_mcp import ROOT, Server, pct, queries
 from common import cached_corpus, run_child
 
 INDEX = """
@@ -121,7 +130,7 @@ save_cpu, search_cpu = [], []
 for i, q in enumerate(queries):
     body = rng.choice(texts)[:1500]
     t, c = time.perf_counter(), time.thread_time()
-    r = memory.notes.save(f"bench note {i} {q}"[:200], body, "past", by="agent",
+    r = memory.notes.save(f"bench note {time.time_ns()} {i} {q}"[:200], body, "past", by="agent",
                           folder=f"area-{i % 12}", tags=["bench"])
     saves.append(time.perf_counter() - t)
     save_cpu.append(time.thread_time() - c)
@@ -144,29 +153,150 @@ RESULT = {"save_p50": pct(saves, 0.5), "save_p95": pct(saves, 0.95),
 )
 
 
+class NotesServer(Server):
+    """A `memtui mcp` child, its calls timed in wall time and in the server's CPU time."""
+
+    def cpu(self) -> float:
+        """CPU seconds of every thread of the server so far (schedstat: nanoseconds)."""
+        total = 0
+        for task in Path(f"/proc/{self.proc.pid}/task").iterdir():
+            try:
+                total += int((task / "schedstat").read_text().split()[0])
+            except (FileNotFoundError, ProcessLookupError):
+                continue  # a thread that ended between the listing and the read
+        return total / 1e9
+
+    def start(self) -> tuple[float, float, str]:
+        """`initialize`: seconds from process start, CPU by then, and the instructions."""
+        answer = self.request(
+            "initialize",
+            {
+                "protocolVersion": "2025-11-25",
+                "capabilities": {},
+                "clientInfo": {"name": "bench", "version": "0"},
+            },
+        )
+        took, cpu = time.perf_counter() - self.started, self.cpu()
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(b'{"jsonrpc": "2.0", "method": "notifications/initialized"}\n')
+        self.proc.stdin.flush()
+        return took, cpu, answer["result"].get("instructions", "")
+
+    def tool(self, name: str, arguments: dict[str, Any]) -> tuple[dict[str, Any], float, float]:
+        cpu, t = self.cpu(), time.perf_counter()
+        result = self.request("tools/call", {"name": name, "arguments": arguments})["result"]
+        took, cpu = time.perf_counter() - t, self.cpu() - cpu
+        assert not result.get("isError"), result
+        return result["structuredContent"], took, cpu
+
+
+def over_stdio(env: dict[str, str], db: Path, n: int, starts: int) -> dict[str, object]:
+    """save_note and search_notes over a `memtui mcp` child; its initialize, `starts` times."""
+    child = {**os.environ, **env, "PYTHONPATH": str(ROOT)}
+    inits, init_cpu = [], []
+    for _ in range(starts):
+        server = NotesServer(child)
+        took, cpu, told = server.start()
+        assert "## House rules" in told, told[:300]
+        inits.append(took)
+        init_cpu.append(cpu)
+        server.close()
+    asked = queries(db, n)
+    conn = sqlite3.connect(db)
+    texts = [
+        r[0]
+        for r in conn.execute(
+            "SELECT text FROM messages WHERE kind = 'assistant' AND length(text) > 120 "
+            "ORDER BY id DESC LIMIT 5000"
+        )
+    ]
+    conn.close()
+    rng = random.Random(11)
+    server = NotesServer(child)
+    server.start()
+    server.tool("search_notes", {"query": "warm up"})
+    run = time.strftime("%H%M%S")  # titles unique across runs on the same notes (`--only`)
+    server.tool("save_note", {"title": f"warm up {run}", "content": "warm", "layer": "state"})
+    saves, save_cpu, searches, search_cpu = [], [], [], []
+    similar = flash_notes = flash_sessions = 0
+    for i, q in enumerate(asked):
+        args = {
+            "title": f"stdio note {run} {i} {q}"[:200],
+            "content": rng.choice(texts)[:1500],
+            "layer": "past",
+            "folder": f"area-{i % 12}",
+            "tags": ["bench"],
+        }
+        saved, took, cpu = server.tool("save_note", args)
+        saves.append(took)
+        save_cpu.append(cpu)
+        similar += bool(saved["similar"])
+        flash_notes += bool(saved["flashbacks"]["notes"])
+        flash_sessions += bool(saved["flashbacks"]["sessions"])
+    for q in asked:
+        _, took, cpu = server.tool("search_notes", {"query": q})
+        searches.append(took)
+        search_cpu.append(cpu)
+    server.close()
+    ms = [1000 * pct(xs, p) for xs in (saves, save_cpu, searches, search_cpu) for p in (0.5, 0.95)]
+    return {
+        "initialize_ms_from_start": sorted(round(t * 1000) for t in inits),
+        "initialize_cpu_ms": sorted(round(c * 1000) for c in init_cpu),
+        "save_note_p50": ms[0],
+        "save_note_p95": ms[1],
+        "save_note_cpu_p50": ms[2],
+        "save_note_cpu_p95": ms[3],
+        "search_notes_p50": ms[4],
+        "search_notes_p95": ms[5],
+        "search_notes_cpu_p50": ms[6],
+        "search_notes_cpu_p95": ms[7],
+        "saves_with_similar": similar,
+        "saves_with_note_flashbacks": flash_notes,
+        "saves_with_session_flashbacks": flash_sessions,
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--messages", type=int, default=200_000)
     parser.add_argument("--notes", type=int, default=10_000)
     parser.add_argument("--queries", type=int, default=300)
+    parser.add_argument("--starts", type=int, default=5, help="cold starts of memtui mcp")
     parser.add_argument("--work", type=Path, default=Path("/tmp/memtui-bench"))
+    parser.add_argument("--corpus", type=Path, help="a generated corpus's projects folder")
+    parser.add_argument("--only", choices=("engine", "stdio"), help="one phase, notes there")
     args = parser.parse_args()
 
-    projects, _ = cached_corpus(args.work, args.messages)
+    projects = args.corpus or cached_corpus(args.work, args.messages)[0]
     data = args.work / f"notes-data-{args.messages}"
     indexed = data / "indexed"
-    env = {"MEMTUI_DATA_DIR": str(data), "MEMTUI_CLAUDE_DIR": str(projects)}
+    env = {
+        "MEMTUI_DATA_DIR": str(data),
+        "MEMTUI_CLAUDE_DIR": str(projects),
+        "XDG_STATE_HOME": str(args.work / "state"),
+    }
     if not indexed.exists():
         shutil.rmtree(data, ignore_errors=True)
         print("indexing the archive:", run_child(INDEX, env), flush=True)
         indexed.touch()
-    shutil.rmtree(data / "index" / "notes", ignore_errors=True)
-    _clear_notes(data)
     figures: dict[str, object] = {"load_before": os.getloadavg()}
     n = f"N = {args.queries}\nNOTES = {args.notes}\n"
+    if args.only:  # the notes of a run before stay; this phase's own are added
+        phase = "notes" if args.only == "engine" else "stdio"
+        if args.only == "engine":
+            figures[phase] = run_child(n + NOTES_SERVE, env)
+        else:
+            figures[phase] = over_stdio(env, data / "memtui.db", args.queries, args.starts)
+        figures["load_after"] = os.getloadavg()
+        print(json.dumps(figures, indent=2))
+        return
+    shutil.rmtree(data / "index" / "notes", ignore_errors=True)
+    _clear_notes(data)
     figures["messages_without_notes"] = run_child(n + MESSAGES, env)
     figures["import"] = run_child(n + IMPORT, env)
     figures["notes"] = run_child(n + NOTES_SERVE, env)
+    figures["load_between"] = os.getloadavg()
+    figures["stdio"] = over_stdio(env, data / "memtui.db", args.queries, args.starts)
     figures["messages_with_notes"] = run_child(n + MESSAGES, env)
     figures["load_after"] = os.getloadavg()
     before = figures["messages_without_notes"]["p95"]  # type: ignore[index]

@@ -22,6 +22,7 @@ from mcp.shared.exceptions import MCPError
 from memtui.engine import Memory
 from memtui.mcp.engine import Engine
 from memtui.mcp.server import Server, build_server
+from tests import lines
 from tests.mcp_data import CHECKOUT, build
 from tests.test_mcp import error, ok, text_of
 from tests.test_mcp_fuzz import values
@@ -107,8 +108,9 @@ async def test_notes_tools_have_spec_arguments_and_annotations(memory: Memory) -
             destructive = {"delete_note": True}.get(name, False if writes else None)
             assert tool.annotations.destructive_hint is destructive, name
         save = tools["save_note"].description or ""
-        for words in ('"past"', "default", '"state"', '"rule"', "list_tags", "[[Title]]"):
+        for words in ('"past"', "default", '"state"', '"rule"', "[[Title]]"):
             assert words in save, words
+        assert "First call list_tags and list_folders, and reuse" in save
         assert tools["save_note"].input_schema["required"] == ["title", "content", "layer"]
 
 
@@ -319,6 +321,74 @@ def test_notes_over_stdio_through_the_sdk_client(archive: Memory, mode: str) -> 
             assert found.structured_content["results"][0]["note"]["title"] == "Use uv for installs"
             refused = await client.call_tool("delete_note", {"id": archive.notes.rules()[0].id})
             assert refused.is_error and text_of(refused).startswith("RULE_USER_ONLY: ")
+
+    anyio.run(session)
+
+
+# -- flashbacks from other projects ------------------------------------------------------------
+
+TOPIC = "We decided to use hexagonal architecture ports and adapters for the billing service"
+ELSEWHERE = "/home/dev/elsewhere"
+
+
+@pytest.fixture
+def two_projects(memory: Memory, claude_dir: Path, tmp_path: Path) -> tuple[Memory, Path]:
+    """The same old conversation in the server's own folder (a real one, to start it in) and
+    in another project; both long before MEMTUI_FLASHBACK_DAYS."""
+    here = (tmp_path / "here").resolve()
+    here.mkdir()
+    for project, session in ((str(here), "s-here"), (ELSEWHERE, "s-elsewhere")):
+        lines.write(
+            claude_dir / project.replace("/", "-") / f"{session}.jsonl",
+            lines.user(f"u-{session}", TOPIC, session, "2025-06-01T10:00:00.000Z", project),
+        )
+    memory.upkeep.ingest()
+    return memory, here
+
+
+async def flashback_projects(client: Client, title: str) -> tuple[list[str], list[str]]:
+    """The projects of the session flashbacks of a save, then of a search for it."""
+    saved = await client.call_tool(
+        "save_note", {"title": title, "content": TOPIC, "layer": "past", "folder": "arch"}
+    )
+    assert not saved.is_error, text_of(saved)
+    found = await client.call_tool("search_notes", {"query": title})
+    assert found.structured_content is not None and saved.structured_content is not None
+    assert found.structured_content["results"][0]["note"]["title"] == title
+    return [
+        [s["project"] for s in answer["flashbacks"]["sessions"]]
+        for answer in (saved.structured_content, found.structured_content)
+    ]
+
+
+async def test_flashbacks_come_from_other_projects_than_the_servers(
+    two_projects: tuple[Memory, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    memory, here = two_projects
+    monkeypatch.chdir(here)  # where Claude Code starts `memtui mcp`
+    async with connect(build_server(Engine(memory=memory))) as client:
+        assert await flashback_projects(client, "Billing layout") == [[ELSEWHERE], [ELSEWHERE]]
+    monkeypatch.chdir(here.parent)  # a folder with no conversations: both are flashbacks
+    async with connect(build_server(Engine(memory=memory))) as client:
+        saved, searched = await flashback_projects(client, "Ledger design")
+        assert sorted(saved) == sorted(searched) == sorted([ELSEWHERE, str(here)])
+
+
+def test_flashbacks_over_stdio_come_from_other_projects(two_projects: tuple[Memory, Path]) -> None:
+    memory, here = two_projects
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "memtui", "mcp"],
+        cwd=here,
+        env=server_env(memory.config),
+    )
+
+    async def session() -> None:
+        async with Client(params, mode="legacy") as client:
+            assert await flashback_projects(client, "Billing layout") == [
+                [ELSEWHERE],
+                [ELSEWHERE],
+            ]
 
     anyio.run(session)
 

@@ -298,6 +298,32 @@ def test_flashbacks_from_old_notes_and_other_projects(with_messages: Memory) -> 
     assert [f.note.id for f in found.flashbacks.notes] == [100]
 
 
+def test_flashbacks_look_away_from_the_callers_project(
+    with_messages: Memory, claude_dir: Path
+) -> None:
+    """The caller's project (MCP: the server's folder; TUI: the note's source session's) has
+    no flashbacks; with neither, any project's, as long as it is old enough."""
+    memory = with_messages
+    topic = "We decided to use hexagonal architecture ports and adapters for the billing service"
+    recent = (datetime.now(UTC) - timedelta(days=10)).strftime("%Y-%m-%dT%H:%M:%S.000Z")
+    lines.write(
+        claude_dir / "-fresh" / "s-fresh.jsonl",
+        lines.user("u-fresh", topic, "s-fresh", ts=recent, cwd="/home/dev/fresh"),
+    )
+    memory.upkeep.ingest()
+
+    def projects(title: str, **kwargs: str) -> list[str]:
+        saved = memory.notes.save(title, topic, "past", by=PERSON, **kwargs)
+        return [s.project for s in saved.flashbacks.sessions]
+
+    assert projects("Anywhere") == ["/home/dev/old-proj"]  # not the fresh one: too recent
+    assert projects("From there", source_session_id="s-old") == []
+    assert projects("Said there", project="/home/dev/old-proj/") == []
+    assert projects("Said elsewhere", source_session_id="s-old", project="/x") == [
+        "/home/dev/old-proj"
+    ]
+
+
 def test_similar_on_save_and_find_duplicates(memory: Memory) -> None:
     first = memory.notes.save(
         "Deploy", "deploy with blue green to production servers", "past", by=PERSON
@@ -350,6 +376,46 @@ BAD_SAVES = [
     ({"by": "robot"}, "by must be one of"),
     ({"source_message_uuid": "u1"}, "source_message_uuid needs"),
 ]
+
+
+def test_merge_is_one_write_with_its_links_and_indexes(memory: Memory) -> None:
+    notes = memory.notes
+    into = notes.save("Token policy", "Short-lived tokens.", "state", by=PERSON, tags=["auth"])
+    new = notes.save("Rotation", "Rotate zebrafish tokens.", "past", by=PERSON, tags=["AUTH", "t"])
+    linking = notes.save("Overview", "See [[rotation|how we rotate]].", "state", by=PERSON)
+    merged = notes.merge(new.note.id, into.note.id, by=PERSON)
+    assert merged.body == "Short-lived tokens.\n\n## Rotation\n\nRotate zebrafish tokens.\n"
+    assert merged.tags == ["auth", "t"] and notes.get(into.note.id).note == merged
+    with pytest.raises(NotFound):
+        notes.get(new.note.id)
+    overview = notes.get(linking.note.id)
+    assert overview.note.body == "See [[Token policy|how we rotate]]."
+    assert [link.note_id for link in overview.links] == [into.note.id]
+    assert [r.id for r in notes.get(into.note.id).backlinks] == [linking.note.id]
+    for mode in ("fts", "vector"):
+        found = notes.search("zebrafish tokens", mode=mode, flashbacks=False)
+        assert found.results[0].note.id == into.note.id, mode
+        assert new.note.id not in {h.note.id for h in found.results}, mode
+
+
+def test_a_merge_that_cannot_finish_writes_nothing(memory: Memory) -> None:
+    notes = memory.notes
+    big = "x" * (MAX_BODY_BYTES // 2 + 10)
+    into = notes.save("Big one", big, "state", by=PERSON).note
+    new = notes.save("Big two", big, "state", by=PERSON).note
+    past = notes.save("Decided", "We decided.", "past", by=PERSON).note
+    linking = notes.save("Index", "[[Big two]] [[Decided]]", "state", by=PERSON).note
+    stored = {n.id: notes.get(n.id) for n in (into, new, past, linking)}
+    with pytest.raises(InvalidArgument, match="body is"):
+        notes.merge(new.id, into.id, by=PERSON)  # too long together
+    with pytest.raises(PastImmutable):
+        notes.merge(past.id, linking.id, by=AGENT)  # an agent may not delete a past note
+    with pytest.raises(InvalidArgument, match="itself"):
+        notes.merge(into.id, into.id, by=PERSON)
+    with pytest.raises(NotFound):
+        notes.merge(new.id, 999, by=PERSON)
+    assert {n.id: notes.get(n.id) for n in (into, new, past, linking)} == stored
+    assert notes.merge(linking.id, into.id, by=AGENT).body.endswith("[[Big two]] [[Decided]]\n")
 
 
 @pytest.mark.parametrize(("change", "message"), BAD_SAVES)

@@ -4,13 +4,14 @@ real store, indexes and model, as the person (no guards) beside Claude (an agent
 from __future__ import annotations
 
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 from textual.pilot import Pilot
 from textual.widgets import Input, OptionList, Select, Static, TextArea
 
-from memtui.engine import Memory, NotFound
+from memtui.engine import Memory, Note, NotFound
 from memtui.tui.app import MemtuiApp, binding_ids
 from memtui.tui.browse import BrowseScreen
 from memtui.tui.notes.dialogs import Confirm, SimilarNotes
@@ -23,6 +24,7 @@ from memtui.tui.notes.view import NoteScreen
 from memtui.tui.results import ResultList
 from memtui.tui.search import SearchScreen
 from memtui.tui.session import MessageBlock, SessionScreen
+from tests import lines
 from tests.tui_support import small_archive, until, whole_query_answered
 
 SIZE = (120, 36)
@@ -345,6 +347,17 @@ async def test_a_similar_note_can_be_merged_into(noted: Memory) -> None:
             noted.notes.get(new_id)
 
 
+async def test_a_merge_that_fails_leaves_both_notes_as_they_were(noted: Memory) -> None:
+    app = MemtuiApp(noted, upkeep=False)
+    async with app.run_test(size=SIZE) as pilot:
+        dialog = await similar_dialog(pilot)
+        target = noted.notes.get(note_id(noted, "Refresh token rotation")).note
+        noted.notes.delete(dialog.note.id, by="person")  # gone meanwhile (another window)
+        await pilot.press("m")
+        await until(pilot, lambda: any("NOT_FOUND" in n.message for n in app._notifications))
+        assert noted.notes.get(target.id).note == target
+
+
 async def test_a_similar_note_can_be_kept_or_opened(noted: Memory) -> None:
     app = MemtuiApp(noted, upkeep=False)
     async with app.run_test(size=SIZE) as pilot:
@@ -384,6 +397,40 @@ async def test_an_engine_error_is_a_notification_and_the_editor_stays(noted: Mem
         await pilot.press("ctrl+s")
         await until(pilot, lambda: any("title" in n.message for n in app._notifications))
         assert app.screen is editor
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "named"),
+    [
+        ("#note-tags", "auth tokens,rotation", "tags[1]"),
+        ("#note-folder", "auth/../secrets", "folder"),
+        ("#note-title", "[[]]", "title"),
+    ],
+)
+async def test_bad_input_in_the_editor_is_a_coded_error_and_nothing_is_written(
+    noted: Memory, field: str, value: str, named: str
+) -> None:
+    app = MemtuiApp(noted, upkeep=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await notes_screen(pilot)
+        await pilot.press("n")
+        await until(pilot, lambda: isinstance(app.screen, NoteEditor))
+        editor = app.screen
+        editor.query_one("#note-title", Input).value = "A fine title"
+        await set_body(pilot, editor, "Some text.")
+        editor.query_one(field, Input).value = value
+        await pilot.press("ctrl+s")
+
+        def refused() -> bool:
+            return any(
+                n.message.startswith(f"INVALID_ARGUMENT: {named}") for n in app._notifications
+            )
+
+        await until(pilot, refused)
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert app.screen is editor and not editor.saving
+        assert noted.notes.count() == 4 and "A fine title" not in noted.notes.titles()
 
 
 async def test_escape_with_changes_asks_before_discarding(noted: Memory) -> None:
@@ -483,6 +530,114 @@ async def test_save_a_message_of_a_session_as_a_past_note(archived: Memory) -> N
         )
         opened = app.screen
         assert isinstance(opened, SessionScreen) and opened.at == block.message.message_index
+
+
+async def test_save_the_highlighted_message_alone(archived: Memory) -> None:
+    app = MemtuiApp(archived, upkeep=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, BrowseScreen))
+        busiest = max(archived.history.list_sessions(), key=lambda i: i.message_count)
+        app.push_screen(SessionScreen(busiest.session_id))
+        await until(pilot, lambda: isinstance(app.screen, SessionScreen))
+        session = app.screen
+        await until(pilot, lambda: len(session.query(MessageBlock)) > 3)
+        block = next(
+            b
+            for b in session.query(MessageBlock)
+            if b.message.kind == "assistant" and b.message.text.strip()
+        )
+        block.focus()
+        await pilot.press("s")  # this message, not its exchange
+        await until(pilot, lambda: isinstance(app.screen, NoteEditor))
+        editor = app.screen
+        body = editor.query_one("#note-body", TextArea).text
+        assert body.endswith(block.message.text.strip()[-40:]) and "**you:**" not in body
+        assert editor.query_one("#note-layer", Select).value == "past"
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: isinstance(app.screen, NoteScreen | SimilarNotes), timeout=60)
+        if isinstance(app.screen, SimilarNotes):
+            await pilot.press("k")
+        view = app.screen
+        await until(pilot, lambda: isinstance(view, NoteScreen) and view.detail is not None)
+        assert isinstance(view, NoteScreen)
+        stored = archived.notes.get(view.note_id).note
+        assert (stored.source_session_id, stored.source_message_uuid) == (
+            block.message.session_id,
+            block.message.uuid,
+        )
+        assert stored.layer == "past" and stored.body == body
+
+
+OLD_ROTATION = "We rotate refresh tokens on every use"
+
+
+@pytest.fixture
+def remembered(noted: Memory, claude_dir: Path) -> Memory:
+    """An old note in another folder and an old conversation in another project, both
+    saying what "Refresh token rotation" says."""
+    long_ago = datetime.now(UTC) - timedelta(days=300)
+    when = long_ago.isoformat(timespec="microseconds")
+    noted.notes.import_notes(
+        [
+            Note(
+                100,
+                "Old rotation thoughts",
+                OLD_ROTATION,
+                "past",
+                "archive",
+                [],
+                when,
+                when,
+                "person",
+            )
+        ]
+    )
+    lines.write(
+        claude_dir / "-home-dev-old-proj" / "s-old.jsonl",
+        lines.user(
+            "u-old",
+            OLD_ROTATION,
+            "s-old",
+            long_ago.strftime("%Y-%m-%dT%H:%M:%S.000Z"),
+            "/home/dev/old-proj",
+        ),
+    )
+    noted.upkeep.ingest(wait=True)
+    return noted
+
+
+async def open_flashback(pilot: Pilot[None], view: NoteScreen, kind: str) -> None:
+    """Move to the note's first flashback of `kind` (note_id or session_id) and press enter."""
+    await until(pilot, lambda: view.flashbacks is not None, timeout=60)
+    text = view.query_one(NoteText)
+    place = next(
+        i
+        for i, t in enumerate(text.targets)
+        if getattr(t, kind) is not None and t.label.startswith(("Old rotation", "you discussed"))
+    )
+    while text.current != place:
+        await pilot.press("tab")
+    await pilot.press("enter")
+
+
+async def test_a_flashback_opens_its_note_or_its_conversation(remembered: Memory) -> None:
+    app = MemtuiApp(remembered, upkeep=False)
+    async with app.run_test(size=SIZE) as pilot:
+        view = await open_note(pilot, "Refresh token rotation")
+        await until(pilot, lambda: view.flashbacks is not None, timeout=60)
+        assert view.flashbacks is not None
+        assert [f.note.id for f in view.flashbacks.notes] == [100]
+        assert [s.session_id for s in view.flashbacks.sessions] == ["s-old"]
+        assert "you discussed this in" in text_of(view)
+        await open_flashback(pilot, view, "note_id")
+        await note_view(pilot, "Old rotation thoughts")
+        await pilot.press("escape")
+        view = await note_view(pilot, "Refresh token rotation")
+        await open_flashback(pilot, view, "session_id")
+        await until(pilot, lambda: isinstance(app.screen, SessionScreen))
+        opened = app.screen
+        assert isinstance(opened, SessionScreen)
+        assert opened.session_id == "s-old" and opened.at == 0
 
 
 async def test_search_messages_notes_or_both(archived: Memory) -> None:

@@ -8,14 +8,16 @@ it; at most MEMTUI_FLASHBACK_LIMIT of each, nearest first.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from datetime import datetime, timedelta
+from typing import Any
 
 import numpy as np
 
 from memtui.config import Config
 from memtui.engine.notes_types import Flashbacks, NoteFlashback, NoteRef, SessionFlashback
 from memtui.engine.search import snippet
+from memtui.store import db
 from memtui.store import notes as store
 from memtui.store.indexes import Indexes
 
@@ -46,20 +48,34 @@ def find(
     project: str | None,
 ) -> Flashbacks:
     """Flashbacks for `anchor` (its vector `vec`; `near`: the notes nearest to it, nearest
-    first, NOTE_POOL of them); `project` is the one to look away from."""
+    first, NOTE_POOL of them). `project`: the caller's working directory, whose conversations
+    are no flashbacks; None: the project of the note's source session, if it has one."""
     if not np.any(vec) or config.flashback_limit <= 0:
         return Flashbacks()
     before = datetime.fromisoformat(anchor.created) - timedelta(days=config.flashback_days)
     cutoff = before.isoformat(timespec="microseconds")
     close = [(nid, d) for nid, d in near if d <= config.flashback_dist and nid != anchor.id]
-    rows = store.refs(conn, [nid for nid, _ in close])
-    notes = [
-        NoteFlashback(ref(r), _age(anchor.created, r.created), round(d, 4))
-        for nid, d in close
-        if (r := rows.get(nid)) is not None and r.folder != anchor.folder and r.created <= cutoff
-    ][: config.flashback_limit]
+    notes: list[NoteFlashback] = []
+    for part in _nearest_first(close, config.flashback_limit):
+        rows = store.refs(conn, [nid for nid, _ in part])
+        notes += [
+            NoteFlashback(ref(r), _age(anchor.created, r.created), round(d, 4))
+            for nid, d in part
+            if (r := rows.get(nid)) and r.folder != anchor.folder and r.created <= cutoff
+        ]
+        if len(notes) >= config.flashback_limit:
+            break
     sessions = [] if messages is None else _sessions(config, conn, messages, anchor, vec, project)
-    return Flashbacks(notes, sessions)
+    return Flashbacks(notes[: config.flashback_limit], sessions)
+
+
+def _nearest_first(near: list[tuple[int, float]], limit: int) -> Iterator[list[tuple[int, float]]]:
+    """`near` in growing slices: most of the nearest qualify, so the rows of the whole pool
+    (most of what a flashback cost) are seldom read."""
+    start, step = 0, max(4 * limit, 8)
+    while start < len(near):
+        yield near[start : start + step]
+        start, step = start + step, 4 * step
 
 
 def _sessions(
@@ -80,46 +96,57 @@ def _sessions(
     ]
     if not near:
         return []
-    if project is None and anchor.source_session:
+    if project is not None:
+        project = project.rstrip("/") or "/"  # a working directory, as get_recent_sessions takes it
+    elif anchor.source_session:
         hit = conn.execute(
             "SELECT p.path FROM sessions s JOIN projects p ON p.id = s.project_id WHERE s.id = ?",
             (anchor.source_session,),
         ).fetchone()
         project = hit[0] if hit else None
-    latest = datetime.fromisoformat(anchor.created) - timedelta(days=config.flashback_days)
-    ids = [mid for mid, _ in near]
-    rows = {
-        r[0]: r
-        for r in conn.execute(
-            f"""SELECT m.id, m.session_id, p.path, m.uuid, m.idx, m.ts, m.text,
-                       coalesce(s.custom_title, s.summary_title, s.first_prompt, '')
-                FROM messages m JOIN sessions s ON s.id = m.session_id
-                JOIN projects p ON p.id = s.project_id
-                WHERE m.id IN ({",".join("?" * len(ids))}) AND m.epoch > 0 AND m.epoch <= ?
-                  AND p.path IS NOT ?""",
-            [*ids, int(latest.timestamp()), project],
-        )
-    }
-    out: list[SessionFlashback] = []
+    latest = int(
+        (datetime.fromisoformat(anchor.created) - timedelta(days=config.flashback_days)).timestamp()
+    )
+    chosen: list[tuple[float, tuple[Any, ...]]] = []
     seen: set[str] = set()
-    for mid, d in near:
-        r = rows.get(mid)
-        if r is None or r[1] in seen:
-            continue
-        seen.add(r[1])
-        out.append(
-            SessionFlashback(
-                session_id=r[1],
-                project=r[2],
-                session_title=" ".join(r[7].split())[:80],
-                message_uuid=r[3],
-                message_index=r[4],
-                timestamp=r[5],
-                snippet=snippet(r[6], []),
-                age_days=_age(anchor.created, r[5]),
-                distance=round(d, 4),
+    for part in _nearest_first(near, config.flashback_limit):
+        ids = [mid for mid, _ in part]
+        rows = {  # without the texts, which are long: only the chosen ones' are read
+            r[0]: r
+            for r in conn.execute(
+                f"""SELECT m.id, m.session_id, p.path, m.uuid, m.idx, m.ts,
+                           coalesce(s.custom_title, s.summary_title, s.first_prompt, '')
+                    FROM messages m JOIN sessions s ON s.id = m.session_id
+                    JOIN projects p ON p.id = s.project_id
+                    WHERE m.id IN ({db.marks(ids)}) AND m.epoch > 0
+                      AND m.epoch <= ? AND p.path IS NOT ?""",
+                [*ids, latest, project],
             )
-        )
-        if len(out) >= config.flashback_limit:
+        }
+        for mid, d in part:
+            r = rows.get(mid)
+            if r is not None and r[1] not in seen and len(chosen) < config.flashback_limit:
+                seen.add(r[1])
+                chosen.append((d, r))
+        if len(chosen) >= config.flashback_limit:
             break
-    return out
+    if not chosen:
+        return []
+    picked = [r[0] for _, r in chosen]
+    texts = dict(
+        conn.execute(f"SELECT id, text FROM messages WHERE id IN ({db.marks(picked)})", picked)
+    )
+    return [
+        SessionFlashback(
+            session_id=r[1],
+            project=r[2],
+            session_title=" ".join(r[6].split())[:80],
+            message_uuid=r[3],
+            message_index=r[4],
+            timestamp=r[5],
+            snippet=snippet(texts.get(r[0], ""), []),
+            age_days=_age(anchor.created, r[5]),
+            distance=round(d, 4),
+        )
+        for d, r in chosen
+    ]

@@ -12,6 +12,7 @@ a lock, in transactions taken at once (BEGIN IMMEDIATE), so writers in other pro
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import sqlite3
 import threading
@@ -342,6 +343,36 @@ class Notes:
                 store.delete(conn, note_id)
         self._indexed()
         return _note(row)
+
+    def merge(self, note_id: int, into: int, *, by: Author) -> Note:
+        """Merge note `note_id` into note `into`, all or nothing, in one transaction: its text
+        goes under its title at the end of `into`, its tags join, links to it lead to `into`,
+        and it is deleted. The merged note `into` is returned."""
+        note_id = note_fields.note_id(note_id)
+        into = note_fields.note_id(into, "into")
+        author = note_fields.author(by)
+        if note_id == into:
+            raise InvalidArgument(f"into is note {into} itself: merge a note into another")
+        with self._write_lock, db.translated(self._db_path):
+            conn = self._write()
+            with store.writing(conn):
+                gone = self._stored(conn, note_id)
+                target = self._stored(conn, into)
+                self._relink(conn, note_id, store.key(gone.title), target.title)
+                old = self._stored(conn, into)  # again: its own links to `gone` follow too
+                body = note_fields.body(
+                    f"{old.body.rstrip()}\n\n## {gone.title}\n\n{gone.body.strip()}\n".lstrip()
+                )
+                tags = note_fields.tags([*old.tags, *gone.tags])
+                if author == "agent":
+                    self._guard(conn, old, body, tags, "change")
+                    self._guard(conn, gone, None, None, "delete")
+                new = dataclasses.replace(old, body=body, tags=tags, updated=note_fields.now())
+                store.update(conn, new)
+                store.set_links(conn, into, note_fields.links(body))
+                store.delete(conn, note_id)
+        self._indexed()
+        return _note(new)
 
     def approve(self, note_id: int, *, by: Author = "person") -> Note:
         """Approve a provisional rule: from now on it is a house rule."""

@@ -9,6 +9,7 @@ live in the signatures, as in history.py; each body is one engine call.
 from __future__ import annotations
 
 import json
+import os
 from typing import Annotated, TypedDict
 
 from mcp.types import CallToolResult
@@ -64,8 +65,18 @@ class Deleted(TypedDict):
     deleted: dict[str, object]
 
 
+def caller_project() -> str | None:
+    """The caller's project: Claude Code starts `memtui mcp` in the project's folder, and a
+    conversation held there is no flashback for it."""
+    try:
+        return os.getcwd()
+    except OSError:  # the folder was removed under the server
+        return None
+
+
 def register(server: Server) -> None:
     engine = server.engine
+    here = caller_project()
 
     def save_note(
         title: Title,
@@ -77,10 +88,10 @@ def register(server: Server) -> None:
             Text | None, Field(description="The session it came from")
         ] = None,
     ) -> Annotated[CallToolResult, SaveOutput]:
-        """Keep a note for later sessions. layer: "past" for what happened or was decided
-        (the default when in doubt), "state" for what is true now, "rule" only when the user
-        asks for one. Reuse tags and folders (list_tags, list_folders); link with [[Title]];
-        if it names similar notes, update one instead."""
+        """Keep a note for later sessions. First call list_tags and list_folders, and reuse
+        those. layer: "past" for what happened or was decided (the default when in doubt),
+        "state" for what is true now, "rule" only when the user asks for one. Link with
+        [[Title]]; if it names similar notes, update one instead."""
         saved = engine().notes.save(
             title,
             content,
@@ -89,6 +100,7 @@ def register(server: Server) -> None:
             folder=folder,
             tags=tags or (),
             source_session_id=source_session_id,
+            project=here,
         )
         return structured(saved)
 
@@ -109,6 +121,7 @@ def register(server: Server) -> None:
             tag=tag,
             date_from=date_from,
             date_to=date_to,
+            project=here,
         )
         return structured(found)
 

@@ -25,7 +25,7 @@ from memtui.tui.notes.dialogs import Confirm, SimilarNotes
 from memtui.tui.status import Keys, StatusLine
 
 LINK_START = re.compile(r"\[\[([^\[\]|\n]*)$")  # an open `[[` before the cursor
-TAG_SPLIT = re.compile(r"[\s,]+")
+TAG_SPLIT = re.compile(r"\s+")  # a comma is no separator: a tag holding one is refused
 PICKER_SIZE = 8  # titles offered at once
 LABELS = {
     "note-title": "title",

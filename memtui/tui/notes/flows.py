@@ -124,24 +124,14 @@ def replace_with_view(app: MemtuiApp, note_id: int) -> None:
 
 
 def merge(app: MemtuiApp, note: Note, into: int) -> None:
-    """`note` (just saved) goes into note `into`: its text appended under its title, its tags
-    added; then it is deleted, and `into` opens."""
+    """`note` (just saved) goes into note `into` (the engine's one transaction: all of it or
+    nothing), and `into` opens."""
 
     def write() -> None:
-        notes = app.memory.notes
-        target = app.ask(lambda: notes.get(into))
-        if target is None:
+        merged = app.ask(lambda: app.memory.notes.merge(note.id, into, by=PERSON))
+        if merged is None:
             return
-        other = target.note
-        body = f"{other.body.rstrip()}\n\n## {note.title}\n\n{note.body.strip()}\n".lstrip()
-        tags = other.tags + [
-            t for t in note.tags if t.casefold() not in {o.casefold() for o in other.tags}
-        ]
-        if app.ask(lambda: notes.update(into, by=PERSON, body=body, tags=tags)) is None:
-            return
-        if app.ask(lambda: notes.delete(note.id, by=PERSON)) is None:
-            return
-        app.call_from_thread(app.notify, f"merged {note.title!r} into {other.title!r}")
+        app.call_from_thread(app.notify, f"merged {note.title!r} into {merged.title!r}")
         app.call_from_thread(replace_with_view, app, into)
 
     app.run_worker(write, thread=True, group="note-write", exit_on_error=False)

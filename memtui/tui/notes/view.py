@@ -39,6 +39,7 @@ class NoteScreen(Screen[None]):
         self.history: list[int] = [] if note_id is None else [note_id]
         self.detail: NoteDetail | None = None
         self.flashbacks: Flashbacks | None = None
+        self._loading = False
 
     @property
     def note_id(self) -> int:
@@ -49,6 +50,9 @@ class NoteScreen(Screen[None]):
         of a screen already built costs a fraction of building one)."""
         self.history = [note_id]
         self._clear()
+        self._loading = self.is_mounted
+        if self._loading:  # read while the screen is being pushed: its first frame has it
+            self.load()
 
     def go(self, note_id: int) -> None:
         """Follow a link: `note_id` here, the note before it one escape away."""
@@ -68,7 +72,9 @@ class NoteScreen(Screen[None]):
 
     def on_screen_resume(self) -> None:
         """Pushed, or back from an edit or another screen: the note may have changed."""
-        if self.history:
+        if self._loading:
+            self._loading = False  # `start` has it on its way
+        elif self.history:
             self.load()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
