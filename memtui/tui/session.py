@@ -28,6 +28,7 @@ from textual.widgets import Input, Static
 
 from memtui.engine import MessageView, SessionInfo
 from memtui.errors import MemtuiError
+from memtui.tui import forget
 from memtui.tui.format import ROLE_LABEL, home_short, one_line, when
 from memtui.tui.messages import ArchiveChanged
 from memtui.tui.notes import capture
@@ -411,6 +412,7 @@ class SessionScreen(Screen[None]):
         Binding("ctrl+f", "search_all", "Search all", show=False, id="session.search_all"),
         Binding("s", "save_note", "Save note", show=False, id="session.save_note"),
         Binding("S", "save_note(True)", "Save exchange", show=False, id="session.save_exchange"),
+        Binding(forget.KEY, "forget", "Forget session", show=False, id="session.forget"),
     ]
 
     def __init__(
@@ -579,6 +581,14 @@ class SessionScreen(Screen[None]):
     def action_export(self) -> None:
         if self.info is not None:
             self.app.export_session(self.info)
+
+    def action_forget(self) -> None:
+        if self.info is not None:
+            forget.session(self.app, self.info, then=self._forgotten)
+
+    def _forgotten(self) -> None:
+        if self.is_current:
+            self.dismiss()
 
     def action_search_all(self) -> None:
         self.app.action_search()
