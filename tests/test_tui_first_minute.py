@@ -11,11 +11,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from corpus import encode_project_dir
 from rich.text import Text
-from textual.widgets import Input, OptionList, Static
+from textual.widgets import Input, OptionList, Select, Static
 
 from memtui.engine import Memory, ProgressEvent, SessionInfo
+from memtui.engine.search import PROMPTS, TOOL_OUTPUT
 from memtui.engine.sessions import short_title
+from memtui.errors import InvalidArgument
 from memtui.tui import actions, settings
 from memtui.tui.app import MemtuiApp, key_scopes
 from memtui.tui.browse import BrowseScreen, SessionList
@@ -502,13 +505,71 @@ async def test_an_error_clears_the_old_results(archive: Memory) -> None:
         await until(pilot, lambda: not screen.query_one(ResultList).results)
 
 
-async def test_the_role_filter_says_you_and_claude(archive: Memory) -> None:
-    app = MemtuiApp(archive, upkeep=False)
-    async with app.run_test(size=(140, 40)) as pilot:
+TOOLS = "tool-0000-0000-0000-000000000007"
+TOOL_ONLY = "quokka"  # a word only a tool's output holds
+
+
+@pytest.fixture
+def with_tools(memory: Memory, claude_dir: Path) -> Iterator[Memory]:
+    """The first minute's archive and a session where a tool answers: `deploy` is in the
+    person's prompt, in Claude's reply and in the tool's output."""
+    fm.build(claude_dir)
+    f = fm._File(claude_dir / encode_project_dir(fm.SHOP) / f"{TOOLS}.jsonl", TOOLS, fm.SHOP)
+    f.user("2026-11-02T09:00:00.000Z", "Read the deploy log: why do deploys fail?")
+    f.claude("2026-11-02T09:00:02.000Z", "I'll read the deploy log.", tool="read deploy.log")
+    result = {
+        "type": "tool_result",
+        "tool_use_id": "t1",
+        "content": "\n".join(
+            [f"line {n}: deploy step {n} ok" for n in range(40)]
+            + [f"deploy failed: {TOOL_ONLY} quota exceeded"]
+        ),
+    }
+    f.user("2026-11-02T09:00:03.000Z", [result])
+    f.claude("2026-11-02T09:00:05.000Z", "The last deploy failed on a quota.")
+    f.write()
+    memory.upkeep.ingest(wait=True)
+    yield memory
+
+
+def test_the_engine_tells_prompts_from_tool_output(with_tools: Memory) -> None:
+    def kinds(role: str | None) -> set[tuple[str, str]]:
+        found = with_tools.history.search("deploy", "fts", role=role, limit=50).results
+        return {(r.role, r.kind) for r in found if r.session_id == TOOLS}
+
+    assert kinds(PROMPTS) == {("user", "prompt")}
+    assert kinds(TOOL_OUTPUT) == {("user", "tool_result")}
+    assert kinds("user") == {("user", "prompt"), ("user", "tool_result")}, "SPEC's user stays"
+    assert kinds("assistant") == {("assistant", "assistant")}
+    hybrid = with_tools.history.search("deploy log", "hybrid", role=PROMPTS, limit=50).results
+    assert hybrid and {r.kind for r in hybrid} == {"prompt"}
+    with pytest.raises(InvalidArgument):
+        with_tools.history.search("deploy", "fts", role="tool")
+
+
+async def test_the_role_filter_says_you_claude_and_tool_output(with_tools: Memory) -> None:
+    app = MemtuiApp(with_tools, upkeep=False)
+    async with app.run_test(size=SMALL) as pilot:
         await pilot.press("slash")
-        role = app.screen.query_one("#role")
+        screen = app.screen
+        role = screen.query_one("#role", Select)
         labels = [str(o[0]) for o in role._options]  # type: ignore[attr-defined]
-        assert "you" in labels and "claude" in labels and "user" not in labels
+        assert labels[1:] == ["you", "claude", "tool output"], "after the prompt, anyone"
+
+        async def found(value: str) -> set[str]:
+            role.value = value
+            await whole_query_answered(pilot)
+            return {r.kind for r in screen.query_one(ResultList).results}
+
+        await pilot.press(*"deploy")
+        assert await found(TOOL_OUTPUT) == {"tool_result"}
+        assert await found(PROMPTS) == {"prompt"}
+        assert await found("assistant") == {"assistant"}
+        role.value = TOOL_OUTPUT
+        await pilot.pause()
+        shown = role.query_one("#label", Static)
+        assert str(shown.render()) == "tool output"
+        assert shown.size.width >= len("tool output"), "on one line, at 80 columns"
 
 
 async def test_a_long_project_name_stays_on_its_line(memory: Memory, claude_dir: Path) -> None:
