@@ -246,8 +246,8 @@ async def idle(cfg: Config, seconds: float) -> dict[str, float]:
 FIRST_RUN_GOAL = 5.0  # seconds: issue 17's first run
 FIRST_RUN_QUERY = "error"
 SESSION_ROW = re.compile(r"\b\d\d-\d\d \d\d:\d\d\b")  # a session row's last-active time
-ANSWERED = re.compile(r"[\d,]+ (?:full-text match|messages? found)")
-HITS = re.compile(r"([1-9][\d,]*) (?:full-text match|messages? found)")
+ANSWERED = re.compile(r"(?:[\d,]+\+?|no) full-text match|[\d,]+ messages? found")
+HITS = re.compile(r"[1-9][\d,]*\+? (?:full-text match|messages? found)")
 STILL_BUILDING = ("%", "…", "next")  # what the status line says while an index runs
 
 

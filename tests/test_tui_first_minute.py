@@ -4,6 +4,7 @@ per piece of friction, on the transcripts of tests/first_minute.py."""
 from __future__ import annotations
 
 import os
+import re
 import sqlite3
 import threading
 import time
@@ -15,7 +16,7 @@ from corpus import encode_project_dir
 from rich.text import Text
 from textual.widgets import Input, OptionList, Select, Static
 
-from memtui.engine import Memory, ProgressEvent, SessionInfo
+from memtui.engine import Memory, ProgressEvent, SearchResponse, SearchResult, SessionInfo
 from memtui.engine.search import PROMPTS, TOOL_OUTPUT
 from memtui.engine.sessions import short_title
 from memtui.errors import InvalidArgument
@@ -25,6 +26,7 @@ from memtui.tui.browse import BrowseScreen, SessionList
 from memtui.tui.format import short_names
 from memtui.tui.forms import Confirm
 from memtui.tui.messages import Progress
+from memtui.tui.notes.scope import counted
 from memtui.tui.results import ResultList
 from memtui.tui.search import SearchScreen
 from memtui.tui.session import SUBAGENT_RUN, MessageBlock, MessageList, SessionScreen
@@ -491,6 +493,33 @@ async def test_the_preview_shows_the_hit_whole_with_its_words(archive: Memory) -
         assert any(
             shown.plain[s.start : s.end].lower() == "scans" for s in shown.spans if s.style
         ), "the words are marked"
+
+
+def test_the_counts_say_which_is_which() -> None:
+    def said(fts: int | None, near: int | None, results: int = 5) -> str:
+        hits = [SearchResult("s", "/p", 0, "u", "user", "prompt", None, "", 1.0, [])] * results
+        return counted(SearchResponse(hits, 0, "hybrid", fts_total=fts, vector_total=near))
+
+    assert said(12, 40) == "12 full-text matches · 40 near in meaning"
+    assert said(1, None) == "1 full-text match"
+    assert said(1000, 100) == "1,000+ full-text matches · 100+ near in meaning"
+    assert said(0, 0) == "none near in meaning, the nearest listed".join(
+        ["no full-text match · ", ""]
+    )
+    assert said(3, 0) == "3 full-text matches · none near in meaning"
+    assert said(None, None, 0) == "0 messages found"
+
+
+async def test_the_summary_counts_full_text_and_meaning_apart(archive: Memory) -> None:
+    app = MemtuiApp(archive, upkeep=False)
+    async with app.run_test(size=SMALL) as pilot:
+        await pilot.press("slash", *"shipping")
+        await whole_query_answered(pilot)
+        summary = app.screen.query_one("#search-summary", Static)
+        await until(pilot, lambda: "full-text" in str(summary.render()))
+        shown = str(summary.render())
+        assert re.fullmatch(r"2 full-text matches · (\d+|none) near in meaning · hybrid", shown)
+        assert len(shown) <= SMALL[0] - 2
 
 
 async def test_an_error_clears_the_old_results(archive: Memory) -> None:
