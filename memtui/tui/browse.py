@@ -358,9 +358,12 @@ class BrowseScreen(Screen[None]):
         if warmups and not self.warmups:
             title.append(f" · {warmups:,} warm-up{'s' * (warmups != 1)} hidden (w)", style="dim")
         missing = total - len(sessions) - (0 if self.warmups else warmups)
-        if missing > 0:
-            title.append(f" · the newest {len(sessions):,} shown", style="bold")
-        self.query_one("#sessions-title", Static).update(title)
+        if missing > 0:  # and how to reach the rest
+            how = "choose a project, or / search" if project is None else "/ search finds the rest"
+            title.append(f"\nthe newest {len(sessions):,} shown: {how}", style="bold")
+        shown = self.query_one("#sessions-title", Static)
+        shown.update(title)
+        shown.set_class(missing > 0, "-more")
         self.query_one(SessionHeader).refresh()
         self.refresh_bindings()
 
