@@ -382,6 +382,25 @@ async def test_the_focused_message_is_marked_and_tab_starts_from_the_view(
         assert app.focused is not focused and head(focused).startswith(("you", "claude"))
 
 
+async def test_a_closed_fold_does_not_look_like_the_focus_marker(with_tools: Memory) -> None:
+    app = MemtuiApp(with_tools, upkeep=False)
+    async with app.run_test(size=SMALL) as pilot:
+        screen = await open_session(pilot, app, TOOLS)
+        block = next(b for b in screen.query(MessageBlock) if b.folds)
+        block.focus()
+        await pilot.pause()
+
+        def lines() -> list[str]:
+            return [line.text for line in block.lines(block.content_region.width)]
+
+        assert lines()[0].startswith("▶ "), "the focus marker"
+        folds = [line for line in lines() if "read deploy.log" in line]
+        assert folds and folds[0].startswith("▸ "), "a closed fold: another glyph"
+        await pilot.press("enter")
+        assert any(line.startswith("▾ ") and "read deploy.log" in line for line in lines())
+        assert sum(line.startswith("▶") for line in lines()) == 1
+
+
 # -- 8: 80x24 and 60x20 --------------------------------------------------------------------------
 
 

@@ -120,7 +120,8 @@ class MessageBlock(Widget, can_focus=True):
 
     def _fold_text(self, fold: Fold) -> Text:
         text = Text()
-        text.append(("▼ " if fold.open else "▶ ") + fold.title, style=self._colour("message--fold"))
+        # small triangles: the focus marker is the large ▶, and a fold must not read as one
+        text.append(("▾ " if fold.open else "▸ ") + fold.title, style=self._colour("message--fold"))
         if fold.open:
             text.append("\n" + fold.body)
         return text
