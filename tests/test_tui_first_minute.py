@@ -424,6 +424,27 @@ async def test_the_screens_fit_small_terminals(archive: Memory, size: tuple[int,
         assert app.screen.query_one(StatusLine).region.width == size[0]
 
 
+async def test_the_status_line_keeps_its_counts_at_80_columns_while_indexing(
+    archive: Memory,
+) -> None:
+    app = MemtuiApp(archive, upkeep=False)
+    async with app.run_test(size=SMALL) as pilot:
+        await browse_ready(pilot, app)
+        app.mcp_address = "MCP http://127.0.0.1:10013/mcp"
+        app.post_message(Progress(ProgressEvent("transcripts", 3, 100, 1.0)))
+        await pilot.pause(0.2)
+        status = app.screen.query_one(StatusLine)
+        counts = status.query_one("#status-counts", Static)
+        assert str(counts.render()) == "6 sessions · 187 msgs"
+        assert counts.size.width >= len("6 sessions · 187 msgs"), "whole, not …"
+        assert str(status.query_one("#status-phase", Static).render()) == "reading transcripts 3%"
+        assert str(status.query_one("#status-mcp", Static).render()) == "MCP :10013"
+        await pilot.resize_terminal(140, 40)
+        await pilot.pause(0.2)
+        assert "vectors next" in str(status.query_one("#status-phase", Static).render())
+        assert "http://127.0.0.1:10013/mcp" in str(status.query_one("#status-mcp").render())
+
+
 def _shown_keys(screen):  # type: ignore[no-untyped-def]
     return [
         (b.key, b, enabled, tip)
