@@ -13,7 +13,7 @@
 - idle CPU: the app following the transcripts and serving MCP with nothing to do, CPU
   time / wall time.
 
-    python bench/bench_tui.py --first-run PROJECTS_DIR [--size 80x24]
+    python bench/bench_tui.py --first-run PROJECTS_DIR [--size 80x24] [--no-mcp]
 
 - the first run on a large archive (issue 17), the real `memtui` in a real terminal (tmux,
   read with capture-pane): seconds from start until the session list shows sessions, and
@@ -254,14 +254,15 @@ STILL_BUILDING = ("%", "…", "next")  # what the status line says while an inde
 class Tmux:
     """`memtui` in a tmux session of its own, read as a person reads it."""
 
-    def __init__(self, env: dict[str, str], size: tuple[int, int]) -> None:
+    def __init__(self, env: dict[str, str], size: tuple[int, int], mcp: bool = True) -> None:
         self.name = f"memtui-bench-{uuid.uuid4().hex[:8]}"
         with socket.socket() as probe:  # a free port for the TUI's MCP server
             probe.bind(("127.0.0.1", 0))
             port = probe.getsockname()[1]
         exports = " ".join(f"{k}={v}" for k, v in env.items())
+        serve = f"--port {port}" if mcp else "--no-mcp"
         # exec: the pane's process is memtui itself (its CPU time is read from /proc)
-        command = f"exec env {exports} {sys.executable} -m memtui --port {port}"
+        command = f"exec env {exports} {sys.executable} -m memtui {serve}"
         self.started = time.monotonic()
         cols, rows = (str(n) for n in size)
         subprocess.run(
@@ -337,7 +338,9 @@ def building(screen: str) -> bool:
     return any(word in status_of(screen) for word in STILL_BUILDING)
 
 
-def first_run(projects: Path, work: Path, size: tuple[int, int], wait: float) -> dict[str, object]:
+def first_run(
+    projects: Path, work: Path, size: tuple[int, int], wait: float, mcp: bool = True
+) -> dict[str, object]:
     """Start memtui on a data dir of its own over `projects` (read only), as a person's
     first run: the list, then a search typed as soon as the list shows."""
     if shutil.which("tmux") is None:
@@ -354,8 +357,8 @@ def first_run(projects: Path, work: Path, size: tuple[int, int], wait: float) ->
         "COLORTERM": "truecolor",
     }
     load = os.getloadavg()
-    term = Tmux(env, size)
-    out: dict[str, object] = {"size": f"{size[0]}x{size[1]}", "load_at_start": load}
+    term = Tmux(env, size, mcp)
+    out: dict[str, object] = {"size": f"{size[0]}x{size[1]}", "mcp": mcp, "load_at_start": load}
     try:
         listed = term.wait(sessions_shown, 120)
         if listed is None:
@@ -404,10 +407,11 @@ def main() -> None:
     parser.add_argument("--first-run", type=Path, metavar="PROJECTS_DIR", help="only that check")
     parser.add_argument("--size", default="80x24", help="the first run's terminal: COLSxROWS")
     parser.add_argument("--wait", type=float, default=300, help="first run: for the index's end")
+    parser.add_argument("--no-mcp", action="store_true", help="first run: without the MCP server")
     args = parser.parse_args()
     if args.first_run is not None:
         cols, rows = (int(x) for x in args.size.split("x"))
-        result = first_run(args.first_run, args.work, (cols, rows), args.wait)
+        result = first_run(args.first_run, args.work, (cols, rows), args.wait, not args.no_mcp)
         print(
             json.dumps({k: round(v, 2) if isinstance(v, float) else v for k, v in result.items()})
         )
