@@ -228,6 +228,7 @@ async def test_the_screen_answers_while_a_forget_waits(archive: Memory, cfg) -> 
         await highlight_session(pilot, browse, fm.IDE)
         listing = browse.query_one(SessionList)
         with file_lock(cfg.data_dir / "ingest.lock"):
+            app.first_read.clear()  # as while the start's index runs
             await pilot.press("F")
             await until(pilot, lambda: isinstance(app.screen, Confirm))
             await pilot.press("y")
@@ -236,6 +237,9 @@ async def test_the_screen_answers_while_a_forget_waits(archive: Memory, cfg) -> 
             await pilot.press("up")
             assert listing.highlighted == (at or 0) - 1 or at == 0, "the list still moves"
             assert not isinstance(app.screen, ForgetReceipt)
+            said = " ".join(str(n.message) for n in app._notifications)
+            assert "waits for the index under way" in said
+        app.first_read.set()
         await receipt_shown(pilot, app)
 
 

@@ -68,7 +68,9 @@ def ask(app: MemtuiApp, target: Target, then: Callable[[], None] | None) -> None
         if not yes:
             app.notify("nothing forgotten")
             return
-        app.notify(f"forgetting {target.name}…")
+        busy = app.progress is not None or not app.first_read.is_set()
+        wait = ": it waits for the index under way (the lists stay usable)" if busy else "…"
+        app.notify(f"forgetting {target.name}{wait}")
         app.run_worker(
             lambda: _forget(app, target, then), thread=True, group="forget", exit_on_error=False
         )
