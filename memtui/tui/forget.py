@@ -79,9 +79,9 @@ def ask(app: MemtuiApp, target: Target, then: Callable[[], None] | None) -> None
 
 
 class ForgetConfirm(Confirm):
-    """The notes' yes-or-no, its detail wrapped: what goes takes a few lines to say."""
+    """The notes' yes-or-no, its lines wrapped: what goes takes a few lines to say."""
 
-    DEFAULT_CSS = "ForgetConfirm .dialog-hint { width: 100%; }"
+    DEFAULT_CSS = "ForgetConfirm Label { width: 100%; }"
 
 
 def _forget(app: MemtuiApp, target: Target, then: Callable[[], None] | None) -> None:
@@ -106,7 +106,7 @@ class ForgetReceipt(ModalScreen[None]):
         width: 76; max-width: 100%; height: auto; max-height: 100%;
         border: round $accent; background: $surface; padding: 1 2;
     }
-    ForgetReceipt .dialog-title { text-style: bold; }
+    ForgetReceipt .dialog-title { text-style: bold; width: 100%; }
     ForgetReceipt .dialog-hint { color: $text-muted; margin-top: 1; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
