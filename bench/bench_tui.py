@@ -12,6 +12,13 @@
   p50/p95, while the first index of the same corpus runs in the app's worker;
 - idle CPU: the app following the transcripts and serving MCP with nothing to do, CPU
   time / wall time.
+
+    python bench/bench_tui.py --first-run PROJECTS_DIR [--size 80x24] [--no-mcp]
+
+- the first run on a large archive (issue 17), the real `memtui` in a real terminal (tmux,
+  read with capture-pane): seconds from start until the session list shows sessions, and
+  until a search finds full-text hits, with what the status line said then (the index still
+  running); then until the first index is done. Goal: both within 5 s.
 """
 
 from __future__ import annotations
@@ -19,11 +26,15 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
+import re
 import shutil
 import socket
 import statistics
+import subprocess
 import sys
 import time
+import uuid
 from collections.abc import Callable
 from pathlib import Path
 
@@ -39,7 +50,7 @@ from textual.widgets import Input  # noqa: E402
 from memtui.config import Config  # noqa: E402
 from memtui.engine import Memory  # noqa: E402
 from memtui.tui.app import MemtuiApp  # noqa: E402
-from memtui.tui.browse import BrowseScreen, SessionTable  # noqa: E402
+from memtui.tui.browse import BrowseScreen, SessionList  # noqa: E402
 from memtui.tui.search import SearchScreen  # noqa: E402
 from memtui.tui.session import MessageBlock, MessageList, SessionScreen  # noqa: E402
 
@@ -113,7 +124,7 @@ async def warm(cfg: Config, runs: int) -> dict[str, float]:
     async with app.run_test(size=SIZE) as pilot:
         browse = app.screen
         assert isinstance(browse, BrowseScreen)
-        frames.expect(lambda: browse.query_one(SessionTable).row_count > 0)
+        frames.expect(lambda: browse.query_one(SessionList).row_count > 0)
         figures["first_screen_ms"] = (await frames.drawn() - started) * 1000
         await pilot.pause(1.0)  # the engine warms up in the background
 
@@ -137,9 +148,9 @@ async def warm(cfg: Config, runs: int) -> dict[str, float]:
         opened: list[float] = []
         scrolled: list[float] = []
         for _ in range(5):
-            table = browse.query_one(SessionTable)
-            table.move_cursor(row=table.get_row_index(LONG))
-            table.focus()
+            listing = browse.query_one(SessionList)
+            listing.highlighted = [s.session_id for s in listing.sessions].index(LONG)
+            listing.focus()
             await pilot.pause(0.3)
             frames.expect(
                 lambda: (
@@ -232,6 +243,160 @@ async def idle(cfg: Config, seconds: float) -> dict[str, float]:
     return {"idle_cpu_percent": used * 100, "idle_seconds": seconds}
 
 
+FIRST_RUN_GOAL = 5.0  # seconds: issue 17's first run
+FIRST_RUN_QUERY = "error"
+SESSION_ROW = re.compile(r"\b\d\d-\d\d \d\d:\d\d\b")  # a session row's last-active time
+ANSWERED = re.compile(r"(?:[\d,]+\+?|no) full-text match|[\d,]+ messages? found")
+HITS = re.compile(r"[1-9][\d,]*\+? (?:full-text match|messages? found)")
+STILL_BUILDING = ("%", "…", "next")  # what the status line says while an index runs
+
+
+class Tmux:
+    """`memtui` in a tmux session of its own, read as a person reads it."""
+
+    def __init__(self, env: dict[str, str], size: tuple[int, int], mcp: bool = True) -> None:
+        self.name = f"memtui-bench-{uuid.uuid4().hex[:8]}"
+        with socket.socket() as probe:  # a free port for the TUI's MCP server
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
+        exports = " ".join(f"{k}={v}" for k, v in env.items())
+        serve = f"--port {port}" if mcp else "--no-mcp"
+        # exec: the pane's process is memtui itself (its CPU time is read from /proc)
+        command = f"exec env {exports} {sys.executable} -m memtui {serve}"
+        self.started = time.monotonic()
+        cols, rows = (str(n) for n in size)
+        subprocess.run(
+            ["tmux", "new-session", "-d", "-s", self.name, "-x", cols, "-y", rows, command],
+            check=True,
+            env={**os.environ, "TMUX": ""},
+        )
+        pid = subprocess.run(
+            ["tmux", "display", "-p", "-t", self.name, "#{pane_pid}"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        self.pid = int(pid)
+
+    def screen(self) -> str:
+        return subprocess.run(
+            ["tmux", "capture-pane", "-p", "-t", self.name],
+            capture_output=True,
+            text=True,
+            check=False,
+        ).stdout
+
+    def keys(self, *keys: str) -> None:
+        subprocess.run(["tmux", "send-keys", "-t", self.name, *keys], check=True)
+
+    def alive(self) -> bool:
+        return (
+            subprocess.run(
+                ["tmux", "has-session", "-t", self.name], capture_output=True, check=False
+            ).returncode
+            == 0
+        )
+
+    def cpu(self) -> float:
+        """memtui's CPU seconds so far (user + system, its threads included)."""
+        fields = Path(f"/proc/{self.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+    def wait(self, check: Callable[[str], bool], timeout: float) -> tuple[float, str] | None:
+        """Seconds from start until the screen passes `check`, and that screen."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            shown = self.screen()
+            if check(shown):
+                return time.monotonic() - self.started, shown
+            time.sleep(0.05)
+        return None
+
+    def close(self) -> None:
+        if self.alive():
+            self.keys("Escape")
+            self.keys("q")
+            deadline = time.monotonic() + 60
+            while self.alive() and time.monotonic() < deadline:
+                time.sleep(0.2)
+        if self.alive():
+            subprocess.run(["tmux", "kill-session", "-t", self.name], check=False)
+
+
+def sessions_shown(screen: str) -> bool:
+    """The session list has rows: a line under its header with a last-active time."""
+    lines = screen.splitlines()
+    header = next((i for i, line in enumerate(lines) if "Last active" in line), None)
+    return header is not None and any(SESSION_ROW.search(x) for x in lines[header + 1 :])
+
+
+def status_of(screen: str) -> str:
+    return " ".join(screen.splitlines()[0].split()) if screen else ""
+
+
+def building(screen: str) -> bool:
+    return any(word in status_of(screen) for word in STILL_BUILDING)
+
+
+def first_run(
+    projects: Path, work: Path, size: tuple[int, int], wait: float, mcp: bool = True
+) -> dict[str, object]:
+    """Start memtui on a data dir of its own over `projects` (read only), as a person's
+    first run: the list, then a search typed as soon as the list shows."""
+    if shutil.which("tmux") is None:
+        raise SystemExit("the first-run bench needs tmux")
+    run = work / "first-run"
+    shutil.rmtree(run, ignore_errors=True)
+    env = {
+        "MEMTUI_DATA_DIR": str(run / "data"),
+        "MEMTUI_CLAUDE_DIR": str(projects),
+        "XDG_CONFIG_HOME": str(run / "config"),
+        "XDG_STATE_HOME": str(run / "state"),
+        "PYTHONPATH": str(ROOT),
+        "TERM": "xterm-256color",
+        "COLORTERM": "truecolor",
+    }
+    load = os.getloadavg()
+    term = Tmux(env, size, mcp)
+    out: dict[str, object] = {"size": f"{size[0]}x{size[1]}", "mcp": mcp, "load_at_start": load}
+    try:
+        listed = term.wait(sessions_shown, 120)
+        if listed is None:
+            raise SystemExit(f"no sessions within 120 s; the screen:\n{term.screen()}")
+        out["sessions_shown_s"] = listed[0]
+        out["sessions_shown_cpu_s"] = term.cpu()
+        out["status_then"] = status_of(listed[1])
+        out["still_indexing_then"] = building(listed[1])
+        term.keys("/")
+        opened = term.wait(lambda s: "search every conversation" in s, 60)
+        if opened is None:
+            raise SystemExit(f"no search screen within 60 s; the screen:\n{term.screen()}")
+        out["search_screen_s"] = opened[0]
+        term.keys(FIRST_RUN_QUERY)
+        answered = term.wait(lambda s: ANSWERED.search(s) is not None, 120)
+        out["first_answer_s"] = answered[0] if answered else None
+        out["first_answer"] = ANSWERED.search(answered[1]).group(0) if answered else None  # type: ignore[union-attr]
+        found = term.wait(lambda s: HITS.search(s) is not None, 120)
+        if found is None:
+            raise SystemExit(f"no hits within 120 s; the screen:\n{term.screen()}")
+        summary = HITS.search(found[1])
+        assert summary is not None
+        out["search_found_s"] = found[0]
+        out["search_found_cpu_s"] = term.cpu()
+        out["search_hits"] = summary.group(0)
+        out["status_at_search"] = status_of(found[1])
+        out["still_indexing_at_search"] = building(found[1])
+        out["within_goal"] = found[0] <= FIRST_RUN_GOAL and listed[0] <= FIRST_RUN_GOAL
+        done = term.wait(lambda s: not building(s), wait)
+        out["first_index_done_s"] = done[0] if done else f"not within {wait:.0f} s"
+        out["cpu_s_at_end"] = term.cpu()
+        out["load_at_end"] = os.getloadavg()
+    finally:
+        term.close()
+        shutil.rmtree(run, ignore_errors=True)
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--messages", type=int, default=20_000)
@@ -239,7 +404,18 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=40)
     parser.add_argument("--presses", type=int, default=2000)
     parser.add_argument("--idle", type=float, default=60.0)
+    parser.add_argument("--first-run", type=Path, metavar="PROJECTS_DIR", help="only that check")
+    parser.add_argument("--size", default="80x24", help="the first run's terminal: COLSxROWS")
+    parser.add_argument("--wait", type=float, default=300, help="first run: for the index's end")
+    parser.add_argument("--no-mcp", action="store_true", help="first run: without the MCP server")
     args = parser.parse_args()
+    if args.first_run is not None:
+        cols, rows = (int(x) for x in args.size.split("x"))
+        result = first_run(args.first_run, args.work, (cols, rows), args.wait, not args.no_mcp)
+        print(
+            json.dumps({k: round(v, 2) if isinstance(v, float) else v for k, v in result.items()})
+        )
+        return
     projects, _ = cached_corpus(args.work, args.messages)
     cwd = "/home/dev/work/payments-api"
     long_file = projects / encode_project_dir(cwd) / f"{LONG}.jsonl"

@@ -105,14 +105,14 @@ def test_the_real_tui_on_real_transcripts(terminal: Terminal) -> None:
     terminal.keys("/")
     terminal.wait(lambda s: "search every conversation" in s, "the search screen")
     terminal.keys("test")
-    shown = terminal.wait(lambda s: " found · " in s, "search results")
+    shown = terminal.wait(lambda s: "full-text match" in s, "search results")
     terminal.keys("Enter")  # from the box to the results
     time.sleep(0.3)
     terminal.keys("Enter")  # open the highlighted hit
     shown = terminal.wait(lambda s: "msgs" in s and "Find" in s, "the session at the hit")
     assert "you" in shown or "claude" in shown
     terminal.keys("Escape")
-    terminal.wait(lambda s: " found · " in s and "Find" not in s, "back to the search")
+    terminal.wait(lambda s: "full-text match" in s and "Find" not in s, "back to the search")
     terminal.keys("Escape")
     terminal.wait(lambda s: "Last active" in s, "back to browsing")
     terminal.keys("q")

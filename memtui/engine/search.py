@@ -50,6 +50,16 @@ COMPACT_AGENT = "acompact"
 
 Ranking = list[tuple[int, float]]  # (message id, score), best first
 
+# Finer than SPEC's roles (user, assistant: what MCP and the CLI take). Claude Code sends tool
+# output back as `user` lines, so `user` holds it too; a front end that shows the person's
+# own words apart from tool output asks for one of these instead (the TUI does).
+PROMPTS = "prompts"  # what the person typed: prompts, and the commands they ran
+TOOL_OUTPUT = "tool_output"  # what tools sent back to Claude
+WHO: dict[str, tuple[str, tuple[str, ...]]] = {  # value: (role, kinds)
+    PROMPTS: ("user", ("prompt", "meta")),
+    TOOL_OUTPUT: ("user", ("tool_result",)),
+}
+
 
 @dataclass(slots=True)
 class Filters:
@@ -58,6 +68,7 @@ class Filters:
     role: str | None = None
     after: int | None = None
     before: int | None = None
+    kinds: tuple[str, ...] | None = None  # with a role of WHO: the kinds of message it holds
 
     def any(self) -> bool:
         return any(
@@ -193,12 +204,20 @@ class Searcher:
         after: str | date | datetime | None,
         before: str | date | datetime | None,
     ) -> Filters:
-        if role is not None and role not in ROLES:
+        kinds = None
+        if role in WHO:
+            role, kinds = WHO[role]
+        elif role is not None and role not in ROLES:
             raise InvalidArgument(f"role must be one of {', '.join(ROLES)}, not {role!r}")
         conn = self.reader()
         full = sessions.resolve(conn, validate.text("session", session)) if session else None
         return Filters(
-            project or None, full, role, parse_when(after, "after"), parse_when(before, "before")
+            project or None,
+            full,
+            role,
+            parse_when(after, "after"),
+            parse_when(before, "before"),
+            kinds,
         )
 
     def search(
@@ -238,7 +257,7 @@ class Searcher:
         elif mode == "vector" and not vectors_ready:
             return SearchResponse([], 0, mode, offset, limit, building)
         fts_filter = FtsFilter(
-            filt.project, filt.session_id, filt.role, None, filt.after, filt.before
+            filt.project, filt.session_id, filt.role, filt.kinds, filt.after, filt.before
         )
         terms = list(dict.fromkeys(t for p in phrasings for t in fts.terms(p)))
 
@@ -444,6 +463,9 @@ class Searcher:
         if filt.role:
             where.append("m.role = ?")
             args.append(filt.role)
+        if filt.kinds:
+            where.append(f"m.kind IN ({db.marks(filt.kinds)})")
+            args.extend(filt.kinds)
         if filt.after is not None:
             where.append("m.epoch >= ?")
             args.append(filt.after)

@@ -25,6 +25,7 @@ from memtui.engine import Memory, ProgressEvent, SessionInfo
 from memtui.errors import MemtuiError
 from memtui.tui import actions, settings
 from memtui.tui.browse import BrowseScreen, ProjectList, SessionList
+from memtui.tui.forget import ForgetReceipt
 from memtui.tui.forms import Confirm, Prompt
 from memtui.tui.messages import ArchiveChanged, Progress
 from memtui.tui.notes.keys import SCOPES as NOTES_SCOPES
@@ -367,6 +368,7 @@ SCOPES: tuple[tuple[type[object], ...], ...] = (
     (SearchScreen, ResultList),
     (Prompt,),
     (Confirm,),
+    (ForgetReceipt,),
     *NOTES_SCOPES,
     *SIGNALS_SCOPES,
 )

@@ -20,6 +20,7 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from memtui.engine import ProjectInfo, SessionInfo
+from memtui.tui import forget
 from memtui.tui.format import home_short, one_line, short_names, when
 from memtui.tui.messages import ArchiveChanged
 from memtui.tui.notes import flows as notes_flows
@@ -39,6 +40,9 @@ class ProjectList(OptionList):
         Binding("k", "cursor_up", "Up", show=False, id="go.up"),
         Binding("g", "first", "Top", show=False, id="go.top"),
         Binding("G", "last", "Bottom", show=False, id="go.bottom"),
+        Binding(
+            forget.KEY, "screen.forget_project", "Forget project", show=False, id="project.forget"
+        ),
     ]
 
 
@@ -54,6 +58,9 @@ class SessionList(ScrollView, can_focus=True):
         Binding("home,g", "first", "Top", show=False, id="go.top"),
         Binding("end,G", "last", "Bottom", show=False, id="go.bottom"),
         Binding("enter", "open", "Open", id="list.open"),
+        Binding(
+            forget.KEY, "screen.forget_session", "Forget session", show=False, id="session.forget"
+        ),
     ]
     COMPONENT_CLASSES: ClassVar[set[str]] = {"session-list--cursor", "session-list--dim"}
 
@@ -227,8 +234,10 @@ class BrowseScreen(Screen[None]):
             return self.loaded and not self.projects and not self.app.demo and not self._busy()
         if action == "leave_demo":
             return self.app.demo
-        if action in ("resume", "copy", "export"):
+        if action in ("resume", "copy", "export", "forget_session"):
             return self._current() is not None
+        if action == "forget_project":
+            return self._project_info() is not None
         return True
 
     def _busy(self) -> bool:
@@ -248,6 +257,8 @@ class BrowseScreen(Screen[None]):
         had_projects = bool(self.projects)
         self.projects = sorted(projects, key=lambda p: p.last_activity or "", reverse=True)
         self.names = short_names(p.project for p in projects)
+        if self.project not in self.names:  # forgotten: all projects are shown instead
+            self.project = None
         self.loaded = True
         listing = self.query_one(ProjectList)
         keep = self.project or ALL
@@ -317,6 +328,7 @@ class BrowseScreen(Screen[None]):
         if project != self.project:
             self.project = project
             self.load_sessions(project)
+            self.refresh_bindings()
 
     @on(OptionList.OptionSelected, "#projects")
     def _project_entered(self) -> None:
@@ -346,9 +358,12 @@ class BrowseScreen(Screen[None]):
         if warmups and not self.warmups:
             title.append(f" · {warmups:,} warm-up{'s' * (warmups != 1)} hidden (w)", style="dim")
         missing = total - len(sessions) - (0 if self.warmups else warmups)
-        if missing > 0:
-            title.append(f" · the newest {len(sessions):,} shown", style="bold")
-        self.query_one("#sessions-title", Static).update(title)
+        if missing > 0:  # and how to reach the rest
+            how = "choose a project, or / search" if project is None else "/ search finds the rest"
+            title.append(f"\nthe newest {len(sessions):,} shown: {how}", style="bold")
+        shown = self.query_one("#sessions-title", Static)
+        shown.update(title)
+        shown.set_class(missing > 0, "-more")
         self.query_one(SessionHeader).refresh()
         self.refresh_bindings()
 
@@ -377,6 +392,17 @@ class BrowseScreen(Screen[None]):
     def action_export(self) -> None:
         if info := self._current():
             self.app.export_session(info)
+
+    def action_forget_session(self) -> None:
+        if info := self._current():
+            forget.session(self.app, info)
+
+    def action_forget_project(self) -> None:
+        if info := self._project_info():
+            forget.project(self.app, info)
+
+    def _project_info(self) -> ProjectInfo | None:
+        return next((p for p in self.projects if p.project == self.project), None)
 
     def action_demo(self) -> None:
         self.app.exit("demo")

@@ -15,6 +15,12 @@ ROLE_LABEL = {"user": "you", "assistant": "claude"}
 _MARKED = re.compile(r"\*\*(.+?)\*\*", re.DOTALL)
 
 
+def who(role: str, kind: str) -> str:
+    """Who a message is from, in the screen's words: a tool's output, stored as a `user`
+    line, is not the person's."""
+    return "tool" if kind == "tool_result" else ROLE_LABEL.get(role, role)
+
+
 def when(timestamp: str | None, *, seconds: bool = False) -> str:
     """An ISO timestamp in local time, as a person scans a list: `2026-11-21 14:02`."""
     if not timestamp:

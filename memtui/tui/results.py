@@ -20,7 +20,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from memtui.engine import SearchResult
-from memtui.tui.format import ROLE_LABEL, clip_lines, marked, project_name, when
+from memtui.tui.format import clip_lines, marked, project_name, when, who
 
 ROWS = 3  # a hit: who, when, session and project; then two lines of its snippet
 
@@ -93,7 +93,7 @@ class ResultList(ScrollView, can_focus=True):
         if key not in self._drawn:
             r = self.results[index]
             head = Text()
-            head.append(f"{ROLE_LABEL.get(r.role, r.role):<7}", style="bold")
+            head.append(f"{who(r.role, r.kind):<7}", style="bold")
             head.append(f"{when(r.timestamp)}  ", style="dim")
             name = self.names.get(r.project) or project_name(r.project)
             head.append(f"{name}  ", style="dim")

@@ -18,13 +18,13 @@ from textual.worker import get_current_worker
 
 from memtui.engine import (
     MODES,
-    ROLES,
     MessageView,
     NoteHit,
     NoteSearchResponse,
     SearchResponse,
     SearchResult,
 )
+from memtui.engine.search import PROMPTS, TOOL_OUTPUT
 from memtui.errors import MemtuiError
 from memtui.tui.format import ROLE_LABEL, hit_words, one_line, short_names, when
 from memtui.tui.messages import ArchiveChanged
@@ -40,6 +40,9 @@ LIMIT = 30  # about three screens of hits; the list draws only those on screen
 PREVIEW_CHARS = 4000  # of the hit's message in the preview
 PREVIEW_DELAY = 0.08  # seconds the cursor rests on a hit before its exchange loads
 MODE_LABEL = {"hybrid": "hybrid", "fts": "full text", "vector": "vector"}
+# Who wrote a message, in the screen's words: the person's prompts apart from the tool output
+# Claude Code stores beside them as `user` lines.
+WHO = [("you", PROMPTS), ("claude", "assistant"), ("tool output", TOOL_OUTPUT)]
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,7 +89,7 @@ class SearchScreen(Screen[None]):
             yield Static(self.scope, id="scope")
         with Horizontal(id="filters"):
             yield Select([], prompt="any project", id="project")
-            yield Select([(ROLE_LABEL[r], r) for r in ROLES], prompt="anyone", id="role")
+            yield Select(WHO, prompt="anyone", id="role")
             yield Input(placeholder="after YYYY-MM-DD", id="after", classes="date")
             yield Input(placeholder="before YYYY-MM-DD", id="before", classes="date")
         yield Static("", id="search-summary")

@@ -28,6 +28,7 @@ from textual.widgets import Input, Static
 
 from memtui.engine import MessageView, SessionInfo
 from memtui.errors import MemtuiError
+from memtui.tui import forget
 from memtui.tui.format import ROLE_LABEL, home_short, one_line, when
 from memtui.tui.messages import ArchiveChanged
 from memtui.tui.notes import capture
@@ -119,7 +120,8 @@ class MessageBlock(Widget, can_focus=True):
 
     def _fold_text(self, fold: Fold) -> Text:
         text = Text()
-        text.append(("▼ " if fold.open else "▶ ") + fold.title, style=self._colour("message--fold"))
+        # small triangles: the focus marker is the large ▶, and a fold must not read as one
+        text.append(("▾ " if fold.open else "▸ ") + fold.title, style=self._colour("message--fold"))
         if fold.open:
             text.append("\n" + fold.body)
         return text
@@ -411,6 +413,7 @@ class SessionScreen(Screen[None]):
         Binding("ctrl+f", "search_all", "Search all", show=False, id="session.search_all"),
         Binding("s", "save_note", "Save note", show=False, id="session.save_note"),
         Binding("S", "save_note(True)", "Save exchange", show=False, id="session.save_exchange"),
+        Binding(forget.KEY, "forget", "Forget session", show=False, id="session.forget"),
     ]
 
     def __init__(
@@ -579,6 +582,14 @@ class SessionScreen(Screen[None]):
     def action_export(self) -> None:
         if self.info is not None:
             self.app.export_session(self.info)
+
+    def action_forget(self) -> None:
+        if self.info is not None:
+            forget.session(self.app, self.info, then=self._forgotten)
+
+    def _forgotten(self) -> None:
+        if self.is_current:
+            self.dismiss()
 
     def action_search_all(self) -> None:
         self.app.action_search()

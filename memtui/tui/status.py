@@ -37,32 +37,45 @@ class StatusLine(Horizontal):
         self.watch(self.app, "progress", self._progress)
         self.watch(self.app, "mcp_address", self._mcp)
 
+    def _narrow(self) -> bool:
+        return self.app.size.width < NARROW
+
     def _counts(self, counts: str) -> None:
-        if self.app.size.width < NARROW:
+        if self._narrow():
             counts = counts.split(" · ", 1)[-1].replace(" messages", " msgs")
         self.query_one("#status-counts", Static).update(counts)
 
     def on_resize(self) -> None:
+        """Below NARROW columns each part says less, so the counts keep their room beside
+        an index's progress and the MCP address."""
         self._counts(self.app.counts)
+        self._show_phase()
+        self._mcp(self.app.mcp_address)
 
     def _progress(self, event: ProgressEvent | None) -> None:
-        phase = self.query_one("#status-phase", Static)
         if event is None:
             self.phases.clear()
         elif event.total > 0:
             self.phases[event.phase] = event
         self.set_class(bool(self.phases), "-indexing")
-        phase.update(building(self.phases))
+        self._show_phase()
+
+    def _show_phase(self) -> None:
+        phase = self.query_one("#status-phase", Static)
+        phase.update(building(self.phases, next_too=not self._narrow()))
 
     def _mcp(self, address: str) -> None:
         shown = self.query_one("#status-mcp", Static)
+        serving = address.startswith("MCP http")
+        if serving and self._narrow():  # the port says which; `memtui mcp --print-config` the rest
+            address = "MCP :" + address.rsplit(":", 1)[-1].split("/", 1)[0]
         shown.update(address)
-        shown.set_class(not address.startswith("MCP http"), "-off")
+        shown.set_class(not serving, "-off")
 
 
-def building(phases: dict[str, ProgressEvent]) -> str:
-    """What an index run is building now, and what comes after: `reading transcripts 45%
-    · full text follows, vectors next`."""
+def building(phases: dict[str, ProgressEvent], next_too: bool = True) -> str:
+    """What an index run is building now, and (`next_too`) what comes after: `reading
+    transcripts 45% · vectors next`."""
     if not phases:
         return ""
     parts = []
@@ -75,7 +88,7 @@ def building(phases: dict[str, ProgressEvent]) -> str:
         else:
             parts.append(f"{label} {min(99, int(100 * e.fraction))}%")
     last = next(reversed(phases))
-    if last in AFTER and "vectors" not in phases:
+    if next_too and last in AFTER and "vectors" not in phases:
         parts.append(AFTER[last])
     return " · ".join(parts)
 

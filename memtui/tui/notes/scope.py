@@ -17,6 +17,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from memtui.engine import NoteHit, NoteSearchResponse, SearchResponse
+from memtui.engine.search import DEPTH, REACH
 from memtui.tui.format import clip_lines, marked, when
 
 Scope = Literal["messages", "notes", "both"]
@@ -30,19 +31,42 @@ def summary(
     notes: NoteSearchResponse | None,
     mode_label: dict[str, str],
 ) -> Text:
-    """What the search found, in the scope asked for."""
+    """What the search found, in the scope asked for: the messages by which way they were
+    found (`12 full-text matches · 40 near in meaning · hybrid`), the notes by their number."""
     parts = []
     if scope != "notes" and messages is not None:
-        parts.append(f"{messages.total:,} messages")
+        parts.append(counted(messages))
     if scope != "messages" and notes is not None:
-        parts.append(f"{notes.total:,} notes")
+        parts.append(f"{notes.total:,} notes" + (" found" if scope == "notes" else ""))
+    if scope == "both" and messages is not None:
+        parts[0] = f"messages: {parts[0]}"
     mode = (messages if scope != "notes" else notes) or notes or messages
-    text = Text(" · ".join(parts) + " found" if parts else "searching…")
+    text = Text(" · ".join(parts) if parts else "searching…")
     if mode is not None:
         text.append(f" · {mode_label.get(mode.mode, mode.mode)}")
     if scope != "notes" and messages is not None and messages.note:
         text.append(f" · {messages.note}", style="italic")
     return text
+
+
+def counted(response: SearchResponse) -> str:
+    """What the messages' total counts, each way apart: words that match, and neighbours
+    near enough in meaning to mean something (a list may add the few nearest beside them)."""
+    parts = []
+    fts, near = response.fts_total, response.vector_total
+    if fts is not None:
+        plus = "+" if fts >= REACH else ""
+        parts.append(
+            f"{fts:,}{plus} full-text match{'es' * (fts != 1)}" if fts else "no full-text match"
+        )
+    if near is not None:
+        plus = "+" if near >= DEPTH else ""
+        if near:
+            parts.append(f"{near:,}{plus} near in meaning")
+        else:  # the few nearest are listed however far: say they are not close
+            listed = response.results and not fts
+            parts.append("none near in meaning" + (", the nearest listed" if listed else ""))
+    return " · ".join(parts) or f"{response.total:,} messages found"
 
 
 def preview(hit: NoteHit, body: str, code_theme: str) -> Markdown:

@@ -16,6 +16,7 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 
 from memtui.engine import Flashbacks, NoteDetail, NoteLink
+from memtui.tui import forget
 from memtui.tui.format import one_line, project_name, when
 from memtui.tui.notes import flows
 from memtui.tui.notes.links import as_markdown, target_style
@@ -32,6 +33,7 @@ class NoteScreen(Screen[None]):
         Binding("d", "delete", "Delete", id="note.delete"),
         Binding("a", "approve", "Approve", id="rule.approve"),
         Binding("n", "new", "New note", show=False, id="note.new"),
+        Binding(forget.KEY, "forget", "Forget", show=False, id="note.forget"),
     ]
 
     def __init__(self, note_id: int | None = None) -> None:
@@ -145,6 +147,10 @@ class NoteScreen(Screen[None]):
     def action_delete(self) -> None:
         if self.detail is not None:
             flows.delete(self.app, self.detail.note, then=self._deleted)
+
+    def action_forget(self) -> None:
+        if self.detail is not None:
+            forget.note(self.app, self.detail.note, then=self._deleted)
 
     def _deleted(self) -> None:
         self.history = [n for n in self.history if n != self.note_id]
