@@ -27,6 +27,7 @@ from memtui.store.note_index import NoteIndexes
 log = logging.getLogger(__name__)
 
 FULL_TEXT_EVERY = 1.5  # seconds between full-text catch-ups while a full scan reads
+FULL_TEXT_FIRST = 0.5  # ... before the first: what is stored is searchable at once
 
 
 class Upkeep:
@@ -91,9 +92,11 @@ class Upkeep:
         read = threading.Event()
 
         def follow_full_text() -> None:
+            wait = FULL_TEXT_FIRST
             try:
-                while not read.wait(FULL_TEXT_EVERY) and not cancelled(cancel):
+                while not read.wait(wait) and not cancelled(cancel):
                     self._indexes().catch_up_fts(cancel=read)
+                    wait = FULL_TEXT_EVERY
             except Exception:  # the catch-up after the read meets it again, and reports it
                 log.warning("the full text did not follow the first read", exc_info=True)
 

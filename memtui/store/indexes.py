@@ -39,6 +39,9 @@ from memtui.store.vectors import Vectors
 log = logging.getLogger(__name__)
 
 BATCH = 20_000  # rows per index commit during a catch-up
+# An empty full-text index commits this many first: a first run's search finds words seconds
+# after they are stored, not after a whole batch has been read (issue 17).
+FIRST_BATCH = 2_000
 SNAPSHOT_EVERY = 2_000  # vectors ahead of the newest snapshot before the ingester saves one
 # Seconds after which a smaller lead is saved too: often enough that other processes (which
 # embed at most QUERY_CATCHUP rows themselves) stay near the present, rarely enough that
@@ -200,15 +203,17 @@ class Indexes:
         the mark reached (short of the target when cancelled)."""
         target = store_seq(conn) if target is None else target
         start, meter = mark, Meter("full text", on_progress)
+        size = FIRST_BATCH if mark == 0 else BATCH
         while mark < target and not cancelled(cancel):
             rows = conn.execute(
                 _FTS_ROWS.format(
                     f"m.seq > ? AND m.seq <= ? AND m.{_FTS_WHERE} ORDER BY m.seq LIMIT ?"
                 ),
-                (mark, target, BATCH),
+                (mark, target, size),
             ).fetchall()
             fts.write(_fts_doc(r) for r in rows)
-            mark = rows[-1][9] if len(rows) == BATCH else target
+            mark = rows[-1][9] if len(rows) == size else target
+            size = BATCH
             if key:
                 _set_mark(conn, key, mark)
             meter(mark - start, target - start)
