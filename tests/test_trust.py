@@ -521,3 +521,31 @@ def test_notes_are_masked_and_a_forgotten_note_leaves_no_byte(cfg: Config) -> No
     assert memtui(cfg, "reindex").returncode == 0
     assert memtui(cfg, "doctor", "--repair").returncode == 0
     _no_bytes_left(cfg.data_dir)
+
+
+def test_forgotten_evidence_leaves_its_inference_stale_and_no_byte(cfg: Config) -> None:
+    path = _forget_corpus(cfg.claude_dir)
+    with Memory(cfg) as memory:
+        memory.upkeep.ingest()
+        note = memory.notes.save("Quokka notes", f"I read: {SENTENCE}", "state", by="person").note
+        minted = memory.inferences.mint(
+            "Quokkas sing at dawn",
+            "the ledger says so",
+            0.7,
+            confirmed=True,
+            evidence_message_uuids=["fu1", "fa1"],
+        )
+        from_note = memory.inferences.mint(
+            "Noted quokkas", "the note says so", 0.6, confirmed=True, evidence_note_ids=[note.id]
+        )
+        assert minted.status == from_note.status == "active"
+        memory.forget(session_id=path.stem, confirmed=True)
+        memory.forget(note_id=note.id, confirmed=True)
+        for inference, refs in ((minted, ["fa1", "fu1"]), (from_note, [str(note.id)])):
+            after = memory.inferences.get_inference(inference.id)
+            assert after.status == "stale"
+            assert sorted(e.ref for e in after.evidence) == refs
+            assert {e.state for e in after.evidence} == {"deleted"}
+            assert "from ]" not in after.citation
+        assert "fa1"[:8] in memory.inferences.get_inference(minted.id).citation
+    _no_bytes_left(cfg.data_dir)

@@ -28,7 +28,7 @@ import orjson
 
 from memtui.config import Config
 from memtui.errors import InvalidArgument, NotConfirmed, NotFound
-from memtui.store import db
+from memtui.store import db, signals
 from memtui.store.locks import file_lock
 
 if TYPE_CHECKING:  # Tantivy and hnswlib: loaded by the Memory, not by importing a receipt
@@ -177,14 +177,10 @@ class Forgetter:
             if what == "project":
                 conn.execute("INSERT OR REPLACE INTO blocked_projects VALUES (?, ?)", (target, now))
             conn.execute("UPDATE uuids SET message_id = 0 WHERE message_id IN temp.forget_ids")
-            # Copies kept by signals: the errors seen in them, their text as inference evidence.
+            # Copies kept by signals: the errors seen in them, their text as inference evidence
+            # (which stays, emptied, so the inference reads stale).
             conn.execute("DELETE FROM error_sightings WHERE message_id IN temp.forget_ids")
-            for chunk in db.chunks(uuids):
-                conn.execute(
-                    "DELETE FROM inference_evidence WHERE kind = 'message' "
-                    f"AND ref IN ({db.marks(chunk)})",
-                    chunk,
-                )
+            signals.forget_evidence(conn, "message", uuids)
             for chunk in db.chunks(ids):
                 conn.execute(f"DELETE FROM messages WHERE id IN ({db.marks(chunk)})", chunk)
             for chunk in db.chunks(uuids):
@@ -227,9 +223,7 @@ class Forgetter:
             if notes.get(conn, note_id) is None:
                 raise NotFound(f"note {note_id} not found", "memtui notes lists them")
             notes.delete(conn, note_id)
-            conn.execute(
-                "DELETE FROM inference_evidence WHERE kind = 'note' AND ref = ?", (str(note_id),)
-            )
+            signals.forget_evidence(conn, "note", [str(note_id)])
             now = datetime.now(UTC).isoformat(timespec="seconds")
             receipt = Receipt(
                 "note", str(note_id), 0, 0, 1, now, removed_hash([], [], [note_id]), []

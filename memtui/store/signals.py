@@ -244,6 +244,20 @@ def drop_inference(conn: sqlite3.Connection, inference_id: int) -> None:
     conn.execute("DELETE FROM inferences WHERE id = ?", (inference_id,))
 
 
+FORGOTTEN = "forgotten"  # an evidence's title once what it named was forgotten
+
+
+def forget_evidence(conn: sqlite3.Connection, kind: str, refs: Sequence[str]) -> None:
+    """Evidence that was forgotten keeps its ref and hash (the inference reads it as deleted,
+    so stale) but loses the title and text it copied at mint time."""
+    for chunk in db.chunks(list(refs)):
+        conn.execute(
+            "UPDATE inference_evidence SET title = ?, text = '' "
+            f"WHERE kind = ? AND ref IN ({db.marks(chunk)})",
+            (FORGOTTEN, kind, *chunk),
+        )
+
+
 def inferences(conn: sqlite3.Connection, ids: Sequence[int] | None = None) -> list[InferenceRow]:
     sql = "SELECT id, title, summary, confidence, signal_id, created FROM inferences"
     if ids is not None:
