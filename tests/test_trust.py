@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import tantivy
 
 from memtui.config import Config
 from memtui.engine.memory import Memory
@@ -146,6 +147,18 @@ def data_bytes(data_dir: Path) -> bytes:
     return out
 
 
+def index_terms(index_dir: Path, prefix: str) -> list[str]:
+    """Terms starting with `prefix` in any Tantivy index under `index_dir`, deleted documents'
+    too (their terms stay until a merge rewrites the segment; the term dictionary is
+    compressed, so grep does not see them)."""
+    found = []
+    for meta in index_dir.rglob("meta.json"):
+        searcher = tantivy.Index.open(str(meta.parent)).searcher()
+        for field in ("text", "tool_text"):
+            found += [t for t, _ in searcher.terms_with_prefix(field, prefix)]
+    return found
+
+
 def _cfg(cfg: Config, **changes: object) -> Config:
     return dataclasses.replace(cfg, **changes)
 
@@ -239,6 +252,49 @@ def test_an_archive_from_before_masking_is_masked_in_place(cfg: Config) -> None:
         )
         assert memory.upkeep.masked_counts()
         assert memory.history.search("webhook signing", "hybrid").results
+
+
+def test_an_archive_at_schema_4_has_its_notes_and_inferences_masked(cfg: Config) -> None:
+    """Schema 4 had notes, signals and inferences, stored as written; masking came with 5."""
+    write_secret_corpus(cfg.claude_dir)
+    key, title_key = "ghp_" + _rnd(36), "sk-ant-api03-" + _rnd(90)
+    with Memory(_cfg(cfg, mask_secrets=False)) as memory:
+        memory.upkeep.ingest()
+        note = memory.notes.save(
+            f"Deploy with {title_key}",
+            f"the token is {key}; see [[Runbook {key}]]",
+            "state",
+            by="agent",
+            tags=["ops"],
+        ).note
+        assert key in note.body
+        minted = memory.inferences.mint(
+            "Deploys need a token", "so it says", 0.5, confirmed=True, evidence_note_ids=[note.id]
+        )
+        assert memory.notes.search(key).results
+    conn = sqlite3.connect(cfg.db_path)
+    for table in ("forgotten_sessions", "blocked_projects", "forget_pending"):
+        conn.execute(f"DROP TABLE {table}")
+    conn.execute("DELETE FROM meta WHERE key = 'mask_pending'")
+    conn.execute("PRAGMA user_version = 4")
+    conn.commit()
+    conn.close()
+    raw = data_bytes(cfg.data_dir)
+    assert key.encode() in raw and title_key.encode() in raw
+    indexed = key[4:].lower().encode()  # as Tantivy keeps it: a token, lowercased
+    assert index_terms(cfg.index_dir, indexed.decode())
+    result = memtui(cfg, "stats")  # any command upgrades the archive
+    assert result.returncode == 0, result.stderr
+    raw = data_bytes(cfg.data_dir)
+    for value in [key, title_key, *secret_values()]:
+        assert value.encode() not in raw, value
+    assert not index_terms(cfg.index_dir, indexed.decode())
+    with Memory(cfg) as memory:
+        masked = memory.notes.get(note.id).note
+        assert "\u2039secret:github-token:" in masked.body
+        assert "\u2039secret:anthropic-key:" in masked.title
+        assert memory.notes.search("runbook").results[0].note.id == note.id
+        assert memory.inferences.get_inference(minted.id).status == "active"
 
 
 # -- forget -------------------------------------------------------------------------------------

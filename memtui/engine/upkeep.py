@@ -21,7 +21,7 @@ from memtui.store.archive import Archive
 from memtui.store.db import translated
 from memtui.store.indexes import Indexes
 from memtui.store.locks import file_lock
-from memtui.store.mask import Masker, count_markers, mask_store
+from memtui.store.mask import REBUILD, Masker, count_markers, mask_store
 from memtui.store.note_index import NoteIndexes
 
 log = logging.getLogger(__name__)
@@ -182,7 +182,7 @@ class Upkeep:
         return self.masker.enabled and row is not None and row[0] == "1"
 
     def mask_archive(self, on_progress: OnProgress | None = None, locked: bool = False) -> int:
-        """Mask an archive stored before masking, in place, then rebuild both indexes from the
+        """Mask an archive stored before masking, in place, then rebuild every index from the
         masked store (the old index files go): the migration's work, done once. Returns the
         messages that held secrets. Another process doing it: this one waits (unless the
         caller holds the writer's lock already, `locked`)."""
@@ -191,12 +191,20 @@ class Upkeep:
             if not self.upgrade_pending():
                 return 0
             conn = self._archive.conn
-            changed = mask_store(conn, self.masker, Meter("masking", on_progress))
-            if changed and (self.config.index_dir / "fts").exists():
-                self._indexes().rebuild(on_progress)
-            conn.execute("UPDATE meta SET value = '0' WHERE key = 'mask_pending'")
+            changed, notes = mask_store(conn, self.masker, Meter("masking", on_progress))
+            row = conn.execute("SELECT value FROM meta WHERE key = ?", (REBUILD,)).fetchone()
+            if row is not None and row[0] == "1":
+                if (self.config.index_dir / "fts").exists():
+                    self._indexes().rebuild(on_progress)
+                if self._notes is not None and (self.config.index_dir / "notes").exists():
+                    self._notes().rebuild()
+            conn.execute("UPDATE meta SET value = '0' WHERE key IN ('mask_pending', ?)", (REBUILD,))
             conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-            log.info("masked an archive made before masking: %d messages held secrets", changed)
+            log.info(
+                "masked an archive made before masking: %d messages and %d notes held secrets",
+                changed,
+                notes,
+            )
             return changed
 
     def masked_counts(self) -> dict[str, int]:

@@ -8,6 +8,7 @@ with the hash and text it had at mint time, so staleness is a comparison, not a 
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sqlite3
 from collections.abc import Sequence
@@ -242,6 +243,11 @@ def add_inference(
 def drop_inference(conn: sqlite3.Connection, inference_id: int) -> None:
     conn.execute("DELETE FROM inference_evidence WHERE inference_id = ?", (inference_id,))
     conn.execute("DELETE FROM inferences WHERE id = ?", (inference_id,))
+
+
+def text_hash(text: str) -> str:
+    """An evidence's hash: of its text at mint time, compared with its text now."""
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 FORGOTTEN = "forgotten"  # an evidence's title once what it named was forgotten
