@@ -206,6 +206,41 @@ def test_precision_and_recall_on_the_planted_set() -> None:
     assert recall == 1.0 and precision == 1.0
 
 
+def _doctor_secrets(cfg: Config) -> dict[str, int]:
+    """`memtui doctor`'s secrets line, by kind: `secrets  N masked (2 jwt, 1 password)`."""
+    result = memtui(cfg, "doctor")
+    assert result.returncode == 0, result.stdout + result.stderr
+    line = next(x for x in result.stdout.splitlines() if x.startswith("secrets"))
+    total = int(line.split()[1].replace(",", ""))
+    kinds = {}
+    if "(" in line:
+        for part in line[line.index("(") + 1 : line.rindex(")")].split(", "):
+            n, kind = part.split(" ")
+            kinds[kind] = int(n.replace(",", ""))
+    assert sum(kinds.values()) == total
+    return kinds
+
+
+def test_doctor_counts_masked_secrets_by_kind_in_notes_and_titles_too(cfg: Config) -> None:
+    write_secret_corpus(cfg.claude_dir)
+    assert memtui(cfg, "index").returncode == 0
+    before = _doctor_secrets(cfg)
+    assert before["github-token"] >= 1 and before["private-key"] >= 1
+    title = {"type": "custom-title", "customTitle": "pay via sk_" + "live_" + _rnd(24)}
+    write(
+        cfg.claude_dir / PROJECT_DIR / f"{SESSION}.jsonl",
+        json.dumps(title | {"sessionId": SESSION}).encode() + b"\n",
+    )
+    assert memtui(cfg, "index").returncode == 0
+    with Memory(cfg) as memory:
+        memory.notes.save("Registry", "use glpat-" + _rnd(20), "state", by="person")
+    after = _doctor_secrets(cfg)
+    assert after == before | {
+        "stripe-key": before["stripe-key"] + 1,
+        "gitlab-token": before["gitlab-token"] + 1,
+    }
+
+
 def test_masking_off_and_allowlist(cfg: Config, tmp_path: Path, monkeypatch) -> None:
     key = "ghp_" + _rnd(36)
     allowed = "ghp_" + _rnd(36)

@@ -29,6 +29,17 @@ log = logging.getLogger(__name__)
 FULL_TEXT_EVERY = 1.5  # seconds between full-text catch-ups while a full scan reads
 
 
+# Where doctor counts masked secrets: each query's rows hold a marker (the parameter).
+_MASKED_TEXTS = (
+    "SELECT text, thinking, tool_calls, tool_output FROM messages "
+    "WHERE instr(text || thinking || tool_calls || tool_output, ?) > 0",
+    "SELECT title, body FROM notes WHERE instr(title || body, ?) > 0",
+    "SELECT summary_title, custom_title FROM sessions "
+    "WHERE instr(coalesce(summary_title, '') || coalesce(custom_title, ''), ?) > 0",
+    "SELECT title FROM pending_titles WHERE instr(title, ?) > 0",
+)
+
+
 class Upkeep:
     """The writer's side. One writer at a time per data dir, thread or process: each takes
     `ingest.lock` through a descriptor of its own, and flock serialises those even within
@@ -208,17 +219,16 @@ class Upkeep:
             return changed
 
     def masked_counts(self) -> dict[str, int]:
-        """How many secrets the store holds masked, by kind (never the values)."""
+        """How many secrets the store holds masked, by kind (never the values): in messages,
+        notes and session titles (a first prompt is its message's copy, counted there)."""
         with translated(self.config.db_path):
             conn = self._conn()
             texts = (
                 t
-                for row in conn.execute(
-                    "SELECT text, thinking, tool_calls, tool_output FROM messages WHERE "
-                    "instr(text || thinking || tool_calls || tool_output, ?) > 0",
-                    ("\u2039secret:",),
-                )
+                for sql in _MASKED_TEXTS
+                for row in conn.execute(sql, ("\u2039secret:",))
                 for t in row
+                if t is not None
             )
             return dict(sorted(count_markers(texts).items()))
 
