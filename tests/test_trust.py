@@ -14,6 +14,7 @@ import sqlite3
 import string
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -432,6 +433,27 @@ def test_forget_cli_refuses_without_yes_and_bad_input(cfg: Config) -> None:
     assert one_line_error(memtui(cfg, "forget", "--project", "/nowhere", "--yes"))
     with Memory(cfg) as memory:
         assert memory.history.search("zqxjvortal", "fts").results
+
+
+def test_forget_waits_briefly_for_a_reader_then_says_the_wal_stayed(cfg: Config) -> None:
+    path = _forget_corpus(cfg.claude_dir)
+    with Memory(cfg) as memory:
+        memory.upkeep.ingest()
+        reader = sqlite3.connect(cfg.db_path, isolation_level=None)
+        reader.execute("BEGIN")
+        reader.execute("SELECT count(*) FROM messages").fetchall()  # holds its snapshot
+        started = time.monotonic()
+        receipt = memory.forget(session_id=path.stem, confirmed=True)
+        assert time.monotonic() - started < 10  # not the connection's 30 s busy timeout
+        assert receipt.wal_truncated is False
+        reader.execute("COMMIT")
+        reader.close()
+        line = (cfg.data_dir / "forget-receipts.jsonl").read_text().splitlines()[-1]
+        assert json.loads(line)["wal_truncated"] is False
+        other = memory.history.search("checkout totals", "fts").results[0].session_id
+        assert memory.forget(session_id=other, confirmed=True).wal_truncated is True
+        assert (cfg.data_dir / "memtui.db-wal").stat().st_size == 0
+    _no_bytes_left(cfg.data_dir)
 
 
 _KILLER = """
