@@ -286,9 +286,7 @@ class Forgetter:
 
     # -- the rest: indexes, WAL, receipt -------------------------------------------------------
 
-    def _finish(
-        self, pending_id: int, receipt: dict, ids: list[int], note_ids: list[int]
-    ) -> bool:
+    def _finish(self, pending_id: int, receipt: dict, ids: list[int], note_ids: list[int]) -> bool:
         """Purge the indexes, truncate the WAL, write the receipt; whether the WAL was."""
         if ids:
             self._indexes().forget(set(ids))
