@@ -370,6 +370,7 @@ def _no_bytes_left(data_dir: Path) -> None:
         assert word not in raw, word
     out = subprocess.run(["grep", "-ra", "zqxjvortal", str(data_dir)], capture_output=True)
     assert out.returncode == 1, out.stdout[:200]
+    assert not index_terms(data_dir / "index", "zqxjvortal")
 
 
 def test_forget_a_session_leaves_no_byte(cfg: Config) -> None:
@@ -400,6 +401,25 @@ def test_forget_a_session_leaves_no_byte(cfg: Config) -> None:
         memory.upkeep.ingest()
         assert not any(_found(memory).values())
         assert memory.history.search("checkout totals", "fts").results
+    _no_bytes_left(cfg.data_dir)
+
+
+def test_forget_scrubs_the_vector_snapshot_in_place(cfg: Config) -> None:
+    """Only what held the forgotten rows is rewritten: their rows of the snapshot are zeroed
+    where they are, not the whole file written again (seconds at 200k messages)."""
+    path = _forget_corpus(cfg.claude_dir)
+    folder = cfg.index_dir / "vectors"
+    with Memory(cfg) as memory:
+        memory.upkeep.ingest()
+        (before,) = folder.glob("*.hnsw")
+        inode = before.stat().st_ino
+        memory.forget(session_id=path.stem, confirmed=True)
+        (after,) = folder.glob("*.hnsw")
+        assert after.stat().st_ino == inode and after.name != before.name
+        assert not _found(memory)["vector"]
+    with Memory(cfg) as memory:  # another process loads the renamed snapshot
+        assert memory._index().vectors.watermark == int(after.name.split("-")[1])
+        assert memory.history.search("checkout totals", "vector").results
     _no_bytes_left(cfg.data_dir)
 
 
@@ -462,6 +482,7 @@ from memtui.config import Config
 from memtui.engine import forget as F
 from memtui.engine.memory import Memory
 from memtui.store import indexes as I
+from memtui.store import vectors as V
 from pathlib import Path
 point = sys.argv[1]
 def die(*a, **k):
@@ -471,7 +492,9 @@ if point == "before-commit":
 elif point == "indexes":
     I.Indexes.forget = die
 elif point == "vectors":
-    I.Indexes.save_vectors = die
+    V.Vectors.scrub = die
+elif point == "vectors-midway":  # rows zeroed in place, the codes and the name not yet
+    V._write_kept_codes = die
 elif point == "receipt":
     F._append_receipt = die
 cfg = Config(Path(sys.argv[2]), Path(sys.argv[3]), Path(sys.argv[4]))
@@ -480,7 +503,9 @@ memory.forget(session_id=sys.argv[5], confirmed=True)
 """
 
 
-@pytest.mark.parametrize("point", ["before-commit", "indexes", "vectors", "receipt"])
+@pytest.mark.parametrize(
+    "point", ["before-commit", "indexes", "vectors", "vectors-midway", "receipt"]
+)
 def test_kill_9_during_forget_is_all_or_nothing(cfg: Config, point: str) -> None:
     path = _forget_corpus(cfg.claude_dir)
     with Memory(cfg) as memory:

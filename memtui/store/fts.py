@@ -90,6 +90,8 @@ _MAX_FREQS = 10_000  # remembered phrase and prefix counts, until the next commi
 # One indexing thread leaves the second core to merges; measured faster than two on 2 cores.
 _WRITER_HEAP = 64_000_000
 _WRITER_THREADS = 1
+_PURGE_HEAP = 256_000_000
+_PURGE_THREADS = 2
 
 
 def _analyzer(stem: bool) -> tantivy.TextAnalyzer:
@@ -230,7 +232,8 @@ class FullText:
                 for a, i in zip(addrs, owners, strict=True)
                 if a.segment_ord in dirty and i not in targets
             }
-            writer = self._index.writer(_WRITER_HEAP, _WRITER_THREADS)
+            # Both cores and a larger heap: a forget waits on this rewrite, an ingest does not.
+            writer = self._index.writer(_PURGE_HEAP, _PURGE_THREADS)
             try:
                 gone = sorted(targets | kept)
                 if gone:
