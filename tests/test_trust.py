@@ -24,6 +24,7 @@ from memtui.config import Config
 from memtui.engine.memory import Memory
 from memtui.errors import NotConfirmed
 from memtui.store import db
+from memtui.store import signals as signals_store
 from memtui.store.mask import KEY_FILE, Masker
 from tests.cli_run import env_for, memtui, one_line_error
 from tests.lines import assistant, text, user, write
@@ -677,6 +678,20 @@ def test_forgotten_evidence_leaves_its_inference_stale_and_no_byte(cfg: Config) 
             "Noted quokkas", "the note says so", 0.6, confirmed=True, evidence_note_ids=[note.id]
         )
         assert minted.status == from_note.status == "active"
+        with db.Writer(cfg.db_path).transaction() as conn:  # what detection would have found
+            ids = [
+                r[0]
+                for r in conn.execute("SELECT id FROM messages WHERE session_id = ?", (path.stem,))
+            ]
+            signals_store.upsert_found(
+                conn,
+                [
+                    ("recurring_error", "f1", f"{SENTENCE} keeps coming back", "", [], ids),
+                    ("hidden_arc", "f2", f"notes unlinked: {note.title!r}", "", [note.id], []),
+                ],
+                ["recurring_error", "hidden_arc"],
+                "2026-11-25T00:00:00",
+            )
         memory.forget(session_id=path.stem, confirmed=True)
         memory.forget(note_id=note.id, confirmed=True)
         for inference, refs in ((minted, ["fa1", "fu1"]), (from_note, [str(note.id)])):
@@ -686,4 +701,7 @@ def test_forgotten_evidence_leaves_its_inference_stale_and_no_byte(cfg: Config) 
             assert {e.state for e in after.evidence} == {"deleted"}
             assert "from ]" not in after.citation
         assert "fa1"[:8] in memory.inferences.get_inference(minted.id).citation
+        with db.Writer(cfg.db_path).transaction() as conn:
+            left = conn.execute("SELECT title, detail, note_ids, message_ids FROM signals")
+            assert {tuple(r) for r in left} == {("forgotten", "", "[]", "[]")}
     _no_bytes_left(cfg.data_dir)

@@ -186,9 +186,10 @@ class Forgetter:
                 conn.execute("INSERT OR REPLACE INTO blocked_projects VALUES (?, ?)", (target, now))
             conn.execute("UPDATE uuids SET message_id = 0 WHERE message_id IN temp.forget_ids")
             # Copies kept by signals: the errors seen in them, their text as inference evidence
-            # (which stays, emptied, so the inference reads stale).
+            # (which stays, emptied, so the inference reads stale), signals quoting them.
             conn.execute("DELETE FROM error_sightings WHERE message_id IN temp.forget_ids")
             signals.forget_evidence(conn, "message", uuids)
+            signals.forget_signal_evidence(conn, ids, [])
             for chunk in db.chunks(ids):
                 conn.execute(f"DELETE FROM messages WHERE id IN ({db.marks(chunk)})", chunk)
             for chunk in db.chunks(uuids):
@@ -232,6 +233,7 @@ class Forgetter:
                 raise NotFound(f"note {note_id} not found", "memtui notes lists them")
             notes.delete(conn, note_id)
             signals.forget_evidence(conn, "note", [str(note_id)])
+            signals.forget_signal_evidence(conn, [], [note_id])
             now = datetime.now(UTC).isoformat(timespec="seconds")
             receipt = Receipt(
                 "note", str(note_id), 0, 0, 1, now, removed_hash([], [], [note_id]), []

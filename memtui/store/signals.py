@@ -264,6 +264,28 @@ def forget_evidence(conn: sqlite3.Connection, kind: str, refs: Sequence[str]) ->
         )
 
 
+def forget_signal_evidence(
+    conn: sqlite3.Connection, message_ids: Sequence[int], note_ids: Sequence[int]
+) -> None:
+    """Signals citing forgotten messages or notes quote them (a note's title, an error's
+    text): they lose their title and detail, and the forgotten ids, keeping their triage."""
+    gone_messages, gone_notes = set(message_ids), set(note_ids)
+    rows = conn.execute("SELECT id, note_ids, message_ids FROM signals").fetchall()
+    for signal_id, notes_json, messages_json in rows:
+        notes, messages = json.loads(notes_json), json.loads(messages_json)
+        if gone_notes.isdisjoint(notes) and gone_messages.isdisjoint(messages):
+            continue
+        conn.execute(
+            "UPDATE signals SET title = ?, detail = '', note_ids = ?, message_ids = ? WHERE id = ?",
+            (
+                FORGOTTEN,
+                json.dumps([n for n in notes if n not in gone_notes]),
+                json.dumps([m for m in messages if m not in gone_messages]),
+                signal_id,
+            ),
+        )
+
+
 def inferences(conn: sqlite3.Connection, ids: Sequence[int] | None = None) -> list[InferenceRow]:
     sql = "SELECT id, title, summary, confidence, signal_id, created FROM inferences"
     if ids is not None:
