@@ -25,6 +25,7 @@ from memtui.engine.memory import Memory
 from memtui.errors import NotConfirmed
 from memtui.store import db
 from memtui.store import signals as signals_store
+from memtui.store.fts import FtsDoc, FullText
 from memtui.store.mask import KEY_FILE, Masker
 from tests.cli_run import env_for, memtui, one_line_error
 from tests.lines import assistant, text, user, write
@@ -422,6 +423,35 @@ def test_forget_scrubs_the_vector_snapshot_in_place(cfg: Config) -> None:
         assert memory._index().vectors.watermark == int(after.name.split("-")[1])
         assert memory.history.search("checkout totals", "vector").results
     _no_bytes_left(cfg.data_dir)
+
+
+def _segment_ids(path: Path) -> set[str]:
+    return {s["segment_id"] for s in json.loads((path / "meta.json").read_text())["segments"]}
+
+
+def test_the_full_text_purge_rewrites_only_the_segments_that_held_the_documents(
+    tmp_path: Path,
+) -> None:
+    """A segment with deleted documents of other messages (changed since: every live session
+    has some) is left alone; one holding an older version of a forgotten message is not."""
+    fts = FullText(tmp_path)
+
+    def doc(i: int, words: str) -> FtsDoc:
+        return FtsDoc(i, "s", "/p", "user", "prompt", 0, words, "")
+
+    docs = {i: doc(i, f"message {i}") for i in range(1, 11)}
+    fts.write([docs[i] for i in range(1, 6)])  # segment A
+    fts.write([docs[i] for i in range(6, 11) if i != 7] + [doc(7, "zqxjvortal first draft")])
+    fts.write([docs[7]])  # 7 changed: its first version is a deleted document of segment B
+    fts.write([docs[3]])  # 3 rewritten: a deleted document in A
+    segments = _segment_ids(tmp_path)
+    assert len(segments) == 4
+    fts.purge({1}, lambda kept: [docs[i] for i in kept])
+    assert len(segments - _segment_ids(tmp_path)) == 1  # A, which held 1; not B
+    assert index_terms(tmp_path, "zqxjvortal")
+    fts.purge({7}, lambda kept: [docs[i] for i in kept])  # B goes: it held 7's old version
+    assert not index_terms(tmp_path, "zqxjvortal")
+    assert len(fts.search("message", None, 20)) == 8
 
 
 def test_forget_a_project_blocks_it_until_undo(cfg: Config) -> None:
