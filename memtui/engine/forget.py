@@ -56,7 +56,7 @@ class Receipt:
     sha256: str  # over the removed ids (see the module)
     session_ids: list[str] = field(default_factory=list)
     # False when a reader kept the WAL (which may hold the removed rows' old pages) from being
-    # truncated; the next forget or checkpoint truncates it.
+    # truncated; the next forget truncates it, and so does the last process closing the store.
     wal_truncated: bool = True
 
 
