@@ -43,39 +43,79 @@ memory = Memory(cfg)
 RESULT = {"seconds": time.perf_counter() - started, "masked": memory.upkeep.masked_counts()}
 """
 
-FORGET = """
-import statistics, threading, time
+# Searches from another process (as an MCP server's would be) while the forget runs: its
+# latencies, one a line, until the stop file appears.
+SEARCHER = """
+import sys, time
+from pathlib import Path
 from memtui.engine import Memory, load
 memory = Memory(load())
-conn = memory._readers.get()
-session, count = conn.execute(
-    "SELECT session_id, count(*) c FROM messages GROUP BY session_id "
-    "ORDER BY abs(count(*) - 2000) LIMIT 1").fetchone()
+stop, out = Path(sys.argv[1]), open(sys.argv[2], "w")
+words = ["refresh token", "database migration", "flaky test", "docker build", "cache"]
 memory.history.search("warm up the model", "hybrid", limit=10)
-stop = threading.Event()
-latencies = []
-def searcher():
-    words = ["refresh token", "database migration", "flaky test", "docker build", "cache"]
-    n = 0
-    while not stop.is_set():
-        t = time.perf_counter()
-        memory.history.search(words[n % len(words)], "hybrid", limit=10)
-        latencies.append(time.perf_counter() - t)
-        n += 1
-thread = threading.Thread(target=searcher)
-thread.start()
-time.sleep(0.5)
-before = len(latencies)
-started = time.perf_counter()
-receipt = memory.forget(session_id=session, confirmed=True)
-seconds = time.perf_counter() - started
-during = latencies[before:]
-stop.set()
-thread.join()
-during.sort()
-RESULT = {"seconds": seconds, "messages": receipt.messages, "searches_during": len(during),
-          "p95_ms": 1000 * during[int(0.95 * (len(during) - 1))] if during else None,
-          "max_ms": 1000 * during[-1] if during else None}
+print("ready", flush=True)
+n = 0
+while not stop.exists():
+    t = time.perf_counter()
+    memory.history.search(words[n % len(words)], "hybrid", limit=10)
+    out.write(f"{time.perf_counter()} {time.perf_counter() - t}\\n")
+    out.flush()
+    n += 1
+"""
+
+FORGET = """
+import json, os, resource, subprocess, sys, tempfile, time
+SEARCHER = __SEARCHER__
+from pathlib import Path
+from memtui.engine import Memory, load
+def cpu():  # this process's, its indexing threads included; the searches run elsewhere
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    return own.ru_utime + own.ru_stime
+memory = Memory(load())
+def segments():
+    meta = json.loads((memory.config.index_dir / "fts" / "meta.json").read_text())
+    return {s["segment_id"]: s["max_doc"] for s in meta["segments"]}
+conn = memory._readers.get()
+# The session nearest 2,000 messages (early in the cold index, so in one of its largest
+# segments), and the most recent session of at least 200 (in a small segment).
+picks = {
+    "forget": conn.execute(
+        "SELECT session_id, count(*) c FROM messages GROUP BY session_id "
+        "ORDER BY abs(count(*) - 2000) LIMIT 1").fetchone()[0],
+    "forget_recent": conn.execute(
+        "SELECT session_id FROM messages GROUP BY session_id HAVING count(*) >= 200 "
+        "ORDER BY max(id) DESC LIMIT 1").fetchone()[0],
+}
+RESULT = {}
+work = Path(tempfile.mkdtemp())
+for name, session in picks.items():
+    stop, log = work / f"{name}.stop", work / f"{name}.log"
+    child = subprocess.Popen(
+        [sys.executable, "-c", SEARCHER, str(stop), str(log)], stdout=subprocess.PIPE, text=True
+    )
+    child.stdout.readline()
+    time.sleep(2.0)  # searches before the forget: the p95 to compare with
+    segs, load = segments(), os.getloadavg()
+    started, cpu_started = time.perf_counter(), cpu()
+    receipt = memory.forget(session_id=session, confirmed=True)
+    ended, cpu_seconds = time.perf_counter(), cpu() - cpu_started
+    stop.touch()
+    child.wait()
+    timed = [tuple(map(float, line.split())) for line in log.read_text().splitlines()]
+    during = sorted(d for t, d in timed if started <= t - d and t <= ended)
+    before = sorted(d for t, d in timed if t < started)
+    rewritten = [v for k, v in segs.items() if k not in segments()]
+    RESULT[name] = {
+        "seconds": ended - started, "cpu_seconds": cpu_seconds, "load_before": load,
+        "load_after": os.getloadavg(), "messages": receipt.messages,
+        "wal_truncated": receipt.wal_truncated,
+        "fts_documents_rewritten": sum(rewritten) - receipt.messages,
+        "fts_segments_rewritten": sorted(rewritten),
+        "p95_ms_before": 1000 * before[int(0.95 * (len(before) - 1))] if before else None,
+        "searches_during": len(during),
+        "p95_ms": 1000 * during[int(0.95 * (len(during) - 1))] if during else None,
+        "max_ms": 1000 * during[-1] if during else None,
+    }
 """
 
 
@@ -84,9 +124,15 @@ def main() -> None:
     parser.add_argument("--messages", type=int, default=200_000)
     parser.add_argument("--work", type=Path, default=Path("/tmp/memtui-bench"))
     parser.add_argument("--cold-only", action="store_true", help="only the two cold runs")
+    parser.add_argument(
+        "--forget-only", action="store_true", help="only the forgets, on the last cold run's data"
+    )
     args = parser.parse_args()
     projects, _ = cached_corpus(args.work, args.messages)
     out: dict[str, object] = {"load_before": os.getloadavg()}
+    if args.forget_only:
+        forget(args.work, projects, out)
+        return
     for name, flag in (("cold_masking_off", "0"), ("cold_masking_on", "1")):
         data = args.work / f"trust-{name}"
         shutil.rmtree(data, ignore_errors=True)
@@ -105,9 +151,16 @@ def main() -> None:
     out["mask_existing"] = run_child(MASK_EXISTING, env)
     out["mask_existing_load"] = os.getloadavg()
     print(json.dumps({"mask_existing": out["mask_existing"]}), flush=True)
-    env["MEMTUI_DATA_DIR"] = str(args.work / "trust-cold_masking_on")
-    out["forget"] = run_child(FORGET, env)
-    out["forget_load"] = os.getloadavg()
+    forget(args.work, projects, out)
+
+
+def forget(work: Path, projects: Path, out: dict[str, object]) -> None:
+    """Forget on a copy of the masked cold run's data dir, so that it can run again."""
+    data = work / "trust-forget"
+    shutil.rmtree(data, ignore_errors=True)
+    shutil.copytree(work / "trust-cold_masking_on", data)
+    env = {"MEMTUI_DATA_DIR": str(data), "MEMTUI_CLAUDE_DIR": str(projects)}
+    out.update(run_child(FORGET.replace("__SEARCHER__", repr(SEARCHER)), env))
     print(json.dumps(out, indent=2))
 
 

@@ -14,14 +14,18 @@ import sqlite3
 import string
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
+import tantivy
 
 from memtui.config import Config
 from memtui.engine.memory import Memory
 from memtui.errors import NotConfirmed
 from memtui.store import db
+from memtui.store import signals as signals_store
+from memtui.store.fts import FtsDoc, FullText
 from memtui.store.mask import KEY_FILE, Masker
 from tests.cli_run import env_for, memtui, one_line_error
 from tests.lines import assistant, text, user, write
@@ -146,6 +150,18 @@ def data_bytes(data_dir: Path) -> bytes:
     return out
 
 
+def index_terms(index_dir: Path, prefix: str) -> list[str]:
+    """Terms starting with `prefix` in any Tantivy index under `index_dir`, deleted documents'
+    too (their terms stay until a merge rewrites the segment; the term dictionary is
+    compressed, so grep does not see them)."""
+    found = []
+    for meta in index_dir.rglob("meta.json"):
+        searcher = tantivy.Index.open(str(meta.parent)).searcher()
+        for field in ("text", "tool_text"):
+            found += [t for t, _ in searcher.terms_with_prefix(field, prefix)]
+    return found
+
+
 def _cfg(cfg: Config, **changes: object) -> Config:
     return dataclasses.replace(cfg, **changes)
 
@@ -191,6 +207,41 @@ def test_precision_and_recall_on_the_planted_set() -> None:
     precision = caught / (caught + false_positives)
     print(f"recall {recall:.2f} ({caught}/{len(PLANTED)}), precision {precision:.2f}")
     assert recall == 1.0 and precision == 1.0
+
+
+def _doctor_secrets(cfg: Config) -> dict[str, int]:
+    """`memtui doctor`'s secrets line, by kind: `secrets  N masked (2 jwt, 1 password)`."""
+    result = memtui(cfg, "doctor")
+    assert result.returncode == 0, result.stdout + result.stderr
+    line = next(x for x in result.stdout.splitlines() if x.startswith("secrets"))
+    total = int(line.split()[1].replace(",", ""))
+    kinds = {}
+    if "(" in line:
+        for part in line[line.index("(") + 1 : line.rindex(")")].split(", "):
+            n, kind = part.split(" ")
+            kinds[kind] = int(n.replace(",", ""))
+    assert sum(kinds.values()) == total
+    return kinds
+
+
+def test_doctor_counts_masked_secrets_by_kind_in_notes_and_titles_too(cfg: Config) -> None:
+    write_secret_corpus(cfg.claude_dir)
+    assert memtui(cfg, "index").returncode == 0
+    before = _doctor_secrets(cfg)
+    assert before["github-token"] >= 1 and before["private-key"] >= 1
+    title = {"type": "custom-title", "customTitle": "pay via sk_" + "live_" + _rnd(24)}
+    write(
+        cfg.claude_dir / PROJECT_DIR / f"{SESSION}.jsonl",
+        json.dumps(title | {"sessionId": SESSION}).encode() + b"\n",
+    )
+    assert memtui(cfg, "index").returncode == 0
+    with Memory(cfg) as memory:
+        memory.notes.save("Registry", "use glpat-" + _rnd(20), "state", by="person")
+    after = _doctor_secrets(cfg)
+    assert after == before | {
+        "stripe-key": before["stripe-key"] + 1,
+        "gitlab-token": before["gitlab-token"] + 1,
+    }
 
 
 def test_masking_off_and_allowlist(cfg: Config, tmp_path: Path, monkeypatch) -> None:
@@ -241,6 +292,49 @@ def test_an_archive_from_before_masking_is_masked_in_place(cfg: Config) -> None:
         assert memory.history.search("webhook signing", "hybrid").results
 
 
+def test_an_archive_at_schema_4_has_its_notes_and_inferences_masked(cfg: Config) -> None:
+    """Schema 4 had notes, signals and inferences, stored as written; masking came with 5."""
+    write_secret_corpus(cfg.claude_dir)
+    key, title_key = "ghp_" + _rnd(36), "sk-ant-api03-" + _rnd(90)
+    with Memory(_cfg(cfg, mask_secrets=False)) as memory:
+        memory.upkeep.ingest()
+        note = memory.notes.save(
+            f"Deploy with {title_key}",
+            f"the token is {key}; see [[Runbook {key}]]",
+            "state",
+            by="agent",
+            tags=["ops"],
+        ).note
+        assert key in note.body
+        minted = memory.inferences.mint(
+            "Deploys need a token", "so it says", 0.5, confirmed=True, evidence_note_ids=[note.id]
+        )
+        assert memory.notes.search(key).results
+    conn = sqlite3.connect(cfg.db_path)
+    for table in ("forgotten_sessions", "blocked_projects", "forget_pending"):
+        conn.execute(f"DROP TABLE {table}")
+    conn.execute("DELETE FROM meta WHERE key = 'mask_pending'")
+    conn.execute("PRAGMA user_version = 4")
+    conn.commit()
+    conn.close()
+    raw = data_bytes(cfg.data_dir)
+    assert key.encode() in raw and title_key.encode() in raw
+    indexed = key[4:].lower().encode()  # as Tantivy keeps it: a token, lowercased
+    assert index_terms(cfg.index_dir, indexed.decode())
+    result = memtui(cfg, "stats")  # any command upgrades the archive
+    assert result.returncode == 0, result.stderr
+    raw = data_bytes(cfg.data_dir)
+    for value in [key, title_key, *secret_values()]:
+        assert value.encode() not in raw, value
+    assert not index_terms(cfg.index_dir, indexed.decode())
+    with Memory(cfg) as memory:
+        masked = memory.notes.get(note.id).note
+        assert "\u2039secret:github-token:" in masked.body
+        assert "\u2039secret:anthropic-key:" in masked.title
+        assert memory.notes.search("runbook").results[0].note.id == note.id
+        assert memory.inferences.get_inference(minted.id).status == "active"
+
+
 # -- forget -------------------------------------------------------------------------------------
 
 SENTENCE = "the quokka vortex ledger sings zqxjvortal at dawn"
@@ -278,6 +372,7 @@ def _no_bytes_left(data_dir: Path) -> None:
         assert word not in raw, word
     out = subprocess.run(["grep", "-ra", "zqxjvortal", str(data_dir)], capture_output=True)
     assert out.returncode == 1, out.stdout[:200]
+    assert not index_terms(data_dir / "index", "zqxjvortal")
 
 
 def test_forget_a_session_leaves_no_byte(cfg: Config) -> None:
@@ -309,6 +404,54 @@ def test_forget_a_session_leaves_no_byte(cfg: Config) -> None:
         assert not any(_found(memory).values())
         assert memory.history.search("checkout totals", "fts").results
     _no_bytes_left(cfg.data_dir)
+
+
+def test_forget_scrubs_the_vector_snapshot_in_place(cfg: Config) -> None:
+    """Only what held the forgotten rows is rewritten: their rows of the snapshot are zeroed
+    where they are, not the whole file written again (seconds at 200k messages)."""
+    path = _forget_corpus(cfg.claude_dir)
+    folder = cfg.index_dir / "vectors"
+    with Memory(cfg) as memory:
+        memory.upkeep.ingest()
+        (before,) = folder.glob("*.hnsw")
+        inode = before.stat().st_ino
+        memory.forget(session_id=path.stem, confirmed=True)
+        (after,) = folder.glob("*.hnsw")
+        assert after.stat().st_ino == inode and after.name != before.name
+        assert not _found(memory)["vector"]
+    with Memory(cfg) as memory:  # another process loads the renamed snapshot
+        assert memory._index().vectors.watermark == int(after.name.split("-")[1])
+        assert memory.history.search("checkout totals", "vector").results
+    _no_bytes_left(cfg.data_dir)
+
+
+def _segment_ids(path: Path) -> set[str]:
+    return {s["segment_id"] for s in json.loads((path / "meta.json").read_text())["segments"]}
+
+
+def test_the_full_text_purge_rewrites_only_the_segments_that_held_the_documents(
+    tmp_path: Path,
+) -> None:
+    """A segment with deleted documents of other messages (changed since: every live session
+    has some) is left alone; one holding an older version of a forgotten message is not."""
+    fts = FullText(tmp_path)
+
+    def doc(i: int, words: str) -> FtsDoc:
+        return FtsDoc(i, "s", "/p", "user", "prompt", 0, words, "")
+
+    docs = {i: doc(i, f"message {i}") for i in range(1, 11)}
+    fts.write([docs[i] for i in range(1, 6)])  # segment A
+    fts.write([docs[i] for i in range(6, 11) if i != 7] + [doc(7, "zqxjvortal first draft")])
+    fts.write([docs[7]])  # 7 changed: its first version is a deleted document of segment B
+    fts.write([docs[3]])  # 3 rewritten: a deleted document in A
+    segments = _segment_ids(tmp_path)
+    assert len(segments) == 4
+    fts.purge({1}, lambda kept: [docs[i] for i in kept])
+    assert len(segments - _segment_ids(tmp_path)) == 1  # A, which held 1; not B
+    assert index_terms(tmp_path, "zqxjvortal")
+    fts.purge({7}, lambda kept: [docs[i] for i in kept])  # B goes: it held 7's old version
+    assert not index_terms(tmp_path, "zqxjvortal")
+    assert len(fts.search("message", None, 20)) == 8
 
 
 def test_forget_a_project_blocks_it_until_undo(cfg: Config) -> None:
@@ -343,12 +486,34 @@ def test_forget_cli_refuses_without_yes_and_bad_input(cfg: Config) -> None:
         assert memory.history.search("zqxjvortal", "fts").results
 
 
+def test_forget_waits_briefly_for_a_reader_then_says_the_wal_stayed(cfg: Config) -> None:
+    path = _forget_corpus(cfg.claude_dir)
+    with Memory(cfg) as memory:
+        memory.upkeep.ingest()
+        reader = sqlite3.connect(cfg.db_path, isolation_level=None)
+        reader.execute("BEGIN")
+        reader.execute("SELECT count(*) FROM messages").fetchall()  # holds its snapshot
+        started = time.monotonic()
+        receipt = memory.forget(session_id=path.stem, confirmed=True)
+        assert time.monotonic() - started < 10  # not the connection's 30 s busy timeout
+        assert receipt.wal_truncated is False
+        reader.execute("COMMIT")
+        reader.close()
+        line = (cfg.data_dir / "forget-receipts.jsonl").read_text().splitlines()[-1]
+        assert json.loads(line)["wal_truncated"] is False
+        other = memory.history.search("checkout totals", "fts").results[0].session_id
+        assert memory.forget(session_id=other, confirmed=True).wal_truncated is True
+        assert (cfg.data_dir / "memtui.db-wal").stat().st_size == 0
+    _no_bytes_left(cfg.data_dir)
+
+
 _KILLER = """
 import os, signal, sys
 from memtui.config import Config
 from memtui.engine import forget as F
 from memtui.engine.memory import Memory
 from memtui.store import indexes as I
+from memtui.store import vectors as V
 from pathlib import Path
 point = sys.argv[1]
 def die(*a, **k):
@@ -358,7 +523,9 @@ if point == "before-commit":
 elif point == "indexes":
     I.Indexes.forget = die
 elif point == "vectors":
-    I.Indexes.save_vectors = die
+    V.Vectors.scrub = die
+elif point == "vectors-midway":  # rows zeroed in place, the codes and the name not yet
+    V._write_kept_codes = die
 elif point == "receipt":
     F._append_receipt = die
 cfg = Config(Path(sys.argv[2]), Path(sys.argv[3]), Path(sys.argv[4]))
@@ -367,7 +534,9 @@ memory.forget(session_id=sys.argv[5], confirmed=True)
 """
 
 
-@pytest.mark.parametrize("point", ["before-commit", "indexes", "vectors", "receipt"])
+@pytest.mark.parametrize(
+    "point", ["before-commit", "indexes", "vectors", "vectors-midway", "receipt"]
+)
 def test_kill_9_during_forget_is_all_or_nothing(cfg: Config, point: str) -> None:
     path = _forget_corpus(cfg.claude_dir)
     with Memory(cfg) as memory:
@@ -520,4 +689,49 @@ def test_notes_are_masked_and_a_forgotten_note_leaves_no_byte(cfg: Config) -> No
     _no_bytes_left(cfg.data_dir)
     assert memtui(cfg, "reindex").returncode == 0
     assert memtui(cfg, "doctor", "--repair").returncode == 0
+    _no_bytes_left(cfg.data_dir)
+
+
+def test_forgotten_evidence_leaves_its_inference_stale_and_no_byte(cfg: Config) -> None:
+    path = _forget_corpus(cfg.claude_dir)
+    with Memory(cfg) as memory:
+        memory.upkeep.ingest()
+        note = memory.notes.save("Quokka notes", f"I read: {SENTENCE}", "state", by="person").note
+        minted = memory.inferences.mint(
+            "Quokkas sing at dawn",
+            "the ledger says so",
+            0.7,
+            confirmed=True,
+            evidence_message_uuids=["fu1", "fa1"],
+        )
+        from_note = memory.inferences.mint(
+            "Noted quokkas", "the note says so", 0.6, confirmed=True, evidence_note_ids=[note.id]
+        )
+        assert minted.status == from_note.status == "active"
+        with db.Writer(cfg.db_path).transaction() as conn:  # what detection would have found
+            ids = [
+                r[0]
+                for r in conn.execute("SELECT id FROM messages WHERE session_id = ?", (path.stem,))
+            ]
+            signals_store.upsert_found(
+                conn,
+                [
+                    ("recurring_error", "f1", f"{SENTENCE} keeps coming back", "", [], ids),
+                    ("hidden_arc", "f2", f"notes unlinked: {note.title!r}", "", [note.id], []),
+                ],
+                ["recurring_error", "hidden_arc"],
+                "2026-11-25T00:00:00",
+            )
+        memory.forget(session_id=path.stem, confirmed=True)
+        memory.forget(note_id=note.id, confirmed=True)
+        for inference, refs in ((minted, ["fa1", "fu1"]), (from_note, [str(note.id)])):
+            after = memory.inferences.get_inference(inference.id)
+            assert after.status == "stale"
+            assert sorted(e.ref for e in after.evidence) == refs
+            assert {e.state for e in after.evidence} == {"deleted"}
+            assert "from ]" not in after.citation
+        assert "fa1"[:8] in memory.inferences.get_inference(minted.id).citation
+        with db.Writer(cfg.db_path).transaction() as conn:
+            left = conn.execute("SELECT title, detail, note_ids, message_ids FROM signals")
+            assert {tuple(r) for r in left} == {("forgotten", "", "[]", "[]")}
     _no_bytes_left(cfg.data_dir)

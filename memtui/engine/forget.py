@@ -18,6 +18,7 @@ import hashlib
 import logging
 import os
 import sqlite3
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -28,7 +29,7 @@ import orjson
 
 from memtui.config import Config
 from memtui.errors import InvalidArgument, NotConfirmed, NotFound
-from memtui.store import db
+from memtui.store import db, signals
 from memtui.store.locks import file_lock
 
 if TYPE_CHECKING:  # Tantivy and hnswlib: loaded by the Memory, not by importing a receipt
@@ -38,6 +39,8 @@ if TYPE_CHECKING:  # Tantivy and hnswlib: loaded by the Memory, not by importing
 log = logging.getLogger(__name__)
 
 RECEIPTS = "forget-receipts.jsonl"
+CHECKPOINT_WAIT = 2.0  # seconds a forget waits for readers to let the WAL be truncated
+CHECKPOINT_TRY_MS = 100  # each attempt's wait for them
 
 
 @dataclass(slots=True)
@@ -52,6 +55,9 @@ class Receipt:
     at: str  # ISO 8601 UTC
     sha256: str  # over the removed ids (see the module)
     session_ids: list[str] = field(default_factory=list)
+    # False when a reader kept the WAL (which may hold the removed rows' old pages) from being
+    # truncated; the next forget truncates it, and so does the last process closing the store.
+    wal_truncated: bool = True
 
 
 def removed_hash(session_ids: list[str], uuids: list[str], note_ids: list[int]) -> str:
@@ -105,7 +111,9 @@ class Forgetter:
                 receipt, message_ids = self._forget_sessions(session_id, project)
             (pending_id,) = self._conn.execute("SELECT max(id) FROM forget_pending").fetchone()
             note_ids = [int(receipt.target)] if receipt.what == "note" else []
-            self._finish(pending_id, _receipt_dict(receipt), message_ids, note_ids)
+            receipt.wal_truncated = self._finish(
+                pending_id, _receipt_dict(receipt), message_ids, note_ids
+            )
         return receipt
 
     def lift(self, project: str) -> bool:
@@ -177,14 +185,11 @@ class Forgetter:
             if what == "project":
                 conn.execute("INSERT OR REPLACE INTO blocked_projects VALUES (?, ?)", (target, now))
             conn.execute("UPDATE uuids SET message_id = 0 WHERE message_id IN temp.forget_ids")
-            # Copies kept by signals: the errors seen in them, their text as inference evidence.
+            # Copies kept by signals: the errors seen in them, their text as inference evidence
+            # (which stays, emptied, so the inference reads stale), signals quoting them.
             conn.execute("DELETE FROM error_sightings WHERE message_id IN temp.forget_ids")
-            for chunk in db.chunks(uuids):
-                conn.execute(
-                    "DELETE FROM inference_evidence WHERE kind = 'message' "
-                    f"AND ref IN ({db.marks(chunk)})",
-                    chunk,
-                )
+            signals.forget_evidence(conn, "message", uuids)
+            signals.forget_signal_evidence(conn, ids, [])
             for chunk in db.chunks(ids):
                 conn.execute(f"DELETE FROM messages WHERE id IN ({db.marks(chunk)})", chunk)
             for chunk in db.chunks(uuids):
@@ -227,9 +232,8 @@ class Forgetter:
             if notes.get(conn, note_id) is None:
                 raise NotFound(f"note {note_id} not found", "memtui notes lists them")
             notes.delete(conn, note_id)
-            conn.execute(
-                "DELETE FROM inference_evidence WHERE kind = 'note' AND ref = ?", (str(note_id),)
-            )
+            signals.forget_evidence(conn, "note", [str(note_id)])
+            signals.forget_signal_evidence(conn, [], [note_id])
             now = datetime.now(UTC).isoformat(timespec="seconds")
             receipt = Receipt(
                 "note", str(note_id), 0, 0, 1, now, removed_hash([], [], [note_id]), []
@@ -284,22 +288,47 @@ class Forgetter:
 
     # -- the rest: indexes, WAL, receipt -------------------------------------------------------
 
-    def _finish(self, pending_id: int, receipt: dict, ids: list[int], note_ids: list[int]) -> None:
+    def _finish(self, pending_id: int, receipt: dict, ids: list[int], note_ids: list[int]) -> bool:
+        """Purge the indexes, truncate the WAL, write the receipt; whether the WAL was."""
         if ids:
             self._indexes().forget(set(ids))
         if note_ids:
             self._note_indexes().forget(set(note_ids))
-        self._checkpoint()
-        _append_receipt(self.config.data_dir / RECEIPTS, receipt)
+        truncated = self._checkpoint()
+        if not truncated:
+            log.warning(
+                "a reader kept the WAL from being truncated after a forget for %.0f s: the "
+                "removed rows' old pages stay in it until the next checkpoint",
+                CHECKPOINT_WAIT,
+            )
+        _append_receipt(self.config.data_dir / RECEIPTS, receipt | {"wal_truncated": truncated})
         self._conn.execute("PRAGMA secure_delete = ON")
         self._conn.execute("DELETE FROM forget_pending WHERE id = ?", (pending_id,))
         self._checkpoint()
+        return truncated
 
-    def _checkpoint(self) -> None:
-        """Copy the WAL into the store and truncate it: no frame keeps a page as it was."""
-        busy = self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
-        if busy:
-            log.warning("a reader kept the WAL from being truncated after a forget")
+    def _checkpoint(self) -> bool:
+        """Copy the WAL into the store and truncate it, so no frame keeps a page as it was.
+        A reader on an older snapshot blocks that: readers finish quickly, so try again for
+        up to CHECKPOINT_WAIT seconds (never the connection's long busy timeout: a forget
+        must not hang on a stuck reader). Whether the WAL was truncated."""
+        conn = self._conn
+        (timeout,) = conn.execute("PRAGMA busy_timeout").fetchone()
+        conn.execute(f"PRAGMA busy_timeout = {CHECKPOINT_TRY_MS}")
+        try:
+            deadline = time.monotonic() + CHECKPOINT_WAIT
+            while True:
+                try:
+                    busy = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
+                except sqlite3.OperationalError:  # a writer holds the lock: as busy
+                    busy = 1
+                if not busy:
+                    return True
+                if time.monotonic() >= deadline:
+                    return False
+                time.sleep(0.02)
+        finally:
+            conn.execute(f"PRAGMA busy_timeout = {timeout}")
 
 
 def _receipt_dict(receipt: Receipt) -> dict:

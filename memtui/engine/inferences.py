@@ -11,7 +11,6 @@ Light on purpose (SQLite only): the SessionStart hook counts stale inferences th
 from __future__ import annotations
 
 import difflib
-import hashlib
 import sqlite3
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -40,10 +39,6 @@ class Portable:
 
 def _now() -> str:
     return datetime.now(UTC).isoformat()
-
-
-def _hash(text: str) -> str:
-    return hashlib.sha256(text.encode()).hexdigest()
 
 
 class Inferences:
@@ -110,7 +105,7 @@ class Inferences:
                 conn,
                 store.InferenceRow(0, title, summary, float(confidence), signal_id, created),
                 [
-                    store.EvidenceRow(kind, key, name, text, _hash(text))
+                    store.EvidenceRow(kind, key, name, text, store.text_hash(text))
                     for (kind, key), (name, text) in sorted(evidence.items())
                 ],
             )
@@ -202,7 +197,7 @@ def checked(
             current = now.get((e.kind, e.ref))
             if current is None:
                 evidence.append(Evidence(e.kind, e.ref, e.title, "deleted"))
-            elif _hash(current[1]) != e.hash:
+            elif store.text_hash(current[1]) != e.hash:
                 diff = _diff(e.text, current[1]) if diffs else None
                 evidence.append(Evidence(e.kind, e.ref, e.title, "changed", diff))
             else:

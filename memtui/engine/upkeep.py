@@ -21,13 +21,24 @@ from memtui.store.archive import Archive
 from memtui.store.db import translated
 from memtui.store.indexes import Indexes
 from memtui.store.locks import file_lock
-from memtui.store.mask import Masker, count_markers, mask_store
+from memtui.store.mask import REBUILD, Masker, count_markers, mask_store
 from memtui.store.note_index import NoteIndexes
 
 log = logging.getLogger(__name__)
 
 FULL_TEXT_EVERY = 1.5  # seconds between full-text catch-ups while a full scan reads
 FULL_TEXT_FIRST = 0.5  # ... before the first: what is stored is searchable at once
+
+
+# Where doctor counts masked secrets: each query's rows hold a marker (the parameter).
+_MASKED_TEXTS = (
+    "SELECT text, thinking, tool_calls, tool_output FROM messages "
+    "WHERE instr(text || thinking || tool_calls || tool_output, ?) > 0",
+    "SELECT title, body FROM notes WHERE instr(title || body, ?) > 0",
+    "SELECT summary_title, custom_title FROM sessions "
+    "WHERE instr(coalesce(summary_title, '') || coalesce(custom_title, ''), ?) > 0",
+    "SELECT title FROM pending_titles WHERE instr(title, ?) > 0",
+)
 
 
 class Upkeep:
@@ -185,7 +196,7 @@ class Upkeep:
         return self.masker.enabled and row is not None and row[0] == "1"
 
     def mask_archive(self, on_progress: OnProgress | None = None, locked: bool = False) -> int:
-        """Mask an archive stored before masking, in place, then rebuild both indexes from the
+        """Mask an archive stored before masking, in place, then rebuild every index from the
         masked store (the old index files go): the migration's work, done once. Returns the
         messages that held secrets. Another process doing it: this one waits (unless the
         caller holds the writer's lock already, `locked`)."""
@@ -194,26 +205,33 @@ class Upkeep:
             if not self.upgrade_pending():
                 return 0
             conn = self._archive.conn
-            changed = mask_store(conn, self.masker, Meter("masking", on_progress))
-            if changed and (self.config.index_dir / "fts").exists():
-                self._indexes().rebuild(on_progress)
-            conn.execute("UPDATE meta SET value = '0' WHERE key = 'mask_pending'")
+            changed, notes = mask_store(conn, self.masker, Meter("masking", on_progress))
+            row = conn.execute("SELECT value FROM meta WHERE key = ?", (REBUILD,)).fetchone()
+            if row is not None and row[0] == "1":
+                if (self.config.index_dir / "fts").exists():
+                    self._indexes().rebuild(on_progress)
+                if self._notes is not None and (self.config.index_dir / "notes").exists():
+                    self._notes().rebuild()
+            conn.execute("UPDATE meta SET value = '0' WHERE key IN ('mask_pending', ?)", (REBUILD,))
             conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-            log.info("masked an archive made before masking: %d messages held secrets", changed)
+            log.info(
+                "masked an archive made before masking: %d messages and %d notes held secrets",
+                changed,
+                notes,
+            )
             return changed
 
     def masked_counts(self) -> dict[str, int]:
-        """How many secrets the store holds masked, by kind (never the values)."""
+        """How many secrets the store holds masked, by kind (never the values): in messages,
+        notes and session titles (a first prompt is its message's copy, counted there)."""
         with translated(self.config.db_path):
             conn = self._conn()
             texts = (
                 t
-                for row in conn.execute(
-                    "SELECT text, thinking, tool_calls, tool_output FROM messages WHERE "
-                    "instr(text || thinking || tool_calls || tool_output, ?) > 0",
-                    ("\u2039secret:",),
-                )
+                for sql in _MASKED_TEXTS
+                for row in conn.execute(sql, ("\u2039secret:",))
                 for t in row
+                if t is not None
             )
             return dict(sorted(count_markers(texts).items()))
 

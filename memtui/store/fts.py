@@ -90,6 +90,8 @@ _MAX_FREQS = 10_000  # remembered phrase and prefix counts, until the next commi
 # One indexing thread leaves the second core to merges; measured faster than two on 2 cores.
 _WRITER_HEAP = 64_000_000
 _WRITER_THREADS = 1
+_PURGE_HEAP = 256_000_000
+_PURGE_THREADS = 2
 
 
 def _analyzer(stem: bool) -> tantivy.TextAnalyzer:
@@ -212,8 +214,9 @@ class FullText:
 
         Tantivy only marks a document deleted; its terms and positions stay in the segment
         until a merge rewrites it, which the Python binding cannot ask for. So every live
-        document of each segment that holds one of `ids`, or any deleted document (an older
-        version of a changed message may be among them), is written again from the store
+        document of each segment that holds one of `ids`, or, when one of them changed since
+        it was indexed, of each segment with a deleted document (its older version may be
+        among them), is written again from the store
         (`docs_for`) into a new segment; the old segments, left with no live document, are
         dropped at the commit and their files removed. Returns the documents rewritten."""
         with file_lock(self._lock):
@@ -223,14 +226,20 @@ class FullText:
             hits = searcher.search(Query.all_query(), max(searcher.num_docs, 1)).hits
             addrs = [addr for _, addr in hits]
             owners = searcher.fast_field_values("message_id", addrs) if addrs else []
-            dirty = self._segments_with_deletes(searcher, addrs)
-            dirty |= {a.segment_ord for a, i in zip(addrs, owners, strict=True) if i in targets}
+            dirty = {a.segment_ord for a, i in zip(addrs, owners, strict=True) if i in targets}
+            # An older version of a forgotten message (it changed since) is a deleted document
+            # in some segment; which one, the binding cannot say, so then every segment with
+            # deletes is rewritten. Tantivy's document frequency counts deleted documents too.
+            live = sum(1 for i in owners if i in targets)
+            if sum(searcher.doc_freq("message_id", i) for i in targets) > live:
+                dirty |= self._segments_with_deletes(searcher, addrs)
             kept = {
                 int(i)
                 for a, i in zip(addrs, owners, strict=True)
                 if a.segment_ord in dirty and i not in targets
             }
-            writer = self._index.writer(_WRITER_HEAP, _WRITER_THREADS)
+            # Both cores and a larger heap: a forget waits on this rewrite, an ingest does not.
+            writer = self._index.writer(_PURGE_HEAP, _PURGE_THREADS)
             try:
                 gone = sorted(targets | kept)
                 if gone:

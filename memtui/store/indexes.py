@@ -23,6 +23,7 @@ import shutil
 import sqlite3
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -465,25 +466,40 @@ class Indexes:
 
     def forget(self, ids: set[int]) -> None:
         """Remove forgotten messages from both indexes so that no index file keeps them: the
-        full-text segments that held them are rewritten without them, and a new vector
-        snapshot, with their vectors zeroed, replaces the old ones. The store has already
-        lost the rows (and moved its sequence on, so other processes reload)."""
+        full-text segments that held them are rewritten without them, and their vectors are
+        zeroed in the snapshot (or a new snapshot without them replaces the old ones). The
+        store has already lost the rows (and moved its sequence on, so others reload)."""
         with file_lock(self.root / "sync.lock"):
             for leftover in ("fts.damaged", "fts.old", "fts.new"):  # copies of old contents
                 shutil.rmtree(self.root / leftover, ignore_errors=True)
-            self.fts.purge(
-                ids,
-                lambda kept: [
-                    _fts_doc(r) for r in self._rows(_FTS_ROWS.format("m.id IN ({})"), kept)
-                ],
-            )
+            self.fts.purge(ids, self._fts_docs)
         with self._lock:
             vectors = self.vectors
             vectors.reload_if_newer()
+            # In place when the snapshot covers the store (the rows since its mark have
+            # nothing to embed): time in proportion to the forgotten rows, not the archive.
+            behind = self.conn.execute(
+                f"SELECT 1 FROM messages WHERE seq > ? AND {VECTOR_WHERE} LIMIT 1",
+                (vectors.saved_watermark,),
+            ).fetchone()
+            if behind is None and vectors.scrub(ids, store_seq(self.conn)):
+                return
             vectors.remove(ids)
             if not vectors.foreign:
                 self.catch_up_vectors()
             self.save_vectors(force=True)
+
+    def _fts_docs(self, ids: set[int]) -> Iterator[FtsDoc]:
+        """The full-text documents of `ids`, read in one pass (a purge rewrites many)."""
+        conn = self.conn
+        conn.execute("CREATE TEMP TABLE IF NOT EXISTS purge_ids (id INTEGER PRIMARY KEY)")
+        conn.execute("DELETE FROM temp.purge_ids")
+        conn.executemany("INSERT INTO temp.purge_ids VALUES (?)", ((i,) for i in sorted(ids)))
+        try:
+            for row in conn.execute(_FTS_ROWS.format("m.id IN temp.purge_ids")):
+                yield _fts_doc(row)
+        finally:
+            conn.execute("DELETE FROM temp.purge_ids")
 
     def _embed(self, vectors: Vectors, rows: list[sqlite3.Row], mark: int) -> None:
         """Embed (id, text) rows into `vectors`, which then cover the store up to `mark`."""

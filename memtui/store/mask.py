@@ -35,7 +35,7 @@ from pathlib import Path
 import orjson
 
 from memtui.progress import Meter
-from memtui.store import db
+from memtui.store import db, notes, signals
 
 KEY_FILE = "mask.key"
 ALLOW_FILE = "secrets-allow.txt"
@@ -366,10 +366,12 @@ def read_allowlist(path: Path) -> tuple[frozenset[str], tuple[re.Pattern[str], .
     return frozenset(exact), tuple(patterns)
 
 
-def mask_store(conn: sqlite3.Connection, masker: Masker, meter: Meter) -> int:
+def mask_store(conn: sqlite3.Connection, masker: Masker, meter: Meter) -> tuple[int, int]:
     """Mask every stored text in place (an archive made before masking): messages, titles,
-    pending titles. Freed bytes are zeroed (`secure_delete`); a changed message gets a new
-    `seq`. Returns the messages changed."""
+    pending titles, notes (and their links), signals, inferences and their evidence, error
+    signatures. Freed bytes are zeroed (`secure_delete`); a changed message or note gets a
+    new `seq`, so its indexes would follow (the caller rebuilds them: old index files hold the
+    secret, and `REBUILD` in meta says so). Returns the messages and the notes changed."""
     conn.execute("PRAGMA secure_delete = ON")
     (total,) = conn.execute("SELECT coalesce(max(id), 0) FROM messages").fetchone()
     changed = 0
@@ -398,6 +400,7 @@ def mask_store(conn: sqlite3.Connection, masker: Masker, meter: Meter) -> int:
                 conn.execute(
                     "UPDATE meta SET value = ? WHERE key = 'seq'", (str(seq + len(updates)),)
                 )
+                _rebuild_after(conn)
             conn.execute("COMMIT")
         except BaseException:
             conn.execute("ROLLBACK")
@@ -409,19 +412,88 @@ def mask_store(conn: sqlite3.Connection, masker: Masker, meter: Meter) -> int:
     try:
         # Before they were digests, checkpoints kept the last bytes read of each transcript.
         conn.execute("UPDATE files SET tail = NULL WHERE substr(tail, 1, 2) != x'0068'")
-        for table, key, columns in (
-            ("sessions", "id", ("summary_title", "custom_title", "first_prompt")),
-            ("pending_titles", "leaf_uuid", ("title",)),
-        ):
-            for row in conn.execute(f"SELECT {key}, {', '.join(columns)} FROM {table}").fetchall():
-                new = [None if v is None else masker.mask(v) for v in row[1:]]
-                if new != list(row[1:]):
-                    sets = ", ".join(f"{c} = ?" for c in columns)
-                    conn.execute(f"UPDATE {table} SET {sets} WHERE {key} = ?", (*new, row[0]))
+        for table, key, columns in _TEXTS:
+            if _has_table(conn, table):
+                _mask_table(conn, masker, table, key, columns)
+        notes = _mask_notes(conn, masker) if _has_table(conn, "notes") else 0
+        if notes:
+            _rebuild_after(conn)
         conn.execute("COMMIT")
     except BaseException:
         conn.execute("ROLLBACK")
         raise
+    return changed, notes
+
+
+REBUILD = "mask_rebuild"  # meta: texts changed, the indexes (which hold the old ones) are not
+
+
+def _rebuild_after(conn: sqlite3.Connection) -> None:
+    """Note, with the change, that the indexes must be rebuilt: a crash before the rebuild
+    leaves the flag, so the next start rebuilds them even though it masks nothing new."""
+    conn.execute(f"INSERT OR REPLACE INTO meta VALUES ('{REBUILD}', '1')")
+
+
+# The other texts a store kept before masking: (table, its key columns, its text columns).
+_TEXTS: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
+    ("sessions", ("id",), ("summary_title", "custom_title", "first_prompt")),
+    ("pending_titles", ("leaf_uuid",), ("title",)),
+    ("note_links", ("source_id", "position"), ("target", "shown")),
+    ("note_tags", ("note_id", "tag_key"), ("tag",)),
+    ("signals", ("id",), ("title", "detail")),
+    ("inferences", ("id",), ("title", "summary")),
+    ("inference_evidence", ("inference_id", "kind", "ref"), ("title", "text")),
+    ("error_sightings", ("signature", "message_id"), ("signature",)),
+)
+
+
+def _has_table(conn: sqlite3.Connection, table: str) -> bool:
+    found = conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (table,))
+    return found.fetchone() is not None
+
+
+def _mask_table(
+    conn: sqlite3.Connection,
+    masker: Masker,
+    table: str,
+    key: tuple[str, ...],
+    columns: tuple[str, ...],
+) -> None:
+    """Mask `columns` of every row; keys derived from a masked text follow it (a link's
+    target, a tag, an evidence's hash, an error signature that is its own key)."""
+    names = list(dict.fromkeys((*key, *columns)))
+    for row in conn.execute(f"SELECT {', '.join(names)} FROM {table}").fetchall():
+        old = dict(zip(names, row, strict=True))
+        new = {c: None if old[c] is None else masker.mask(old[c]) for c in columns}
+        if all(new[c] == old[c] for c in columns):
+            continue
+        if table == "note_links":
+            new["target_key"] = notes.key(new["target"])
+        elif table == "note_tags":
+            new["tag_key"] = new["tag"].casefold()
+        elif table == "inference_evidence":
+            new["hash"] = signals.text_hash(new["text"])
+        where = " AND ".join(f"{k} = ?" for k in key)
+        sets = ", ".join(f"{c} = ?" for c in new)
+        # OR REPLACE: a masked key may now equal another row's (two sightings of one error).
+        conn.execute(
+            f"UPDATE OR REPLACE {table} SET {sets} WHERE {where}",
+            (*new.values(), *(old[k] for k in key)),
+        )
+
+
+def _mask_notes(conn: sqlite3.Connection, masker: Masker) -> int:
+    """Mask notes' titles and bodies; a changed note gets the next note sequence number."""
+    changed = 0
+    for note_id, title, body in conn.execute("SELECT id, title, body FROM notes").fetchall():
+        new_title, new_body = masker.mask(title), masker.mask(body)
+        if (new_title, new_body) == (title, body):
+            continue
+        conn.execute(
+            "UPDATE notes SET title = ?, title_key = ?, body = ?, seq = ? WHERE id = ?",
+            (new_title, notes.key(new_title), new_body, notes.next_seq(conn), note_id),
+        )
+        changed += 1
     return changed
 
 

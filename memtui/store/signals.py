@@ -8,6 +8,7 @@ with the hash and text it had at mint time, so staleness is a comparison, not a 
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sqlite3
 from collections.abc import Sequence
@@ -253,6 +254,47 @@ def add_inference(
 def drop_inference(conn: sqlite3.Connection, inference_id: int) -> None:
     conn.execute("DELETE FROM inference_evidence WHERE inference_id = ?", (inference_id,))
     conn.execute("DELETE FROM inferences WHERE id = ?", (inference_id,))
+
+
+def text_hash(text: str) -> str:
+    """An evidence's hash: of its text at mint time, compared with its text now."""
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+FORGOTTEN = "forgotten"  # an evidence's title once what it named was forgotten
+
+
+def forget_evidence(conn: sqlite3.Connection, kind: str, refs: Sequence[str]) -> None:
+    """Evidence that was forgotten keeps its ref and hash (the inference reads it as deleted,
+    so stale) but loses the title and text it copied at mint time."""
+    for chunk in db.chunks(list(refs)):
+        conn.execute(
+            "UPDATE inference_evidence SET title = ?, text = '' "
+            f"WHERE kind = ? AND ref IN ({db.marks(chunk)})",
+            (FORGOTTEN, kind, *chunk),
+        )
+
+
+def forget_signal_evidence(
+    conn: sqlite3.Connection, message_ids: Sequence[int], note_ids: Sequence[int]
+) -> None:
+    """Signals citing forgotten messages or notes quote them (a note's title, an error's
+    text): they lose their title and detail, and the forgotten ids, keeping their triage."""
+    gone_messages, gone_notes = set(message_ids), set(note_ids)
+    rows = conn.execute("SELECT id, note_ids, message_ids FROM signals").fetchall()
+    for signal_id, notes_json, messages_json in rows:
+        notes, messages = json.loads(notes_json), json.loads(messages_json)
+        if gone_notes.isdisjoint(notes) and gone_messages.isdisjoint(messages):
+            continue
+        conn.execute(
+            "UPDATE signals SET title = ?, detail = '', note_ids = ?, message_ids = ? WHERE id = ?",
+            (
+                FORGOTTEN,
+                json.dumps([n for n in notes if n not in gone_notes]),
+                json.dumps([m for m in messages if m not in gone_messages]),
+                signal_id,
+            ),
+        )
 
 
 def inferences(conn: sqlite3.Connection, ids: Sequence[int] | None = None) -> list[InferenceRow]:

@@ -314,9 +314,64 @@ class Vectors:
                 if mark <= watermark and snapshot != target:
                     snapshot.unlink(missing_ok=True)
                     snapshot.with_suffix(".codes").unlink(missing_ok=True)
-            for f in self._path.iterdir():  # codes whose .hnsw never came (a crash between)
-                if _CODES_FILE.fullmatch(f.name) and not f.with_suffix(".hnsw").exists():
-                    f.unlink(missing_ok=True)
+            self._drop_orphan_codes()
+
+    def scrub(self, ids: Collection[int], watermark: int) -> bool:
+        """Forget `ids` in the newest snapshot in place, in time proportional to them rather
+        than to the snapshot: their rows of the .hnsw file are zeroed and marked deleted, a
+        codes file without them is written, and the pair is renamed to cover `watermark`
+        (the caller vouches that the store has no row to embed between the snapshot's mark
+        and it), so other processes load it. False, changing nothing, when this process
+        holds vectors the snapshot lacks or another process saved a newer one: the caller
+        then writes a whole new snapshot. Each step leaves a readable pair, and running it
+        again after a crash finishes it."""
+        wanted = np.unique(np.fromiter(ids, dtype=np.int64, count=len(ids)))
+        with file_lock(self._path / "write.lock"), self._writing:
+            m = self._mapped
+            snapshots = self._snapshots()
+            if (
+                m is None
+                or self.foreign
+                or not set(self._delta.rows) <= set(wanted.tolist())
+                or not snapshots
+                or snapshots[0][2] != m.path
+                or watermark < self.saved_watermark
+            ):
+                return False
+            at, found = m.positions(wanted)
+            rows = m.rows[at[found]]
+            lay = _layout(m.path, self._dim, m.path.stat().st_size)
+            if len(rows):
+                raw = np.memmap(
+                    m.path, np.uint8, "r+", _HEADER.size, shape=(lay.count, lay.per_element)
+                )
+                raw[rows, lay.data_at : lay.data_at + self._dim * 4] = 0
+                raw[rows, lay.level0 + 2] |= 1  # hnswlib's DELETE_MARK
+                raw.flush()
+                del raw
+                _fsync(m.path)
+            target = self._path / f"vectors-{watermark:012d}-{self.model}.hnsw"
+            keep = np.ones(len(m.labels), dtype=bool)
+            keep[at[found]] = False
+            tmp = self._path / f".vectors-{watermark:012d}.{os.getpid()}.codes.tmp"
+            _write_kept_codes(m, keep, tmp, self._dim)
+            os.replace(tmp, target.with_suffix(".codes"))
+            if target != m.path:
+                os.replace(m.path, target)
+                m.path.with_suffix(".codes").unlink(missing_ok=True)
+            self._drop_orphan_codes()
+            _fsync_dir(self._path)
+            mapped = _map(target, self._dim)
+            with self._mutex:
+                self._reset(mapped, self.model)
+                self.watermark = self.saved_watermark = watermark
+            return True
+
+    def _drop_orphan_codes(self) -> None:
+        """Codes whose .hnsw never came, or went (a crash between two renames)."""
+        for f in self._path.iterdir():
+            if _CODES_FILE.fullmatch(f.name) and not f.with_suffix(".hnsw").exists():
+                f.unlink(missing_ok=True)
 
     def reload_if_newer(self) -> bool:
         """Map the newest readable snapshot that covers more than memory does, or as much in
@@ -663,6 +718,36 @@ def _write_codes(snapshot: Path, out: Path, dim: int) -> None:
         f.write(labels[order].tobytes())
         f.write(order.astype(np.int64).tobytes())
         f.write(np.ascontiguousarray(codes[order].T).tobytes())
+        f.flush()
+        os.fsync(f.fileno())
+
+
+def _write_kept_codes(m: _Mapped, keep: np.ndarray, out: Path, dim: int) -> None:
+    """The codes file of `m`'s snapshot with only the vectors `keep` selects (the centre is
+    left as it was: a few vectors fewer hardly move it, and the codes stay comparable)."""
+    with open(m.path, "rb") as f:
+        st = os.fstat(f.fileno())
+    lay = _layout(m.path, dim, st.st_size)
+    words = _width(dim)
+    with open(out, "wb") as f:
+        f.write(
+            _CODES_HEADER.pack(
+                _CODES_MAGIC,
+                _CODES_VERSION,
+                dim,
+                words,
+                0,
+                int(keep.sum()),
+                lay.count,
+                st.st_size,
+                st.st_ino,
+            )
+        )
+        f.write(m.centre.tobytes())
+        f.write(m.rotation.tobytes())
+        f.write(np.ascontiguousarray(m.labels[keep]).tobytes())
+        f.write(np.ascontiguousarray(m.rows[keep]).tobytes())
+        f.write(np.ascontiguousarray(m.codes[:, keep]).tobytes())
         f.flush()
         os.fsync(f.fileno())
 
