@@ -135,7 +135,7 @@ async def test_the_cursor_keeps_its_hit_when_the_same_query_runs_again(indexed: 
         screen.action_cycle_mode()  # the same words in full text: a new query
         await whole_query_answered(pilot)
         assert screen.last is not None and screen.last.mode == "fts"
-        found = [(r.session_id, r.message_index) for r in listing.results]
+        found = [(r.session_id, r.message_index) for r in listing.hits]
         assert kept in found[1:], "the hit is among the new results..."
         assert listing.highlighted == 0, "...but a new query starts at the top"
 

@@ -210,7 +210,7 @@ async def test_the_search_tells_projects_of_the_same_folder_name_apart(archive: 
         async def heads(query: str) -> set[str]:
             screen.query_one("#query", Input).value = query
             await whole_query_answered(pilot)
-            return {results._rows(i, 200)[0].plain for i in range(len(results.results))}
+            return {results._rows(i, 200)[0].plain for i in range(len(results.hits))}
 
         found = await heads('"CLAUDE.md"')
         assert found and all("client-01/app" in h for h in found), found
@@ -656,10 +656,10 @@ async def test_an_error_clears_the_old_results(archive: Memory) -> None:
         await pilot.press("slash", *"export")
         await whole_query_answered(pilot)
         screen = app.screen
-        assert screen.query_one(ResultList).results
+        assert screen.query_one(ResultList).hits
         screen.query_one("#after", Input).value = "not a date"
         await whole_query_answered(pilot)
-        await until(pilot, lambda: not screen.query_one(ResultList).results)
+        await until(pilot, lambda: not screen.query_one(ResultList).hits)
 
 
 TOOLS = "tool-0000-0000-0000-000000000007"
@@ -716,7 +716,7 @@ async def test_the_role_filter_says_you_claude_and_tool_output(with_tools: Memor
         async def found(value: str) -> set[str]:
             role.value = value
             await whole_query_answered(pilot)
-            return {r.kind for r in screen.query_one(ResultList).results}
+            return {r.kind for r in screen.query_one(ResultList).hits}
 
         await pilot.press(*"deploy")
         assert await found(TOOL_OUTPUT) == {"tool_result"}
@@ -751,7 +751,7 @@ async def test_a_hit_only_in_a_tool_result_opens_its_fold(with_tools: Memory) ->
         await pilot.press("slash", *TOOL_ONLY)
         await whole_query_answered(pilot)
         search = app.screen
-        hits = search.query_one(ResultList).results
+        hits = search.query_one(ResultList).hits
         assert hits and hits[0].kind == "tool_result" and hits[0].session_id == TOOLS
         assert search.query_one(ResultList)._rows(0, 200)[0].plain.startswith("tool ")
         await pilot.press("enter", "enter")  # to the results, then open the hit
@@ -798,7 +798,7 @@ async def test_ctrl_c_cancels_a_running_search_before_it_quits(
             assert "ctrl+c again quits" in said
             gate.set()  # the search ends: its answer is dropped
             await pilot.pause(0.5)
-            assert not screen.query_one(ResultList).results
+            assert not screen.query_one(ResultList).hits
             assert str(summary.render()) == "search cancelled"
             await pilot.press("ctrl+c")
             await until(pilot, lambda: app._exit, timeout=2)

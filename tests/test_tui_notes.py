@@ -648,7 +648,7 @@ async def test_search_messages_notes_or_both(archived: Memory) -> None:
         assert isinstance(screen, SearchScreen)
         await whole_query_answered(pilot)
         notes, messages = screen.query_one(NoteHitList), screen.query_one(ResultList)
-        assert messages.results and not notes.display
+        assert messages.hits and not notes.display
         await pilot.press("ctrl+t")  # notes
         await whole_query_answered(pilot)
         await until(pilot, lambda: bool(notes.hits))
@@ -657,7 +657,7 @@ async def test_search_messages_notes_or_both(archived: Memory) -> None:
         assert "notes found" in str(screen.query_one("#search-summary").render())
         await pilot.press("ctrl+t")  # both
         await whole_query_answered(pilot)
-        await until(pilot, lambda: bool(notes.hits) and bool(messages.results))
+        await until(pilot, lambda: bool(notes.hits) and bool(messages.hits))
         assert notes.display and messages.display
         summary = str(screen.query_one("#search-summary").render())
         assert "messages" in summary and "notes" in summary

@@ -7,7 +7,7 @@ draws only the rows in view (the line API, as toolong draws its logs).
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import ClassVar, Generic, TypeVar
 
 from rich.segment import Segment
 from rich.text import Text
@@ -22,10 +22,15 @@ from textual.strip import Strip
 from memtui.engine import SearchResult
 from memtui.tui.format import clip_lines, marked, project_name, when, who
 
-ROWS = 3  # a hit: who, when, session and project; then two lines of its snippet
+ROWS = 3  # a hit: a heading line (who or what, when, where); then two lines of its snippet
+
+H = TypeVar("H")
 
 
-class ResultList(ScrollView, can_focus=True):
+class HitList(ScrollView, Generic[H], can_focus=True):
+    """Hits of ROWS rows each, drawn only when on screen; a subclass says how one reads
+    (`heading`, `snippet`) and what keeps it the same hit across searches (`key`)."""
+
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("down,j", "move(1)", "Down", show=False, id="go.down"),
         Binding("up,k", "move(-1)", "Up", show=False, id="go.up"),
@@ -35,14 +40,22 @@ class ResultList(ScrollView, can_focus=True):
         Binding("end", "last", "Last", show=False, id="go.bottom"),
         Binding("enter", "open", "Open", id="list.open"),
     ]
-    COMPONENT_CLASSES: ClassVar[set[str]] = {"result-list--cursor", "result-list--mark"}
+    COMPONENT_CLASSES: ClassVar[set[str]] = {"hit-list--cursor", "hit-list--mark"}
+    DEFAULT_CSS = """
+    HitList { height: 1fr; background: $surface; overflow-x: hidden; }
+    HitList > .hit-list--cursor { background: $block-cursor-blurred-background; }
+    HitList:focus > .hit-list--cursor {
+        background: $block-cursor-background; color: $block-cursor-foreground;
+    }
+    HitList > .hit-list--mark { text-style: bold reverse; }
+    """
 
     highlighted: reactive[int | None] = reactive(None, always_update=True)
 
     class Hit(Message):
-        def __init__(self, result: SearchResult) -> None:
+        def __init__(self, hit: object) -> None:
             super().__init__()
-            self.result = result
+            self.hit = hit
 
     class Highlighted(Hit):
         """The cursor is on a hit."""
@@ -52,28 +65,36 @@ class ResultList(ScrollView, can_focus=True):
 
     def __init__(self, **kwargs: str) -> None:
         super().__init__(**kwargs)
-        self.results: list[SearchResult] = []
-        self.names: dict[str, str] = {}  # project path: its shortest telling name
+        self.hits: list[H] = []
         self._drawn: dict[tuple[int, int], list[Text]] = {}  # (hit, width): its rows
 
-    def show(self, results: list[SearchResult], keep: bool = False) -> None:
-        """New results, the cursor at the top; with `keep` (the same search run again on a
+    def key(self, hit: H) -> object:
+        """What makes a hit the same one when a search runs again."""
+        raise NotImplementedError
+
+    def heading(self, hit: H) -> Text:
+        raise NotImplementedError
+
+    def snippet(self, hit: H) -> str:
+        raise NotImplementedError
+
+    def show(self, hits: list[H], keep: bool = False) -> None:
+        """New hits, the cursor at the top; with `keep` (the same search run again on a
         grown archive) it stays on its hit if the hit is still there."""
         was = self.current()
-        self.results = results
+        self.hits = hits
         self._drawn.clear()
-        self.virtual_size = Size(self.scrollable_content_region.width, ROWS * len(results))
-        keys = [(r.session_id, r.message_index) for r in results]
-        kept = (was.session_id, was.message_index) if was is not None else None
-        if keep and kept in keys:
-            self.highlighted = keys.index(kept)
+        self.virtual_size = Size(self.scrollable_content_region.width, ROWS * len(hits))
+        keys = [self.key(h) for h in hits]
+        if keep and was is not None and self.key(was) in keys:
+            self.highlighted = keys.index(self.key(was))
             return
         self.scroll_to(0, 0, animate=False, immediate=True)
-        self.highlighted = 0 if results else None
+        self.highlighted = 0 if hits else None
 
-    def current(self) -> SearchResult | None:
+    def current(self) -> H | None:
         at = self.highlighted
-        return self.results[at] if at is not None and at < len(self.results) else None
+        return self.hits[at] if at is not None and at < len(self.hits) else None
 
     def watch_highlighted(self, new: int | None) -> None:
         self.refresh()
@@ -91,59 +112,79 @@ class ResultList(ScrollView, can_focus=True):
     def _rows(self, index: int, width: int) -> list[Text]:
         key = (index, width)
         if key not in self._drawn:
-            r = self.results[index]
-            head = Text()
-            head.append(f"{who(r.role, r.kind):<7}", style="bold")
-            head.append(f"{when(r.timestamp)}  ", style="dim")
-            name = self.names.get(r.project) or project_name(r.project)
-            head.append(f"{name}  ", style="dim")
-            head.append(r.session_title or "(untitled)", style="italic")
+            hit = self.hits[index]
+            head = self.heading(hit)
             head.truncate(width, overflow="ellipsis")
-            mark = self.get_component_rich_style("result-list--mark")
-            body = clip_lines(marked(" ".join(r.snippet.split()), mark), width, ROWS - 1)
+            mark = self.get_component_rich_style("hit-list--mark")
+            body = clip_lines(marked(" ".join(self.snippet(hit).split()), mark), width, ROWS - 1)
             self._drawn[key] = [head, *body]
         return self._drawn[key]
 
     def render_line(self, y: int) -> Strip:
         width = self.scrollable_content_region.width
-        row = y + int(self.scroll_y)
-        index, part = divmod(row, ROWS)
+        index, part = divmod(y + int(self.scroll_y), ROWS)
         base = self.rich_style
-        if index >= len(self.results):
+        if index >= len(self.hits):
             return Strip.blank(width, base)
         rows = self._rows(index, width - 2)
         line = rows[part] if part < len(rows) else Text()
         if index == self.highlighted:
-            base = base + self.get_component_rich_style("result-list--cursor")
+            base = base + self.get_component_rich_style("hit-list--cursor")
         segments = [Segment(" "), *line.render(self.app.console), Segment(" ")]
         return Strip(segments).crop_extend(0, width, base).apply_style(base)
 
-    def _hit_at(self, y: int) -> int | None:
-        index = (y + int(self.scroll_y)) // ROWS
-        return index if index < len(self.results) else None
-
     def on_click(self, event: events.Click) -> None:
         offset = event.get_content_offset(self)
-        index = None if offset is None else self._hit_at(offset.y)
-        if index is not None:
+        if offset is None:
+            return
+        index = (offset.y + int(self.scroll_y)) // ROWS
+        if index < len(self.hits):
             self.highlighted = index
             self.action_open()
 
     def action_move(self, step: int) -> None:
-        if self.results:
+        if self.hits:
             now = self.highlighted or 0
-            self.highlighted = max(0, min(len(self.results) - 1, now + step))
+            self.highlighted = max(0, min(len(self.hits) - 1, now + step))
 
     def action_page(self, direction: int) -> None:
         self.action_move(direction * max(1, self.size.height // ROWS))
 
     def action_first(self) -> None:
-        self.action_move(-len(self.results))
+        self.action_move(-len(self.hits))
 
     def action_last(self) -> None:
-        self.action_move(len(self.results))
+        self.action_move(len(self.hits))
 
     def action_open(self) -> None:
         hit = self.current()
         if hit is not None:
             self.post_message(self.Selected(hit))
+
+
+class ResultList(HitList[SearchResult]):
+    """Message hits: who, when, the project and the session's title, then the snippet."""
+
+    class Highlighted(HitList.Highlighted):
+        """The cursor is on a message hit."""
+
+    class Selected(HitList.Selected):
+        """A message hit was chosen."""
+
+    def __init__(self, **kwargs: str) -> None:
+        super().__init__(**kwargs)
+        self.names: dict[str, str] = {}  # project path: its shortest telling name
+
+    def key(self, hit: SearchResult) -> object:
+        return hit.session_id, hit.message_index
+
+    def heading(self, hit: SearchResult) -> Text:
+        head = Text()
+        head.append(f"{who(hit.role, hit.kind):<7}", style="bold")
+        head.append(f"{when(hit.timestamp)}  ", style="dim")
+        head.append(f"{self.names.get(hit.project) or project_name(hit.project)}  ", style="dim")
+        head.append(hit.session_title or "(untitled)", style="italic")
+        return head
+
+    def snippet(self, hit: SearchResult) -> str:
+        return hit.snippet

@@ -79,7 +79,7 @@ class SearchScreen(Screen[None]):
     @property
     def results(self) -> list[SearchResult]:
         """The hits on screen (the list holds them)."""
-        return self.query_one(ResultList).results
+        return self.query_one(ResultList).hits
 
     def compose(self) -> ComposeResult:
         yield StatusLine()
@@ -285,7 +285,7 @@ class SearchScreen(Screen[None]):
         typing: new results are drawn first, and j/j/j loads only where it stops."""
         if self._preview_timer is not None:
             self._preview_timer.stop()
-        hit = event.result
+        hit = event.hit
         self._preview_timer = self.set_timer(PREVIEW_DELAY, lambda: self.preview(hit))
 
     @work(thread=True, exclusive=True, group="preview", exit_on_error=False)
@@ -324,7 +324,7 @@ class SearchScreen(Screen[None]):
 
     @on(ResultList.Selected)
     def _open(self, event: ResultList.Selected) -> None:
-        hit = event.result
+        hit = event.hit
         words = hit_words(hit.snippet)
         self.app.push_screen(SessionScreen(hit.session_id, at=hit.message_index, words=words))
 

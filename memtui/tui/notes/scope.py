@@ -3,26 +3,18 @@ note hits, drawn as the message hits are (three fixed rows a hit, only those on 
 
 from __future__ import annotations
 
-from typing import ClassVar, Literal, get_args
+from typing import Literal, get_args
 
 from rich.markdown import Markdown
-from rich.segment import Segment
 from rich.text import Text
-from textual import events
-from textual.binding import Binding, BindingType
-from textual.geometry import Region, Size
-from textual.message import Message
-from textual.reactive import reactive
-from textual.scroll_view import ScrollView
-from textual.strip import Strip
 
 from memtui.engine import NoteHit, NoteSearchResponse, SearchResponse
 from memtui.engine.search import DEPTH, REACH
-from memtui.tui.format import clip_lines, marked, when
+from memtui.tui.format import when
+from memtui.tui.results import HitList
 
 Scope = Literal["messages", "notes", "both"]
 SCOPES: tuple[Scope, ...] = get_args(Scope)
-ROWS = 3  # a hit: title, layer, folder and when; then two lines of its snippet
 
 
 def summary(
@@ -75,113 +67,31 @@ def preview(hit: NoteHit, body: str, code_theme: str) -> Markdown:
     return Markdown(f"{head}\n\n{body}", code_theme=code_theme)
 
 
-class NoteHitList(ScrollView, can_focus=True):
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("down,j", "move(1)", "Down", show=False, id="go.down"),
-        Binding("up,k", "move(-1)", "Up", show=False, id="go.up"),
-        Binding("enter", "open", "Open", id="list.open"),
-    ]
-    COMPONENT_CLASSES: ClassVar[set[str]] = {"note-hits--cursor", "note-hits--mark"}
-    DEFAULT_CSS = """
-    NoteHitList { height: 1fr; background: $surface; overflow-x: hidden; }
-    NoteHitList > .note-hits--cursor { background: $block-cursor-blurred-background; }
-    NoteHitList:focus > .note-hits--cursor {
-        background: $block-cursor-background; color: $block-cursor-foreground;
-    }
-    NoteHitList > .note-hits--mark { text-style: bold reverse; }
-    """
+class NoteHitList(HitList[NoteHit]):
+    """Note hits: the layer, when, the title and folder, then the snippet."""
 
-    highlighted: reactive[int | None] = reactive(None, always_update=True)
-
-    class Hit(Message):
-        def __init__(self, hit: NoteHit) -> None:
-            super().__init__()
-            self.hit = hit
-
-    class Highlighted(Hit):
+    class Highlighted(HitList.Highlighted):
         """The cursor is on a note."""
 
-    class Selected(Hit):
-        """A note was chosen (Enter or a click)."""
+    class Selected(HitList.Selected):
+        """A note was chosen."""
 
-    def __init__(self, **kwargs: str) -> None:
-        super().__init__(**kwargs)
-        self.hits: list[NoteHit] = []
-        self._drawn: dict[tuple[int, int], list[Text]] = {}
+    def key(self, hit: NoteHit) -> object:
+        return hit.note.id
 
-    def show(self, hits: list[NoteHit]) -> None:
-        self.hits = hits
-        self._drawn.clear()
-        self.virtual_size = Size(self.scrollable_content_region.width, ROWS * len(hits))
-        self.scroll_to(0, 0, animate=False, immediate=True)
-        self.highlighted = 0 if hits else None
+    def heading(self, hit: NoteHit) -> Text:
+        head = Text()
+        head.append(f"{hit.note.layer:<7}", style="bold")
+        head.append(f"{when(hit.note.updated)}  ", style="dim")
+        head.append(hit.note.title, style="italic")
+        head.append(f"  {hit.note.folder}", style="dim")
+        return head
 
-    def current(self) -> NoteHit | None:
-        at = self.highlighted
-        return self.hits[at] if at is not None and at < len(self.hits) else None
-
-    def watch_highlighted(self, new: int | None) -> None:
-        self.refresh()
-        hit = self.current()
-        if new is not None and hit is not None:
-            self.scroll_to_region(
-                Region(0, new * ROWS, 1, ROWS), animate=False, immediate=True, force=True
-            )
-            self.post_message(self.Highlighted(hit))
+    def snippet(self, hit: NoteHit) -> str:
+        return hit.snippet
 
     def on_focus(self) -> None:
         """In both scopes the preview follows the list the reader is in."""
         hit = self.current()
         if hit is not None:
             self.post_message(self.Highlighted(hit))
-
-    def notify_style_update(self) -> None:
-        super().notify_style_update()
-        self._drawn.clear()
-
-    def _rows(self, index: int, width: int) -> list[Text]:
-        key = (index, width)
-        if key not in self._drawn:
-            h = self.hits[index]
-            head = Text()
-            head.append(f"{h.note.layer:<7}", style="bold")
-            head.append(f"{when(h.note.updated)}  ", style="dim")
-            head.append(h.note.title, style="italic")
-            head.append(f"  {h.note.folder}", style="dim")
-            head.truncate(width, overflow="ellipsis")
-            mark = self.get_component_rich_style("note-hits--mark")
-            body = clip_lines(marked(" ".join(h.snippet.split()), mark), width, ROWS - 1)
-            self._drawn[key] = [head, *body]
-        return self._drawn[key]
-
-    def render_line(self, y: int) -> Strip:
-        width = self.scrollable_content_region.width
-        index, part = divmod(y + int(self.scroll_y), ROWS)
-        base = self.rich_style
-        if index >= len(self.hits):
-            return Strip.blank(width, base)
-        rows = self._rows(index, width - 2)
-        line = rows[part] if part < len(rows) else Text()
-        if index == self.highlighted:
-            base = base + self.get_component_rich_style("note-hits--cursor")
-        segments = [Segment(" "), *line.render(self.app.console), Segment(" ")]
-        return Strip(segments).crop_extend(0, width, base).apply_style(base)
-
-    def on_click(self, event: events.Click) -> None:
-        offset = event.get_content_offset(self)
-        if offset is None:
-            return
-        index = (offset.y + int(self.scroll_y)) // ROWS
-        if index < len(self.hits):
-            self.highlighted = index
-            self.action_open()
-
-    def action_move(self, step: int) -> None:
-        if self.hits:
-            now = self.highlighted or 0
-            self.highlighted = max(0, min(len(self.hits) - 1, now + step))
-
-    def action_open(self) -> None:
-        hit = self.current()
-        if hit is not None:
-            self.post_message(self.Selected(hit))
