@@ -843,3 +843,27 @@ def test_tmux_clipboard_is_none_outside_tmux(monkeypatch: pytest.MonkeyPatch) ->
     monkeypatch.delenv("TMUX", raising=False)
     assert actions.tmux_clipboard() is None
     assert os.environ.get("TMUX") is None
+
+
+async def test_a_prompt_reads_as_typed(memory: Memory, claude_dir: Path) -> None:
+    """A prompt is shown as typed, as Claude Code shows it: a pasted diff's - and + lines stay
+    lines (Markdown made them bullets, run together), and `code` keeps its backticks."""
+    session, cwd = "d1ff0000-0000-4000-8000-000000000001", "/home/dev/work/diffs"
+    f = fm._File(claude_dir / encode_project_dir(cwd) / f"{session}.jsonl", session, cwd)
+    f.user(fm._ts(0), "Why does `cart` fail?\n- total = sum(prices)\n+ total = sum(prices) + fee")
+    f.claude(fm._ts(0, 5), "Because the fee is **never** added.")
+    f.write()
+    memory.upkeep.ingest(wait=True)
+    app = MemtuiApp(memory, upkeep=False)
+    async with app.run_test(size=SMALL) as pilot:
+        screen = await open_session(pilot, app, session)
+        prompt, answer = (
+            [strip.text.strip() for strip in block.lines(70)]
+            for block in screen.query(MessageBlock)
+        )
+        assert prompt[1:] == [
+            "Why does `cart` fail?",
+            "- total = sum(prices)",
+            "+ total = sum(prices) + fee",
+        ]
+        assert "Because the fee is never added." in answer  # Claude's answer is Markdown

@@ -137,7 +137,7 @@ def test_empty_archive(cfg: Config, snap_compare: Snap, theme: str) -> None:
             app.theme = theme
             browse = app.screen
             await until(pilot, lambda: browse.loaded)
-            await app.workers.wait_for_complete()  # the counts' read too: not half drawn
+            await until(pilot, lambda: all(w.is_finished for w in app.workers))
             await pilot.pause(0.2)
 
         assert snap_compare(app, terminal_size=SIZE, run_before=before)
