@@ -745,6 +745,24 @@ async def test_a_long_project_name_stays_on_its_line(memory: Memory, claude_dir:
         assert line.cell_len <= listing.scrollable_content_region.width
 
 
+async def test_project_lines_fit_after_the_terminal_narrows(archive: Memory) -> None:
+    """Drawn at 160 columns, then at 80: each project's name and count still share a line
+    (they were cut for the old, wider sidebar, and wrapped: `All projects` / `20`)."""
+    app = MemtuiApp(archive, upkeep=False)
+    async with app.run_test(size=(160, 48)) as pilot:
+        browse = await browse_ready(pilot, app)
+        listing = browse.query_one("#projects", OptionList)
+        await pilot.resize_terminal(80, 24)
+        await pilot.pause()
+        await pilot.pause()
+        width = listing.scrollable_content_region.width
+        for index in range(listing.option_count):
+            if index == listing.highlighted:
+                continue  # the highlighted project shows its whole path, on as many lines
+            line = listing.get_option_at_index(index).prompt
+            assert isinstance(line, Text) and line.cell_len <= width, line.plain
+
+
 async def test_a_hit_only_in_a_tool_result_opens_its_fold(with_tools: Memory) -> None:
     app = MemtuiApp(with_tools, upkeep=False)
     async with app.run_test(size=(140, 40)) as pilot:
