@@ -30,10 +30,10 @@ _T = TypeVar("_T")
 
 
 class Parser(argparse.ArgumentParser):
-    """argparse, but a bad argument is one line on stderr and exit 2."""
+    """argparse, but a bad argument is one line on stderr, with SPEC's code, and exit 2."""
 
     def error(self, message: str) -> NoReturn:
-        self.exit(2, f"{self.prog}: error: {message}\n")
+        self.exit(2, f"memtui: INVALID_ARGUMENT: {self.prog}: {message} (see {self.prog} --help)\n")
 
 
 def fail(message: str) -> NoReturn:

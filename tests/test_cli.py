@@ -142,3 +142,11 @@ def test_search_finds_a_prefix_and_counts_matches(indexed: Config) -> None:
     doc = json.loads(memtui(indexed, "search", "quest*", "--mode", "fts", "--json").stdout)
     assert doc["total"] == doc["fts_total"] == len(doc["results"]) > 0
     assert doc["vector_total"] is None
+
+
+def test_a_bad_argument_is_one_line_with_its_code(cfg: Config) -> None:
+    """argparse's own errors carry SPEC's code, as every other failure does."""
+    done = memtui(cfg, "signals", "--type", "bogus")
+    assert done.returncode == 2
+    assert done.stderr.startswith("memtui: INVALID_ARGUMENT: memtui signals: argument --type")
+    assert done.stderr.count("\n") == 1
