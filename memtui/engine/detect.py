@@ -289,13 +289,17 @@ def _exclude(sims: np.ndarray, start: int, first: int, stride: int, linked: np.n
 
 # An error counts where it was raised or reported: an error line in what a command printed or
 # in what the person pasted, never a mention in code (`except ValueError:`, `raise KeyError(`).
-# A Python or JavaScript error line: the name (maybe dotted) at the line's start, pytest's `E`
-# or an `Uncaught` before it, then `: message`.
+_NAME = r"(?:[A-Za-z_]\w*\.)*([A-Z][A-Za-z]*(?:Error|Exception)):[ \t]*([^\n]*)$"
+# In a command's output: the name (maybe dotted) at the line's start, or after pytest's `E`,
+# an `Uncaught`, or a log line's level. Indented, it is code or a docstring's `Raises:`.
 _ERROR_LINE = re.compile(
-    r"^[ \t]*(?:E[ \t]+|Uncaught[ \t]+)?(?:[A-Za-z_]\w*\.)*"
-    r"([A-Z][A-Za-z]*(?:Error|Exception)):[ \t]*([^\n]*)$",
+    r"^(?:E[ \t]+|Uncaught[ \t]+|[^\n]*?\b(?:ERROR|CRITICAL|FATAL)\b[^\n]*?[ \t\]:])?" + _NAME,
     re.M,
 )
+# In words (the person's, the assistant's telling what happened): anywhere in a line but one
+# of code (indented, or after a keyword).
+_ERROR_SAID = re.compile(r"(?<![\w.])" + _NAME, re.M)
+_CODE_BEFORE = re.compile(r"^[ \t]+$|\b(?:except|raises?|class|catch(?:es)?|throws?|def)\b", re.M)
 # A message that ends like code does not report an error: `ValueError: 400,` in a dict.
 _CODE_ENDS = (",", "{", "(", "[", "\\")
 # A traceback's last line may be the bare name (`raise ValueError`).
@@ -338,14 +342,17 @@ def _signature(name: str, rest: str) -> str:
     return f"{name}: {rest}" if rest else name
 
 
-def _reported(text: str) -> list[tuple[str, int]]:
-    """The errors a text reports, in the order it reports them: (signature, offset of the
-    line reporting it)."""
+def _reported(text: str, said: bool = False) -> list[tuple[str, int]]:
+    """The errors a text reports (`said`: in words, not a command's output), in
+    the order it reports them: (signature, offset of the line reporting it)."""
     found: list[tuple[int, str]] = []
-    for m in _ERROR_LINE.finditer(text):
+    for m in (_ERROR_SAID if said else _ERROR_LINE).finditer(text):
         rest = m.group(2).rstrip()
+        line = text.rfind("\n", 0, m.start()) + 1
+        if said and _CODE_BEFORE.search(text, line, m.start()):
+            continue
         if not rest.endswith(_CODE_ENDS):
-            found.append((m.start(), _signature(m.group(1), rest)))
+            found.append((line, _signature(m.group(1), rest)))
     for m in _TRACEBACK.finditer(text):
         at = m.end() + 1
         while at < len(text):
@@ -372,17 +379,18 @@ def _reported(text: str) -> list[tuple[str, int]]:
     return out
 
 
-def signatures(text: str) -> list[str]:
-    """The errors a text reports, each normalised so that paths, numbers and ids do not
-    split one error into many: `KeyError: <name>`, `FAILED <path>::test_x`, `E0502`."""
-    return [sig for sig, _ in _reported(text)]
+def signatures(text: str, said: bool = False) -> list[str]:
+    """The errors a text reports (`said`: in words, not output), each normalised so that
+    paths, numbers and ids do not split one error into many: `KeyError: <name>`,
+    `FAILED <path>::test_x`, `E0502`."""
+    return [sig for sig, _ in _reported(text, said)]
 
 
-def error_lines(text: str, signature: str = "") -> str | None:
-    """The line where `text` reports an error (the first whose signature starts with
-    `signature`, else the first), with the line before and after it; None if it reports
-    none."""
-    reported = _reported(text)
+def error_lines(text: str, kind: str, signature: str = "") -> str | None:
+    """The line where a message of `kind` reports an error (the first whose signature starts
+    with `signature`, else the first), with the line before and after it; None if it
+    reports none."""
+    reported = _reported(text, kind != "tool_result")
     if not reported:
         return None
     at = next((a for s, a in reported if s.startswith(signature)), reported[0][1])
@@ -418,13 +426,13 @@ def _tool(conn: sqlite3.Connection, session_id: str, idx: int) -> str | None:
 
 def scan_errors(conn: sqlite3.Connection, after: int, upto: int) -> list[tuple[str, int, str, int]]:
     """Error sightings in the messages changed in (after, upto]: (signature, message id,
-    session id, epoch). Errors count in what the person pasted and in tools' results, but
-    not in a file a tool showed; the assistant's words only echo them. Only messages
+    session id, epoch). Errors count in tools' results but not in a file a tool showed,
+    and in the person's and the assistant's words but not in their code. Only messages
     holding an error's tell-tale text reach Python."""
     hint = " OR ".join(f"instr(text, '{h}') OR instr(tool_output, '{h}')" for h in _ERROR_HINTS)
     rows = conn.execute(
         f"""SELECT id, session_id, idx, kind, epoch, text, tool_output FROM messages
-            WHERE seq > ? AND seq <= ? AND kind IN ('tool_result', 'prompt')
+            WHERE seq > ? AND seq <= ? AND kind IN ('assistant', 'tool_result', 'prompt')
               AND is_sidechain = 0 AND ({hint})""",
         (after, upto),
     )
@@ -434,7 +442,7 @@ def scan_errors(conn: sqlite3.Connection, after: int, upto: int) -> list[tuple[s
             shows_files(output) or _tool(conn, session_id, idx) in _SHOWS_FILES
         ):
             continue
-        for sig in signatures(f"{text}\n{output}"):
+        for sig in signatures(f"{text}\n{output}", kind != "tool_result"):
             out.append((sig, message_id, session_id, epoch))
     return out
 

@@ -281,23 +281,25 @@ class Signals:
             return inferences.counts(self._conn())
 
 
-def _evidence(row: store.SignalRow, message: MessageRef, text: str) -> MessageRef:
+def _evidence(row: store.SignalRow, message: MessageRef, kind: str, text: str) -> MessageRef:
     """A message as a signal's evidence: for a recurring error, the lines reporting it."""
     if row.type == "recurring_error":
-        lines = detect.error_lines(text, row.title.removesuffix(detect.ERROR_TITLE))
+        lines = detect.error_lines(text, kind, row.title.removesuffix(detect.ERROR_TITLE))
         if lines:
             return dataclasses.replace(message, snippet=lines[:300])
     return message
 
 
-def _messages(conn: sqlite3.Connection, ids: Sequence[int]) -> dict[int, tuple[MessageRef, str]]:
-    """The messages by id, each with its text and tool output."""
-    found: dict[int, tuple[MessageRef, str]] = {}
+def _messages(
+    conn: sqlite3.Connection, ids: Sequence[int]
+) -> dict[int, tuple[MessageRef, str, str]]:
+    """The messages by id, each with its kind and its text and tool output."""
+    found: dict[int, tuple[MessageRef, str, str]] = {}
     for chunk in db.chunks(list(ids)):
         rows = conn.execute(
             f"""SELECT m.id, m.session_id, p.path,
                        coalesce(s.custom_title, s.summary_title, s.first_prompt, ''),
-                       m.idx, m.uuid, m.ts, m.text, m.tool_output
+                       m.idx, m.uuid, m.ts, m.text, m.tool_output, m.kind
                 FROM messages m JOIN sessions s ON s.id = m.session_id
                 JOIN projects p ON p.id = s.project_id
                 WHERE m.id IN ({db.marks(chunk)})""",
@@ -315,6 +317,7 @@ def _messages(conn: sqlite3.Connection, ids: Sequence[int]) -> dict[int, tuple[M
                     r[6],
                     snippet(text, [], "")[:300],
                 ),
+                r[9],
                 text,
             )
     return found
