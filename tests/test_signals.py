@@ -280,6 +280,9 @@ def test_error_signatures_only_where_raised_or_reported() -> None:
     assert signatures(said, said=True) == ["KeyError: <name> again"]
     assert signatures(said) == []
     assert signatures("what does `except ValueError: pass` do?", said=True) == []
+    # What follows the error's sentence is words about it, not the error.
+    hint = "AttributeError: 'Row' object has no attribute 'sku'. Did you mean: 'skus'?"
+    assert signatures(hint) == ["AttributeError: <name> object has no attribute <name>"]
     traceback = (
         "collected 3 items\n"
         "Traceback (most recent call last):\n"

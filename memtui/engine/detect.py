@@ -331,13 +331,15 @@ _NORMALISE = [
     (re.compile(r"\b\d+(?:\.\d+)*\b"), "<n>"),
     (re.compile(r"\s+"), " "),
 ]
+_SENTENCE_END = re.compile(r"[.?!](?=\s|$)")
 MAX_SIGNATURES = 4  # per message: a log dump holds dozens, and the first few say enough
 ERROR_TITLE = " keeps coming back"  # after the signature, in a recurring_error's title
 
 
 def _signature(name: str, rest: str) -> str:
+    rest = _SENTENCE_END.split(rest[:160], maxsplit=1)[0]  # what follows is words about it
     for rx, sub in _NORMALISE:
-        rest = rx.sub(sub, rest[:160])
+        rest = rx.sub(sub, rest)
     rest = rest.strip(" .,:;()[]")[:80]
     return f"{name}: {rest}" if rest else name
 
