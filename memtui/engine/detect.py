@@ -288,7 +288,8 @@ def _exclude(sims: np.ndarray, start: int, first: int, stride: int, linked: np.n
 # -- errors in conversations -----------------------------------------------------------------
 
 # An error counts where it was raised or reported: an error line in what a command printed or
-# in what the person pasted, never a mention in code (`except ValueError:`, `raise KeyError(`).
+# in what the person or the assistant said, never a mention in code (`except ValueError:`,
+# `raise KeyError(`).
 _NAME = r"(?:[A-Za-z_]\w*\.)*([A-Z][A-Za-z]*(?:Error|Exception)):[ \t]*([^\n]*)$"
 # In a command's output: the name (maybe dotted) at the line's start, or after pytest's `E`,
 # an `Uncaught`, or a log line's level. Indented, it is code or a docstring's `Raises:`.
