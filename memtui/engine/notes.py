@@ -286,7 +286,7 @@ class Notes:
     def _stored(self, conn: sqlite3.Connection, note_id: int) -> store.NoteRow:
         row = store.get(conn, note_id)
         if row is None:
-            raise NotFound(f"note {note_id} not found", "list_notes or search_notes shows ids")
+            raise NotFound(f"note {note_id} not found", "it was deleted, or never saved")
         return row
 
     def _guard(
