@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from corpus import encode_project_dir
 from rich.text import Text
-from textual.widgets import Input, OptionList, Select, Static
+from textual.widgets import Input, Label, OptionList, Select, Static
 
 from memtui.engine import Memory, ProgressEvent, SearchResponse, SearchResult, SessionInfo
 from memtui.engine.search import PROMPTS, TOOL_OUTPUT
@@ -26,7 +26,7 @@ from memtui.tui import browse as browse_module
 from memtui.tui.app import MemtuiApp, key_scopes
 from memtui.tui.browse import BrowseScreen, SessionList
 from memtui.tui.format import short_names
-from memtui.tui.forms import Confirm
+from memtui.tui.forms import Confirm, Prompt
 from memtui.tui.messages import Progress
 from memtui.tui.notes.scope import counted
 from memtui.tui.results import ResultList
@@ -533,6 +533,33 @@ async def test_exporting_over_a_file_asks_first(archive: Memory, tmp_path: Path)
         await pilot.press("enter")
         named = tmp_path / actions.export_name(app.screen.info)  # type: ignore[attr-defined]
         await until(pilot, named.exists)
+
+
+@pytest.mark.parametrize("downloads", [True, False])
+async def test_an_export_goes_to_downloads_or_home_never_the_current_directory(
+    archive: Memory, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, downloads: bool
+) -> None:
+    """Launched from a repository, an export by default stays out of it."""
+    home, repo = tmp_path / "home", tmp_path / "repo"
+    repo.mkdir()
+    folder = home / "Downloads" if downloads else home
+    folder.mkdir(parents=True)
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("XDG_DOWNLOAD_DIR", raising=False)
+    monkeypatch.chdir(repo)
+    app = MemtuiApp(archive, upkeep=False)
+    async with app.run_test(size=SMALL) as pilot:
+        screen = await open_session(pilot, app, fm.INIT)
+        assert screen.info is not None
+        expected = folder / actions.export_name(screen.info)
+        await pilot.press("e")
+        await until(pilot, lambda: isinstance(app.screen, Prompt))
+        assert app.screen.query_one("#prompt-input", Input).value == str(expected)
+        shown = str(app.screen.query_one("#prompt-detail", Label).render())
+        assert str(expected) in shown.replace("\n", ""), "the full default path is shown"
+        await pilot.press("enter")
+        await until(pilot, expected.exists)
+    assert list(repo.iterdir()) == []
 
 
 # -- 11: keymap ------------------------------------------------------------------------------

@@ -109,7 +109,9 @@ async def _export(pilot: Pilot[None]) -> None:
 def test_export_dialog(
     archive: Memory, snap_compare: Snap, theme: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.chdir("/tmp")  # the dialog suggests a file in the working directory
+    # The dialog suggests a file in the Downloads folder, else home: one with none.
+    monkeypatch.setenv("HOME", "/home/dev")
+    monkeypatch.delenv("XDG_DOWNLOAD_DIR", raising=False)
     app = MemtuiApp(archive, upkeep=False)
     assert snap_compare(app, terminal_size=SIZE, run_before=themed(theme, _export))
 
