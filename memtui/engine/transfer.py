@@ -90,7 +90,7 @@ class Transfer:
             if fmt == "jsonl":
                 triage, found = self._inferences.dump()
                 extra = [signal_record(r) for r in triage] + [inference_record(i) for i in found]
-                return _export_jsonl(path, notes, overwrite, extra)
+                return export_jsonl(path, notes, overwrite, extra)
             return _export_markdown(path, notes, overwrite)
         except OSError as exc:
             raise InvalidArgument(f"cannot write {path}: {exc.strerror or exc}") from None
@@ -226,7 +226,7 @@ def note_record(note: Note) -> dict[str, Any]:
     }
 
 
-def _export_jsonl(
+def export_jsonl(
     path: Path, notes: list[Note], overwrite: bool, extra: list[dict[str, Any]]
 ) -> ExportReport:
     if path.is_dir():
