@@ -547,10 +547,7 @@ def doctor_store(cfg: config.Config, args: argparse.Namespace) -> None:
     salvage = check.salvage
     assert salvage is not None
     print(f"  kept: {salvage.saved()}, read from the damaged file")
-    print(
-        f"  kept forgotten: {len(salvage.forgotten):,} sessions and "
-        f"{len(salvage.blocked):,} projects (from it and {RECEIPTS})"
-    )
+    print(f"  kept forgotten: {salvage.forgets()} (from it and {RECEIPTS})")
     print(f"  lost: {salvage.lost_text()}")
     if check.sessions is None:
         print(
@@ -581,7 +578,8 @@ def doctor_store(cfg: config.Config, args: argparse.Namespace) -> None:
     with Memory(cfg) as memory:
         try:
             memory.transfer.import_(recovery.export, "overwrite")
-            print(f"saved: {recovery.salvage.saved()} (also in {recovery.export})")
+            recovery.export.unlink()  # no copy a later forget would miss
+            print(f"saved: {recovery.salvage.saved()}")
         except InvalidArgument as exc:  # damaged bytes that read as a bad note
             print(f"not saved: {exc} (memtui import {recovery.export} after fixing it)")
         print(f"lost: {recovery.salvage.lost_text()}")

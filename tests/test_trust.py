@@ -705,13 +705,14 @@ def test_repair_keeps_forgets_and_what_only_the_store_held(indexed: Config) -> N
     doctor = memtui(indexed, "doctor")
     assert doctor.returncode == 1, doctor.stderr
     assert "notes" in doctor.stdout and "inference" in doctor.stdout
-    assert "lost:" in doctor.stdout and "kept forgotten: 2 sessions and 1 projects" in doctor.stdout
+    assert "lost:" in doctor.stdout and "kept forgotten: 2 sessions, 1 project" in doctor.stdout
     refused = memtui(indexed, "doctor", "--repair")  # no terminal, no --yes: nothing moved
     assert one_line_error(refused) and "NOT_CONFIRMED" in refused.stderr
     assert not list(indexed.data_dir.glob("memtui.db.damaged-*"))
     repaired = memtui(indexed, "doctor", "--repair", "--yes")
     assert repaired.returncode == 0, repaired.stderr
     assert "saved:" in repaired.stdout and "lost:" in repaired.stdout
+    assert not list(indexed.data_dir.glob("notes-salvaged-*"))  # imported: no copy left
     assert one_line_error(memtui(indexed, "show", forgotten))
     with Memory(indexed) as memory:
         assert not memory.history.search("zqxjvortal", "fts").results
@@ -730,6 +731,20 @@ def test_repair_keeps_forgets_and_what_only_the_store_held(indexed: Config) -> N
             assert {(r.fingerprint, r.status) for r in signals_store.triaged(conn)} == decided
     assert memtui(indexed, "doctor").returncode == 0
     assert json.loads(memtui(indexed, "stats", "--json").stdout)["sessions"] == 1
+
+
+def test_repair_of_a_truncated_store_reads_the_notes_left_in_it(indexed: Config) -> None:
+    with Memory(indexed) as memory:
+        for i in range(300):
+            memory.notes.save(f"Note {i}", f"body {i} " + "w " * 400, "past", by="person")
+        memory.forget(session_id="f0f0f0f0", confirmed=True)
+    os.truncate(indexed.db_path, indexed.db_path.stat().st_size * 2 // 3)  # shorter than its header
+    repaired = memtui(indexed, "doctor", "--repair", "--yes")
+    assert repaired.returncode == 0, repaired.stderr
+    assert one_line_error(memtui(indexed, "show", "f0f0f0f0"))
+    with Memory(indexed) as memory:
+        kept = len(memory.notes.export_all())
+    assert 0 < kept < 300 and f"lost: {300 - kept} notes" in repaired.stdout, repaired.stdout
 
 
 def test_a_zero_byte_store_is_reported_not_taken_for_new(indexed: Config) -> None:

@@ -63,6 +63,9 @@ class Salvage:
             f"{_count(len(self.inferences), 'inference')}"
         )
 
+    def forgets(self) -> str:
+        return f"{_count(len(self.forgotten), 'session')}, {_count(len(self.blocked), 'project')}"
+
     def lost_text(self) -> str:
         """The rows that could not be read, each kind named even when none was lost."""
         return (
@@ -107,7 +110,9 @@ def check_store(config: Config) -> StoreCheck:
     try:
         conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5)
     except sqlite3.Error as exc:
-        return StoreCheck("damaged", [str(exc)], transcripts=transcripts)
+        return StoreCheck(
+            "damaged", [str(exc)], transcripts=transcripts, salvage=salvage(config, path)
+        )
     try:
         try:
             rows = [r[0] for r in conn.execute(f"PRAGMA integrity_check({_CHECK_LINES})")]
@@ -186,6 +191,9 @@ def salvage(config: Config, path: Path) -> Salvage:
         projects_read = False
     else:
         try:
+            # A file shorter than its header says (truncated) is refused whole without this;
+            # the connection is read-only, so nothing is written.
+            conn.execute("PRAGMA writable_schema = ON")
             projects_read = _read_store(conn, out, receipts)
         finally:
             conn.close()
@@ -274,7 +282,7 @@ def _rows(
             if top is None:
                 return out, None
             after = _next_readable(conn, table, start, top)
-            missed += sum(1 for i in range(start, after) if i not in gone)
+            missed += after - start - sum(start <= i < after for i in gone)
             start = after
     return out, missed
 
