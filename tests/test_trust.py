@@ -747,6 +747,28 @@ def test_repair_of_a_truncated_store_reads_the_notes_left_in_it(indexed: Config)
     assert 0 < kept < 300 and f"lost: {300 - kept} notes" in repaired.stdout, repaired.stdout
 
 
+def test_repair_at_a_terminal_asks_and_a_no_changes_nothing(indexed: Config) -> None:
+    pty = pytest.importorskip("pty")
+    _zero_page_holding(indexed.db_path, b"quokka vortex")
+    for answer, code in ((b"n\n", 1), (b"y\n", 0)):
+        leader, follower = pty.openpty()
+        os.write(leader, answer)
+        result = subprocess.run(
+            [sys.executable, "-m", "memtui", "doctor", "--repair"],
+            env=env_for(indexed),
+            stdin=follower,
+            capture_output=True,
+            text=True,
+            timeout=180,
+        )
+        os.close(follower)
+        os.close(leader)
+        assert result.returncode == code, result.stderr
+        assert "Rebuild the store, losing what is listed as lost? [y/N]" in result.stdout
+        moved = list(indexed.data_dir.glob("memtui.db.damaged-*"))
+        assert bool(moved) == (code == 0) and ("nothing changed" in result.stderr) == bool(code)
+
+
 def test_a_zero_byte_store_is_reported_not_taken_for_new(indexed: Config) -> None:
     indexed.db_path.write_bytes(b"")
     for name in ("memtui.db-wal", "memtui.db-shm"):
