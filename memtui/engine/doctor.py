@@ -38,6 +38,7 @@ from memtui.store.notes import row as note_row
 from memtui.store.signals import EvidenceRow, InferenceRow, SignalRow
 
 _CHECK_LINES = 20
+_AUTOINCREMENT = {"notes", "signals", "inferences"}
 _SIGNAL_COLUMNS = (
     "id, type, fingerprint, title, detail, note_ids, message_ids, status, snooze_until, "
     "created, updated"
@@ -198,14 +199,15 @@ def salvage(config: Config, path: Path) -> Salvage:
         finally:
             conn.close()
     for receipt in receipts:
-        for sid in receipt.get("session_ids") or []:
-            out.forgotten.setdefault(sid, "[]")
+        sessions = receipt.get("session_ids")
+        for sid in sessions if isinstance(sessions, list) else []:
+            out.forgotten.setdefault(str(sid), "[]")
         # A project lifted since (`--undo`) is not in a readable blocked_projects: it stays
         # lifted; when that table cannot be read, every forgotten project is blocked again.
         if receipt.get("what") == "project" and not projects_read:
-            out.blocked.add(receipt["target"])
-    forgotten_notes = {int(r["target"]) for r in receipts if r.get("what") == "note"}
-    out.notes = [n for n in out.notes if n.id not in forgotten_notes]
+            out.blocked.add(str(receipt.get("target")))
+    forgotten_notes = {str(r.get("target")) for r in receipts if r.get("what") == "note"}
+    out.notes = [n for n in out.notes if str(n.id) not in forgotten_notes]
     return out
 
 
@@ -221,7 +223,8 @@ def _read_store(conn: sqlite3.Connection, out: Salvage, receipts: list[dict]) ->
     except sqlite3.DatabaseError:
         projects_read = False
     pending, _ = _rows(conn, "forget_pending", "id, receipt")
-    receipts += [orjson.loads(r[1]) for r in pending]
+    cut_short, _ = _converted(pending, lambda r: orjson.loads(r[1]))
+    receipts += [r for r in cut_short if isinstance(r, dict)]
     gone: set[int] = set()
     with suppress(sqlite3.DatabaseError):
         gone = {i for (i,) in conn.execute("SELECT id FROM notes_gone")}
@@ -264,7 +267,8 @@ def _rows(
     except sqlite3.DatabaseError:
         try:
             row = conn.execute("SELECT seq FROM sqlite_sequence WHERE name = ?", (table,))
-            top = (row.fetchone() or (None,))[0]
+            # An AUTOINCREMENT table gets its row there with its first row: none, never one.
+            top = (row.fetchone() or (0 if table in _AUTOINCREMENT else None,))[0]
         except sqlite3.DatabaseError:
             top = None
     out: list[tuple] = []
