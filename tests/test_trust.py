@@ -780,12 +780,19 @@ def test_a_zero_byte_store_is_reported_not_taken_for_new(indexed: Config) -> Non
     assert memtui(indexed, "doctor", "--repair", "--yes").returncode == 0
     assert json.loads(memtui(indexed, "stats", "--json").stdout)["sessions"] == 3
     assert memtui(indexed, "forget", "--session", "f0f0f0f0", "--yes").returncode == 0
-    indexed.db_path.write_bytes(b"")  # only forget-receipts.jsonl knows of the forget now
+    assert memtui(indexed, "forget", "--project", "/home/dev/o", "--yes").returncode == 0
+    indexed.db_path.write_bytes(b"")  # only forget-receipts.jsonl knows of the forgets now
     for name in ("memtui.db-wal", "memtui.db-shm"):
         (indexed.data_dir / name).unlink(missing_ok=True)
     assert "every note (unreadable)" in memtui(indexed, "doctor").stdout
     assert memtui(indexed, "doctor", "--repair", "--yes").returncode == 0
-    assert json.loads(memtui(indexed, "stats", "--json").stdout)["sessions"] == 2
+    assert json.loads(memtui(indexed, "stats", "--json").stdout)["sessions"] == 1
+    fresh = indexed.claude_dir / "-home-dev-other" / "0b0b0b0b-0000-4000-8000-00000000000b.jsonl"
+    write(
+        fresh, user("ou2", "a new session of the forgotten project", fresh.stem, cwd="/home/dev/o")
+    )
+    assert memtui(indexed, "index").returncode == 0  # the project is still blocked
+    assert json.loads(memtui(indexed, "stats", "--json").stdout)["sessions"] == 1
 
 
 def test_notes_are_masked_and_a_forgotten_note_leaves_no_byte(cfg: Config) -> None:
