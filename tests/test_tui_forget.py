@@ -323,3 +323,21 @@ async def test_the_forget_keys_are_in_the_keys_panel_and_palette(archive: Memory
         for widget in app.screen.query_one("HelpPanel").query("*"):
             console.print(widget.render())
         assert "Forget session" in console.file.getvalue()  # type: ignore[attr-defined]
+
+
+async def test_a_forget_by_another_process_leaves_the_lists(
+    archive: Memory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`memtui forget` in a shell (or Claude's MCP server) while the TUI runs: the session
+    leaves the list within a poll, with no transcript changing."""
+    monkeypatch.setattr(tui_app, "ARCHIVE_POLL", 0.2)
+    app = MemtuiApp(archive, upkeep=False)
+    async with app.run_test(size=SMALL) as pilot:
+        browse = await browse_ready(pilot, app)
+        assert fm.IDE in listed(browse)
+        other = Memory(archive.config)  # another process's engine on the same data dir
+        try:
+            other.forget(session_id=fm.IDE, confirmed=True)
+        finally:
+            other.close()
+        await until(pilot, lambda: fm.IDE not in listed(browse))

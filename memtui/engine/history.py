@@ -57,6 +57,20 @@ class History:
                 path = sessions.resolve_project(conn, validate.text("project", project))
             return sessions.count_sessions(conn, path)
 
+    def version(self) -> tuple[int, str]:
+        """What moves when sessions come or go, whoever wrote them (another memtui's forget or
+        ingest): the sessions' count and the store's sequence number. Two small reads."""
+        with translated(self._db_path):
+            row = (
+                self._conn()
+                .execute(
+                    "SELECT (SELECT count(*) FROM sessions), "
+                    "(SELECT value FROM meta WHERE key = 'seq')"
+                )
+                .fetchone()
+            )
+            return int(row[0]), str(row[1])
+
     def recent_sessions(self, cwd: str | None = None, limit: int = 5) -> list[SessionInfo]:
         """The last sessions, of the project at `cwd` when given (an unknown one: none)."""
         validate.page(limit, 0, max_limit=50)

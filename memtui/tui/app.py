@@ -41,6 +41,7 @@ MCP_STOP_WAIT = 3.0  # seconds the HTTP server gets to close its connections
 MCP_PORT = 10013  # SPEC's port for the HTTP MCP server
 COUNT_EVERY = 1.0  # seconds between reads of the counts and lists while an index runs
 WARM_AFTER = 0.5  # seconds after start: the first screen is drawn before the model loads
+ARCHIVE_POLL = 3.0  # seconds between looks for changes another process made
 
 
 class MemtuiApp(App[str | None]):
@@ -88,6 +89,7 @@ class MemtuiApp(App[str | None]):
         self.mcp_port = mcp_port  # None: no MCP server in this process (--no-mcp)
         self._mcp_task: asyncio.Task[None] | None = None
         self._counted = 0.0  # when the counts were last read during an index
+        self._version: tuple[int, str] | None = None  # the archive's, as the lists show it
 
     def on_mount(self) -> None:
         theme = settings.load_theme(self.config_dir)
@@ -108,6 +110,7 @@ class MemtuiApp(App[str | None]):
             self.notify(f"keymap: {problem}", severity="warning", timeout=12)
         self.push_screen(BrowseScreen())
         self.refresh_counts()
+        self.set_interval(ARCHIVE_POLL, self.poll_archive)
         self.set_timer(WARM_AFTER, self.warm)
         if self._upkeep:
             self.upkeep_done.clear()
@@ -189,6 +192,7 @@ class MemtuiApp(App[str | None]):
 
     def _changed(self) -> None:
         try:
+            self._version = self.memory.history.version()  # what the lists now show
             projects = self.memory.history.list_projects()
         except MemtuiError:
             return
@@ -212,6 +216,17 @@ class MemtuiApp(App[str | None]):
     @work(thread=True, exit_on_error=False)
     def refresh_counts(self) -> None:
         self._changed()
+
+    @work(thread=True, exclusive=True, group="poll", exit_on_error=False)
+    def poll_archive(self) -> None:
+        """Another memtui (a `memtui forget`, Claude's MCP server) may change the archive
+        without a transcript changing: read the lists again when its version moves."""
+        try:
+            now = self.memory.history.version()
+        except MemtuiError:
+            return
+        if now != self._version:
+            self._changed()
 
     def _show_counts(self, message: ArchiveChanged) -> None:
         p = message.projects
