@@ -54,6 +54,7 @@ TRANSITION_HINTS = {
     "synthesized": "an inference holds it: list_inferences shows which",
 }
 SNOOZE = re.compile(r"(\d{1,4})([hdw])")
+MAX_ERROR_LINES = 20_000  # evidence lines kept between calls (a few MB at most)
 _UNITS = {"h": 3_600, "d": 86_400, "w": 7 * 86_400}
 
 
@@ -73,6 +74,9 @@ class Signals:
         self._note_index = note_index
         self._writer = db.Writer(config.db_path)
         self._detecting = threading.Lock()  # one run at a time: a second finds it done
+        # (message uuid, signal title): the lines of that message reporting that error. A
+        # stored message's text never changes under its uuid; one forgotten is not read again.
+        self._error_lines: dict[tuple[str, str], str | None] = {}
 
     def close(self) -> None:
         self._writer.close()
@@ -225,8 +229,7 @@ class Signals:
     def _signal(self, conn: sqlite3.Connection, r: store.SignalRow) -> Signal:
         return self._signals(conn, [r])[0]
 
-    @staticmethod
-    def _signals(conn: sqlite3.Connection, rows: Sequence[store.SignalRow]) -> list[Signal]:
+    def _signals(self, conn: sqlite3.Connection, rows: Sequence[store.SignalRow]) -> list[Signal]:
         """Signals with their evidence, read for all of them at once (a page of 50 took a
         query or two each)."""
         notes = notes_store.many(conn, sorted({i for r in rows for i in r.note_ids}))
@@ -241,10 +244,27 @@ class Signals:
                 r.snooze_until,
                 r.created,
                 [ref(notes[i]) for i in r.note_ids if i in notes],
-                [_evidence(r, *messages[i]) for i in r.message_ids if i in messages],
+                [self._evidence(r, *messages[i]) for i in r.message_ids if i in messages],
             )
             for r in rows
         ]
+
+    def _evidence(
+        self, row: store.SignalRow, message: MessageRef, kind: str, text: str
+    ) -> MessageRef:
+        """A message as a signal's evidence: for a recurring error, the lines reporting it,
+        found once per message and error (a page of signals holds hundreds of messages, and
+        finding them again on every call cost an unchanged corpus 60 ms of its 70)."""
+        if row.type != "recurring_error":
+            return message
+        key = (message.uuid, row.title)
+        if key not in self._error_lines:
+            if len(self._error_lines) >= MAX_ERROR_LINES:
+                self._error_lines.clear()
+            said = row.title.removesuffix(detect.ERROR_TITLE)
+            self._error_lines[key] = detect.error_lines(text, kind, said)
+        lines = self._error_lines[key]
+        return dataclasses.replace(message, snippet=lines[:300]) if lines else message
 
     def update_status(self, signal_id: int, status: str, snooze_until: str | None = None) -> Signal:
         """A person's triage, by hand: new → dismissed | snoozed, and snoozed or dismissed →
@@ -279,15 +299,6 @@ class Signals:
         """New signals and stale inferences (see `inferences.counts`)."""
         with db.translated(self.config.db_path):
             return inferences.counts(self._conn())
-
-
-def _evidence(row: store.SignalRow, message: MessageRef, kind: str, text: str) -> MessageRef:
-    """A message as a signal's evidence: for a recurring error, the lines reporting it."""
-    if row.type == "recurring_error":
-        lines = detect.error_lines(text, kind, row.title.removesuffix(detect.ERROR_TITLE))
-        if lines:
-            return dataclasses.replace(message, snippet=lines[:300])
-    return message
 
 
 def _messages(
