@@ -615,7 +615,7 @@ def cmd_forget(memory: Memory, args: argparse.Namespace) -> None:
         confirmed = answer.strip().lower() in ("y", "yes")
         if not confirmed:
             fail("nothing forgotten")
-    receipt = memory.forget(args.session, args.project, args.note, confirmed=True)
+    receipt = memory.forget(args.session, args.project, args.note, confirmed=True, by="person")
     print(f"forgotten  {receipt.what} {receipt.target}")
     print(f"sessions   {receipt.sessions:,}")
     print(f"messages   {receipt.messages:,}")

@@ -106,6 +106,50 @@ def _bound(value: str | date | datetime | None, name: str, end: bool) -> str | N
     return moment.astimezone(UTC).isoformat(timespec="microseconds")
 
 
+def guard(
+    conn: sqlite3.Connection,
+    note: store.NoteRow,
+    body: str | None,
+    tags: list[str] | None,
+    doing: str,
+) -> None:
+    """An agent's refusals, in every write that changes or removes a note (forget too): past
+    notes stay as written, rules are the person's."""
+    if note.layer == "rule":
+        raise RuleUserOnly(f"note {note.id} is a rule: only the person may {doing} it")
+    if note.layer == "past":
+        raise PastImmutable(
+            f"note {note.id} is a past note: what happened is not rewritten",
+            _amendment(conn, note, body, tags, doing),
+        )
+
+
+def _amendment(
+    conn: sqlite3.Connection,
+    note: store.NoteRow,
+    body: str | None,
+    tags: list[str] | None,
+    doing: str,
+) -> NoteDraft:
+    room = MAX_TITLE_CHARS - len("[Amendment 99] ")
+    name = note.title[:room].strip()
+    taken = store.titles_taken(conn, "[amendment")
+    title, n = f"[Amendment] {name}", 2
+    while title.casefold() in taken:
+        title, n = f"[Amendment {n}] {name}", n + 1
+    if doing in ("delete", "forget"):
+        text = "It no longer holds: say what replaced it, and why."
+    else:
+        text = body if body is not None else "What changed, and why."
+    return NoteDraft(
+        title,
+        f"Amends [[{note.title}]].\n\n{text}",
+        "past",
+        note.folder,
+        tags if tags is not None else list(note.tags),
+    )
+
+
 class Notes:
     def __init__(
         self,
@@ -242,7 +286,7 @@ class Notes:
             with store.writing(conn):
                 old = self._stored(conn, note_id)
                 if author == "agent":
-                    self._guard(conn, old, new_body, new_tags, "change")
+                    guard(conn, old, new_body, new_tags, "change")
                     if new_layer == "rule":
                         raise RuleUserOnly("only the person may make a note a rule")
                 new = store.NoteRow(
@@ -287,49 +331,6 @@ class Notes:
             raise NotFound(f"note {note_id} not found", "list_notes or search_notes shows ids")
         return row
 
-    def _guard(
-        self,
-        conn: sqlite3.Connection,
-        note: store.NoteRow,
-        body: str | None,
-        tags: list[str] | None,
-        doing: str,
-    ) -> None:
-        """An agent's refusals: past notes stay as written, rules are the person's."""
-        if note.layer == "rule":
-            raise RuleUserOnly(f"note {note.id} is a rule: only the person may {doing} it")
-        if note.layer == "past":
-            raise PastImmutable(
-                f"note {note.id} is a past note: what happened is not rewritten",
-                self._amendment(conn, note, body, tags, doing),
-            )
-
-    def _amendment(
-        self,
-        conn: sqlite3.Connection,
-        note: store.NoteRow,
-        body: str | None,
-        tags: list[str] | None,
-        doing: str,
-    ) -> NoteDraft:
-        room = MAX_TITLE_CHARS - len("[Amendment 99] ")
-        name = note.title[:room].strip()
-        taken = store.titles_taken(conn, "[amendment")
-        title, n = f"[Amendment] {name}", 2
-        while title.casefold() in taken:
-            title, n = f"[Amendment {n}] {name}", n + 1
-        if doing == "delete":
-            text = "It no longer holds: say what replaced it, and why."
-        else:
-            text = body if body is not None else "What changed, and why."
-        return NoteDraft(
-            title,
-            f"Amends [[{note.title}]].\n\n{text}",
-            "past",
-            note.folder,
-            tags if tags is not None else list(note.tags),
-        )
-
     def delete(self, note_id: int, *, by: Author) -> Note:
         """Delete a note (the deleted note is returned); links to it become dangling."""
         note_id = note_fields.note_id(note_id)
@@ -339,7 +340,7 @@ class Notes:
             with store.writing(conn):
                 row = self._stored(conn, note_id)
                 if author == "agent":
-                    self._guard(conn, row, None, None, "delete")
+                    guard(conn, row, None, None, "delete")
                 store.delete(conn, note_id)
         self._indexed()
         return _note(row)
@@ -365,8 +366,8 @@ class Notes:
                 )
                 tags = note_fields.tags([*old.tags, *gone.tags])
                 if author == "agent":
-                    self._guard(conn, old, body, tags, "change")
-                    self._guard(conn, gone, None, None, "delete")
+                    guard(conn, old, body, tags, "change")
+                    guard(conn, gone, None, None, "delete")
                 new = dataclasses.replace(old, body=body, tags=tags, updated=note_fields.now())
                 store.update(conn, new)
                 store.set_links(conn, into, note_fields.links(body))
