@@ -198,6 +198,69 @@ def test_planted_secrets_never_reach_disk_or_answers(cfg: Config) -> None:
     assert not any(v in show.stdout for v in secret_values())
 
 
+def test_every_other_stored_text_is_masked_too(cfg: Config) -> None:
+    """The texts masking once missed: a transcript's gitBranch, an MCP tool's name, a URL
+    with an empty user name, passwords on a command line, a note's tags and folder, a minted
+    inference's title and summary. None reaches the disk, each stored with its marker."""
+    token = "ghp_" + _rnd(36)
+    secret = {
+        "branch": "ghp_" + _rnd(36),
+        "tool": "ghp_" + _rnd(36),
+        "redis": "Rd" + _rnd(16),
+        "mysql": "My" + _rnd(16),
+        "space": "Sp" + _rnd(16),
+        "equals": "Eq" + _rnd(16),
+        "tag": "ghp_" + _rnd(36),
+        "folder": "glpat-" + _rnd(20),
+        "title": "sk-ant-api03-" + _rnd(40),
+        "summary": "AKIA" + _rnd(16, UP),
+    }
+    commands = (
+        f"redis-cli -u redis://:{secret['redis']}@cache:6379 ping",
+        f"mysql -u root -p{secret['mysql']} shop",
+        f"pg_dump --password {secret['space']} shop",
+        f"psql --password={secret['equals']} shop",
+    )
+    main = cfg.claude_dir / PROJECT_DIR / f"{SESSION}.jsonl"
+    line = json.loads(user("b1", "deploy it", SESSION))
+    line["gitBranch"] = f"feature/{secret['branch']}"
+    write(main, json.dumps(line).encode() + b"\n")
+    call = {"type": "tool_use", "id": "toolu_9", "name": f"mcp__{secret['tool']}__query"}
+    write(main, assistant("m1", "msg_m1", call | {"input": {"query": "x"}}, SESSION))
+    for n, command in enumerate(commands):
+        write(main, assistant(f"c{n}", f"msg_c{n}", _tool_use(command), SESSION))
+    with Memory(cfg) as memory:
+        memory.upkeep.ingest()
+        note = memory.notes.save(
+            "Deploy notes",
+            f"token {token} rotated",
+            "state",
+            by="person",
+            tags=["deploy", secret["tag"]],
+            folder=f"ops/{secret['folder']}",
+        ).note
+        assert memory.masker.marker("github-token", secret["tag"]) in note.tags
+        assert note.folder == "ops/" + memory.masker.marker("gitlab-token", secret["folder"])
+        assert memory.notes.list(tag=secret["tag"]) == [note]  # the filter is masked too
+        minted = memory.inferences.mint(
+            f"Key {secret['title']} leaked",
+            f"seen with {secret['summary']}",
+            0.5,
+            confirmed=True,
+            evidence_note_ids=[note.id],
+        )
+        info, views = memory.history.session_messages(SESSION)
+        shown = json.dumps(
+            [dataclasses.asdict(info), [dataclasses.asdict(v) for v in views], minted.title]
+        )
+        assert memory.masker.marker("github-token", secret["branch"]) in str(info.git_branch)
+        for value in secret.values():
+            assert value not in shown + minted.summary
+    raw = data_bytes(cfg.data_dir)
+    for name, value in secret.items():
+        assert value.encode() not in raw, name
+
+
 def test_precision_and_recall_on_the_planted_set() -> None:
     masker = Masker(key=b"k" * 32)
     caught = sum(all(v not in masker.mask(_planted(k)) for v in [PLANTED[k][0]]) for k in PLANTED)

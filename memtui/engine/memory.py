@@ -69,7 +69,7 @@ class Memory:
         )
         self.notes = Notes(config, self._readers.get, self._note_index, self._index, self.masker)
         self.signals = Signals(config, self._readers.get, self._note_index)
-        self.inferences = Inferences(config, self._readers.get)
+        self.inferences = Inferences(config, self._readers.get, self.masker)
         self.context = Contexts(config, self._readers.get, self._related)
         self.trace = Tracer(self._readers.get, self._note_hits, self._message_hits)
         self.transfer = Transfer(self.notes, self.inferences)

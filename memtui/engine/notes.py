@@ -160,7 +160,7 @@ class Notes:
         masker: Masker | None = None,
     ) -> None:
         self.config = config
-        # Secrets in a title or body are masked before the store sees them (store/mask.py).
+        # Secrets in a note's texts are masked before the store sees them (store/mask.py).
         self._mask: Callable[[str], str] = masker.mask if masker is not None else str
         self._db_path: Path = config.db_path
         self._conn = reader
@@ -168,6 +168,14 @@ class Notes:
         self._messages = messages
         self._writer: sqlite3.Connection | None = None
         self._write_lock = threading.Lock()
+
+    def _folder(self, value: object, name: str = "folder") -> str:
+        """A folder checked, then masked (a marker is a valid folder part)."""
+        return self._mask(note_fields.folder(value, name))
+
+    def _tags(self, value: object) -> list[str]:
+        """Tags checked, then masked; checked again, as a masked tag may now equal another."""
+        return note_fields.tags([self._mask(t) for t in note_fields.tags(value)])
 
     def close(self) -> None:
         with self._write_lock:
@@ -214,8 +222,8 @@ class Notes:
             title=self._mask(note_fields.title(title)),
             body=self._mask(note_fields.body(body)),
             layer=note_fields.layer(layer),
-            folder=note_fields.folder(folder),
-            tags=note_fields.tags(tags),
+            folder=self._folder(folder),
+            tags=self._tags(tags),
             created="",
             updated="",
             author=author,
@@ -276,8 +284,8 @@ class Notes:
         author = note_fields.author(by)
         new_title = None if title is None else self._mask(note_fields.title(title))
         new_body = None if body is None else self._mask(note_fields.body(body))
-        new_tags = None if tags is None else note_fields.tags(tags)
-        new_folder = None if folder is None else note_fields.folder(folder)
+        new_tags = None if tags is None else self._tags(tags)
+        new_folder = None if folder is None else self._folder(folder)
         new_layer = None if layer is None else note_fields.layer(layer)
         if all(v is None for v in (new_title, new_body, new_tags, new_folder, new_layer)):
             raise InvalidArgument("nothing to change: give title, body, tags, folder or layer")
@@ -449,9 +457,11 @@ class Notes:
     def _filters(
         self, folder: str | None, tag: str | None, layer: str | None
     ) -> tuple[str | None, str | None, str | None]:
+        # masked as stored: a filter naming a secret finds the note that holds its marker
+        one_tag = note_fields.one_tag(tag)
         return (
-            note_fields.folder(folder) or None,
-            note_fields.one_tag(tag),
+            self._folder(folder) or None,
+            None if one_tag is None else self._mask(one_tag),
             None if layer is None else note_fields.layer(layer),
         )
 
@@ -695,8 +705,8 @@ class Notes:
                 self._mask(note_fields.title(n.title)),
                 self._mask(note_fields.body(n.body)),
                 layer,
-                note_fields.folder(n.folder),
-                note_fields.tags(n.tags),
+                self._folder(n.folder),
+                self._tags(n.tags),
                 created,
                 updated,
                 note_fields.author(n.author, "author"),
