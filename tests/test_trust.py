@@ -359,6 +359,7 @@ def test_an_archive_at_schema_4_has_its_notes_and_inferences_masked(cfg: Config)
     """Schema 4 had notes, signals and inferences, stored as written; masking came with 5."""
     write_secret_corpus(cfg.claude_dir)
     key, title_key = "ghp_" + _rnd(36), "sk-ant-api03-" + _rnd(90)
+    tag_key, folder_key = "glpat-" + _rnd(20), "AKIA" + _rnd(16, UP)
     with Memory(_cfg(cfg, mask_secrets=False)) as memory:
         memory.upkeep.ingest()
         note = memory.notes.save(
@@ -366,7 +367,8 @@ def test_an_archive_at_schema_4_has_its_notes_and_inferences_masked(cfg: Config)
             f"the token is {key}; see [[Runbook {key}]]",
             "state",
             by="agent",
-            tags=["ops"],
+            tags=["ops", tag_key],
+            folder=f"ops/{folder_key}",
         ).note
         assert key in note.body
         minted = memory.inferences.mint(
@@ -387,13 +389,15 @@ def test_an_archive_at_schema_4_has_its_notes_and_inferences_masked(cfg: Config)
     result = memtui(cfg, "stats")  # any command upgrades the archive
     assert result.returncode == 0, result.stderr
     raw = data_bytes(cfg.data_dir)
-    for value in [key, title_key, *secret_values()]:
+    for value in [key, title_key, tag_key, folder_key, *secret_values()]:
         assert value.encode() not in raw, value
     assert not index_terms(cfg.index_dir, indexed.decode())
     with Memory(cfg) as memory:
         masked = memory.notes.get(note.id).note
         assert "\u2039secret:github-token:" in masked.body
         assert "\u2039secret:anthropic-key:" in masked.title
+        assert masked.folder.startswith("ops/\u2039secret:aws-access-key:")
+        assert memory.notes.list(tag=tag_key) == [masked]
         assert memory.notes.search("runbook").results[0].note.id == note.id
         assert memory.inferences.get_inference(minted.id).status == "active"
 
