@@ -54,10 +54,10 @@ def say(*parts: object, **kwargs: Any) -> None:
 
 
 class Parser(argparse.ArgumentParser):
-    """argparse, but a bad argument is one line on stderr and exit 2."""
+    """argparse, but a bad argument is one line on stderr, with SPEC's code, and exit 2."""
 
     def error(self, message: str) -> NoReturn:
-        self.exit(2, f"{self.prog}: error: {message}\n")
+        self.exit(2, f"memtui: INVALID_ARGUMENT: {self.prog}: {message} (see {self.prog} --help)\n")
 
 
 def fail(message: str) -> NoReturn:
@@ -738,12 +738,14 @@ def add_note_commands(sub: argparse._SubParsersAction[Parser]) -> None:
     show = actions.add_parser("show", help="print one note, its links and backlinks")
     show.add_argument("id", type=note_id)
     show.add_argument("--json", action="store_true", help="one JSON document on stdout")
-    add = actions.add_parser("add", help="save a note; its body from FILE, or stdin with -")
+    add = actions.add_parser("add", help="save a note; its body from FILE, or stdin (- or a pipe)")
     add.add_argument("--title", type=argument, required=True)
     add.add_argument("--layer", choices=LAYERS, required=True)
     add.add_argument("--folder", type=argument, default="", help="e.g. projects/shop")
     add.add_argument("--tag", type=argument, action="append", default=[], help="repeatable")
-    add.add_argument("file", nargs="?", metavar="FILE|-", help="the Markdown body (- : stdin)")
+    add.add_argument(
+        "file", nargs="?", metavar="FILE|-", help="the Markdown body (- or none: stdin)"
+    )
     edit = actions.add_parser("edit", help="edit a note in $VISUAL or $EDITOR")
     edit.add_argument("id", type=note_id)
     edit.add_argument(
@@ -838,7 +840,7 @@ def _note_fields(n: Note) -> str:
 
 
 def cmd_note_add(memory: Memory, args: argparse.Namespace) -> None:
-    body = _read_body(args.file) if args.file else ""
+    body = _read_body(args.file) if args.file else _piped()
     result = memory.notes.save(
         args.title, body, args.layer, by="person", folder=args.folder, tags=args.tag
     )
@@ -857,6 +859,19 @@ def cmd_note_add(memory: Memory, args: argparse.Namespace) -> None:
             f"  flashback: {past.project}, session {past.session_id[:8]}#{past.message_index}, "
             f"{past.age_days} days ago"
         )
+
+
+def _piped() -> str:
+    """The body piped in when no FILE is given. At a terminal nobody meant to type it
+    (that is `-`): refuse rather than wait, or save an empty note."""
+    if sys.stdin is None:  # closed: nothing was piped
+        return ""
+    if sys.stdin.isatty():
+        fail(
+            "INVALID_ARGUMENT: no body: give FILE, - to type it on stdin, "
+            "or pipe it in (echo text | memtui note add ...)"
+        )
+    return _read_body("-")
 
 
 def _read_body(source: str) -> str:

@@ -144,6 +144,14 @@ def test_search_finds_a_prefix_and_counts_matches(indexed: Config) -> None:
     assert doc["vector_total"] is None
 
 
+def test_a_bad_argument_is_one_line_with_its_code(cfg: Config) -> None:
+    """argparse's own errors carry SPEC's code, as every other failure does."""
+    done = memtui(cfg, "signals", "--type", "bogus")
+    assert done.returncode == 2
+    assert done.stderr.startswith("memtui: INVALID_ARGUMENT: memtui signals: argument --type")
+    assert done.stderr.count("\n") == 1
+
+
 # ESC, BEL, NUL, DEL, a C1 control (CSI) and the bidi override RLO: what a transcript may hold
 # that a terminal would act on (recolour, move, retitle, reorder) rather than show.
 RAW = ("\x1b", "\x07", "\x00", "\x7f", "\x9b", "\u202e")

@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import pty
 import subprocess
 import sys
 from pathlib import Path
@@ -108,14 +109,49 @@ def test_note_add_from_a_file_and_from_stdin(cfg: Config, tmp_path: Path) -> Non
     assert added.stdout.startswith("saved note #1 'From a file' (past, a/b)")
     piped = run(cfg, "note", "add", "--title", "Stdin note", "--layer", "state", "-", stdin="hi")
     assert piped.returncode == 0, piped.stderr
-    empty_body = run(cfg, "note", "add", "--title", "No body", "--layer", "rule")
-    assert empty_body.returncode == 0, empty_body.stderr
+    no_file = run(cfg, "note", "add", "--title", "Piped rule", "--layer", "rule", stdin="Be brief.")
+    assert no_file.returncode == 0, no_file.stderr
+    title_only = run(cfg, "note", "add", "--title", "No body", "--layer", "past")
+    assert title_only.returncode == 0, title_only.stderr
     notes = {n["title"]: n for n in listed(cfg)}
     assert notes["From a file"]["tags"] == ["one", "two"]
     assert notes["Stdin note"]["body"] == "hi" and notes["No body"]["body"] == ""
-    assert notes["No body"]["status"] == "approved"  # the person's own rule
+    assert notes["Piped rule"]["body"] == "Be brief."
+    assert notes["Piped rule"]["status"] == "approved"  # the person's own rule
     doc = json.loads(run(cfg, "note", "show", "1", "--json").stdout)
     assert doc["links"][0]["note_id"] == notes["Stdin note"]["id"]
+
+
+@pytest.mark.parametrize("stdin", ["", " \n\t\n"])
+def test_note_add_refuses_a_rule_with_no_text(cfg: Config, stdin: str) -> None:
+    result = run(cfg, "note", "add", "--title", "Empty rule", "--layer", "rule", stdin=stdin)
+    assert one_line_error(result), result.stderr
+    assert "INVALID_ARGUMENT: body is empty" in result.stderr
+    assert listed(cfg) == []
+
+
+@pytest.mark.parametrize("layer", ["past", "rule"])
+def test_note_add_with_no_file_at_a_terminal_refuses(cfg: Config, layer: str) -> None:
+    """Nobody types a body they were not asked for: no FILE at a terminal is a mistake, not
+    an empty note (a real pseudo-terminal on stdin, nothing typed)."""
+    primary, secondary = pty.openpty()
+    try:
+        result = subprocess.run(
+            [sys.executable, "-m", "memtui", "note", "add", "--title", "zz", "--layer", layer],
+            env=env_for(cfg),
+            stdin=secondary,
+            capture_output=True,
+            text=True,
+            timeout=180,
+            cwd="/",
+        )
+    finally:
+        os.close(secondary)
+        os.close(primary)
+    assert one_line_error(result), result.stderr
+    err = result.stderr
+    assert "INVALID_ARGUMENT" in err and "FILE" in err and "- " in err and "pipe" in err
+    assert listed(cfg) == []
 
 
 def test_note_add_warns_of_a_similar_note(noted: Config) -> None:
@@ -148,7 +184,7 @@ BIG = "x" * (100 * 1024 + 1)
     ],
 )
 def test_note_add_bad_input(cfg: Config, args: tuple[str, ...], says: str) -> None:
-    result = run(cfg, "note", "add", *args, stdin=BIG)
+    result = run(cfg, "note", "add", *args, stdin=BIG if "-" in args else "body")
     assert one_line_error(result), result.stderr
     assert says in result.stderr and result.stdout == ""
     assert listed(cfg) == []  # nothing partly written

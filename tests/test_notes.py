@@ -365,6 +365,8 @@ BAD_SAVES = [
     ({"body": "x" * (MAX_BODY_BYTES + 1)}, "body is"),
     ({"body": "é" * (MAX_BODY_BYTES // 2 + 1)}, "body is"),
     ({"body": "nul \x00 here"}, "body holds a control"),
+    ({"layer": "rule", "body": ""}, "body is empty: a rule needs its text"),
+    ({"layer": "rule", "body": " \n\t "}, "body is empty: a rule needs its text"),
     ({"tags": ["two words"]}, r"tags\[0\]"),
     ({"tags": ["ok", "a,b"]}, r"tags\[1\]"),
     ({"tags": ["bell\x07"]}, r"tags\[0\]"),
@@ -451,6 +453,16 @@ def test_bad_ids_and_updates(memory: Memory) -> None:
     with pytest.raises(InvalidArgument, match=r"tags\[0\]"):
         memory.notes.update(n.note.id, by=PERSON, body="new", tags=["a b"])
     assert memory.notes.get(n.note.id).note.body == "b"  # nothing partly written
+    rule = memory.notes.save("A rule", "Say why.", "rule", by=PERSON).note
+    untitled = memory.notes.save("Title only", "", "state", by=PERSON).note
+    for call in (
+        lambda: memory.notes.update(rule.id, by=PERSON, body="  \n"),
+        lambda: memory.notes.update(untitled.id, by=PERSON, layer="rule"),
+    ):
+        with pytest.raises(InvalidArgument, match="body is empty"):
+            call()
+    assert memory.notes.get(rule.id).note.body == "Say why."
+    assert memory.notes.get(untitled.id).note.layer == "state"
     with pytest.raises(NotFound):
         memory.notes.save("S", "b", "past", by=PERSON, source_session_id="nope")
 

@@ -258,6 +258,139 @@ def test_recurring_error_across_projects(memory: Memory, claude_dir: Path) -> No
     assert {m.project for m in found.messages} == {"/w/api", "/w/worker", "/w/web"}
 
 
+def test_error_signatures_only_where_raised_or_reported() -> None:
+    code = (
+        "class ParseError(Exception):\n"
+        "    pass\n"
+        "try:\n"
+        "    data = json.loads(raw)\n"
+        "except (ValueError, AttributeError):\n"
+        '    raise FileNotFoundError(f"no {path}")\n'
+        "STATUS = {\n"
+        "    ValueError: 400,\n"
+        "}\n"
+    )
+    assert signatures(code) == [] == signatures(code, said=True)
+    docstring = '    """Load it.\n\n    Raises:\n        ValueError: If the path is bad.\n    """'
+    assert signatures(docstring) == [] == signatures(docstring, said=True)
+    log = "2026-01-12T12:00:07Z ERROR   [ab12cd34] TypeError: Cannot read properties"
+    assert signatures(log) == ["TypeError: Cannot read properties"]
+    # The person's words report an error anywhere in a line; a command's output, at its start.
+    said = "hmm, still getting KeyError: 'sku' again"
+    assert signatures(said, said=True) == ["KeyError: <name> again"]
+    assert signatures(said) == []
+    assert signatures("what does `except ValueError: pass` do?", said=True) == []
+    # What follows the error's sentence is words about it, not the error.
+    hint = "AttributeError: 'Row' object has no attribute 'sku'. Did you mean: 'skus'?"
+    assert signatures(hint) == ["AttributeError: <name> object has no attribute <name>"]
+    traceback = (
+        "collected 3 items\n"
+        "Traceback (most recent call last):\n"
+        '  File "/w/app.py", line 3, in <module>\n'
+        "    raise ValueError\n"
+        "ValueError\n"
+    )
+    assert signatures(traceback) == ["ValueError"]
+    pytest_e = "    def test_x():\n>       load()\nE       KeyError: 'sku'\n"
+    assert signatures(pytest_e) == ["KeyError: <name>"]
+    assert signatures("src/x.ts(3,7): error TS2345: bad\nnpm ERR! code ERESOLVE") == [
+        "TS2345",
+        "ERESOLVE",
+    ]
+
+
+def _record(kind: str, uuid: str, sid: str, ts: str, project: str, message: dict) -> bytes:
+    record = {
+        "type": kind,
+        "uuid": uuid,
+        "parentUuid": None,
+        "sessionId": sid,
+        "cwd": f"/w/{project}",
+        "timestamp": ts,
+        "isSidechain": False,
+        "message": message,
+    }
+    return json.dumps(record).encode() + b"\n"
+
+
+def _tool_sessions(
+    claude_dir: Path, project: str, days: list[int], rounds: list[tuple[str, str, str]]
+) -> None:
+    """Sessions `days` ago in which the assistant calls each (tool, argument) of `rounds`
+    at once, in one message, and their outputs follow in order."""
+    for i, d in enumerate(days):
+        ts = (datetime.now(UTC) - timedelta(days=d)).strftime("%Y-%m-%dT%H:%M:%S.000Z")
+        sid = f"{project}-tools-{i}"
+        uses = [
+            {"type": "tool_use", "id": f"toolu_{i}_{n}", "name": tool, "input": {"x": arg}}
+            for n, (tool, arg, _) in enumerate(rounds)
+        ]
+        data = lines.user(f"{sid}-u", "look at the loader", sid, ts, f"/w/{project}")
+        data += _record(
+            "assistant", f"{sid}-a", sid, ts, project, {"id": f"msg_{sid}", "content": uses}
+        )
+        for n, (_, _, output) in enumerate(rounds):
+            result = {"type": "tool_result", "tool_use_id": f"toolu_{i}_{n}", "content": output}
+            data += _record("user", f"{sid}-r{n}", sid, ts, project, {"content": [result]})
+        lines.write(claude_dir / f"-{project}" / f"{sid}.jsonl", data)
+
+
+_SOURCE = (
+    "import json\n\n\nclass LoadError(Exception):\n    pass\n\n\ndef load(path):\n"
+    "    try:\n        return json.loads(open(path).read())\n"
+    "    except (ValueError, AttributeError):\n"
+    '        raise FileNotFoundError(f"no transcript at {path}")\n'
+    "    except json.JSONDecodeError as exc:\n        raise TypeError(exc) from exc\n"
+)
+
+
+def test_errors_in_code_a_tool_showed_do_not_recur(memory: Memory, claude_dir: Path) -> None:
+    numbered = "\n".join(f"{n:6}→{line}" for n, line in enumerate(_SOURCE.split("\n"), 1))
+    grep = "ValueError: not a transcript\nTypeError: bad line"  # a log file's lines, shown
+    rounds = [
+        ("Read", "/w/shop/loader.py", numbered),
+        ("Grep", "Error", grep),
+        ("Bash", "cat loader.py", _SOURCE),
+    ]
+    _tool_sessions(claude_dir, "shop", [20, 12, 2], rounds)
+    memory.upkeep.ingest()
+    assert memory.signals.list(type="recurring_error").signals == []
+
+
+def test_tracebacks_from_commands_recur_with_their_line(memory: Memory, claude_dir: Path) -> None:
+    ran = (
+        "============ test session starts ============\n"
+        "platform linux -- Python 3.12.1, pytest-8.3.2\n"
+        "collected 12 items\n\n"
+        "Traceback (most recent call last):\n"
+        '  File "/w/shop/loader.py", line 10, in load\n'
+        "    return json.loads(open(path).read())\n"
+        "json.decoder.JSONDecodeError: Expecting value: line 1 column 1 (char 0)\n"
+        "FAILED tests/test_loader.py::test_load - json.decoder.JSONDecodeError\n"
+    )
+    numbered = "\n".join(f"{n:6}→{line}" for n, line in enumerate(_SOURCE.split("\n"), 1))
+    _tool_sessions(
+        claude_dir,
+        "shop",
+        [15, 8, 1],
+        [("Read", "/w/shop/loader.py", numbered), ("Bash", "pytest -x", ran)],
+    )
+    memory.upkeep.ingest()
+    found = memory.signals.list(type="recurring_error").signals
+    assert sorted(s.title for s in found) == [
+        "FAILED tests/test_loader.py::test_load keeps coming back",
+        "JSONDecodeError: Expecting value: line <n> column <n> (char <n> keeps coming back",
+    ]
+    error = next(s for s in found if s.title.startswith("JSONDecodeError"))
+    assert len(error.messages) == 3
+    for m in error.messages:
+        assert m.snippet.split("\n") == [
+            "return json.loads(open(path).read())",
+            "json.decoder.JSONDecodeError: Expecting value: line 1 column 1 (char 0)",
+            "FAILED tests/test_loader.py::test_load - json.decoder.JSONDecodeError",
+        ]
+
+
 def test_inferences_are_pull_only_in_searches(memory: Memory, claude_dir: Path) -> None:
     """An inference's words are in no note search or history search: only the inference
     tools show it."""
@@ -448,6 +581,22 @@ def test_only_the_detectors_whose_inputs_changed_run_again(
     assert due(conn, today) == {"hidden_arc"}
     memory.notes.save("D", "nothing", "past", by="person")
     assert due(conn, today) == set(SIGNAL_TYPES)
+
+
+def test_new_error_rules_scan_every_message_again(memory: Memory, claude_dir: Path) -> None:
+    _error_sessions(claude_dir, "KeyError: 'sku'", [1])
+    memory.upkeep.ingest()
+    memory.signals.list()
+    # What older rules found in code: gone once the rules change, what these find kept.
+    with sqlite3.connect(memory.config.db_path) as raw:
+        (message,) = raw.execute("SELECT id FROM messages WHERE kind = 'prompt'").fetchone()
+        raw.execute("INSERT INTO error_sightings VALUES ('ParseError', ?, 's', 0)", (message,))
+        raw.execute("UPDATE meta SET value = '1' WHERE key = 'errors_scan'")
+    assert "recurring_error" in memory.signals._dirty(memory.signals._conn(), "x")
+    memory.signals.detect()
+    with sqlite3.connect(memory.config.db_path) as raw:
+        found = raw.execute("SELECT signature FROM error_sightings").fetchall()
+    assert found == [("KeyError: <name>",)]
 
 
 def test_export_import_carries_triage_and_inferences(

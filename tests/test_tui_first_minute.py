@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from corpus import encode_project_dir
 from rich.text import Text
-from textual.widgets import Input, OptionList, Select, Static
+from textual.widgets import Input, Label, OptionList, Select, Static
 
 from memtui.engine import Memory, ProgressEvent, SearchResponse, SearchResult, SessionInfo
 from memtui.engine.search import PROMPTS, TOOL_OUTPUT
@@ -26,7 +26,7 @@ from memtui.tui import browse as browse_module
 from memtui.tui.app import MemtuiApp, key_scopes
 from memtui.tui.browse import BrowseScreen, SessionList
 from memtui.tui.format import short_names
-from memtui.tui.forms import Confirm
+from memtui.tui.forms import Confirm, Prompt
 from memtui.tui.messages import Progress
 from memtui.tui.notes.scope import counted
 from memtui.tui.results import ResultList
@@ -535,6 +535,33 @@ async def test_exporting_over_a_file_asks_first(archive: Memory, tmp_path: Path)
         await until(pilot, named.exists)
 
 
+@pytest.mark.parametrize("downloads", [True, False])
+async def test_an_export_goes_to_downloads_or_home_never_the_current_directory(
+    archive: Memory, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, downloads: bool
+) -> None:
+    """Launched from a repository, an export by default stays out of it."""
+    home, repo = tmp_path / "home", tmp_path / "repo"
+    repo.mkdir()
+    folder = home / "Downloads" if downloads else home
+    folder.mkdir(parents=True)
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("XDG_DOWNLOAD_DIR", raising=False)
+    monkeypatch.chdir(repo)
+    app = MemtuiApp(archive, upkeep=False)
+    async with app.run_test(size=SMALL) as pilot:
+        screen = await open_session(pilot, app, fm.INIT)
+        assert screen.info is not None
+        expected = folder / actions.export_name(screen.info)
+        await pilot.press("e")
+        await until(pilot, lambda: isinstance(app.screen, Prompt))
+        assert app.screen.query_one("#prompt-input", Input).value == str(expected)
+        shown = str(app.screen.query_one("#prompt-detail", Label).render())
+        assert str(expected) in shown.replace("\n", ""), "the full default path is shown"
+        await pilot.press("enter")
+        await until(pilot, expected.exists)
+    assert list(repo.iterdir()) == []
+
+
 # -- 11: keymap ------------------------------------------------------------------------------
 
 
@@ -745,6 +772,24 @@ async def test_a_long_project_name_stays_on_its_line(memory: Memory, claude_dir:
         assert line.cell_len <= listing.scrollable_content_region.width
 
 
+async def test_project_lines_fit_after_the_terminal_narrows(archive: Memory) -> None:
+    """Drawn at 160 columns, then at 80: each project's name and count still share a line
+    (they were cut for the old, wider sidebar, and wrapped: `All projects` / `20`)."""
+    app = MemtuiApp(archive, upkeep=False)
+    async with app.run_test(size=(160, 48)) as pilot:
+        browse = await browse_ready(pilot, app)
+        listing = browse.query_one("#projects", OptionList)
+        await pilot.resize_terminal(80, 24)
+        await pilot.pause()
+        await pilot.pause()
+        width = listing.scrollable_content_region.width
+        for index in range(listing.option_count):
+            if index == listing.highlighted:
+                continue  # the highlighted project shows its whole path, on as many lines
+            line = listing.get_option_at_index(index).prompt
+            assert isinstance(line, Text) and line.cell_len <= width, line.plain
+
+
 async def test_a_hit_only_in_a_tool_result_opens_its_fold(with_tools: Memory) -> None:
     app = MemtuiApp(with_tools, upkeep=False)
     async with app.run_test(size=(140, 40)) as pilot:
@@ -843,3 +888,27 @@ def test_tmux_clipboard_is_none_outside_tmux(monkeypatch: pytest.MonkeyPatch) ->
     monkeypatch.delenv("TMUX", raising=False)
     assert actions.tmux_clipboard() is None
     assert os.environ.get("TMUX") is None
+
+
+async def test_a_prompt_reads_as_typed(memory: Memory, claude_dir: Path) -> None:
+    """A prompt is shown as typed, as Claude Code shows it: a pasted diff's - and + lines stay
+    lines (Markdown made them bullets, run together), and `code` keeps its backticks."""
+    session, cwd = "d1ff0000-0000-4000-8000-000000000001", "/home/dev/work/diffs"
+    f = fm._File(claude_dir / encode_project_dir(cwd) / f"{session}.jsonl", session, cwd)
+    f.user(fm._ts(0), "Why does `cart` fail?\n- total = sum(prices)\n+ total = sum(prices) + fee")
+    f.claude(fm._ts(0, 5), "Because the fee is **never** added.")
+    f.write()
+    memory.upkeep.ingest(wait=True)
+    app = MemtuiApp(memory, upkeep=False)
+    async with app.run_test(size=SMALL) as pilot:
+        screen = await open_session(pilot, app, session)
+        prompt, answer = (
+            [strip.text.strip() for strip in block.lines(70)]
+            for block in screen.query(MessageBlock)
+        )
+        assert prompt[1:] == [
+            "Why does `cart` fail?",
+            "- total = sum(prices)",
+            "+ total = sum(prices) + fee",
+        ]
+        assert "Because the fee is never added." in answer  # Claude's answer is Markdown

@@ -7,6 +7,7 @@ import hashlib
 import io
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from rich.console import Console
@@ -15,12 +16,14 @@ from textual.widgets import OptionList, Static
 from memtui.engine import Memory
 from memtui.errors import NotFound
 from memtui.store.locks import file_lock
+from memtui.tui import app as tui_app
 from memtui.tui import settings
 from memtui.tui.app import MemtuiApp, binding_ids, key_scopes
 from memtui.tui.browse import BrowseScreen, ProjectList, SessionList
 from memtui.tui.forget import ForgetReceipt
 from memtui.tui.notes import flows
 from memtui.tui.notes.dialogs import Confirm
+from memtui.tui.notes.listing import NotesScreen, NoteTable
 from memtui.tui.notes.view import NoteScreen
 from memtui.tui.session import MessageBlock, SessionScreen
 from tests import first_minute as fm
@@ -214,10 +217,65 @@ async def test_forget_a_note_from_its_view(archive: Memory) -> None:
         await pilot.press("y")
         receipt = await receipt_shown(pilot, app)
         assert (receipt.receipt.what, receipt.receipt.notes) == ("note", 1)
+        assert isinstance(app.screen_stack[-2], BrowseScreen), "the view closed beneath"
+        await pilot.pause(0.3)
+        await app.workers.wait_for_complete()
+        said = [str(n.message) for n in app._notifications]
+        assert not any("forgetting" in m for m in said), "the notice covered the receipt"
         await pilot.press("enter")
         await until(pilot, lambda: isinstance(app.screen, BrowseScreen))
+        await pilot.pause(0.3)
+        await app.workers.wait_for_complete()
+        said = [str(n.message) for n in app._notifications]
+        assert not any("NOT_FOUND" in m for m in said), said
     with pytest.raises(NotFound):
         archive.notes.get(note_id)
+
+
+class Told(MemtuiApp):
+    """The app, keeping every notice it was told to show (the receipt clears the toasts)."""
+
+    CSS_PATH = str(Path(tui_app.__file__).with_name(MemtuiApp.CSS_PATH))
+
+    def __init__(self, memory: Memory, upkeep: bool) -> None:
+        super().__init__(memory, upkeep=upkeep)
+        self.said: list[str] = []
+
+    def notify(self, message: str, **options: Any) -> None:
+        self.said.append(message)
+        super().notify(message, **options)
+
+
+async def test_forget_a_note_opened_from_the_notes_list(archive: Memory) -> None:
+    """Back to the list the note came from, with no error about the note that is gone."""
+    archive.notes.save("Cart fee rule", "Shipping is a line of its own.", "past", by="person")
+    archive.notes.save("Other", "Links to [[Cart fee rule]].", "state", by="person")
+    app = Told(archive, upkeep=False)
+    async with app.run_test(size=SMALL) as pilot:
+        await browse_ready(pilot, app)
+        await pilot.press("n")
+        await until(pilot, lambda: isinstance(app.screen, NotesScreen) and bool(app.screen.notes))
+        listing = app.screen
+        assert isinstance(listing, NotesScreen)
+        table = listing.query_one(NoteTable)
+        key = next(k for k, n in listing.notes.items() if n.title == "Cart fee rule")
+        table.move_cursor(row=table.get_row_index(key))
+        table.focus()
+        await pilot.press("enter")
+        await until(
+            pilot, lambda: isinstance(app.screen, NoteScreen) and app.screen.detail is not None
+        )
+        await pilot.press("F")
+        await until(pilot, lambda: isinstance(app.screen, Confirm))
+        await pilot.press("y")
+        await receipt_shown(pilot, app)
+        assert app.screen_stack[-2] is listing
+        await pilot.press("enter")
+        await until(pilot, lambda: app.screen is listing)
+        await until(pilot, lambda: [n.title for n in listing.notes.values()] == ["Other"])
+        await pilot.pause(0.3)
+        await app.workers.wait_for_complete()
+        assert not any("NOT_FOUND" in m for m in app.said), app.said
 
 
 async def test_the_screen_answers_while_a_forget_waits(archive: Memory, cfg) -> None:  # type: ignore[no-untyped-def]

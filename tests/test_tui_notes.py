@@ -183,13 +183,18 @@ async def test_a_note_shows_its_links_backlinks_and_opens_a_link(noted: Memory) 
         assert text.targets[1].missing, "a link to no note is dangling"
         body = text_of(view)
         assert "[[" not in body and "Auth decisions" in body
-        assert text.current == 0
+        assert text.current is None, "nothing is selected before the first tab"
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.screen is view, "enter with nothing selected opens nothing"
+        await pilot.press("tab")
+        assert text.current == 0, "the first tab selects the first link"
         await pilot.press("enter")
         auth = await note_view(pilot, "Auth decisions")
         assert "Referenced by (1)" in text_of(auth)
         back = auth.query_one(NoteText)
         assert [t.label for t in back.targets] == ["Refresh token rotation"]
-        await pilot.press("enter")  # the backlink
+        await pilot.press("tab", "enter")  # the backlink
         await note_view(pilot, "Refresh token rotation")
         await pilot.press("escape", "escape")
         await note_view(pilot, "Refresh token rotation")
@@ -199,7 +204,7 @@ async def test_a_dangling_link_offers_to_write_that_note(noted: Memory) -> None:
     app = MemtuiApp(noted, upkeep=False)
     async with app.run_test(size=SIZE) as pilot:
         await open_note(pilot, "Refresh token rotation")
-        await pilot.press("tab", "enter")  # the second link: Later page
+        await pilot.press("tab", "tab", "enter")  # the second link: Later page
         await until(pilot, lambda: isinstance(app.screen, NoteEditor))
         editor = app.screen
         assert editor.query_one("#note-title", Input).value == "Later page"
@@ -524,7 +529,7 @@ async def test_save_a_message_of_a_session_as_a_past_note(archived: Memory) -> N
         assert stored.source.message_index == block.message.message_index
         source = view.query_one(NoteText).targets[0]
         assert source.session_id == block.message.session_id
-        await pilot.press("enter")  # the source is the first thing to open
+        await pilot.press("tab", "enter")  # the source is the first thing to open
         await until(
             pilot, lambda: isinstance(app.screen, SessionScreen) and app.screen is not session
         )

@@ -143,6 +143,7 @@ async def _view(pilot: Pilot[None]) -> None:
     await until(
         pilot, lambda: isinstance(app.screen, NoteScreen) and app.screen.flashbacks is not None
     )
+    await pilot.press("tab")  # the first link selected: the cursor's look is in the picture
 
 
 async def _editor(pilot: Pilot[None]) -> None:

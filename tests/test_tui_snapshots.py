@@ -109,7 +109,9 @@ async def _export(pilot: Pilot[None]) -> None:
 def test_export_dialog(
     archive: Memory, snap_compare: Snap, theme: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.chdir("/tmp")  # the dialog suggests a file in the working directory
+    # The dialog suggests a file in the Downloads folder, else home: one with none.
+    monkeypatch.setenv("HOME", "/home/dev")
+    monkeypatch.delenv("XDG_DOWNLOAD_DIR", raising=False)
     app = MemtuiApp(archive, upkeep=False)
     assert snap_compare(app, terminal_size=SIZE, run_before=themed(theme, _export))
 
@@ -137,7 +139,7 @@ def test_empty_archive(cfg: Config, snap_compare: Snap, theme: str) -> None:
             app.theme = theme
             browse = app.screen
             await until(pilot, lambda: browse.loaded)
-            await app.workers.wait_for_complete()  # the counts' read too: not half drawn
+            await until(pilot, lambda: all(w.is_finished for w in app.workers))
             await pilot.pause(0.2)
 
         assert snap_compare(app, terminal_size=SIZE, run_before=before)

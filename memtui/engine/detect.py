@@ -40,6 +40,8 @@ ARC_STRIDE = 8  # every 8th similarity of a row samples it for the floor of its 
 # recurring_error: the same error in ERROR_SESSIONS sessions over at least ERROR_DAYS days.
 ERROR_SESSIONS = 3
 ERROR_DAYS = 7
+# The error scan's rules: a new version scans every message again (meta.errors_scan).
+ERROR_SCAN = 2
 ERROR_EVIDENCE = 10  # messages kept as evidence: the first sighting in each of that many sessions
 
 
@@ -285,9 +287,27 @@ def _exclude(sims: np.ndarray, start: int, first: int, stride: int, linked: np.n
 
 # -- errors in conversations -----------------------------------------------------------------
 
-# What looks like an error, and the part of it that names it.
-_ERRORS = [
-    re.compile(r"\b([A-Z][A-Za-z]*(?:Error|Exception))\b(?::[ \t]*([^\n]{0,160}))?"),
+# An error counts where it was raised or reported: an error line in what a command printed or
+# in what the person or the assistant said, never a mention in code (`except ValueError:`,
+# `raise KeyError(`).
+_NAME = r"(?:[A-Za-z_]\w*\.)*([A-Z][A-Za-z]*(?:Error|Exception)):[ \t]*([^\n]*)$"
+# In a command's output: the name (maybe dotted) at the line's start, or after pytest's `E`,
+# an `Uncaught`, or a log line's level. Indented, it is code or a docstring's `Raises:`.
+_ERROR_LINE = re.compile(
+    r"^(?:E[ \t]+|Uncaught[ \t]+|[^\n]*?\b(?:ERROR|CRITICAL|FATAL)\b[^\n]*?[ \t\]:])?" + _NAME,
+    re.M,
+)
+# In words (the person's, the assistant's telling what happened): anywhere in a line but one
+# of code (indented, or after a keyword).
+_ERROR_SAID = re.compile(r"(?<![\w.])" + _NAME, re.M)
+_CODE_BEFORE = re.compile(r"^[ \t]+$|\b(?:except|raises?|class|catch(?:es)?|throws?|def)\b", re.M)
+# A message that ends like code does not report an error: `ValueError: 400,` in a dict.
+_CODE_ENDS = (",", "{", "(", "[", "\\")
+# A traceback's last line may be the bare name (`raise ValueError`).
+_TRACEBACK = re.compile(r"^Traceback \(most recent call last\):$", re.M)
+_BARE = re.compile(r"(?:[A-Za-z_]\w*\.)*([A-Z][A-Za-z]*(?:Error|Exception))")
+# Tool-specific reports, distinctive anywhere on a line.
+_REPORTS = [
     re.compile(r"\bFAILED[ \t]+(\S+::\S+)"),
     re.compile(r"\berror\[(E\d{4})\]"),
     re.compile(r"\berror (TS\d{4})\b"),
@@ -296,6 +316,14 @@ _ERRORS = [
 ]
 # Cheap pre-filter for SQL: a message holding none of these cannot match the patterns above.
 _ERROR_HINTS = ("Error", "Exception", "FAILED", "error[", "error TS", "ERR_", "npm ERR!")
+# Tools whose output shows files rather than something that ran: the code they show names
+# errors that never happened.
+_SHOWS_FILES = frozenset(
+    ("Read", "Grep", "Glob", "LS", "NotebookRead", "Edit", "MultiEdit", "Write", "NotebookEdit")
+)
+# Read's (`   12→`) and `cat -n`'s (`    12\t`) line numbers: an output that is mostly such
+# lines is a file shown, whichever tool showed it.
+_NUMBERED = re.compile(r"^[ \t]*\d+(?:→|\t)", re.M)
 # What makes one error look like many: paths, quoted names, numbers, hashes and ids.
 _NORMALISE = [
     (re.compile(r"(?:[A-Za-z]:)?(?:[\w.\-~]*/)+[\w.\-]+"), "<path>"),
@@ -304,45 +332,120 @@ _NORMALISE = [
     (re.compile(r"\b\d+(?:\.\d+)*\b"), "<n>"),
     (re.compile(r"\s+"), " "),
 ]
+_SENTENCE_END = re.compile(r"[.?!](?=\s|$)")
 MAX_SIGNATURES = 4  # per message: a log dump holds dozens, and the first few say enough
+ERROR_TITLE = " keeps coming back"  # after the signature, in a recurring_error's title
 
 
-def signatures(text: str) -> list[str]:
-    """The errors a text reports, each normalised so that paths, numbers and ids do not
-    split one error into many: `KeyError: <name>`, `FAILED <path>::test_x`, `E0502`."""
-    found: list[str] = []
-    for pattern in _ERRORS:
+def _signature(name: str, rest: str) -> str:
+    rest = _SENTENCE_END.split(rest[:160], maxsplit=1)[0]  # what follows is words about it
+    for rx, sub in _NORMALISE:
+        rest = rx.sub(sub, rest)
+    rest = rest.strip(" .,:;()[]")[:80]
+    return f"{name}: {rest}" if rest else name
+
+
+def _reported(text: str, said: bool = False) -> list[tuple[str, int]]:
+    """The errors a text reports (`said`: in words, not a command's output), in
+    the order it reports them: (signature, offset of the line reporting it)."""
+    found: list[tuple[int, str]] = []
+    for m in (_ERROR_SAID if said else _ERROR_LINE).finditer(text):
+        rest = m.group(2).rstrip()
+        line = text.rfind("\n", 0, m.start()) + 1
+        if said and _CODE_BEFORE.search(text, line, m.start()):
+            continue
+        if not rest.endswith(_CODE_ENDS):
+            found.append((line, _signature(m.group(1), rest)))
+    for m in _TRACEBACK.finditer(text):
+        at = m.end() + 1
+        while at < len(text):
+            end = text.find("\n", at)
+            end = len(text) if end < 0 else end
+            line = text[at:end]
+            if line.strip() and not line[0].isspace():
+                if bare := _BARE.fullmatch(line.rstrip()):
+                    found.append((at, bare.group(1)))
+                break
+            at = end + 1
+    for i, pattern in enumerate(_REPORTS):
         for m in pattern.finditer(text):
-            name, rest = m.group(1), (m.group(2) if m.lastindex == 2 else None)
-            name = name.rstrip(".,:;)]'\"")  # "ERESOLVE." is ERESOLVE
-            if pattern is _ERRORS[1]:
+            name = m.group(1).rstrip(".,:;)]'\"")  # "ERESOLVE." is ERESOLVE
+            if i == 0:
                 name = "FAILED " + name.split("[", 1)[0]
-            sig = name
-            if rest:
-                for rx, sub in _NORMALISE:
-                    rest = rx.sub(sub, rest)
-                rest = rest.strip(" .,:;()[]")[:80]
-                sig = f"{name}: {rest}" if rest else name
-            if sig not in found:
-                found.append(sig)
-            if len(found) >= MAX_SIGNATURES:
-                return found
-    return found
+            found.append((text.rfind("\n", 0, m.start()) + 1, name))
+    out: list[tuple[str, int]] = []
+    for at, sig in sorted(found):
+        if sig not in (s for s, _ in out):
+            out.append((sig, at))
+        if len(out) >= MAX_SIGNATURES:
+            break
+    return out
+
+
+def signatures(text: str, said: bool = False) -> list[str]:
+    """The errors a text reports (`said`: in words, not output), each normalised so that
+    paths, numbers and ids do not split one error into many: `KeyError: <name>`,
+    `FAILED <path>::test_x`, `E0502`."""
+    return [sig for sig, _ in _reported(text, said)]
+
+
+def error_lines(text: str, kind: str, signature: str = "") -> str | None:
+    """The line where a message of `kind` reports an error (the first whose signature starts
+    with `signature`, else the first), with the line before and after it; None if it
+    reports none."""
+    reported = _reported(text, kind != "tool_result")
+    if not reported:
+        return None
+    at = next((a for s, a in reported if s.startswith(signature)), reported[0][1])
+    lines = text[:at].split("\n")[-2:-1] + text[at:].split("\n", 2)[:2]
+    return "\n".join(" ".join(line.split())[:200] for line in lines if line.strip())
+
+
+def shows_files(output: str) -> bool:
+    """Whether a tool's output is mostly numbered lines of a file."""
+    lines = [line for line in output.splitlines() if line.strip()]
+    return len(lines) >= 2 and len(_NUMBERED.findall(output)) * 2 >= len(lines)
+
+
+def _tool(conn: sqlite3.Connection, session_id: str, idx: int) -> str | None:
+    """The tool whose result the message at `idx` holds: results follow their calls in order
+    (`A(x) A(y) R(x) R(y)` or `A(x, y) R(x) R(y)`), so count the results since the calls."""
+    results, calls = 0, []
+    for kind, tool_calls in conn.execute(
+        """SELECT kind, tool_calls FROM messages WHERE session_id = ? AND idx < ?
+           ORDER BY idx DESC LIMIT 64""",
+        (session_id, idx),
+    ):
+        if kind == "tool_result":
+            if calls:
+                break
+            results += 1
+        elif kind == "assistant":
+            calls[:0] = json.loads(tool_calls)
+        elif kind != "meta":
+            break
+    return str(calls[results][0]) if results < len(calls) else None
 
 
 def scan_errors(conn: sqlite3.Connection, after: int, upto: int) -> list[tuple[str, int, str, int]]:
     """Error sightings in the messages changed in (after, upto]: (signature, message id,
-    session id, epoch). Only messages holding an error's tell-tale text reach Python."""
+    session id, epoch). Errors count in tools' results but not in a file a tool showed,
+    and in the person's and the assistant's words but not in their code. Only messages
+    holding an error's tell-tale text reach Python."""
     hint = " OR ".join(f"instr(text, '{h}') OR instr(tool_output, '{h}')" for h in _ERROR_HINTS)
     rows = conn.execute(
-        f"""SELECT id, session_id, epoch, text, tool_output FROM messages
+        f"""SELECT id, session_id, idx, kind, epoch, text, tool_output FROM messages
             WHERE seq > ? AND seq <= ? AND kind IN ('assistant', 'tool_result', 'prompt')
               AND is_sidechain = 0 AND ({hint})""",
         (after, upto),
     )
     out = []
-    for message_id, session_id, epoch, text, output in rows:
-        for sig in signatures(f"{text}\n{output}"):
+    for message_id, session_id, idx, kind, epoch, text, output in rows.fetchall():
+        if kind == "tool_result" and (
+            shows_files(output) or _tool(conn, session_id, idx) in _SHOWS_FILES
+        ):
+            continue
+        for sig in signatures(f"{text}\n{output}", kind != "tool_result"):
             out.append((sig, message_id, session_id, epoch))
     return out
 
@@ -366,7 +469,7 @@ def recurring_errors(conn: sqlite3.Connection, mentioned: Callable[[str], bool])
         out.append(
             Found(
                 "recurring_error",
-                f"{sig[:100]} keeps coming back",
+                f"{sig[:100]}{ERROR_TITLE}",
                 f"seen in {len(sightings)} sessions over {days:.0f} days, in {where}; "
                 "no note mentions it",
                 [],

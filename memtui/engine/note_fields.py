@@ -51,6 +51,14 @@ def body(value: object, name: str = "body") -> str:
     return text
 
 
+def rule_text(layer: str, text: str, name: str = "body") -> None:
+    """A rule with no text is nothing to follow: its body holds more than whitespace."""
+    if layer == "rule" and not text.strip():
+        raise InvalidArgument(
+            f"{name} is empty: a rule needs its text", "write the rule in the body"
+        )
+
+
 def layer(value: object, name: str = "layer") -> str:
     if value not in LAYERS:
         raise InvalidArgument(f"{name} must be one of {', '.join(LAYERS)}, not {value!r}")

@@ -231,6 +231,7 @@ class Notes:
             source_session=None,
             source_uuid=validate.optional_text("source_message_uuid", source_message_uuid, 100),
         )
+        note_fields.rule_text(row.layer, row.body)
         if row.layer == "rule":
             row.status = "provisional" if author == "agent" else "approved"
         if source_session_id is not None:
@@ -311,6 +312,7 @@ class Notes:
                     old.source_session,
                     old.source_uuid,
                 )
+                note_fields.rule_text(new.layer, new.body)
                 if new.layer != "rule":
                     new.status = None
                 elif old.layer != "rule":
@@ -336,7 +338,7 @@ class Notes:
     def _stored(self, conn: sqlite3.Connection, note_id: int) -> store.NoteRow:
         row = store.get(conn, note_id)
         if row is None:
-            raise NotFound(f"note {note_id} not found", "list_notes or search_notes shows ids")
+            raise NotFound(f"note {note_id} not found", "it was deleted, or never saved")
         return row
 
     def delete(self, note_id: int, *, by: Author) -> Note:

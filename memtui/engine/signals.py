@@ -9,6 +9,7 @@ Asking for signals on an unchanged corpus is a read.
 from __future__ import annotations
 
 import bisect
+import dataclasses
 import itertools
 import logging
 import re
@@ -89,6 +90,8 @@ class Signals:
             due.update(SIGNAL_TYPES)
         if store.mark(conn, "errors_seq") != db.store_seq(conn):
             due.update(("recurring_error", "stale_state"))
+        if store.mark(conn, "errors_scan") != detect.ERROR_SCAN:
+            due.add("recurring_error")
         if store.day(conn) != today:
             due.update(("stale_state", "tag_burst"))
         if store.text_mark(conn, "signals_inferences") != store.inferences_mark(conn):
@@ -108,11 +111,16 @@ class Signals:
                 return
             note_seq, inferred = notes_store.note_seq(conn), store.inferences_mark(conn)
             after, upto = store.mark(conn, "errors_seq"), db.store_seq(conn)
-            if upto > after:  # new messages: only they are scanned for errors
-                sightings = detect.scan_errors(conn, after, upto)
+            # Sightings found by older rules are found again, all of them, by these.
+            rescan = store.mark(conn, "errors_scan") != detect.ERROR_SCAN
+            if upto > after or rescan:  # new messages: only they are scanned for errors
+                sightings = detect.scan_errors(conn, 0 if rescan else after, upto)
                 with self._writer.transaction() as w:
+                    if rescan:
+                        store.clear_sightings(w)
                     store.add_sightings(w, sightings)
                     store.set_mark(w, "errors_seq", upto)
+                    store.set_mark(w, "errors_scan", detect.ERROR_SCAN)
             found = self._find(conn, due, now)
             with self._writer.transaction() as w:
                 store.upsert_found(w, [f.row() for f in found], sorted(due), now.isoformat())
@@ -233,7 +241,7 @@ class Signals:
                 r.snooze_until,
                 r.created,
                 [ref(notes[i]) for i in r.note_ids if i in notes],
-                [messages[i] for i in r.message_ids if i in messages],
+                [_evidence(r, *messages[i]) for i in r.message_ids if i in messages],
             )
             for r in rows
         ]
@@ -273,27 +281,44 @@ class Signals:
             return inferences.counts(self._conn())
 
 
-def _messages(conn: sqlite3.Connection, ids: Sequence[int]) -> dict[int, MessageRef]:
-    found: dict[int, MessageRef] = {}
+def _evidence(row: store.SignalRow, message: MessageRef, kind: str, text: str) -> MessageRef:
+    """A message as a signal's evidence: for a recurring error, the lines reporting it."""
+    if row.type == "recurring_error":
+        lines = detect.error_lines(text, kind, row.title.removesuffix(detect.ERROR_TITLE))
+        if lines:
+            return dataclasses.replace(message, snippet=lines[:300])
+    return message
+
+
+def _messages(
+    conn: sqlite3.Connection, ids: Sequence[int]
+) -> dict[int, tuple[MessageRef, str, str]]:
+    """The messages by id, each with its kind and its text and tool output."""
+    found: dict[int, tuple[MessageRef, str, str]] = {}
     for chunk in db.chunks(list(ids)):
         rows = conn.execute(
             f"""SELECT m.id, m.session_id, p.path,
                        coalesce(s.custom_title, s.summary_title, s.first_prompt, ''),
-                       m.idx, m.uuid, m.ts, m.text, m.tool_output
+                       m.idx, m.uuid, m.ts, m.text, m.tool_output, m.kind
                 FROM messages m JOIN sessions s ON s.id = m.session_id
                 JOIN projects p ON p.id = s.project_id
                 WHERE m.id IN ({db.marks(chunk)})""",
             chunk,
         )
         for r in rows:
-            found[r[0]] = MessageRef(
-                r[1],
-                r[2],
-                " ".join(str(r[3]).split())[:120],
-                r[4],
-                r[5],
-                r[6],
-                snippet(f"{r[7]}\n{r[8]}", [], "")[:300],
+            text = f"{r[7]}\n{r[8]}"
+            found[r[0]] = (
+                MessageRef(
+                    r[1],
+                    r[2],
+                    " ".join(str(r[3]).split())[:120],
+                    r[4],
+                    r[5],
+                    r[6],
+                    snippet(text, [], "")[:300],
+                ),
+                r[9],
+                text,
             )
     return found
 

@@ -330,6 +330,10 @@ def add_sightings(conn: sqlite3.Connection, rows: Sequence[tuple[str, int, str, 
     conn.executemany("INSERT OR IGNORE INTO error_sightings VALUES (?, ?, ?, ?)", rows)
 
 
+def clear_sightings(conn: sqlite3.Connection) -> None:
+    conn.execute("DELETE FROM error_sightings")
+
+
 def forget_sightings(conn: sqlite3.Connection, message_ids: Sequence[int]) -> None:
     for part in db.chunks(message_ids):
         conn.execute(

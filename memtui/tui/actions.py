@@ -12,6 +12,8 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+import platformdirs
+
 from memtui.engine import SessionInfo
 
 
@@ -45,6 +47,14 @@ def export_name(info: SessionInfo) -> str:
     """A file name a person recognises: the title's words and the id's start."""
     words = re.sub(r"[^A-Za-z0-9]+", "-", info.title.lower()).strip("-")[:48].rstrip("-")
     return f"{words or 'session'}-{info.session_id[:8]}.md"
+
+
+def export_folder() -> Path:
+    """Where an export goes unless told: the Downloads folder, else the home folder. Never
+    the current directory: memtui launched from a repository would write a session's text
+    into it."""
+    downloads = Path(platformdirs.user_downloads_dir())
+    return downloads if downloads.is_dir() else Path.home()
 
 
 def export_target(typed: str, info: SessionInfo) -> Path:

@@ -325,7 +325,7 @@ class MemtuiApp(App[str | None]):
         )
 
     def export_session(self, info: SessionInfo) -> None:
-        suggested = str(Path.cwd() / actions.export_name(info))
+        suggested = str(actions.export_folder() / actions.export_name(info))
 
         def chosen(path: str | None) -> None:
             if not path:
@@ -346,7 +346,14 @@ class MemtuiApp(App[str | None]):
 
             self.push_screen(Confirm(f"{target} exists. Replace it?"), overwrite)
 
-        self.push_screen(Prompt("Export the session as Markdown to:", suggested), chosen)
+        self.push_screen(
+            Prompt(
+                "Export the session as Markdown to (a file, or a folder):",
+                suggested,
+                f"default: {suggested}",
+            ),
+            chosen,
+        )
 
     @work(thread=True, group="export", exit_on_error=False)
     def write_export(self, session_id: str, target: Path) -> None:

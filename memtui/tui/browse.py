@@ -227,7 +227,7 @@ class BrowseScreen(Screen[None]):
         self.watch(self.app, "progress", lambda _: self._empty())
 
     def on_resize(self) -> None:
-        self._project_lines()
+        self.call_after_refresh(self._project_lines)  # once the sidebar has its new width
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "demo":

@@ -118,6 +118,9 @@ class ForgetReceipt(ModalScreen[None]):
         self.name_shown = name
         self.receipt = receipt
 
+    def on_mount(self) -> None:
+        self.app.clear_notifications()  # "forgetting…" is answered here, and covered its end
+
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Label(f"Forgotten: {self.name_shown}", classes="dialog-title")

@@ -19,15 +19,20 @@ class Prompt(ModalScreen[str | None]):
         Binding("escape", "dismiss_none", "Cancel", id="prompt.cancel")
     ]
 
-    def __init__(self, question: str, value: str = "") -> None:
+    DEFAULT_CSS = "Prompt #prompt-detail { width: 100%; }"
+
+    def __init__(self, question: str, value: str = "", detail: str = "") -> None:
         super().__init__()
         self.question = question
         self.value = value
+        self.detail = detail
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
             yield Label(self.question, classes="dialog-title")
             yield Input(self.value, id="prompt-input")
+            if self.detail:  # wrapped in full, where the one-line input may scroll
+                yield Label(self.detail, id="prompt-detail", classes="dialog-hint")
             yield Label("enter to confirm · escape to cancel", classes="dialog-hint")
 
     def on_input_submitted(self, event: Input.Submitted) -> None:

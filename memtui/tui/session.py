@@ -146,7 +146,9 @@ class MessageBlock(Widget, can_focus=True):
         if m.thinking and self.show_thinking:
             style = self._colour("message--fold") + Style(italic=True)
             add(Text(f"thinking\n{m.thinking}", style=style))
-        if m.text and m.kind != "tool_result":
+        if m.kind == "prompt":  # as typed, as Claude Code shows it: a pasted diff's +/- lines
+            add(Text(m.text))  # or a log's * lines are not Markdown lists
+        elif m.text and m.kind != "tool_result":
             add(Markdown(m.text, code_theme=self.code_theme))
         for fold in self.folds:
             add(self._fold_text(fold), fold)

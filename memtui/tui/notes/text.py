@@ -86,7 +86,7 @@ class NoteText(ScrollView, can_focus=True):
         self._width = -1
         self._layout()
         self.scroll_to(0, 0, animate=False, immediate=True)
-        self.current = 0 if targets else None
+        self.current = None  # the first tab selects the first target, as tab does elsewhere
 
     def _layout(self) -> None:
         width = max(1, self.scrollable_content_region.width)
@@ -144,8 +144,10 @@ class NoteText(ScrollView, can_focus=True):
 
     def action_move(self, step: int) -> None:
         if self.targets:
-            now = self.current if self.current is not None else -step
-            self.current = (now + step) % len(self.targets)
+            if self.current is None:  # nothing selected yet: tab the first, shift+tab the last
+                self.current = 0 if step > 0 else len(self.targets) - 1
+            else:
+                self.current = (self.current + step) % len(self.targets)
 
     def action_open(self) -> None:
         if self.current is not None and self.current < len(self.targets):

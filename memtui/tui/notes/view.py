@@ -42,6 +42,7 @@ class NoteScreen(Screen[None]):
         self.detail: NoteDetail | None = None
         self.flashbacks: Flashbacks | None = None
         self._loading = False
+        self._asking = False  # a yes-or-no on top: its answer reloads, or closes, the note
 
     @property
     def note_id(self) -> int:
@@ -52,6 +53,7 @@ class NoteScreen(Screen[None]):
         of a screen already built costs a fraction of building one)."""
         self.history = [note_id]
         self._clear()
+        self._asking = False
         self._loading = self.is_mounted
         if self._loading:  # read while the screen is being pushed: its first frame has it
             self.load()
@@ -76,6 +78,8 @@ class NoteScreen(Screen[None]):
         """Pushed, or back from an edit or another screen: the note may have changed."""
         if self._loading:
             self._loading = False  # `start` has it on its way
+        elif self._asking:  # a reload would race the delete or forget just answered yes
+            self._asking = False
         elif self.history:
             self.load()
 
@@ -146,10 +150,12 @@ class NoteScreen(Screen[None]):
 
     def action_delete(self) -> None:
         if self.detail is not None:
+            self._asking = True
             flows.delete(self.app, self.detail.note, then=self._deleted)
 
     def action_forget(self) -> None:
         if self.detail is not None:
+            self._asking = True
             forget.note(self.app, self.detail.note, then=self._deleted)
 
     def _deleted(self) -> None:
