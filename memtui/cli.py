@@ -159,6 +159,9 @@ def build_parser() -> Parser:
 
     doctor = sub.add_parser("doctor", help="check the store and the indexes agree")
     doctor.add_argument("--repair", action="store_true", help="repair what differs")
+    doctor.add_argument(
+        "--yes", action="store_true", help="rebuild a damaged store without asking first"
+    )
 
     forget = sub.add_parser(
         "forget", help="remove a session, project or note from every file memtui keeps"
@@ -552,6 +555,8 @@ def doctor_store(cfg: config.Config, args: argparse.Namespace) -> None:
     """The store first, as SQLite sees it; then, if it opens, what the indexes lack."""
     from memtui.engine import Memory
     from memtui.engine.doctor import check_store, clear_damage_mark, recover_store
+    from memtui.engine.forget import RECEIPTS
+    from memtui.errors import InvalidArgument, NotConfirmed
 
     check = check_store(cfg)
     if check.state in ("ok", "new"):
@@ -566,6 +571,11 @@ def doctor_store(cfg: config.Config, args: argparse.Namespace) -> None:
         f"recovery: move {cfg.db_path.name} aside (kept, with its WAL), then rebuild the "
         f"store and both indexes from the {check.transcripts:,} transcripts on disk"
     )
+    salvage = check.salvage
+    assert salvage is not None
+    say(f"  kept: {salvage.saved()}, read from the damaged file")
+    say(f"  kept forgotten: {salvage.forgets()} (from it and {RECEIPTS})")
+    say(f"  lost: {salvage.lost_text()}")
     if check.sessions is None:
         say(
             "  lost: sessions whose transcripts Claude Code has deleted (the damaged file "
@@ -581,9 +591,25 @@ def doctor_store(cfg: config.Config, args: argparse.Namespace) -> None:
             "the store is damaged: restore memtui.db from a backup, or run "
             "memtui doctor --repair to rebuild it from the transcripts (the damaged file is kept)"
         )
-    aside = recover_store(cfg)
-    say(f"moved the damaged store to {aside}")
+    if not args.yes:
+        if not sys.stdin.isatty():
+            raise NotConfirmed(
+                "rebuilding the damaged store loses what is listed as lost: it needs a yes",
+                "answer at a terminal, or add --yes",
+            )
+        answer = input("Rebuild the store, losing what is listed as lost? [y/N] ")
+        if answer.strip().lower() not in ("y", "yes"):
+            fail("nothing changed")
+    recovery = recover_store(cfg)
+    say(f"moved the damaged store to {recovery.aside}")
     with Memory(cfg) as memory:
+        try:
+            memory.transfer.import_(recovery.export, "overwrite")
+            recovery.export.unlink()  # no copy a later forget would miss
+            say(f"saved: {recovery.salvage.saved()}")
+        except InvalidArgument as exc:  # damaged bytes that read as a bad note
+            say(f"not saved: {exc} (memtui import {recovery.export} after fixing it)")
+        say(f"lost: {recovery.salvage.lost_text()}")
         report = _with_progress(lambda on: memory.upkeep.ingest(on_progress=on))
     assert report is not None
     say(_summary(report).replace("indexed:", "rebuilt:"))

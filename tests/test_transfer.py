@@ -93,6 +93,8 @@ def test_file_names_keep_the_title_where_they_can() -> None:
     assert file_name("Checkout flake") == "Checkout flake"
     assert file_name("a/b: c? [[d]] #e") == "a b c d e"
     assert file_name("...hidden") == "hidden"
+    assert file_name("../../x/ESCAPED") == "x ESCAPED"
+    assert file_name(". .") == "untitled"
     assert file_name("CON") == "CON (note)"
     assert file_name("[[]]") == "untitled"
     assert len(file_name("é" * 300).encode()) <= 200
@@ -481,3 +483,21 @@ def test_export_force_never_writes_over_edits_made_outside(filled: Memory, tmp_p
     assert report.written == 2  # Checkout flake's change; Payments plan's new `updated`
     assert (vault / "projects/shop/Checkout flake.md").read_text().endswith("Changed in memtui.")
     assert page.read_text().endswith("Edited in Obsidian.")
+
+
+def test_titles_and_folders_that_start_with_a_dot_round_trip(
+    memory: Memory, empty: Memory, tmp_path: Path
+) -> None:
+    """The import leaves out hidden files and folders (`.obsidian`): the export writes none."""
+    memory.notes.save("../../x/ESCAPED", "escaped", "past", by="person")
+    memory.notes.save(". .dots", "dots", "past", by="person")
+    memory.notes.save("In hidden", "hidden", "state", by="person", folder=".hidden/.deeper")
+    memory.notes.save("Plain", "plain", "state", by="person", folder="hidden")
+    vault = tmp_path / "vault"
+    report = memory.transfer.export(vault, "markdown")
+    written = [p.relative_to(vault) for p in vault.rglob("*")]
+    assert not [p for p in written if any(part.startswith(".") for part in p.parts)]
+    assert report.written == 4
+    summary = empty.transfer.import_(vault)
+    assert summary.added == 4
+    assert snapshot(empty) == snapshot(memory)

@@ -715,13 +715,125 @@ def test_doctor_on_a_damaged_store_offers_and_runs_the_recovery(indexed: Config)
     doctor = memtui(indexed, "doctor")
     assert doctor.returncode == 1 and "restore" in doctor.stderr
     assert "damaged" in doctor.stdout and "lost:" in doctor.stdout
-    repaired = memtui(indexed, "doctor", "--repair")
+    repaired = memtui(indexed, "doctor", "--repair", "--yes")
     assert repaired.returncode == 0, repaired.stderr
     kept = [p for p in indexed.data_dir.glob("memtui.db.damaged-*") if p.name[-4:-3] != "-"]
     assert len(kept) == 1 and kept[0].stat().st_size == size
     found = json.loads(memtui(indexed, "search", "checkout totals", "--json").stdout)
     assert found["results"]
     assert memtui(indexed, "doctor").returncode == 0
+
+
+def _zero_page_holding(path: Path, marker: bytes) -> None:
+    """Zero the page of `path` that holds `marker`: a page SQLite reads as malformed."""
+    data = path.read_bytes()
+    page = int.from_bytes(data[16:18], "big")
+    at = data.index(marker) // page * page
+    with open(path, "r+b") as f:
+        f.seek(at)
+        f.write(bytes(page))
+
+
+def test_repair_keeps_forgets_and_what_only_the_store_held(indexed: Config) -> None:
+    forgotten = "f0f0f0f0-0000-4000-8000-00000000000f"
+    with Memory(indexed) as memory:
+        target = memory.notes.save("Link target", "see [[Note 1]]", "state", by="person").note
+        for i in range(60):  # a few notes a page: one zeroed page loses a few of them
+            memory.notes.save(
+                f"Note {i}",
+                f"MARK{i:02d} [[Link target]] " + "w " * 300,
+                "past",
+                by="person",
+                folder="f",
+                tags=["t"],
+            )
+        rule = memory.notes.save("Use uv", "always uv", "rule", by="agent").note
+        memory.notes.approve(rule.id)
+        gone = memory.notes.save("Gone note", "forgotten", "state", by="person").note
+        memory.forget(note_id=gone.id, confirmed=True)
+        minted = memory.inferences.mint(
+            "Links matter", "they do", 0.6, confirmed=True, evidence_note_ids=[target.id]
+        )
+        with db.Writer(indexed.db_path).transaction() as conn:
+            signals_store.upsert_found(
+                conn,
+                [("hidden_arc", "fp1", "an arc", "", [target.id], [])],
+                ["hidden_arc"],
+                "2026-11-25T00:00:00",
+            )
+        for signal in memory.signals.list(None, None, 10).signals:
+            memory.signals.update_status(signal.id, "dismissed")
+        with db.Writer(indexed.db_path).transaction() as conn:
+            decided = {(r.fingerprint, r.status) for r in signals_store.triaged(conn)}
+        assert decided
+        memory.forget(session_id=forgotten, confirmed=True)
+        memory.forget(project="/home/dev/o", confirmed=True)
+    _zero_page_holding(indexed.db_path, b"MARK30")
+    doctor = memtui(indexed, "doctor")
+    assert doctor.returncode == 1, doctor.stderr
+    assert "notes" in doctor.stdout and "inference" in doctor.stdout
+    assert "lost:" in doctor.stdout and "kept forgotten: 2 sessions, 1 project" in doctor.stdout
+    refused = memtui(indexed, "doctor", "--repair")  # no terminal, no --yes: nothing moved
+    assert one_line_error(refused) and "NOT_CONFIRMED" in refused.stderr
+    assert not list(indexed.data_dir.glob("memtui.db.damaged-*"))
+    repaired = memtui(indexed, "doctor", "--repair", "--yes")
+    assert repaired.returncode == 0, repaired.stderr
+    assert "saved:" in repaired.stdout and "lost:" in repaired.stdout
+    assert not list(indexed.data_dir.glob("notes-salvaged-*"))  # imported: no copy left
+    assert one_line_error(memtui(indexed, "show", forgotten))
+    with Memory(indexed) as memory:
+        assert not memory.history.search("zqxjvortal", "fts").results
+        assert not memory.history.search("checkout totals", "fts").results
+        notes = {n.title: n for n in memory.notes.export_all()}
+        assert "Gone note" not in notes and notes["Use uv"].status == "approved"
+        kept = [t for t in notes if t.startswith("Note ")]
+        assert 50 <= len(kept) < 60 and "Note 30" not in kept
+        assert f"{60 - len(kept)} notes" in repaired.stdout
+        assert notes["Note 1"].tags == ["t"] and notes["Note 1"].folder == "f"
+        backlinks = memory.notes.get(notes["Link target"].id).backlinks
+        assert len(backlinks) == len(kept)
+        assert memory.inferences.get_inference(minted.id).title == "Links matter"
+        (signal,) = memory.signals.list(None, None, 10).signals
+        with db.Writer(indexed.db_path).transaction() as conn:
+            assert {(r.fingerprint, r.status) for r in signals_store.triaged(conn)} == decided
+    assert memtui(indexed, "doctor").returncode == 0
+    assert json.loads(memtui(indexed, "stats", "--json").stdout)["sessions"] == 1
+
+
+def test_repair_of_a_truncated_store_reads_the_notes_left_in_it(indexed: Config) -> None:
+    with Memory(indexed) as memory:
+        for i in range(300):
+            memory.notes.save(f"Note {i}", f"body {i} " + "w " * 400, "past", by="person")
+        memory.forget(session_id="f0f0f0f0", confirmed=True)
+    os.truncate(indexed.db_path, indexed.db_path.stat().st_size * 2 // 3)  # shorter than its header
+    repaired = memtui(indexed, "doctor", "--repair", "--yes")
+    assert repaired.returncode == 0, repaired.stderr
+    assert one_line_error(memtui(indexed, "show", "f0f0f0f0"))
+    with Memory(indexed) as memory:
+        kept = len(memory.notes.export_all())
+    assert 0 < kept < 300 and f"lost: {300 - kept} notes" in repaired.stdout, repaired.stdout
+
+
+def test_repair_at_a_terminal_asks_and_a_no_changes_nothing(indexed: Config) -> None:
+    pty = pytest.importorskip("pty")
+    _zero_page_holding(indexed.db_path, b"quokka vortex")
+    for answer, code in ((b"n\n", 1), (b"y\n", 0)):
+        leader, follower = pty.openpty()
+        os.write(leader, answer)
+        result = subprocess.run(
+            [sys.executable, "-m", "memtui", "doctor", "--repair"],
+            env=env_for(indexed),
+            stdin=follower,
+            capture_output=True,
+            text=True,
+            timeout=180,
+        )
+        os.close(follower)
+        os.close(leader)
+        assert result.returncode == code, result.stderr
+        assert "Rebuild the store, losing what is listed as lost? [y/N]" in result.stdout
+        moved = list(indexed.data_dir.glob("memtui.db.damaged-*"))
+        assert bool(moved) == (code == 0) and ("nothing changed" in result.stderr) == bool(code)
 
 
 def test_a_zero_byte_store_is_reported_not_taken_for_new(indexed: Config) -> None:
@@ -732,8 +844,22 @@ def test_a_zero_byte_store_is_reported_not_taken_for_new(indexed: Config) -> Non
     assert one_line_error(stats) and "0 bytes" in stats.stderr, stats.stderr
     doctor = memtui(indexed, "doctor")
     assert doctor.returncode == 1 and "empty (0 bytes)" in doctor.stdout
-    assert memtui(indexed, "doctor", "--repair").returncode == 0
+    assert memtui(indexed, "doctor", "--repair", "--yes").returncode == 0
     assert json.loads(memtui(indexed, "stats", "--json").stdout)["sessions"] == 3
+    assert memtui(indexed, "forget", "--session", "f0f0f0f0", "--yes").returncode == 0
+    assert memtui(indexed, "forget", "--project", "/home/dev/o", "--yes").returncode == 0
+    indexed.db_path.write_bytes(b"")  # only forget-receipts.jsonl knows of the forgets now
+    for name in ("memtui.db-wal", "memtui.db-shm"):
+        (indexed.data_dir / name).unlink(missing_ok=True)
+    assert "every note (unreadable)" in memtui(indexed, "doctor").stdout
+    assert memtui(indexed, "doctor", "--repair", "--yes").returncode == 0
+    assert json.loads(memtui(indexed, "stats", "--json").stdout)["sessions"] == 1
+    fresh = indexed.claude_dir / "-home-dev-other" / "0b0b0b0b-0000-4000-8000-00000000000b.jsonl"
+    write(
+        fresh, user("ou2", "a new session of the forgotten project", fresh.stem, cwd="/home/dev/o")
+    )
+    assert memtui(indexed, "index").returncode == 0  # the project is still blocked
+    assert json.loads(memtui(indexed, "stats", "--json").stdout)["sessions"] == 1
 
 
 def test_notes_are_masked_and_a_forgotten_note_leaves_no_byte(cfg: Config) -> None:

@@ -21,8 +21,8 @@ from memtui.tui import settings
 from memtui.tui.app import MemtuiApp, binding_ids, key_scopes
 from memtui.tui.browse import BrowseScreen, ProjectList, SessionList
 from memtui.tui.forget import ForgetReceipt
+from memtui.tui.forms import Confirm
 from memtui.tui.notes import flows
-from memtui.tui.notes.dialogs import Confirm
 from memtui.tui.notes.listing import NotesScreen, NoteTable
 from memtui.tui.notes.view import NoteScreen
 from memtui.tui.session import MessageBlock, SessionScreen

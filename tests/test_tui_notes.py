@@ -14,7 +14,8 @@ from textual.widgets import Input, OptionList, Select, Static, TextArea
 from memtui.engine import Memory, Note, NotFound
 from memtui.tui.app import MemtuiApp, binding_ids
 from memtui.tui.browse import BrowseScreen
-from memtui.tui.notes.dialogs import Confirm, SimilarNotes
+from memtui.tui.forms import Confirm
+from memtui.tui.notes.dialogs import SimilarNotes
 from memtui.tui.notes.editor import NoteEditor
 from memtui.tui.notes.listing import FilterList, NotesArea, NotesScreen, NoteTable
 from memtui.tui.notes.rules import RulesScreen

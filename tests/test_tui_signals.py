@@ -16,7 +16,7 @@ from memtui.engine import Memory
 from memtui.engine.signal_types import Signal
 from memtui.tui.app import MemtuiApp, binding_ids
 from memtui.tui.browse import BrowseScreen
-from memtui.tui.notes.dialogs import Confirm
+from memtui.tui.forms import Confirm
 from memtui.tui.notes.view import NoteScreen
 from memtui.tui.session import SessionScreen
 from memtui.tui.signals.area import SignalsArea

@@ -90,7 +90,7 @@ class Transfer:
             if fmt == "jsonl":
                 triage, found = self._inferences.dump()
                 extra = [signal_record(r) for r in triage] + [inference_record(i) for i in found]
-                return _export_jsonl(path, notes, overwrite, extra)
+                return export_jsonl(path, notes, overwrite, extra)
             return _export_markdown(path, notes, overwrite)
         except OSError as exc:
             raise InvalidArgument(f"cannot write {path}: {exc.strerror or exc}") from None
@@ -226,7 +226,7 @@ def note_record(note: Note) -> dict[str, Any]:
     }
 
 
-def _export_jsonl(
+def export_jsonl(
     path: Path, notes: list[Note], overwrite: bool, extra: list[dict[str, Any]]
 ) -> ExportReport:
     if path.is_dir():
@@ -480,12 +480,14 @@ def inference_from_record(f: Fields) -> Portable:
 # -- Markdown ---------------------------------------------------------------------------------
 
 
-def note_markdown(note: Note, name: str | None = None) -> str:
+def note_markdown(note: Note, name: str | None = None, folder: str | None = None) -> str:
     """A note as an Obsidian Markdown file: every field in the front matter (`aliases` holds
-    the title when the file's `name` could not), the body as written."""
+    the title when the file's `name` could not, `folder` the folder when the file's `folder`
+    could not), the body as written."""
     fields: dict[str, frontmatter.Value] = {
         "title": note.title,
         "layer": note.layer,
+        "folder": note.folder if folder is not None and folder != note.folder else None,
         "tags": note.tags,
         "id": note.id,
         "created": note.created,
@@ -503,12 +505,19 @@ def note_markdown(note: Note, name: str | None = None) -> str:
 def file_name(title: str) -> str:
     """A file name (without `.md`) for a note's title: the title, less what a file system or
     an Obsidian link cannot hold."""
-    name = " ".join(_UNSAFE.sub(" ", title).split()).lstrip(".").strip() or "untitled"
+    # No leading dot: an import, as Obsidian, leaves hidden files and folders out.
+    name = " ".join(_UNSAFE.sub(" ", title).split()).lstrip(". ")
     while len(name.encode()) > MAX_NAME_BYTES:
         name = name[:-1]
+    name = name.rstrip(" .") or "untitled"
     if name.split(".")[0].upper() in _RESERVED:
         name += " (note)"
-    return name.rstrip(" .")
+    return name
+
+
+def folder_path(folder: str) -> PurePosixPath:
+    """Where a note's folder goes: each part named as a file would be (no leading dot)."""
+    return PurePosixPath(*(file_name(part) for part in folder.split("/") if part))
 
 
 def _planned(notes: list[Note]) -> dict[PurePosixPath, Note]:
@@ -517,7 +526,7 @@ def _planned(notes: list[Note]) -> dict[PurePosixPath, Note]:
     taken: set[str] = set()
     plan: dict[PurePosixPath, Note] = {}
     for note in sorted(notes, key=lambda n: n.id):
-        folder = PurePosixPath(note.folder) if note.folder else PurePosixPath()
+        folder = folder_path(note.folder)
         name = file_name(note.title)
         if str(folder / name).casefold() in taken:
             name = f"{name} ({note.id})"
@@ -543,7 +552,8 @@ def _export_markdown(root: Path, notes: list[Note], overwrite: bool) -> ExportRe
     written = 0
     for relative, note in plan.items():
         target = root / relative
-        text = note_markdown(note, relative.stem).encode()
+        folder = "" if relative.parent == PurePosixPath() else relative.parent.as_posix()
+        text = note_markdown(note, relative.stem, folder).encode()
         if target.is_file() and target.read_bytes() == text:
             continue
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -664,7 +674,7 @@ def _note_from_markdown(text: str, relative: Path, mtime: float) -> Note:
         raise InvalidArgument(f"id must be a whole number from 1 to {MAX_ID:,}, not {note_id!r}")
     modified = _modified(mtime)
     created = _timestamp(one("created", modified) or modified, "created")
-    folder = relative.parent.as_posix()
+    folder = one("folder") or relative.parent.as_posix()
     note = _complete(
         Note(
             id=int(note_id) if note_id else 0,

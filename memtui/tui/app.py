@@ -344,7 +344,12 @@ class MemtuiApp(App[str | None]):
                 else:
                     self.notify("export cancelled: the file was kept as it was")
 
-            self.push_screen(Confirm(f"{target} exists. Replace it?"), overwrite)
+            self.push_screen(
+                Confirm(
+                    f"{target} exists. Replace it?", "the file there is overwritten", "Replace"
+                ),
+                overwrite,
+            )
 
         self.push_screen(
             Prompt(

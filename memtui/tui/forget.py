@@ -17,7 +17,7 @@ from textual.widgets import Label, Static
 
 from memtui.engine import Note, ProjectInfo, Receipt, SessionInfo
 from memtui.tui.format import home_short, one_line, when
-from memtui.tui.notes.dialogs import Confirm
+from memtui.tui.forms import Confirm
 
 if TYPE_CHECKING:
     from memtui.tui.app import MemtuiApp
@@ -75,13 +75,7 @@ def ask(app: MemtuiApp, target: Target, then: Callable[[], None] | None) -> None
             lambda: _forget(app, target, then), thread=True, group="forget", exit_on_error=False
         )
 
-    app.push_screen(ForgetConfirm(f"Forget {target.name}?", target.detail, "Forget"), answered)
-
-
-class ForgetConfirm(Confirm):
-    """The notes' yes-or-no, its lines wrapped: what goes takes a few lines to say."""
-
-    DEFAULT_CSS = "ForgetConfirm Label { width: 100%; }"
+    app.push_screen(Confirm(f"Forget {target.name}?", target.detail, "Forget"), answered)
 
 
 def _forget(app: MemtuiApp, target: Target, then: Callable[[], None] | None) -> None:

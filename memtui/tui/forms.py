@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Vertical
+from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Input, Label
+from textual.widgets import Button, Input, Label
 
 
 class Prompt(ModalScreen[str | None]):
@@ -18,8 +19,6 @@ class Prompt(ModalScreen[str | None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "dismiss_none", "Cancel", id="prompt.cancel")
     ]
-
-    DEFAULT_CSS = "Prompt #prompt-detail { width: 100%; }"
 
     def __init__(self, question: str, value: str = "", detail: str = "") -> None:
         super().__init__()
@@ -44,21 +43,34 @@ class Prompt(ModalScreen[str | None]):
 
 
 class Confirm(ModalScreen[bool]):
-    """Ask a yes-or-no question: y answers yes; n or escape, no."""
+    """A yes-or-no question, what follows from it, and a button for each: `y` answers yes
+    with the named action, `n` or Escape no (the focus starts on No)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("y", "answer(True)", "Yes", id="confirm.yes"),
         Binding("n,escape", "answer(False)", "No", id="confirm.no"),
     ]
 
-    def __init__(self, question: str) -> None:
+    def __init__(self, question: str, detail: str, yes: str) -> None:
         super().__init__()
         self.question = question
+        self.detail = detail
+        self.yes = yes
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
             yield Label(self.question, classes="dialog-title")
-            yield Label("y yes · n or escape no", classes="dialog-hint")
+            yield Label(self.detail, classes="dialog-hint")
+            with Horizontal():
+                yield Button(f"{self.yes} (y)", variant="error", id="yes")
+                yield Button("Keep (n)", id="no")
+
+    def on_mount(self) -> None:
+        self.query_one("#no", Button).focus()
+
+    @on(Button.Pressed)
+    def _pressed(self, event: Button.Pressed) -> None:
+        self.dismiss(event.button.id == "yes")
 
     def action_answer(self, yes: bool) -> None:
         self.dismiss(yes)

@@ -1,4 +1,4 @@
-"""The notes' questions: a yes/no before a delete, and what to do about similar notes."""
+"""What to do about the notes similar to one being saved."""
 
 from __future__ import annotations
 
@@ -17,51 +17,9 @@ from memtui.engine import Note, SimilarNote
 from memtui.tui.format import when
 
 DIALOG_CSS = """
-Confirm, SimilarNotes { align: center middle; }
-.notes-dialog {
-    width: 76; max-width: 100%; height: auto; max-height: 100%;
-    border: round $accent; background: $surface; padding: 1 2;
-}
-.notes-dialog .dialog-title { text-style: bold; }
-.notes-dialog .dialog-hint { color: $text-muted; }
-.notes-dialog Horizontal { height: auto; margin-top: 1; }
-.notes-dialog Button { margin-right: 2; }
-.notes-dialog OptionList { height: auto; max-height: 8; margin-top: 1; }
+SimilarNotes { align: center middle; }
+SimilarNotes OptionList { height: auto; max-height: 8; margin-top: 1; }
 """
-
-
-class Confirm(ModalScreen[bool]):
-    """Yes or no; `y`/Enter says yes, `n`/Escape no."""
-
-    DEFAULT_CSS = DIALOG_CSS
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("y", "answer(True)", "Yes", id="confirm.yes"),
-        Binding("n,escape", "answer(False)", "No", id="confirm.no"),
-    ]
-
-    def __init__(self, question: str, detail: str, yes: str) -> None:
-        super().__init__()
-        self.question = question
-        self.detail = detail
-        self.yes = yes
-
-    def compose(self) -> ComposeResult:
-        with Vertical(classes="notes-dialog"):
-            yield Label(self.question, classes="dialog-title")
-            yield Label(self.detail, classes="dialog-hint")
-            with Horizontal():
-                yield Button(f"{self.yes} (y)", variant="error", id="yes")
-                yield Button("Keep (n)", id="no")
-
-    def on_mount(self) -> None:
-        self.query_one("#no", Button).focus()
-
-    @on(Button.Pressed)
-    def _pressed(self, event: Button.Pressed) -> None:
-        self.dismiss(event.button.id == "yes")
-
-    def action_answer(self, yes: bool) -> None:
-        self.dismiss(yes)
 
 
 class SimilarNotes(ModalScreen[tuple[str, int] | None]):
@@ -81,7 +39,7 @@ class SimilarNotes(ModalScreen[tuple[str, int] | None]):
         self.similar = similar
 
     def compose(self) -> ComposeResult:
-        with Vertical(classes="notes-dialog"):
+        with Vertical(classes="dialog"):
             yield Label(f"Saved {self.note.title!r}. Similar notes exist:", classes="dialog-title")
             options = []
             for s in self.similar:

@@ -20,8 +20,9 @@ from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
 from memtui.engine import LAYERS, Note, NoteDraft, SaveResult
+from memtui.tui.forms import Confirm
 from memtui.tui.notes import flows
-from memtui.tui.notes.dialogs import Confirm, SimilarNotes
+from memtui.tui.notes.dialogs import SimilarNotes
 from memtui.tui.status import Keys, StatusLine
 
 LINK_START = re.compile(r"\[\[([^\[\]|\n]*)$")  # an open `[[` before the cursor

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from memtui.engine import Note, NoteDraft
-from memtui.tui.notes.dialogs import Confirm
+from memtui.tui.forms import Confirm
 from memtui.tui.notes.text import Target
 
 if TYPE_CHECKING:

@@ -3,7 +3,7 @@ keymap may name, and a key may do one thing within each scope."""
 
 from __future__ import annotations
 
-from memtui.tui.notes.dialogs import Confirm, SimilarNotes
+from memtui.tui.notes.dialogs import SimilarNotes
 from memtui.tui.notes.editor import NoteEditor
 from memtui.tui.notes.listing import FilterList, NotesScreen, NoteTable
 from memtui.tui.notes.rules import RulesScreen
@@ -19,6 +19,5 @@ SCOPES: tuple[tuple[type[object], ...], ...] = (
     (NoteEditor,),
     (RulesScreen, NoteTable),
     (SearchScreen, NoteHitList),
-    (Confirm,),
     (SimilarNotes,),
 )

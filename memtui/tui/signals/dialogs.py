@@ -17,7 +17,7 @@ from textual.widgets.option_list import Option
 from textual.widgets.selection_list import Selection
 
 from memtui.engine.signal_types import Inference, Signal
-from memtui.tui.notes.dialogs import Confirm
+from memtui.tui.forms import Confirm
 from memtui.tui.signals import flows
 
 DIALOG_CSS = """

@@ -72,7 +72,7 @@ def set_status(
 
 def dismiss(app: MemtuiApp, signal: Signal, then: Callable[[], None] | None = None) -> None:
     """Asked once; a dismissed signal does not come back for the same evidence."""
-    from memtui.tui.notes.dialogs import Confirm
+    from memtui.tui.forms import Confirm
 
     def answered(yes: bool | None) -> None:
         if yes:

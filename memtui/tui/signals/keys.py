@@ -3,7 +3,6 @@ keymap may name, and a key may do one thing within each scope."""
 
 from __future__ import annotations
 
-from memtui.tui.notes.dialogs import Confirm
 from memtui.tui.signals.dialogs import MintForm, Snooze
 from memtui.tui.signals.inferences import (
     InferencesScreen,
@@ -21,5 +20,4 @@ SCOPES: tuple[tuple[type[object], ...], ...] = (
     (ProvenanceScreen, ProvenanceList),
     (Snooze,),
     (MintForm,),
-    (Confirm,),
 )
