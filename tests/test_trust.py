@@ -928,3 +928,36 @@ def test_forgotten_evidence_leaves_its_inference_stale_and_no_byte(cfg: Config) 
             left = conn.execute("SELECT title, detail, note_ids, message_ids FROM signals")
             assert {tuple(r) for r in left} == {("forgotten", "", "[]", "[]")}
     _no_bytes_left(cfg.data_dir)
+
+
+def test_an_import_is_masked_as_it_is_stored(cfg: Config, tmp_path: Path) -> None:
+    """A file exported with masking off (or by hand) holds secrets: importing it masks its
+    notes' texts, tags and folders, and its inferences with their evidence."""
+    secret = {k: "ghp_" + _rnd(36) for k in ("title", "body", "tag", "folder", "inf", "sum")}
+    exported = tmp_path / "notes.jsonl"
+    with Memory(_cfg(cfg, mask_secrets=False)) as memory:
+        note = memory.notes.save(
+            f"Key {secret['title']}",
+            f"body {secret['body']}",
+            "state",
+            by="person",
+            tags=[secret["tag"]],
+            folder=f"ops/{secret['folder']}",
+        ).note
+        memory.inferences.mint(
+            f"Uses {secret['inf']}",
+            f"so {secret['sum']}",
+            0.5,
+            confirmed=True,
+            evidence_note_ids=[note.id],
+        )
+        memory.transfer.export(exported)
+    assert secret["tag"] in exported.read_text()
+    other = _cfg(cfg, data_dir=tmp_path / "other")
+    with Memory(other) as memory:
+        memory.transfer.import_(exported)
+        (inference,) = memory.inferences.list()
+        assert inference.status == "active"  # the evidence's hash follows its masked text
+    raw = data_bytes(other.data_dir)
+    for name, value in secret.items():
+        assert value.encode() not in raw, name

@@ -163,7 +163,8 @@ class Inferences:
         added = overwritten = skipped = 0
         with db.translated(self.config.db_path), self._writer.transaction() as conn:
             for row in triage:
-                store.put_triage(conn, row)
+                title, detail = self._mask(row.title), self._mask(row.detail)
+                store.put_triage(conn, dataclasses.replace(row, title=title, detail=detail))
             for item in found:
                 row = dataclasses.replace(
                     item.inference,
