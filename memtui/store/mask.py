@@ -147,7 +147,7 @@ _PROVIDERS: tuple[_Rule, ...] = (
         "password",
         ("mysql", "mariadb"),
         re.compile(
-            r"\b(?:mysql|mariadb)[a-z\-]*(?=[ \t])[^\n|;&]*?[ \t]-p['\"]?(?![$<{%*])" + _ARG
+            r"\b(?:mysql|mariadb)[a-z\-]*(?=[ \t])[^\n|;&]{0,300}?[ \t]-p['\"]?(?![$<{%*])" + _ARG
         ),
         group=1,
     ),
