@@ -261,6 +261,31 @@ def test_every_other_stored_text_is_masked_too(cfg: Config) -> None:
         assert value.encode() not in raw, name
 
 
+def test_command_line_passwords_and_their_near_misses(tmp_path: Path) -> None:
+    masker = Masker.load(tmp_path / "d", tmp_path / "c")
+    pw = "Pw" + _rnd(14)
+    for line in (
+        f"mysql -u root -p{pw} shop",
+        f"mariadb-dump -h db -p'{pw}' shop",
+        f"pg_dump --password {pw} shop",
+        f"psql --password={pw} shop",
+        f'tool --passwd "{pw}"',
+        f"redis-cli -u redis://:{pw}@cache:6379",
+    ):
+        assert pw not in masker.mask(line), line
+        assert masker.marker("password" if "redis" not in line else "url-password", pw) in (
+            masker.mask(line)
+        ), line
+    for line in (
+        "mysql -u root -p shop",  # -p alone: the client asks
+        "use the --password flag to be asked",
+        'pg_dump --password "$DB_PASSWORD" shop',
+        "psql --password --host db",
+        "mysql -u root -p$MYSQL_PWD shop",
+    ):
+        assert masker.mask(line) == line, line
+
+
 def test_precision_and_recall_on_the_planted_set() -> None:
     masker = Masker(key=b"k" * 32)
     caught = sum(all(v not in masker.mask(_planted(k)) for v in [PLANTED[k][0]]) for k in PLANTED)
