@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 import tempfile
 import threading
@@ -29,6 +30,29 @@ if TYPE_CHECKING:  # the engine loads numpy, Tantivy and hnswlib: not for --help
 _T = TypeVar("_T")
 
 
+# What a terminal acts on instead of showing: C0 controls but newline and tab (ESC starts a
+# sequence that recolours, moves the cursor or retitles the window), DEL, C1, and the bidi
+# overrides and isolates (they reorder what follows, so a line reads other than it is).
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def _escape_control(m: re.Match[str]) -> str:
+    code = ord(m.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def shown(text: str) -> str:
+    """Text as the CLI prints it for a person: control characters written as escapes
+    (`\\x1b`, `\\u202e`), never sent to the terminal. JSON output escapes them itself."""
+    return _CONTROL.sub(_escape_control, text)
+
+
+def say(*parts: object, **kwargs: Any) -> None:
+    """`print` for a person: every human line of the CLI goes through it (stored text
+    holds whatever a transcript held)."""
+    print(*(shown(str(p)) for p in parts), **kwargs)
+
+
 class Parser(argparse.ArgumentParser):
     """argparse, but a bad argument is one line on stderr, with SPEC's code, and exit 2."""
 
@@ -37,7 +61,7 @@ class Parser(argparse.ArgumentParser):
 
 
 def fail(message: str) -> NoReturn:
-    print(f"memtui: {message}", file=sys.stderr)
+    say(f"memtui: {message}", file=sys.stderr)
     raise SystemExit(1)
 
 
@@ -289,7 +313,7 @@ def cmd_index(memory: Memory, args: argparse.Namespace) -> None:
     source = args.source or memory.config.claude_dir
     if not source.is_dir() and not args.watch:
         # No Claude Code history yet is not an error: there is just nothing to archive.
-        print(
+        say(
             f"no transcripts at {source} yet (set MEMTUI_CLAUDE_DIR or use --source)",
             file=sys.stderr,
         )
@@ -298,15 +322,15 @@ def cmd_index(memory: Memory, args: argparse.Namespace) -> None:
     def work(on_progress: Callable[[ProgressEvent], None]) -> IngestReport | None:
         report = memory.upkeep.ingest(source, on_progress=on_progress, wait=False)
         if report is None:
-            print("another memtui is indexing this data dir: waiting for it…", file=sys.stderr)
+            say("another memtui is indexing this data dir: waiting for it…", file=sys.stderr)
             report = memory.upkeep.ingest(source, on_progress=on_progress)
         return report
 
     report = _with_progress(work)
     assert report is not None  # a waiting ingest always runs
-    print(_summary(report), file=sys.stderr)
+    say(_summary(report), file=sys.stderr)
     if args.watch:
-        print(f"watching {source} (ctrl+c to stop)", file=sys.stderr)
+        say(f"watching {source} (ctrl+c to stop)", file=sys.stderr)
         stop = threading.Event()
         try:
             memory.upkeep.follow(source, stop, _print_if_new)
@@ -316,7 +340,7 @@ def cmd_index(memory: Memory, args: argparse.Namespace) -> None:
 
 def _print_if_new(report: IngestReport) -> None:
     if report.messages or report.archived or report.skipped or report.unreadable:
-        print(_summary(report), file=sys.stderr)
+        say(_summary(report), file=sys.stderr)
 
 
 def _with_progress(work: Callable[[Callable[[ProgressEvent], None]], _T]) -> _T:
@@ -376,15 +400,15 @@ def cmd_stats(memory: Memory, args: argparse.Namespace) -> None:
         print(json.dumps(to_dict(stats), indent=2))
         return
     kinds = ", ".join(f"{n:,} {k}" for k, n in sorted(stats.by_kind.items()))
-    print(f"data dir      {stats.data_dir}")
-    print(f"projects      {stats.projects:,}")
-    print(f"sessions      {stats.sessions:,} ({stats.archived_sessions:,} archived)")
-    print(f"messages      {stats.messages:,} ({kinds})")
-    print(f"files         {stats.files:,} ({stats.skipped_lines:,} skipped lines)")
+    say(f"data dir      {stats.data_dir}")
+    say(f"projects      {stats.projects:,}")
+    say(f"sessions      {stats.sessions:,} ({stats.archived_sessions:,} archived)")
+    say(f"messages      {stats.messages:,} ({kinds})")
+    say(f"files         {stats.files:,} ({stats.skipped_lines:,} skipped lines)")
     if stats.unreadable_files:
-        print(f"unreadable    {stats.unreadable_files:,} entries at the last ingest (see the log)")
-    print(f"store         {stats.store_bytes / 1e6:,.1f} MB")
-    print(f"last ingest   {stats.last_ingest or 'never'}")
+        say(f"unreadable    {stats.unreadable_files:,} entries at the last ingest (see the log)")
+    say(f"store         {stats.store_bytes / 1e6:,.1f} MB")
+    say(f"last ingest   {stats.last_ingest or 'never'}")
     if stats.index:
         health = stats.index
         if health.torn:
@@ -395,9 +419,9 @@ def cmd_stats(memory: Memory, args: argparse.Namespace) -> None:
             state = "in step"
         else:
             state = "behind the store (run memtui index)"
-        print(f"full text     {health.fts_docs:,} docs, {health.fts_bytes / 1e6:,.1f} MB")
-        print(f"vectors       {health.vectors:,} vectors, {health.vector_bytes / 1e6:,.1f} MB")
-        print(f"indexes       {state}")
+        say(f"full text     {health.fts_docs:,} docs, {health.fts_bytes / 1e6:,.1f} MB")
+        say(f"vectors       {health.vectors:,} vectors, {health.vector_bytes / 1e6:,.1f} MB")
+        say(f"indexes       {state}")
 
 
 def cmd_show(memory: Memory, args: argparse.Namespace) -> None:
@@ -405,7 +429,7 @@ def cmd_show(memory: Memory, args: argparse.Namespace) -> None:
         info, messages = memory.history.session_messages(args.session)
         print(json.dumps({"session": to_dict(info), "messages": to_dict(messages)}, indent=2))
     else:
-        print(memory.history.session_markdown(args.session))
+        say(memory.history.session_markdown(args.session))
 
 
 def cmd_projects(memory: Memory, args: argparse.Namespace) -> None:
@@ -438,9 +462,9 @@ def _listing(name: str, items: Sequence[Any], as_json: bool, line: Callable[[Any
         print(json.dumps({name: to_dict(list(items))}, indent=2))
         return
     if not items:
-        print(f"no {name} archived yet: run memtui index", file=sys.stderr)
+        say(f"no {name} archived yet: run memtui index", file=sys.stderr)
     for item in items:
-        print(line(item))
+        say(line(item))
 
 
 def _when(timestamp: str | None) -> str:
@@ -470,16 +494,19 @@ def cmd_search(memory: Memory, args: argparse.Namespace) -> None:
         return
     from rich.markup import escape
 
+    def plain(text: str) -> str:  # stored text, for rich: no markup, no control characters
+        return escape(shown(text))
+
     out = _piped_console()
     if response.note:
-        out.print(f"[yellow]{escape(response.note)}[/]")
+        out.print(f"[yellow]{plain(response.note)}[/]")
     for r in response.results:
         out.print(
-            f"[bold cyan]{r.session_id[:8]}[/]#{r.message_index} [dim]{_when(r.timestamp)}[/] "
-            f"[green]{escape(r.project)}[/] [magenta]{r.role}[/] "
-            f"[dim]{r.score:.4f} {'+'.join(r.found_by)}[/]"
+            f"[bold cyan]{plain(r.session_id[:8])}[/]#{r.message_index} "
+            f"[dim]{plain(_when(r.timestamp))}[/] [green]{plain(r.project)}[/] "
+            f"[magenta]{r.role}[/] [dim]{r.score:.4f} {'+'.join(r.found_by)}[/]"
         )
-        marked = escape(r.snippet).replace("**", "\0")
+        marked = plain(r.snippet).replace("**", "\0")
         parts = marked.split("\0")
         out.print(
             "  " + "".join(f"[bold yellow]{p}[/]" if i % 2 else p for i, p in enumerate(parts))
@@ -518,7 +545,7 @@ def cmd_reindex(memory: Memory, args: argparse.Namespace) -> None:
         fail("reindex cancelled: the old indexes are still in place")
     health = memory.upkeep.stats().index
     assert health is not None
-    print(
+    say(
         f"reindexed: {health.fts_docs:,} full-text docs, {health.vectors:,} vectors",
         file=sys.stderr,
     )
@@ -537,25 +564,25 @@ def doctor_store(cfg: config.Config, args: argparse.Namespace) -> None:
         with Memory(cfg) as memory:
             cmd_doctor(memory, args)
         return
-    print(f"{'store':<10} {'empty (0 bytes)' if check.state == 'empty' else 'damaged'}")
+    say(f"{'store':<10} {'empty (0 bytes)' if check.state == 'empty' else 'damaged'}")
     for problem in check.problems:
-        print(f"  {problem}")
-    print(
+        say(f"  {problem}")
+    say(
         f"recovery: move {cfg.db_path.name} aside (kept, with its WAL), then rebuild the "
         f"store and both indexes from the {check.transcripts:,} transcripts on disk"
     )
     salvage = check.salvage
     assert salvage is not None
-    print(f"  kept: {salvage.saved()}, read from the damaged file")
-    print(f"  kept forgotten: {salvage.forgets()} (from it and {RECEIPTS})")
-    print(f"  lost: {salvage.lost_text()}")
+    say(f"  kept: {salvage.saved()}, read from the damaged file")
+    say(f"  kept forgotten: {salvage.forgets()} (from it and {RECEIPTS})")
+    say(f"  lost: {salvage.lost_text()}")
     if check.sessions is None:
-        print(
+        say(
             "  lost: sessions whose transcripts Claude Code has deleted (the damaged file "
             "cannot say how many)"
         )
     else:
-        print(
+        say(
             f"  lost: {check.lost:,} of the {check.sessions:,} sessions it lists, whose "
             "transcripts Claude Code has deleted"
         )
@@ -574,23 +601,23 @@ def doctor_store(cfg: config.Config, args: argparse.Namespace) -> None:
         if answer.strip().lower() not in ("y", "yes"):
             fail("nothing changed")
     recovery = recover_store(cfg)
-    print(f"moved the damaged store to {recovery.aside}")
+    say(f"moved the damaged store to {recovery.aside}")
     with Memory(cfg) as memory:
         try:
             memory.transfer.import_(recovery.export, "overwrite")
             recovery.export.unlink()  # no copy a later forget would miss
-            print(f"saved: {recovery.salvage.saved()}")
+            say(f"saved: {recovery.salvage.saved()}")
         except InvalidArgument as exc:  # damaged bytes that read as a bad note
-            print(f"not saved: {exc} (memtui import {recovery.export} after fixing it)")
-        print(f"lost: {recovery.salvage.lost_text()}")
+            say(f"not saved: {exc} (memtui import {recovery.export} after fixing it)")
+        say(f"lost: {recovery.salvage.lost_text()}")
         report = _with_progress(lambda on: memory.upkeep.ingest(on_progress=on))
     assert report is not None
-    print(_summary(report).replace("indexed:", "rebuilt:"))
+    say(_summary(report).replace("indexed:", "rebuilt:"))
 
 
 def cmd_doctor(memory: Memory, args: argparse.Namespace) -> None:
     report = memory.upkeep.doctor(repair=args.repair)
-    print(f"{'store':<10} {report.store}")
+    say(f"{'store':<10} {report.store}")
     if report.store != "ok":
         fail("the store is damaged: restore memtui.db from a backup (the indexes can be rebuilt)")
     for name, (missing, extra) in report.differences.items():
@@ -599,14 +626,14 @@ def cmd_doctor(memory: Memory, args: argparse.Namespace) -> None:
         )
         if name == "vectors" and report.other_model:
             status = f"made by another model: {len(missing):,} to embed again"
-        print(f"{name:<10} {status}")
+        say(f"{name:<10} {status}")
     masked = memory.upkeep.masked_counts()
     kinds = ", ".join(f"{n:,} {kind}" for kind, n in masked.items())
-    print(f"{'secrets':<10} {sum(masked.values()):,} masked" + (f" ({kinds})" if kinds else ""))
+    say(f"{'secrets':<10} {sum(masked.values()):,} masked" + (f" ({kinds})" if kinds else ""))
     if report.repaired:
-        print("repaired" if report.ok else "differences remain after repair")
+        say("repaired" if report.ok else "differences remain after repair")
     elif not report.ok:
-        print("run memtui doctor --repair to fix")
+        say("run memtui doctor --repair to fix")
     if not report.ok:
         raise SystemExit(1)
 
@@ -618,7 +645,7 @@ def cmd_forget(memory: Memory, args: argparse.Namespace) -> None:
         if args.project is None:
             raise InvalidArgument("--undo goes with --project", "memtui forget --project P --undo")
         lifted = memory.unforget_project(args.project)
-        print(
+        say(
             f"new sessions of {args.project} will be ingested again"
             if lifted
             else f"{args.project} was not forgotten: nothing to undo"
@@ -641,13 +668,13 @@ def cmd_forget(memory: Memory, args: argparse.Namespace) -> None:
         confirmed = answer.strip().lower() in ("y", "yes")
         if not confirmed:
             fail("nothing forgotten")
-    receipt = memory.forget(args.session, args.project, args.note, confirmed=True)
-    print(f"forgotten  {receipt.what} {receipt.target}")
-    print(f"sessions   {receipt.sessions:,}")
-    print(f"messages   {receipt.messages:,}")
-    print(f"notes      {receipt.notes:,}")
-    print(f"at         {receipt.at}")
-    print(f"sha256     {receipt.sha256}")
+    receipt = memory.forget(args.session, args.project, args.note, confirmed=True, by="person")
+    say(f"forgotten  {receipt.what} {receipt.target}")
+    say(f"sessions   {receipt.sessions:,}")
+    say(f"messages   {receipt.messages:,}")
+    say(f"notes      {receipt.notes:,}")
+    say(f"at         {receipt.at}")
+    say(f"sha256     {receipt.sha256}")
 
 
 def cmd_signals(memory: Memory, args: argparse.Namespace) -> None:
@@ -658,16 +685,16 @@ def cmd_signals(memory: Memory, args: argparse.Namespace) -> None:
         print(json.dumps({"signals": to_dict(found), "total": listed.total}, indent=2))
         return
     if not found:
-        print("no signals" + (f" with status {status}" if status else ""), file=sys.stderr)
+        say("no signals" + (f" with status {status}" if status else ""), file=sys.stderr)
     for s in found:
-        print(f"#{s.id:<5} {s.type:<16} {s.status:<11} {s.title}")
-        print(f"       {s.detail}")
+        say(f"#{s.id:<5} {s.type:<16} {s.status:<11} {s.title}")
+        say(f"       {s.detail}")
         for n in s.notes:
-            print(f"       note #{n.id} {n.title}")
+            say(f"       note #{n.id} {n.title}")
         for m in s.messages:
-            print(f"       {m.session_id[:8]} #{m.message_index} {_when(m.timestamp)} {m.project}")
+            say(f"       {m.session_id[:8]} #{m.message_index} {_when(m.timestamp)} {m.project}")
     if listed.total > len(found):
-        print(f"{len(found):,} of {listed.total:,} (--limit shows more)", file=sys.stderr)
+        say(f"{len(found):,} of {listed.total:,} (--limit shows more)", file=sys.stderr)
 
 
 def cmd_signal(memory: Memory, args: argparse.Namespace) -> None:
@@ -675,7 +702,7 @@ def cmd_signal(memory: Memory, args: argparse.Namespace) -> None:
     until = args.until if status == "snoozed" else None
     s = memory.signals.update_status(args.id, status, until)
     when = f" until {s.snooze_until[:16]}" if s.snooze_until else ""
-    print(f"signal #{s.id} is {s.status}{when}: {s.title}")
+    say(f"signal #{s.id} is {s.status}{when}: {s.title}")
 
 
 def cmd_inferences(memory: Memory, args: argparse.Namespace) -> None:
@@ -684,12 +711,12 @@ def cmd_inferences(memory: Memory, args: argparse.Namespace) -> None:
         print(json.dumps({"inferences": to_dict(found)}, indent=2))
         return
     if not found:
-        print("no inferences yet", file=sys.stderr)
+        say("no inferences yet", file=sys.stderr)
     for i in found:
-        print(f"#{i.id:<5} {i.status:<7} {i.title}  {i.citation}")
+        say(f"#{i.id:<5} {i.status:<7} {i.title}  {i.citation}")
         for e in i.evidence:
             if e.state != "unchanged":
-                print(f"       {e.kind} {e.ref} {e.title!r}: {e.state}")
+                say(f"       {e.kind} {e.ref} {e.title!r}: {e.state}")
 
 
 COMMANDS: dict[str, Callable[[Memory, argparse.Namespace], None]] = {
@@ -790,11 +817,11 @@ def cmd_notes(memory: Memory, args: argparse.Namespace) -> None:
         print(json.dumps({"notes": to_dict(notes), "total": total}, indent=2))
         return
     if not notes:
-        print("no notes here yet: memtui note add --title T --layer past FILE", file=sys.stderr)
+        say("no notes here yet: memtui note add --title T --layer past FILE", file=sys.stderr)
     for n in notes:
-        print(f"{n.id:>5}  {_when(n.updated)}  {n.layer:<5}  {n.folder or '-':<16}  {n.title}")
+        say(f"{n.id:>5}  {_when(n.updated)}  {n.layer:<5}  {n.folder or '-':<16}  {n.title}")
     if total > len(notes):
-        print(f"{len(notes):,} of {total:,} (--limit shows more)", file=sys.stderr)
+        say(f"{len(notes):,} of {total:,} (--limit shows more)", file=sys.stderr)
 
 
 def cmd_note(memory: Memory, args: argparse.Namespace) -> None:
@@ -807,22 +834,22 @@ def cmd_note_show(memory: Memory, args: argparse.Namespace) -> None:
         print(json.dumps(to_dict(detail), indent=2))
         return
     n = detail.note
-    print(f"# {n.title}\n")
-    print(_note_fields(n))
+    say(f"# {n.title}\n")
+    say(_note_fields(n))
     if detail.source is not None:
         where = detail.source.project or "no longer archived"
-        print(f"source   session {detail.source.session_id} ({where})")
+        say(f"source   session {detail.source.session_id} ({where})")
     if n.body.strip():
-        print(f"\n{n.body.rstrip()}")
+        say(f"\n{n.body.rstrip()}")
     if detail.links:
-        print("\nLinks")
+        say("\nLinks")
         for link in detail.links:
             target = f"#{link.note_id}" if link.note_id is not None else "(no such note yet)"
-            print(f"  [[{link.target}]] → {target}")
+            say(f"  [[{link.target}]] → {target}")
     if detail.backlinks:
-        print("\nReferenced by")
+        say("\nReferenced by")
         for ref in detail.backlinks:
-            print(f"  #{ref.id} {ref.title}")
+            say(f"  #{ref.id} {ref.title}")
 
 
 def _note_fields(n: Note) -> str:
@@ -844,17 +871,17 @@ def cmd_note_add(memory: Memory, args: argparse.Namespace) -> None:
         args.title, body, args.layer, by="person", folder=args.folder, tags=args.tag
     )
     n = result.note
-    print(f"saved note #{n.id} {n.title!r} ({n.layer}{', ' + n.folder if n.folder else ''})")
+    say(f"saved note #{n.id} {n.title!r} ({n.layer}{', ' + n.folder if n.folder else ''})")
     for similar in result.similar:
-        print(
+        say(
             f"  similar: #{similar.note.id} {similar.note.title!r} "
             f"(distance {similar.distance:.2f}: update it instead? memtui note edit "
             f"{similar.note.id})"
         )
     for back in result.flashbacks.notes:
-        print(f"  flashback: #{back.note.id} {back.note.title!r}, {back.age_days} days older")
+        say(f"  flashback: #{back.note.id} {back.note.title!r}, {back.age_days} days older")
     for past in result.flashbacks.sessions:
-        print(
+        say(
             f"  flashback: {past.project}, session {past.session_id[:8]}#{past.message_index}, "
             f"{past.age_days} days ago"
         )
@@ -944,7 +971,7 @@ def cmd_note_edit(memory: Memory, args: argparse.Namespace) -> None:
         except OSError as exc:
             fail(f"INVALID_ARGUMENT: cannot read {args.source}: {exc.strerror or exc}")
         _save_edit(memory, before, _utf8(data))
-        print(f"saved note #{before.id}")
+        say(f"saved note #{before.id}")
         return
     original = note_for_editing(before)
     fd, name = tempfile.mkstemp(prefix=f"memtui-note-{before.id}-", suffix=".md")
@@ -958,7 +985,7 @@ def cmd_note_edit(memory: Memory, args: argparse.Namespace) -> None:
             draft.unlink()
             if problem:
                 fail(f"{problem}: nothing saved")
-            print("no changes", file=sys.stderr)
+            say("no changes", file=sys.stderr)
             return
         if problem:
             fail(f"{problem}: nothing saved, your edit is kept in {draft}")
@@ -972,7 +999,7 @@ def cmd_note_edit(memory: Memory, args: argparse.Namespace) -> None:
                 f"(fix it, then: memtui note edit {before.id} --from {draft})"
             )
         draft.unlink()
-        print(f"saved note #{before.id}")
+        say(f"saved note #{before.id}")
         return
 
 
@@ -1017,7 +1044,7 @@ def _ask(question: str, default: bool) -> bool:
     """A yes or no typed at the terminal (Enter: `default`); with no terminal, no."""
     if not sys.stdin.isatty():
         return False
-    print(question, end="", file=sys.stderr, flush=True)
+    say(question, end="", file=sys.stderr, flush=True)
     answer = sys.stdin.readline().strip().lower()
     return default if answer == "" else answer in ("y", "yes")
 
@@ -1033,28 +1060,28 @@ def cmd_note_rm(memory: Memory, args: argparse.Namespace) -> None:
         if not _ask(f"delete note #{n.id} {n.title!r} ({n.layer}{linked})? [y/N] ", False):
             fail(f"NOT_CONFIRMED: note {n.id} kept")
     memory.notes.delete(n.id, by="person")
-    print(f"deleted note #{n.id} {n.title!r}")
+    say(f"deleted note #{n.id} {n.title!r}")
 
 
 def cmd_rules(memory: Memory, args: argparse.Namespace) -> None:
     if args.rules_command == "approve":
         n = memory.notes.approve(args.id, by="person")
-        print(f"approved rule #{n.id} {n.title!r}: it goes into the house rules")
+        say(f"approved rule #{n.id} {n.title!r}: it goes into the house rules")
         return
     rules = memory.notes.rules()
     if args.json:
         print(json.dumps({"rules": to_dict(rules)}, indent=2))
         return
     if not rules:
-        print("no house rules yet: memtui note add --layer rule --title T FILE", file=sys.stderr)
+        say("no house rules yet: memtui note add --layer rule --title T FILE", file=sys.stderr)
     for status in ("approved", "provisional"):
         listed = [r for r in rules if r.status == status]
         if listed:
-            print(f"{status} ({len(listed)})")
+            say(f"{status} ({len(listed)})")
         for r in listed:
-            print(f"{r.id:>5}  {_when(r.updated)}  by {r.author:<6}  {r.title}")
+            say(f"{r.id:>5}  {_when(r.updated)}  by {r.author:<6}  {r.title}")
     if any(r.status == "provisional" for r in rules):
-        print("provisional rules are not given to Claude: memtui rules approve ID", file=sys.stderr)
+        say("provisional rules are not given to Claude: memtui rules approve ID", file=sys.stderr)
 
 
 def cmd_export(memory: Memory, args: argparse.Namespace) -> None:
@@ -1064,31 +1091,31 @@ def cmd_export(memory: Memory, args: argparse.Namespace) -> None:
         detail += f": {report.written:,} files written"
         if report.removed:
             detail += f", {len(report.removed):,} removed (notes deleted since)"
-    print(f"exported {report.notes:,} notes to {report.path} ({detail})", file=sys.stderr)
+    say(f"exported {report.notes:,} notes to {report.path} ({detail})", file=sys.stderr)
 
 
 def cmd_import(memory: Memory, args: argparse.Namespace) -> None:
     report = memory.transfer.import_(Path(args.path), args.on_conflict, args.format)
-    print(
+    say(
         f"imported {report.path} ({report.format}): {report.added:,} added, "
         f"{report.overwritten:,} overwritten, {report.skipped:,} skipped",
         file=sys.stderr,
     )
     if report.newer_kept:
-        print(
+        say(
             f"kept {report.newer_kept:,} stored notes updated after the file's copies of them",
             file=sys.stderr,
         )
     if report.signals or any(report.inferences):
         added, overwritten, skipped = report.inferences
-        print(
+        say(
             f"and {report.signals:,} decisions on signals; inferences: {added:,} added, "
             f"{overwritten:,} overwritten, {skipped:,} skipped",
             file=sys.stderr,
         )
     if report.ignored:
         kinds = ", ".join(f"{n:,} {kind}" for kind, n in sorted(report.ignored.items()))
-        print(f"left out records this memtui does not know: {kinds}", file=sys.stderr)
+        say(f"left out records this memtui does not know: {kinds}", file=sys.stderr)
 
 
 NOTE_ACTIONS: dict[str, Callable[[Memory, argparse.Namespace], None]] = {

@@ -9,7 +9,7 @@ import pytest
 
 from memtui.config import Config
 from tests.cli_run import memtui
-from tests.lines import exchange, write
+from tests.lines import assistant, exchange, text, user, write
 
 
 @pytest.fixture
@@ -150,3 +150,33 @@ def test_a_bad_argument_is_one_line_with_its_code(cfg: Config) -> None:
     assert done.returncode == 2
     assert done.stderr.startswith("memtui: INVALID_ARGUMENT: memtui signals: argument --type")
     assert done.stderr.count("\n") == 1
+
+
+# ESC, BEL, NUL, DEL, a C1 control (CSI) and the bidi override RLO: what a transcript may hold
+# that a terminal would act on (recolour, move, retitle, reorder) rather than show.
+RAW = ("\x1b", "\x07", "\x00", "\x7f", "\x9b", "\u202e")
+
+
+def test_control_characters_are_shown_escaped_never_sent_to_the_terminal(cfg: Config) -> None:
+    prompt = "paint the \x1b[31m flamingo \x1b[0m \u202eevil\x07 \x00nul\x7f \x9b2J done"
+    session = "cccc4444-ctl"
+    write(
+        cfg.claude_dir / "-home-dev-shop-api" / f"{session}.jsonl",
+        user("c1", prompt, session) + assistant("c2", "msg_c2", text(prompt), session),
+    )
+    assert memtui(cfg, "index").returncode == 0
+    for args in (
+        ("show", session),
+        ("search", "flamingo", "--mode", "fts"),
+        ("sessions",),
+        ("projects",),
+    ):
+        result = memtui(cfg, *args)
+        assert result.returncode == 0, result.stderr
+        assert not [c for c in RAW if c in result.stdout + result.stderr], args
+    shown = memtui(cfg, "show", session).stdout
+    assert "\\x1b[31m flamingo \\x1b[0m" in shown and "\\u202eevil\\x07" in shown
+    assert "\\x00nul\\x7f \\x9b2J" in shown
+    assert "\\x1b[31m flamingo" in memtui(cfg, "search", "flamingo", "--mode", "fts").stdout
+    doc = json.loads(memtui(cfg, "show", session, "--json").stdout)
+    assert doc["messages"][0]["text"] == prompt  # JSON escapes them itself: the text as stored

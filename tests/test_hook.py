@@ -65,12 +65,28 @@ def test_prints_the_projects_context(archive: Config) -> None:
     assert "1 new signals" in out and "Missing" not in out  # counts, never content
 
 
-@pytest.mark.parametrize("stdin", ["", "not json", "[1, 2]", '{"cwd": 5}'])
-def test_bad_input_prints_nothing_or_context_and_exits_0(archive: Config, stdin: str) -> None:
+@pytest.mark.parametrize(
+    "stdin",
+    [
+        "",
+        "not json",
+        "[1, 2]",
+        '{"cwd": 5}',
+        '{"cwd": "relative/path"}',
+        '{"cwd": null}',
+        '{"session_id": "x"}',
+        json.dumps({**EVENT, "cwd": ""}),
+    ],
+)
+def test_bad_input_prints_nothing_and_exits_0(archive: Config, stdin: str) -> None:
+    """Issue 19: any error prints nothing; a cwd that is not an absolute path is one (taken
+    for "no project", it printed the state notes of every project), and the log says why."""
     done = hook(archive, stdin)
-    assert done.returncode == 0
-    if stdin != '{"cwd": 5}':
-        assert done.stdout == ""
+    assert (done.returncode, done.stdout) == (0, "")
+    log = (Path(os.environ["XDG_STATE_HOME"]) / "memtui" / "log" / "memtui.log").read_text()
+    assert "session-start hook printed nothing" in log
+    if "cwd" in stdin:
+        assert "cwd is not an absolute path" in log
 
 
 def test_broken_or_locked_data_dir_prints_nothing(archive: Config, tmp_path: Path) -> None:

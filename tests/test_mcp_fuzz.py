@@ -17,7 +17,15 @@ from memtui.mcp.engine import Engine
 from memtui.mcp.server import build_server
 from tests.mcp_data import ARGUMENTS, CHECKOUT, build
 
-CODES = ("INVALID_ARGUMENT: ", "NOT_FOUND: ", "AMBIGUOUS: ", "NOT_CONFIRMED: ")
+# forget of the past note below is refused as delete_note's is (PAST_IMMUTABLE)
+CODES = (
+    "INVALID_ARGUMENT: ",
+    "NOT_FOUND: ",
+    "AMBIGUOUS: ",
+    "NOT_CONFIRMED: ",
+    "PAST_IMMUTABLE: ",
+    "RULE_USER_ONLY: ",
+)
 
 # The client cannot send lone surrogates (test_mcp_stdio sends them raw over the wire).
 any_text = st.text(

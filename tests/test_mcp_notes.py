@@ -258,6 +258,25 @@ async def test_the_scenario_of_issue_16(archive: Memory) -> None:
         assert "search_history" in client.instructions and "save_note" in client.instructions
 
 
+async def test_forget_holds_the_agent_to_the_delete_guards(memory: Memory) -> None:
+    """`forget` of a note is a delete: over MCP the agent may not forget a rule or a past note
+    (it could otherwise get around delete_note's guards); the person may, from the CLI or TUI."""
+    rule = memory.notes.save(RULE, "Lint first.", "rule", by="person").note
+    past = memory.notes.save(DECISION, "Postgres for JSONB.", "past", by="agent").note
+    state = memory.notes.save(PLAN, "Migrate next week.", "state", by="agent").note
+    server = build_server(Engine(memory=memory))
+    async with connect(server) as client:
+        await error(client, "forget", {"note_id": rule.id, "confirmed": True}, "RULE_USER_ONLY")
+        refused = await error(
+            client, "forget", {"note_id": past.id, "confirmed": True}, "PAST_IMMUTABLE"
+        )
+        assert f"[Amendment] {DECISION}" in refused
+        receipt = await ok(client, "forget", note_id=state.id, confirmed=True)
+        assert receipt["what"] == "note" and receipt["target"] == str(state.id)
+    assert [n.id for n in memory.notes.list()] == [past.id, rule.id]
+    assert memory.forget(note_id=rule.id, confirmed=True, by="person").notes == 1
+
+
 async def test_house_rules_can_be_turned_off_and_are_cut_to_the_budget(archive: Memory) -> None:
     for n in range(5):
         saved = archive.notes.save(f"Rule {n}", "x" * 300, "rule", by="person")

@@ -198,6 +198,94 @@ def test_planted_secrets_never_reach_disk_or_answers(cfg: Config) -> None:
     assert not any(v in show.stdout for v in secret_values())
 
 
+def test_every_other_stored_text_is_masked_too(cfg: Config) -> None:
+    """The texts masking once missed: a transcript's gitBranch, an MCP tool's name, a URL
+    with an empty user name, passwords on a command line, a note's tags and folder, a minted
+    inference's title and summary. None reaches the disk, each stored with its marker."""
+    token = "ghp_" + _rnd(36)
+    secret = {
+        "branch": "ghp_" + _rnd(36),
+        "tool": "ghp_" + _rnd(36),
+        "redis": "Rd" + _rnd(16),
+        "mysql": "My" + _rnd(16),
+        "space": "Sp" + _rnd(16),
+        "equals": "Eq" + _rnd(16),
+        "tag": "ghp_" + _rnd(36),
+        "folder": "glpat-" + _rnd(20),
+        "title": "sk-ant-api03-" + _rnd(40),
+        "summary": "AKIA" + _rnd(16, UP),
+    }
+    commands = (
+        f"redis-cli -u redis://:{secret['redis']}@cache:6379 ping",
+        f"mysql -u root -p{secret['mysql']} shop",
+        f"pg_dump --password {secret['space']} shop",
+        f"psql --password={secret['equals']} shop",
+    )
+    main = cfg.claude_dir / PROJECT_DIR / f"{SESSION}.jsonl"
+    line = json.loads(user("b1", "deploy it", SESSION))
+    line["gitBranch"] = f"feature/{secret['branch']}"
+    write(main, json.dumps(line).encode() + b"\n")
+    call = {"type": "tool_use", "id": "toolu_9", "name": f"mcp__{secret['tool']}__query"}
+    write(main, assistant("m1", "msg_m1", call | {"input": {"query": "x"}}, SESSION))
+    for n, command in enumerate(commands):
+        write(main, assistant(f"c{n}", f"msg_c{n}", _tool_use(command), SESSION))
+    with Memory(cfg) as memory:
+        memory.upkeep.ingest()
+        note = memory.notes.save(
+            "Deploy notes",
+            f"token {token} rotated",
+            "state",
+            by="person",
+            tags=["deploy", secret["tag"]],
+            folder=f"ops/{secret['folder']}",
+        ).note
+        assert memory.masker.marker("github-token", secret["tag"]) in note.tags
+        assert note.folder == "ops/" + memory.masker.marker("gitlab-token", secret["folder"])
+        assert memory.notes.list(tag=secret["tag"]) == [note]  # the filter is masked too
+        minted = memory.inferences.mint(
+            f"Key {secret['title']} leaked",
+            f"seen with {secret['summary']}",
+            0.5,
+            confirmed=True,
+            evidence_note_ids=[note.id],
+        )
+        info, views = memory.history.session_messages(SESSION)
+        shown = json.dumps(
+            [dataclasses.asdict(info), [dataclasses.asdict(v) for v in views], minted.title]
+        )
+        assert memory.masker.marker("github-token", secret["branch"]) in str(info.git_branch)
+        for value in secret.values():
+            assert value not in shown + minted.summary
+    raw = data_bytes(cfg.data_dir)
+    for name, value in secret.items():
+        assert value.encode() not in raw, name
+
+
+def test_command_line_passwords_and_their_near_misses(tmp_path: Path) -> None:
+    masker = Masker.load(tmp_path / "d", tmp_path / "c")
+    pw = "Pw" + _rnd(14)
+    for line in (
+        f"mysql -u root -p{pw} shop",
+        f"mariadb-dump -h db -p'{pw}' shop",
+        f"pg_dump --password {pw} shop",
+        f"psql --password={pw} shop",
+        f'tool --passwd "{pw}"',
+        f"redis-cli -u redis://:{pw}@cache:6379",
+    ):
+        assert pw not in masker.mask(line), line
+        assert masker.marker("password" if "redis" not in line else "url-password", pw) in (
+            masker.mask(line)
+        ), line
+    for line in (
+        "mysql -u root -p shop",  # -p alone: the client asks
+        "use the --password flag to be asked",
+        'pg_dump --password "$DB_PASSWORD" shop',
+        "psql --password --host db",
+        "mysql -u root -p$MYSQL_PWD shop",
+    ):
+        assert masker.mask(line) == line, line
+
+
 def test_precision_and_recall_on_the_planted_set() -> None:
     masker = Masker(key=b"k" * 32)
     caught = sum(all(v not in masker.mask(_planted(k)) for v in [PLANTED[k][0]]) for k in PLANTED)
@@ -296,6 +384,7 @@ def test_an_archive_at_schema_4_has_its_notes_and_inferences_masked(cfg: Config)
     """Schema 4 had notes, signals and inferences, stored as written; masking came with 5."""
     write_secret_corpus(cfg.claude_dir)
     key, title_key = "ghp_" + _rnd(36), "sk-ant-api03-" + _rnd(90)
+    tag_key, folder_key = "glpat-" + _rnd(20), "AKIA" + _rnd(16, UP)
     with Memory(_cfg(cfg, mask_secrets=False)) as memory:
         memory.upkeep.ingest()
         note = memory.notes.save(
@@ -303,7 +392,8 @@ def test_an_archive_at_schema_4_has_its_notes_and_inferences_masked(cfg: Config)
             f"the token is {key}; see [[Runbook {key}]]",
             "state",
             by="agent",
-            tags=["ops"],
+            tags=["ops", tag_key],
+            folder=f"ops/{folder_key}",
         ).note
         assert key in note.body
         minted = memory.inferences.mint(
@@ -324,13 +414,15 @@ def test_an_archive_at_schema_4_has_its_notes_and_inferences_masked(cfg: Config)
     result = memtui(cfg, "stats")  # any command upgrades the archive
     assert result.returncode == 0, result.stderr
     raw = data_bytes(cfg.data_dir)
-    for value in [key, title_key, *secret_values()]:
+    for value in [key, title_key, tag_key, folder_key, *secret_values()]:
         assert value.encode() not in raw, value
     assert not index_terms(cfg.index_dir, indexed.decode())
     with Memory(cfg) as memory:
         masked = memory.notes.get(note.id).note
         assert "\u2039secret:github-token:" in masked.body
         assert "\u2039secret:anthropic-key:" in masked.title
+        assert masked.folder.startswith("ops/\u2039secret:aws-access-key:")
+        assert memory.notes.list(tag=tag_key) == [masked]
         assert memory.notes.search("runbook").results[0].note.id == note.id
         assert memory.inferences.get_inference(minted.id).status == "active"
 
@@ -861,3 +953,36 @@ def test_forgotten_evidence_leaves_its_inference_stale_and_no_byte(cfg: Config) 
             left = conn.execute("SELECT title, detail, note_ids, message_ids FROM signals")
             assert {tuple(r) for r in left} == {("forgotten", "", "[]", "[]")}
     _no_bytes_left(cfg.data_dir)
+
+
+def test_an_import_is_masked_as_it_is_stored(cfg: Config, tmp_path: Path) -> None:
+    """A file exported with masking off (or by hand) holds secrets: importing it masks its
+    notes' texts, tags and folders, and its inferences with their evidence."""
+    secret = {k: "ghp_" + _rnd(36) for k in ("title", "body", "tag", "folder", "inf", "sum")}
+    exported = tmp_path / "notes.jsonl"
+    with Memory(_cfg(cfg, mask_secrets=False)) as memory:
+        note = memory.notes.save(
+            f"Key {secret['title']}",
+            f"body {secret['body']}",
+            "state",
+            by="person",
+            tags=[secret["tag"]],
+            folder=f"ops/{secret['folder']}",
+        ).note
+        memory.inferences.mint(
+            f"Uses {secret['inf']}",
+            f"so {secret['sum']}",
+            0.5,
+            confirmed=True,
+            evidence_note_ids=[note.id],
+        )
+        memory.transfer.export(exported)
+    assert secret["tag"] in exported.read_text()
+    other = _cfg(cfg, data_dir=tmp_path / "other")
+    with Memory(other) as memory:
+        memory.transfer.import_(exported)
+        (inference,) = memory.inferences.list()
+        assert inference.status == "active"  # the evidence's hash follows its masked text
+    raw = data_bytes(other.data_dir)
+    for name, value in secret.items():
+        assert value.encode() not in raw, name

@@ -28,6 +28,8 @@ from typing import TYPE_CHECKING
 import orjson
 
 from memtui.config import Config
+from memtui.engine import note_fields
+from memtui.engine.notes_types import Author
 from memtui.errors import InvalidArgument, NotConfirmed, NotFound
 from memtui.store import db, signals
 from memtui.store.locks import file_lock
@@ -91,7 +93,11 @@ class Forgetter:
         note_id: int | None = None,
         *,
         confirmed: object = False,
+        by: Author = "person",
     ) -> Receipt:
+        """Forget one session, project or note. `by` is the caller, as for the notes' writes:
+        an agent is held to the same guards as its `delete_note` (rules, past notes)."""
+        author = note_fields.author(by)
         given = [x for x in (session_id, project, note_id) if x is not None]
         if len(given) != 1:
             raise InvalidArgument(
@@ -106,7 +112,7 @@ class Forgetter:
         with file_lock(self.config.data_dir / "ingest.lock"), db.translated(self.config.db_path):
             self.finish_pending()
             if note_id is not None:
-                receipt, message_ids = self._forget_note(note_id)
+                receipt, message_ids = self._forget_note(note_id, author)
             else:
                 receipt, message_ids = self._forget_sessions(session_id, project)
             (pending_id,) = self._conn.execute("SELECT max(id) FROM forget_pending").fetchone()
@@ -220,7 +226,8 @@ class Forgetter:
             raise
         return receipt, ids
 
-    def _forget_note(self, note_id: int) -> tuple[Receipt, list[int]]:
+    def _forget_note(self, note_id: int, author: Author) -> tuple[Receipt, list[int]]:
+        from memtui.engine.notes import guard
         from memtui.store import notes
 
         if isinstance(note_id, bool) or not isinstance(note_id, int) or note_id < 1:
@@ -229,8 +236,11 @@ class Forgetter:
         conn.execute("PRAGMA secure_delete = ON")
         conn.execute("BEGIN IMMEDIATE")
         try:
-            if notes.get(conn, note_id) is None:
+            row = notes.get(conn, note_id)
+            if row is None:
                 raise NotFound(f"note {note_id} not found", "memtui notes lists them")
+            if author == "agent":
+                guard(conn, row, None, None, "forget")
             notes.delete(conn, note_id)
             signals.forget_evidence(conn, "note", [str(note_id)])
             signals.forget_signal_evidence(conn, [], [note_id])

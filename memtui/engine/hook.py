@@ -34,10 +34,11 @@ def payload(raw: str) -> Mapping[str, object]:
 def session_start(config: Config, data: Mapping[str, object]) -> str:
     """The text to add to the session: house rules, state notes and recent sessions of the
     project at `cwd`, and how many signals and stale inferences wait. Empty when memtui has
-    nothing for this project (or no archive yet)."""
+    nothing for this project (or no archive yet). A `cwd` that is not an absolute path is an
+    error: read as "no project", it would print every project's state notes."""
     cwd = data.get("cwd")
     if not isinstance(cwd, str) or not cwd.startswith("/"):
-        cwd = None
+        raise InvalidArgument(f"the hook's cwd is not an absolute path: {cwd!r:.200}")
     if not config.db_path.exists():
         return ""
     conn = db.read_only(config.db_path, inferences.BUSY_MS)

@@ -10,6 +10,7 @@ Light on purpose (SQLite only): the SessionStart hook counts stale inferences th
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import sqlite3
 from collections.abc import Callable, Sequence
@@ -23,6 +24,7 @@ from memtui.errors import InvalidArgument, NotConfirmed, NotFound
 from memtui.store import db
 from memtui.store import notes as notes_store
 from memtui.store import signals as store
+from memtui.store.mask import Masker
 
 MAX_SUMMARY = 10_000
 BUSY_MS = 200
@@ -42,10 +44,17 @@ def _now() -> str:
 
 
 class Inferences:
-    def __init__(self, config: Config, reader: Callable[[], sqlite3.Connection]) -> None:
+    def __init__(
+        self,
+        config: Config,
+        reader: Callable[[], sqlite3.Connection],
+        masker: Masker | None = None,
+    ) -> None:
         self.config = config
         self._conn = reader
         self._writer = db.Writer(config.db_path)
+        # A title and summary are masked before the store sees them (store/mask.py).
+        self._mask: Callable[[str], str] = masker.mask if masker is not None else str
 
     def close(self) -> None:
         self._writer.close()
@@ -68,10 +77,10 @@ class Inferences:
                 "mint_inference needs confirmed: true (the boolean)",
                 "ask the person to approve this inference, then call again with confirmed true",
             )
-        title = validate.text("title", title, 300).strip()
+        title = self._mask(validate.text("title", title, 300).strip())
         if not title:
             raise InvalidArgument("title is empty")
-        summary = validate.text("summary", summary, MAX_SUMMARY).strip()
+        summary = self._mask(validate.text("summary", summary, MAX_SUMMARY).strip())
         if isinstance(confidence, bool) or not isinstance(confidence, int | float):
             raise InvalidArgument("confidence must be a number from 0 to 1")
         if not 0.0 <= float(confidence) <= 1.0:
@@ -154,15 +163,21 @@ class Inferences:
         added = overwritten = skipped = 0
         with db.translated(self.config.db_path), self._writer.transaction() as conn:
             for row in triage:
-                store.put_triage(conn, row)
+                title, detail = self._mask(row.title), self._mask(row.detail)
+                store.put_triage(conn, dataclasses.replace(row, title=title, detail=detail))
             for item in found:
-                row = item.inference
+                row = dataclasses.replace(
+                    item.inference,
+                    title=self._mask(item.inference.title),
+                    summary=self._mask(item.inference.summary),
+                )
+                evidence = [self._masked(e) for e in item.evidence]
                 if item.signal is not None:
                     signal = store.by_fingerprint(conn, item.signal)
                     row.signal_id = signal.id if signal else None
                 existing = store.inferences(conn, [row.id])
                 if existing:
-                    same = existing[0] == row and store.evidence(conn, row.id) == item.evidence
+                    same = existing[0] == row and store.evidence(conn, row.id) == evidence
                     if same or on_conflict == "skip":
                         skipped += 1
                         continue
@@ -175,8 +190,13 @@ class Inferences:
                     overwritten += 1
                 else:
                     added += 1
-                store.add_inference(conn, row, item.evidence, keep_id=True)
+                store.add_inference(conn, row, evidence, keep_id=True)
         return added, overwritten, skipped
+
+    def _masked(self, e: store.EvidenceRow) -> store.EvidenceRow:
+        """Imported evidence masked as the store's own texts are (its hash follows)."""
+        text = self._mask(e.text)
+        return store.EvidenceRow(e.kind, e.ref, self._mask(e.title), text, store.text_hash(text))
 
 
 def checked(

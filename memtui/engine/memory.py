@@ -32,6 +32,7 @@ from memtui.engine.forget import Forgetter, Receipt
 from memtui.engine.history import History
 from memtui.engine.inferences import Inferences
 from memtui.engine.notes import Notes
+from memtui.engine.notes_types import Author
 from memtui.engine.search import Searcher
 from memtui.engine.signals import Signals
 from memtui.engine.trace import Tracer
@@ -68,7 +69,7 @@ class Memory:
         )
         self.notes = Notes(config, self._readers.get, self._note_index, self._index, self.masker)
         self.signals = Signals(config, self._readers.get, self._note_index)
-        self.inferences = Inferences(config, self._readers.get)
+        self.inferences = Inferences(config, self._readers.get, self.masker)
         self.context = Contexts(config, self._readers.get, self._related)
         self.trace = Tracer(self._readers.get, self._note_hits, self._message_hits)
         self.transfer = Transfer(self.notes, self.inferences)
@@ -105,10 +106,12 @@ class Memory:
         note_id: int | None = None,
         *,
         confirmed: object = False,
+        by: Author = "person",
     ) -> Receipt:
         """Remove a session, a project or a note from the store, both indexes and every file
-        under the data dir, for good; refused unless `confirmed` is the boolean true."""
-        return self._forgetter.forget(session_id, project, note_id, confirmed=confirmed)
+        under the data dir, for good; refused unless `confirmed` is the boolean true. An agent
+        (`by="agent"`) may not forget a rule or a past note, as it may not delete one."""
+        return self._forgetter.forget(session_id, project, note_id, confirmed=confirmed, by=by)
 
     def unforget_project(self, project: str) -> bool:
         """Ingest a forgotten project's new sessions again (its forgotten ones stay gone)."""

@@ -106,6 +106,50 @@ def _bound(value: str | date | datetime | None, name: str, end: bool) -> str | N
     return moment.astimezone(UTC).isoformat(timespec="microseconds")
 
 
+def guard(
+    conn: sqlite3.Connection,
+    note: store.NoteRow,
+    body: str | None,
+    tags: list[str] | None,
+    doing: str,
+) -> None:
+    """An agent's refusals, in every write that changes or removes a note (forget too): past
+    notes stay as written, rules are the person's."""
+    if note.layer == "rule":
+        raise RuleUserOnly(f"note {note.id} is a rule: only the person may {doing} it")
+    if note.layer == "past":
+        raise PastImmutable(
+            f"note {note.id} is a past note: what happened is not rewritten",
+            _amendment(conn, note, body, tags, doing),
+        )
+
+
+def _amendment(
+    conn: sqlite3.Connection,
+    note: store.NoteRow,
+    body: str | None,
+    tags: list[str] | None,
+    doing: str,
+) -> NoteDraft:
+    room = MAX_TITLE_CHARS - len("[Amendment 99] ")
+    name = note.title[:room].strip()
+    taken = store.titles_taken(conn, "[amendment")
+    title, n = f"[Amendment] {name}", 2
+    while title.casefold() in taken:
+        title, n = f"[Amendment {n}] {name}", n + 1
+    if doing in ("delete", "forget"):
+        text = "It no longer holds: say what replaced it, and why."
+    else:
+        text = body if body is not None else "What changed, and why."
+    return NoteDraft(
+        title,
+        f"Amends [[{note.title}]].\n\n{text}",
+        "past",
+        note.folder,
+        tags if tags is not None else list(note.tags),
+    )
+
+
 class Notes:
     def __init__(
         self,
@@ -116,7 +160,7 @@ class Notes:
         masker: Masker | None = None,
     ) -> None:
         self.config = config
-        # Secrets in a title or body are masked before the store sees them (store/mask.py).
+        # Secrets in a note's texts are masked before the store sees them (store/mask.py).
         self._mask: Callable[[str], str] = masker.mask if masker is not None else str
         self._db_path: Path = config.db_path
         self._conn = reader
@@ -124,6 +168,14 @@ class Notes:
         self._messages = messages
         self._writer: sqlite3.Connection | None = None
         self._write_lock = threading.Lock()
+
+    def _folder(self, value: object, name: str = "folder") -> str:
+        """A folder checked, then masked (a marker is a valid folder part)."""
+        return self._mask(note_fields.folder(value, name))
+
+    def _tags(self, value: object) -> list[str]:
+        """Tags checked, then masked; checked again, as a masked tag may now equal another."""
+        return note_fields.tags([self._mask(t) for t in note_fields.tags(value)])
 
     def close(self) -> None:
         with self._write_lock:
@@ -170,8 +222,8 @@ class Notes:
             title=self._mask(note_fields.title(title)),
             body=self._mask(note_fields.body(body)),
             layer=note_fields.layer(layer),
-            folder=note_fields.folder(folder),
-            tags=note_fields.tags(tags),
+            folder=self._folder(folder),
+            tags=self._tags(tags),
             created="",
             updated="",
             author=author,
@@ -233,8 +285,8 @@ class Notes:
         author = note_fields.author(by)
         new_title = None if title is None else self._mask(note_fields.title(title))
         new_body = None if body is None else self._mask(note_fields.body(body))
-        new_tags = None if tags is None else note_fields.tags(tags)
-        new_folder = None if folder is None else note_fields.folder(folder)
+        new_tags = None if tags is None else self._tags(tags)
+        new_folder = None if folder is None else self._folder(folder)
         new_layer = None if layer is None else note_fields.layer(layer)
         if all(v is None for v in (new_title, new_body, new_tags, new_folder, new_layer)):
             raise InvalidArgument("nothing to change: give title, body, tags, folder or layer")
@@ -243,7 +295,7 @@ class Notes:
             with store.writing(conn):
                 old = self._stored(conn, note_id)
                 if author == "agent":
-                    self._guard(conn, old, new_body, new_tags, "change")
+                    guard(conn, old, new_body, new_tags, "change")
                     if new_layer == "rule":
                         raise RuleUserOnly("only the person may make a note a rule")
                 new = store.NoteRow(
@@ -289,49 +341,6 @@ class Notes:
             raise NotFound(f"note {note_id} not found", "it was deleted, or never saved")
         return row
 
-    def _guard(
-        self,
-        conn: sqlite3.Connection,
-        note: store.NoteRow,
-        body: str | None,
-        tags: list[str] | None,
-        doing: str,
-    ) -> None:
-        """An agent's refusals: past notes stay as written, rules are the person's."""
-        if note.layer == "rule":
-            raise RuleUserOnly(f"note {note.id} is a rule: only the person may {doing} it")
-        if note.layer == "past":
-            raise PastImmutable(
-                f"note {note.id} is a past note: what happened is not rewritten",
-                self._amendment(conn, note, body, tags, doing),
-            )
-
-    def _amendment(
-        self,
-        conn: sqlite3.Connection,
-        note: store.NoteRow,
-        body: str | None,
-        tags: list[str] | None,
-        doing: str,
-    ) -> NoteDraft:
-        room = MAX_TITLE_CHARS - len("[Amendment 99] ")
-        name = note.title[:room].strip()
-        taken = store.titles_taken(conn, "[amendment")
-        title, n = f"[Amendment] {name}", 2
-        while title.casefold() in taken:
-            title, n = f"[Amendment {n}] {name}", n + 1
-        if doing == "delete":
-            text = "It no longer holds: say what replaced it, and why."
-        else:
-            text = body if body is not None else "What changed, and why."
-        return NoteDraft(
-            title,
-            f"Amends [[{note.title}]].\n\n{text}",
-            "past",
-            note.folder,
-            tags if tags is not None else list(note.tags),
-        )
-
     def delete(self, note_id: int, *, by: Author) -> Note:
         """Delete a note (the deleted note is returned); links to it become dangling."""
         note_id = note_fields.note_id(note_id)
@@ -341,7 +350,7 @@ class Notes:
             with store.writing(conn):
                 row = self._stored(conn, note_id)
                 if author == "agent":
-                    self._guard(conn, row, None, None, "delete")
+                    guard(conn, row, None, None, "delete")
                 store.delete(conn, note_id)
         self._indexed()
         return _note(row)
@@ -367,8 +376,8 @@ class Notes:
                 )
                 tags = note_fields.tags([*old.tags, *gone.tags])
                 if author == "agent":
-                    self._guard(conn, old, body, tags, "change")
-                    self._guard(conn, gone, None, None, "delete")
+                    guard(conn, old, body, tags, "change")
+                    guard(conn, gone, None, None, "delete")
                 new = dataclasses.replace(old, body=body, tags=tags, updated=note_fields.now())
                 store.update(conn, new)
                 store.set_links(conn, into, note_fields.links(body))
@@ -450,9 +459,11 @@ class Notes:
     def _filters(
         self, folder: str | None, tag: str | None, layer: str | None
     ) -> tuple[str | None, str | None, str | None]:
+        # masked as stored: a filter naming a secret finds the note that holds its marker
+        one_tag = note_fields.one_tag(tag)
         return (
-            note_fields.folder(folder) or None,
-            note_fields.one_tag(tag),
+            self._folder(folder) or None,
+            None if one_tag is None else self._mask(one_tag),
             None if layer is None else note_fields.layer(layer),
         )
 
@@ -696,8 +707,8 @@ class Notes:
                 self._mask(note_fields.title(n.title)),
                 self._mask(note_fields.body(n.body)),
                 layer,
-                note_fields.folder(n.folder),
-                note_fields.tags(n.tags),
+                self._folder(n.folder),
+                self._tags(n.tags),
                 created,
                 updated,
                 note_fields.author(n.author, "author"),

@@ -141,6 +141,9 @@ def masked(masker: Masker, record: Message | Title) -> Message | Title:
     record.tool_output = mask(record.tool_output)
     if record.title is not None:
         record.title = mask(record.title)
+    if record.git_branch is not None:
+        record.git_branch = mask(record.git_branch)
     if record.tool_calls:
-        record.tool_calls = [ToolCall(c.name, mask(c.arg)) for c in record.tool_calls]
+        name = masker.mask_tool_name
+        record.tool_calls = [ToolCall(name(c.name), mask(c.arg)) for c in record.tool_calls]
     return record

@@ -43,7 +43,9 @@ def register(server: Server) -> None:
         """Remove one session, project (and its future sessions) or note from every file
         memtui keeps, for good, only when the person asked. Give exactly one of session_id,
         project, note_id. Returns a receipt: counts, time, a SHA-256 of the removed ids."""
-        return structured(engine().forget(session_id, project, note_id, confirmed=confirmed))
+        return structured(
+            engine().forget(session_id, project, note_id, confirmed=confirmed, by="agent")
+        )
 
     server.engine_tool(forget, title="Forget a session, project or note", read_only=False)
     tool = server._tool_manager.get_tool("forget")

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import json
 import math
 import os
 import re
@@ -60,6 +61,9 @@ class _Rule:
 _TOKEN_CHARS = frozenset(string.ascii_letters + string.digits + "_-")
 _E = r"(?![A-Za-z0-9_\-])"  # a token ends here (where one starts is checked on a match: a
 # pattern that opens with a literal is found by a fast scan, one behind a lookbehind is not)
+
+# A command-line argument's value, after an optional quote: inside the quotes, or up to a space.
+_ARG = r"((?<=\")[^\"\n]{1,200}(?=\")|(?<=')[^'\n]{1,200}(?=')|(?<!['\"])[^\s'\"]{1,200})"
 
 _PROVIDERS: tuple[_Rule, ...] = (
     _Rule(
@@ -113,7 +117,7 @@ _PROVIDERS: tuple[_Rule, ...] = (
         "url-password",
         ("://",),
         re.compile(
-            r"\b[A-Za-z][A-Za-z0-9+.\-]{1,20}://[^\s:/@'\"<>]{1,100}:([^\s@/'\"<>]{1,200})@"
+            r"\b[A-Za-z][A-Za-z0-9+.\-]{1,20}://[^\s:/@'\"<>]{0,100}:([^\s@/'\"<>]{1,200})@"
         ),
         group=1,
     ),
@@ -126,6 +130,26 @@ _PROVIDERS: tuple[_Rule, ...] = (
         ),
         group=1,
         lower=True,
+    ),
+    # Passwords on a command line: `--password=P`, `--password P` (a lone lowercase word after
+    # a space is taken for prose, "the --password flag"), and the MySQL clients' `-pP`.
+    # A shell variable or a placeholder (`$PASS`, `<pw>`) is not a password.
+    _Rule(
+        "password",
+        ("--passw",),
+        re.compile(
+            r"(?<![\w\-])--passw(?:or)?d(?:=|[ \t]+(?![a-z]+(?![^\s'\"])))"
+            r"['\"]?(?![$<{%*\-])" + _ARG
+        ),
+        group=1,
+    ),
+    _Rule(
+        "password",
+        ("mysql", "mariadb"),
+        re.compile(
+            r"\b(?:mysql|mariadb)[a-z\-]*(?=[ \t])[^\n|;&]{0,300}?[ \t]-p['\"]?(?![$<{%*])" + _ARG
+        ),
+        group=1,
     ),
 )
 
@@ -220,6 +244,11 @@ class Masker:
         if any(k in lowered for k in _KEYWORDS):
             text = self._mask_keywords(text, lowered)
         return _TOKEN.sub(self._token, text)
+
+    def mask_tool_name(self, name: str) -> str:
+        """A tool's name: an MCP tool's (`mcp__server__tool`) holds names people chose, so
+        each part between the `__` is masked as a text of its own."""
+        return "__".join(self.mask(part) for part in name.split("__"))
 
     def allowed(self, value: str) -> bool:
         return value in self.allow_exact or any(p.fullmatch(value) for p in self.allow_patterns)
@@ -436,7 +465,7 @@ def _rebuild_after(conn: sqlite3.Connection) -> None:
 
 # The other texts a store kept before masking: (table, its key columns, its text columns).
 _TEXTS: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
-    ("sessions", ("id",), ("summary_title", "custom_title", "first_prompt")),
+    ("sessions", ("id",), ("summary_title", "custom_title", "first_prompt", "git_branch")),
     ("pending_titles", ("leaf_uuid",), ("title",)),
     ("note_links", ("source_id", "position"), ("target", "shown")),
     ("note_tags", ("note_id", "tag_key"), ("tag",)),
@@ -483,15 +512,25 @@ def _mask_table(
 
 
 def _mask_notes(conn: sqlite3.Connection, masker: Masker) -> int:
-    """Mask notes' titles and bodies; a changed note gets the next note sequence number."""
+    """Mask notes' titles, bodies, folders and tags; a changed note gets the next note
+    sequence number (`note_tags` is masked with the other tables)."""
     changed = 0
-    for note_id, title, body in conn.execute("SELECT id, title, body FROM notes").fetchall():
-        new_title, new_body = masker.mask(title), masker.mask(body)
-        if (new_title, new_body) == (title, body):
+    rows = conn.execute("SELECT id, title, body, folder, tags FROM notes").fetchall()
+    for note_id, title, body, folder, tags in rows:
+        old = (title, body, folder, tags)
+        # the tags column is written as store/notes.py writes it
+        new = (
+            masker.mask(title),
+            masker.mask(body),
+            masker.mask(folder),
+            json.dumps([masker.mask(t) for t in json.loads(tags)]),
+        )
+        if new == old:
             continue
         conn.execute(
-            "UPDATE notes SET title = ?, title_key = ?, body = ?, seq = ? WHERE id = ?",
-            (new_title, notes.key(new_title), new_body, notes.next_seq(conn), note_id),
+            "UPDATE notes SET title = ?, title_key = ?, body = ?, folder = ?, tags = ?, seq = ? "
+            "WHERE id = ?",
+            (new[0], notes.key(new[0]), *new[1:], notes.next_seq(conn), note_id),
         )
         changed += 1
     return changed
@@ -501,5 +540,5 @@ def _mask_calls(masker: Masker, calls: str) -> str:
     if calls == "[]":
         return calls
     parsed = orjson.loads(calls)
-    masked = [[name, masker.mask(arg)] for name, arg in parsed]
+    masked = [[masker.mask_tool_name(name), masker.mask(arg)] for name, arg in parsed]
     return calls if masked == parsed else orjson.dumps(masked).decode()
