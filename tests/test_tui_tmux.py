@@ -223,7 +223,7 @@ def test_a_note_with_a_link_survives_a_restart(tmp_path: Path, terminals: list[T
     term.keys("C-s")
     shown = term.wait(lambda s: "Referenced by (0)" in s, "the new note's view")
     assert "Alpha decision" in shown and "[[" not in shown
-    term.keys("Enter")  # the first link: Beta plan, not written yet
+    apart(term, "Tab", "Enter")  # the first link: Beta plan, not written yet
     term.wait(lambda s: "write it now" in s or "new note" in s, "the editor for the link")
     apart(term, "Tab", "Tab", "Tab", "Tab")
     term.keys("-l", "Ship alpha in three steps.")
