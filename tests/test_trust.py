@@ -399,7 +399,7 @@ def test_an_archive_at_schema_4_has_its_notes_and_inferences_masked(cfg: Config)
         minted = memory.inferences.mint(
             "Deploys need a token", "so it says", 0.5, confirmed=True, evidence_note_ids=[note.id]
         )
-        assert memory.notes.search(key).results
+        assert memory.notes.search(key, mode="fts").results  # full text has it, committed
     conn = sqlite3.connect(cfg.db_path)
     for table in ("forgotten_sessions", "blocked_projects", "forget_pending"):
         conn.execute(f"DROP TABLE {table}")
@@ -410,6 +410,9 @@ def test_an_archive_at_schema_4_has_its_notes_and_inferences_masked(cfg: Config)
     raw = data_bytes(cfg.data_dir)
     assert key.encode() in raw and title_key.encode() in raw
     indexed = key[4:].lower().encode()  # as Tantivy keeps it: a token, lowercased
+    deadline = time.monotonic() + 10  # the notes' full text commits on a thread of its own
+    while not index_terms(cfg.index_dir, indexed.decode()) and time.monotonic() < deadline:
+        time.sleep(0.1)
     assert index_terms(cfg.index_dir, indexed.decode())
     result = memtui(cfg, "stats")  # any command upgrades the archive
     assert result.returncode == 0, result.stderr

@@ -23,6 +23,12 @@ ROOT = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
 
 
+def tmux(name: str) -> list[str]:
+    """tmux on a server of the terminal's own: sessions that tests start at once on one server
+    take each other's window size (a 140-column test drew at 80)."""
+    return ["tmux", "-L", name]
+
+
 class Terminal:
     def __init__(self, name: str, port: int) -> None:
         self.name = name
@@ -30,17 +36,18 @@ class Terminal:
 
     def screen(self) -> str:
         return subprocess.run(
-            ["tmux", "capture-pane", "-p", "-t", self.name],
+            [*tmux(self.name), "capture-pane", "-p", "-t", self.name],
             capture_output=True,
             text=True,
             check=False,
         ).stdout
 
     def keys(self, *keys: str) -> None:
-        subprocess.run(["tmux", "send-keys", "-t", self.name, *keys], check=True)
+        subprocess.run([*tmux(self.name), "send-keys", "-t", self.name, *keys], check=True)
 
     def alive(self) -> bool:
-        return subprocess.run(["tmux", "has-session", "-t", self.name], check=False).returncode == 0
+        has = subprocess.run([*tmux(self.name), "has-session", "-t", self.name], check=False)
+        return has.returncode == 0
 
     def wait(self, check: Callable[[str], bool], what: str, timeout: float = 120.0) -> str:
         deadline = time.monotonic() + timeout
@@ -71,9 +78,11 @@ def launch(
     with socket.socket() as probe:  # a free port for the TUI's MCP server
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    command = f"env {exports} {sys.executable} -m memtui --port {port}"
+    # no COLUMNS or LINES from the test runner: they would size the app instead of tmux
+    command = f"env -u COLUMNS -u LINES {exports} {sys.executable} -m memtui --port {port}"
+    cols, rows = map(str, size)
     subprocess.run(
-        ["tmux", "new-session", "-d", "-s", name, "-x", str(size[0]), "-y", str(size[1]), command],
+        [*tmux(name), "new-session", "-d", "-s", name, "-x", cols, "-y", rows, command],
         check=True,
         env={**os.environ, "TMUX": ""},
     )
@@ -86,7 +95,7 @@ def terminals() -> Iterator[list[Terminal]]:
     yield started
     for term in started:
         if term.alive():
-            subprocess.run(["tmux", "kill-session", "-t", term.name], check=False)
+            subprocess.run([*tmux(term.name), "kill-server"], check=False)
 
 
 @pytest.fixture
