@@ -451,6 +451,8 @@ def test_snooze_expires_and_transitions(memory: Memory) -> None:
         memory.signals.update_status(signal.id, "snoozed")
     with pytest.raises(InvalidArgument, match="in the future"):
         memory.signals.update_status(signal.id, "snoozed", "2001-01-01")
+    with pytest.raises(InvalidArgument, match="no time at all"):
+        memory.signals.update_status(signal.id, "snoozed", "0d")  # as a past date is refused
     with pytest.raises(InvalidArgument, match="status"):
         memory.signals.update_status(signal.id, "synthesized")
     with pytest.raises(NotFound):

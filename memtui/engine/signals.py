@@ -342,6 +342,8 @@ def _until(value: str | None) -> str:
     text = validate.text("snooze_until", value, 40).strip()
     now = _now()
     if m := SNOOZE.fullmatch(text):
+        if int(m[1]) == 0:  # a date-time now is refused as not in the future: so is 0d
+            raise InvalidArgument(f"snooze_until {value!r} is no time at all", "give 1h or more")
         return (now + timedelta(seconds=int(m[1]) * _UNITS[m[2]])).isoformat()
     try:
         when = datetime.fromisoformat(text)
