@@ -18,7 +18,7 @@ from memtui.engine import LAYERS, MAX_BODY_BYTES, ON_CONFLICT, frontmatter
 from memtui.engine.signal_types import INFERENCE_STATUSES, SIGNAL_STATUSES, SIGNAL_TYPES
 from memtui.engine.types import MODES, ROLES, SearchResponse, to_dict
 from memtui.engine.validate import REACH
-from memtui.errors import InvalidArgument, MemtuiError
+from memtui.errors import InvalidArgument, MemtuiError, NotConfirmed
 
 if TYPE_CHECKING:  # the engine loads numpy, Tantivy and hnswlib: not for --help
     from rich.console import Console  # rich: imported where it prints (not in `memtui mcp`)
@@ -63,6 +63,17 @@ class Parser(argparse.ArgumentParser):
 def fail(message: str) -> NoReturn:
     say(f"memtui: {message}", file=sys.stderr)
     raise SystemExit(1)
+
+
+def confirm(yes: bool, question: str, *, refused: str, declined: str) -> None:
+    """Go on after `--yes` or a yes typed at the terminal; with no terminal to ask on,
+    NOT_CONFIRMED (`refused`); a no ends the command (`declined`)."""
+    if yes:
+        return
+    if not sys.stdin.isatty():
+        raise NotConfirmed(refused, "answer at a terminal, or add --yes")
+    if input(question).strip().lower() not in ("y", "yes"):
+        fail(declined)
 
 
 def argument(value: str) -> str:
@@ -556,7 +567,6 @@ def doctor_store(cfg: config.Config, args: argparse.Namespace) -> None:
     from memtui.engine import Memory
     from memtui.engine.doctor import check_store, clear_damage_mark, recover_store
     from memtui.engine.forget import RECEIPTS
-    from memtui.errors import InvalidArgument, NotConfirmed
 
     check = check_store(cfg)
     if check.state in ("ok", "new"):
@@ -591,15 +601,12 @@ def doctor_store(cfg: config.Config, args: argparse.Namespace) -> None:
             "the store is damaged: restore memtui.db from a backup, or run "
             "memtui doctor --repair to rebuild it from the transcripts (the damaged file is kept)"
         )
-    if not args.yes:
-        if not sys.stdin.isatty():
-            raise NotConfirmed(
-                "rebuilding the damaged store loses what is listed as lost: it needs a yes",
-                "answer at a terminal, or add --yes",
-            )
-        answer = input("Rebuild the store, losing what is listed as lost? [y/N] ")
-        if answer.strip().lower() not in ("y", "yes"):
-            fail("nothing changed")
+    confirm(
+        args.yes,
+        "Rebuild the store, losing what is listed as lost? [y/N] ",
+        refused="rebuilding the damaged store loses what is listed as lost: it needs a yes",
+        declined="nothing changed",
+    )
     recovery = recover_store(cfg)
     say(f"moved the damaged store to {recovery.aside}")
     with Memory(cfg) as memory:
@@ -639,8 +646,6 @@ def cmd_doctor(memory: Memory, args: argparse.Namespace) -> None:
 
 
 def cmd_forget(memory: Memory, args: argparse.Namespace) -> None:
-    from memtui.errors import InvalidArgument, NotConfirmed
-
     if args.undo:
         if args.project is None:
             raise InvalidArgument("--undo goes with --project", "memtui forget --project P --undo")
@@ -658,16 +663,12 @@ def cmd_forget(memory: Memory, args: argparse.Namespace) -> None:
         if args.project is not None
         else f"note {args.note}"
     )
-    confirmed = args.yes
-    if not confirmed:
-        if not sys.stdin.isatty():
-            raise NotConfirmed(
-                f"forgetting {target} needs a yes", "answer at a terminal, or add --yes"
-            )
-        answer = input(f"Forget {target} for good, from every file memtui keeps? [y/N] ")
-        confirmed = answer.strip().lower() in ("y", "yes")
-        if not confirmed:
-            fail("nothing forgotten")
+    confirm(
+        args.yes,
+        f"Forget {target} for good, from every file memtui keeps? [y/N] ",
+        refused=f"forgetting {target} needs a yes",
+        declined="nothing forgotten",
+    )
     receipt = memory.forget(args.session, args.project, args.note, confirmed=True, by="person")
     say(f"forgotten  {receipt.what} {receipt.target}")
     say(f"sessions   {receipt.sessions:,}")
