@@ -607,7 +607,7 @@ def doctor_store(cfg: config.Config, args: argparse.Namespace) -> None:
         refused="rebuilding the damaged store loses what is listed as lost: it needs a yes",
         declined="nothing changed",
     )
-    recovery = recover_store(cfg)
+    recovery = recover_store(cfg, salvage)
     say(f"moved the damaged store to {recovery.aside}")
     with Memory(cfg) as memory:
         try:

@@ -137,10 +137,11 @@ def check_store(config: Config) -> StoreCheck:
     return StoreCheck("damaged", rows, sessions, lost, transcripts, salvage(config, path))
 
 
-def recover_store(config: Config) -> Recovery:
-    """Move the store (and its WAL) aside, keeping it; save what only it holds to an export
-    file beside it; drop the indexes built from it; make a new store holding every forget.
-    The caller then imports `export` and ingests the transcripts into the new store."""
+def recover_store(config: Config, found: Salvage) -> Recovery:
+    """Move the store (and its WAL) aside, keeping it; save what only it holds (`found`, the
+    check's salvage: read once) to an export file beside it; drop the indexes built from it;
+    make a new store holding every forget. The caller then imports `export` and ingests the
+    transcripts into the new store."""
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
     aside = config.db_path.with_name(f"{config.db_path.name}.damaged-{stamp}")
     for suffix in ("", "-wal", "-shm"):
@@ -149,7 +150,6 @@ def recover_store(config: Config) -> Recovery:
             os.replace(source, Path(str(aside) + suffix))
     shutil.rmtree(config.index_dir, ignore_errors=True)
     (config.data_dir / DAMAGED_MARK).unlink(missing_ok=True)
-    found = salvage(config, aside)
     export = config.data_dir / f"notes-salvaged-{stamp}.jsonl"
     extra = [signal_record(r) for r in found.triage]
     extra += [inference_record(i) for i in found.inferences]
