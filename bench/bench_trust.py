@@ -15,6 +15,13 @@ import shutil
 from pathlib import Path
 
 from common import cached_corpus, run_child
+from corpus import append_session_lines, encode_project_dir
+
+# The issue's forget target: a session of 2,000 messages (prompts and answers; its tool
+# results come on top), given the oldest mtime so that the cold index reads it first and it
+# lands in one of the largest full-text segments, the worst place for a forget.
+LONG_SESSION = "2000aaaa-0000-4000-8000-000000002000"
+LONG_CWD = "/home/dev/projects/memtui"
 
 COLD = """
 import resource, time
@@ -72,16 +79,17 @@ def cpu():  # this process's, its indexing threads included; the searches run el
     own = resource.getrusage(resource.RUSAGE_SELF)
     return own.ru_utime + own.ru_stime
 memory = Memory(load())
-def segments():
-    meta = json.loads((memory.config.index_dir / "fts" / "meta.json").read_text())
-    return {s["segment_id"]: s["max_doc"] for s in meta["segments"]}
+def segments():  # of every partition of the full-text index
+    return {
+        s["segment_id"]: s["max_doc"]
+        for meta in (memory.config.index_dir / "fts").rglob("meta.json")
+        for s in json.loads(meta.read_text())["segments"]
+    }
 conn = memory._readers.get()
-# The session nearest 2,000 messages (early in the cold index, so in one of its largest
-# segments), and the most recent session of at least 200 (in a small segment).
+# The 2,000-message session (read first by the cold index, so in one of its largest
+# segments), and the most recent session of at least 200 rows (in a small segment).
 picks = {
-    "forget": conn.execute(
-        "SELECT session_id, count(*) c FROM messages GROUP BY session_id "
-        "ORDER BY abs(count(*) - 2000) LIMIT 1").fetchone()[0],
+    "forget": __LONG_SESSION__,
     "forget_recent": conn.execute(
         "SELECT session_id FROM messages GROUP BY session_id HAVING count(*) >= 200 "
         "ORDER BY max(id) DESC LIMIT 1").fetchone()[0],
@@ -93,14 +101,16 @@ for name, session in picks.items():
     child = subprocess.Popen(
         [sys.executable, "-c", SEARCHER, str(stop), str(log)], stdout=subprocess.PIPE, text=True
     )
-    child.stdout.readline()
-    time.sleep(2.0)  # searches before the forget: the p95 to compare with
-    segs, load = segments(), os.getloadavg()
-    started, cpu_started = time.perf_counter(), cpu()
-    receipt = memory.forget(session_id=session, confirmed=True)
-    ended, cpu_seconds = time.perf_counter(), cpu() - cpu_started
-    stop.touch()
-    child.wait()
+    try:
+        child.stdout.readline()
+        time.sleep(2.0)  # searches before the forget: the p95 to compare with
+        segs, load = segments(), os.getloadavg()
+        started, cpu_started = time.perf_counter(), cpu()
+        receipt = memory.forget(session_id=session, confirmed=True)
+        ended, cpu_seconds = time.perf_counter(), cpu() - cpu_started
+    finally:  # the searcher stops whatever happened here
+        stop.touch()
+        child.wait()
     timed = [tuple(map(float, line.split())) for line in log.read_text().splitlines()]
     during = sorted(d for t, d in timed if started <= t - d and t <= ended)
     before = sorted(d for t, d in timed if t < started)
@@ -129,6 +139,7 @@ def main() -> None:
     )
     args = parser.parse_args()
     projects, _ = cached_corpus(args.work, args.messages)
+    long_session(projects)
     out: dict[str, object] = {"load_before": os.getloadavg()}
     if args.forget_only:
         forget(args.work, projects, out)
@@ -160,8 +171,18 @@ def forget(work: Path, projects: Path, out: dict[str, object]) -> None:
     shutil.rmtree(data, ignore_errors=True)
     shutil.copytree(work / "trust-cold_masking_on", data)
     env = {"MEMTUI_DATA_DIR": str(data), "MEMTUI_CLAUDE_DIR": str(projects)}
-    out.update(run_child(FORGET.replace("__SEARCHER__", repr(SEARCHER)), env))
+    code = FORGET.replace("__SEARCHER__", repr(SEARCHER))
+    out.update(run_child(code.replace("__LONG_SESSION__", repr(LONG_SESSION)), env))
     print(json.dumps(out, indent=2))
+
+
+def long_session(projects: Path) -> None:
+    path = projects / encode_project_dir(LONG_CWD) / f"{LONG_SESSION}.jsonl"
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        append_session_lines(path, 2000, LONG_SESSION, LONG_CWD, seed=2000)
+    oldest = min(f.stat().st_mtime for f in projects.rglob("*.jsonl"))
+    os.utime(path, (oldest - 60, oldest - 60))
 
 
 if __name__ == "__main__":

@@ -18,18 +18,20 @@ def doc(
     text: str,
     tool_text: str = "",
     *,
-    session_id: str = "s1",
+    session_id: str | None = None,
     project: str = "/p",
     role: str = "user",
     kind: str = "prompt",
     timestamp: int = 0,
 ) -> FtsDoc:
-    return FtsDoc(mid, session_id, project, role, kind, timestamp, text, tool_text)
+    # Sessions vary, so that a partitioned index spreads the documents over its partitions.
+    session = f"s{mid % 7}" if session_id is None else session_id
+    return FtsDoc(mid, session, project, role, kind, timestamp, text, tool_text)
 
 
-@pytest.fixture
-def ft(tmp_path: Path) -> FullText:
-    return FullText(tmp_path / "fts")
+@pytest.fixture(params=[1, 3], ids=["one", "partitioned"])
+def ft(tmp_path: Path, request: pytest.FixtureRequest) -> FullText:
+    return FullText(tmp_path / "fts", request.param)
 
 
 def ids_of(ft: FullText, query: str | list[str], filt: FtsFilter | None = None) -> list[int]:

@@ -547,6 +547,29 @@ def test_the_full_text_purge_rewrites_only_the_segments_that_held_the_documents(
     assert len(fts.search("message", None, 20)) == 8
 
 
+def test_a_partitioned_purge_rewrites_only_the_sessions_partition(tmp_path: Path) -> None:
+    """A session's documents share a partition: forgetting it rewrites that partition's
+    segments and leaves the others' files as they were."""
+    fts = FullText(tmp_path, 4)
+    docs = {
+        i: FtsDoc(i, f"s{i % 8}", "/p", "user", "prompt", 0, f"message {i}", "")
+        for i in range(1, 81)
+    }
+    docs[3] = FtsDoc(3, "s3", "/p", "user", "prompt", 0, "zqxjvortal in session three", "")
+    fts.write(docs.values())
+    parts = sorted(tmp_path.glob("p*"))
+    before = {p: _segment_ids(p) for p in parts}
+    gone = {i for i, d in docs.items() if d.session_id == "s3"}
+    rewritten = fts.purge(gone, lambda kept: [docs[i] for i in kept])
+    changed = [p for p in parts if _segment_ids(p) != before[p]]
+    assert len(changed) == 1
+    assert not index_terms(tmp_path, "zqxjvortal")
+    # s1 shares s3's partition (by the sessions' CRC-32), so its 10 documents are written again;
+    # the other 60 stay where they were.
+    assert rewritten == 10
+    assert fts.ids() == set(docs) - gone
+
+
 def test_forget_a_project_blocks_it_until_undo(cfg: Config) -> None:
     _forget_corpus(cfg.claude_dir)
     project = "/home/dev/shop-api"

@@ -26,6 +26,12 @@ because tool results (no prose) make the prose field's average length small. On
 bench/quality.py's natural questions and lexical queries that took full text from below an
 SQLite FTS5 bm25 baseline with common words dropped to above it (bench/quality_results.md).
 
+The messages' index is split into partitions by session (indexes.FTS_PARTITIONS), each its
+own Tantivy index: a forget must re-index every other document of the segments that held the
+session, and Tantivy's merges grow segments without bound, so a partition bounds the work. A
+query is built once, with document frequencies summed over the partitions (a word's rarity
+is the archive's), and run on each; the hits are merged by score.
+
 Other processes commit to the same directory: before each search one stat of meta.json
 (~2 us) tells whether to reload the reader (~0.07 ms).
 
@@ -41,6 +47,7 @@ import math
 import os
 import re
 import shutil
+import zlib
 from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -137,77 +144,152 @@ class FtsFilter:
     before: int | None = None  # epoch seconds, exclusive
 
 
+@dataclass(slots=True)
+class _Found:
+    hits: list[tuple[float, tuple[int, tantivy.DocAddress]]]
+    count: int | None
+
+
+class _Searchers:
+    """The partitions' searchers as one: counts and document frequencies summed (so a
+    word's rarity is the archive's), hits merged by score."""
+
+    def __init__(self, searchers: list[tantivy.Searcher]) -> None:
+        self._all = searchers
+
+    @property
+    def num_docs(self) -> int:
+        return sum(s.num_docs for s in self._all)
+
+    def doc_freq(self, field: str, term: object) -> int:
+        return sum(s.doc_freq(field, term) for s in self._all)
+
+    def search(self, query: Query, limit: int, count: bool = True) -> _Found:
+        hits: list[tuple[float, tuple[int, tantivy.DocAddress]]] = []
+        total = 0
+        for n, searcher in enumerate(self._all):
+            found = searcher.search(query, limit, count=count)
+            hits += [(score, (n, addr)) for score, addr in found.hits]
+            total += found.count or 0
+        hits.sort(key=lambda h: -h[0])  # stable: ties keep each partition's order
+        return _Found(hits[:limit], total if count else None)
+
+    def fast_field_values(
+        self, field: str, addrs: list[tuple[int, tantivy.DocAddress]]
+    ) -> list[int]:
+        out = [0] * len(addrs)
+        for n, searcher in enumerate(self._all):
+            at = [i for i, (part, _) in enumerate(addrs) if part == n]
+            if at:
+                values = searcher.fast_field_values(field, [addrs[i][1] for i in at])
+                for i, v in zip(at, values, strict=True):
+                    out[i] = int(v)
+        return out
+
+
 class FullText:
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, partitions: int = 1) -> None:
+        """The index in `path`; with `partitions`, that many Tantivy indexes in its
+        subfolders, each message in the one its session hashes to."""
         self._path = path
         self._lock = path / "write.lock"
-        self._meta = path / "meta.json"
+        self._parts = partitions
+        self._format = FORMAT if partitions == 1 else f"{FORMAT}/{partitions}"
         self._schema = _schema()
         self._stem = _analyzer(stem=True)
         self._fold = _analyzer(stem=False)  # a prefix is matched as typed, not stemmed
         self._open()
+
+    def _dirs(self) -> list[Path]:
+        if self._parts == 1:
+            return [self._path]
+        return [self._path / f"p{n:02d}" for n in range(self._parts)]
+
+    def _part_of(self, session_id: str) -> int:
+        return zlib.crc32(session_id.encode()) % self._parts
 
     def _open(self) -> None:
         """Open the index in the folder (creating it), and remember which folder that was:
         a rebuild swaps in a new one, and readers notice by its inode."""
         self._path.mkdir(parents=True, exist_ok=True)
         try:
-            self._index = self._existing_or_new()
+            self._indexes = self._existing_or_new()
         except ValueError as exc:  # Tantivy's word for files it cannot read
             log.warning("the full-text index %s is damaged (%s): set aside", self._path, exc)
             aside = self._path.with_name(self._path.name + ".damaged")
             shutil.rmtree(aside, ignore_errors=True)
             os.replace(self._path, aside)
             self._path.mkdir()
-            self._index = self._existing_or_new()  # empty: the next catch-up refills it
+            self._indexes = self._existing_or_new()  # empty: the next catch-up refills it
         self._dir_ino = os.stat(self._path).st_ino
-        self._index.register_tokenizer(_STEM_TOKENIZER, self._stem)
-        # We reload ourselves when meta.json changes; the built-in policy polls with a delay.
-        self._index.config_reader("manual")
-        self._meta_key: tuple[int, int, int] | None = None
+        for index in self._indexes:
+            index.register_tokenizer(_STEM_TOKENIZER, self._stem)
+            # We reload ourselves when meta.json changes; the built-in policy polls with a delay.
+            index.config_reader("manual")
+        self._metas = [d / "meta.json" for d in self._dirs()]
+        self._meta_keys: list[tuple[int, int, int] | None] = [None] * self._parts
         # Documents matching a phrase or prefix, per (word, field), for the reader loaded: a
         # search, its count and its weight each ask, and each answer is a pass over postings.
         self._freqs: dict[tuple[str, str], int] = {}
         self._refresh()
 
-    def _existing_or_new(self) -> tantivy.Index:
+    def _existing_or_new(self) -> list[tantivy.Index]:
         fmt = self._path / _FORMAT_FILE
-        if tantivy.Index.exists(str(self._path)) and _read(fmt) == FORMAT:
-            return tantivy.Index(self._schema, str(self._path), reuse=True)
+        dirs = self._dirs()
+
+        def ready() -> bool:
+            return _read(fmt) == self._format and all(tantivy.Index.exists(str(d)) for d in dirs)
+
+        if ready():
+            return [tantivy.Index(self._schema, str(d), reuse=True) for d in dirs]
         # Two processes starting on an empty dir must not both create an index.
         with file_lock(self._lock):
-            if tantivy.Index.exists(str(self._path)) and _read(fmt) != FORMAT:
-                log.warning("the full-text index %s is of another format: emptied", self._path)
-                for f in self._path.iterdir():
-                    if f.is_dir():
-                        shutil.rmtree(f)
-                    elif f != self._lock:
-                        f.unlink()
-            index = tantivy.Index(self._schema, str(self._path), reuse=True)
-            fmt.write_text(FORMAT)
-            return index
+            if not ready():
+                if _read(fmt) != self._format and any(
+                    f != self._lock for f in self._path.iterdir()
+                ):
+                    log.warning("the full-text index %s is of another format: emptied", self._path)
+                    for f in self._path.iterdir():
+                        if f.is_dir():
+                            shutil.rmtree(f)
+                        elif f != self._lock:
+                            f.unlink()
+                for d in dirs:
+                    d.mkdir(exist_ok=True)
+            indexes = [tantivy.Index(self._schema, str(d), reuse=True) for d in dirs]
+            fmt.write_text(self._format)
+            return indexes
 
     # -- writing ---------------------------------------------------------------------------
 
     def write(self, docs: Iterable[FtsDoc], delete_ids: Iterable[int] = ()) -> None:
-        docs = list(docs)
-        # Deleting every incoming id first makes replaying a batch idempotent.
-        ids = {*delete_ids, *(d.message_id for d in docs)}
-        if not ids:
+        """Add or replace `docs`, each in its session's partition; delete `delete_ids` from
+        every partition."""
+        by_part: dict[int, list[FtsDoc]] = {}
+        for d in docs:
+            by_part.setdefault(self._part_of(d.session_id), []).append(d)
+        extra = set(delete_ids)
+        parts = sorted(set(by_part) | (set(range(self._parts)) if extra else set()))
+        if not parts:
             return
         with file_lock(self._lock):
-            writer = self._index.writer(_WRITER_HEAP, _WRITER_THREADS)
-            try:
-                writer.delete_documents_by_query(
-                    Query.term_set_query(self._schema, "message_id", sorted(ids))
-                )
-                for d in docs:
-                    writer.add_document(self._document(d))
-                writer.commit()
-            finally:
-                # Consumes the writer: merges finish (dropping would cancel them) and Tantivy's
-                # own writer lock is freed before ours, so the next process can open a writer.
-                writer.wait_merging_threads()
+            for n in parts:
+                mine = by_part.get(n, [])
+                # Deleting every incoming id first makes replaying a batch idempotent.
+                ids = {*extra, *(d.message_id for d in mine)}
+                writer = self._indexes[n].writer(_WRITER_HEAP, _WRITER_THREADS)
+                try:
+                    writer.delete_documents_by_query(
+                        Query.term_set_query(self._schema, "message_id", sorted(ids))
+                    )
+                    for d in mine:
+                        writer.add_document(self._document(d))
+                    writer.commit()
+                finally:
+                    # Consumes the writer: merges finish (dropping would cancel them) and
+                    # Tantivy's own writer lock is freed before ours, so the next process can
+                    # open a writer.
+                    writer.wait_merging_threads()
 
     def purge(self, ids: Collection[int], docs_for: Callable[[set[int]], Iterable[FtsDoc]]) -> int:
         """Delete the documents `ids` so that no file keeps their words (forget).
@@ -215,50 +297,71 @@ class FullText:
         Tantivy only marks a document deleted; its terms and positions stay in the segment
         until a merge rewrites it, which the Python binding cannot ask for. So every live
         document of each segment that holds one of `ids`, or, when one of them changed since
-        it was indexed, of each segment with a deleted document (its older version may be
-        among them), is written again from the store
-        (`docs_for`) into a new segment; the old segments, left with no live document, are
-        dropped at the commit and their files removed. Returns the documents rewritten."""
+        it was indexed, of each segment of its partition with a deleted document (its older
+        version may be among them), is written again from the store (`docs_for`) into a new
+        segment; the old segments, left with no live document, are dropped at the commit and
+        their files removed. A session's messages share a partition, so forgetting it
+        rewrites segments of that partition only. Returns the documents rewritten."""
+        targets = set(ids)
         with file_lock(self._lock):
-            self._index.reload()
-            searcher = self._index.searcher()
-            targets = set(ids)
+            return sum(
+                self._purge_part(index, meta, targets, docs_for)
+                for index, meta in zip(self._indexes, self._metas, strict=True)
+            )
+
+    def _purge_part(
+        self,
+        index: tantivy.Index,
+        meta: Path,
+        targets: set[int],
+        docs_for: Callable[[set[int]], Iterable[FtsDoc]],
+    ) -> int:
+        index.reload()
+        searcher = index.searcher()
+        # Tantivy's document frequency counts deleted documents too: a partition where no
+        # version of a target was ever indexed has nothing to rewrite (most of them).
+        held = sum(searcher.doc_freq("message_id", i) for i in targets)
+        dirty: set[int] = set()
+        kept: set[int] = set()
+        if held:
             hits = searcher.search(Query.all_query(), max(searcher.num_docs, 1)).hits
             addrs = [addr for _, addr in hits]
             owners = searcher.fast_field_values("message_id", addrs) if addrs else []
             dirty = {a.segment_ord for a, i in zip(addrs, owners, strict=True) if i in targets}
-            # An older version of a forgotten message (it changed since) is a deleted document
-            # in some segment; which one, the binding cannot say, so then every segment with
-            # deletes is rewritten. Tantivy's document frequency counts deleted documents too.
-            live = sum(1 for i in owners if i in targets)
-            if sum(searcher.doc_freq("message_id", i) for i in targets) > live:
-                dirty |= self._segments_with_deletes(searcher, addrs)
+            # An older version of a forgotten message (it changed since) is a deleted
+            # document in some segment; which one, the binding cannot say, so then every
+            # segment with deletes is rewritten.
+            if held > sum(1 for i in owners if i in targets):
+                dirty |= self._segments_with_deletes(searcher, addrs, meta)
             kept = {
                 int(i)
                 for a, i in zip(addrs, owners, strict=True)
                 if a.segment_ord in dirty and i not in targets
             }
-            # Both cores and a larger heap: a forget waits on this rewrite, an ingest does not.
-            writer = self._index.writer(_PURGE_HEAP, _PURGE_THREADS)
-            try:
-                gone = sorted(targets | kept)
-                if gone:
-                    writer.delete_documents_by_query(
-                        Query.term_set_query(self._schema, "message_id", gone)
-                    )
+        # Both cores and a larger heap when a forget waits on a rewrite; a partition with
+        # nothing to rewrite only has files a crashed purge left removed.
+        big = bool(dirty)
+        writer = index.writer(*((_PURGE_HEAP, _PURGE_THREADS) if big else (_WRITER_HEAP, 1)))
+        try:
+            if big:
+                writer.delete_documents_by_query(
+                    Query.term_set_query(self._schema, "message_id", sorted(targets | kept))
+                )
                 for d in docs_for(kept):
                     writer.add_document(self._document(d))
                 writer.commit()
-                writer.garbage_collect_files()
-            finally:
-                writer.wait_merging_threads()
-            return len(kept)
+            writer.garbage_collect_files()
+        finally:
+            writer.wait_merging_threads()
+        return len(kept)
 
-    def _segments_with_deletes(self, searcher: tantivy.Searcher, addrs: list) -> set[int]:
+    def _segments_with_deletes(
+        self, searcher: tantivy.Searcher, addrs: list, meta: Path
+    ) -> set[int]:
         """The ordinals of segments holding deleted documents, from meta.json (in the
         searcher's segment order). If the live counts disagree with the searcher's, every
         segment counts: rewriting too much is slow, too little leaves words behind."""
-        segments = json.loads(self._meta.read_text())["segments"]
+        segments = json.loads(meta.read_text())["segments"]
         live: dict[int, int] = {}
         for a in addrs:
             live[a.segment_ord] = live.get(a.segment_ord, 0) + 1
@@ -273,12 +376,13 @@ class FullText:
 
     def clear(self) -> None:
         with file_lock(self._lock):
-            writer = self._index.writer(_WRITER_HEAP, _WRITER_THREADS)
-            try:
-                writer.delete_all_documents()
-                writer.commit()
-            finally:
-                writer.wait_merging_threads()
+            for index in self._indexes:
+                writer = index.writer(_WRITER_HEAP, _WRITER_THREADS)
+                try:
+                    writer.delete_all_documents()
+                    writer.commit()
+                finally:
+                    writer.wait_merging_threads()
 
     def _document(self, d: FtsDoc) -> tantivy.Document:
         doc = tantivy.Document()
@@ -364,7 +468,7 @@ class FullText:
 
     def size_bytes(self) -> int:
         try:
-            return sum(f.stat().st_size for f in self._path.iterdir() if f.is_file())
+            return sum(f.stat().st_size for f in self._path.rglob("*") if f.is_file())
         except FileNotFoundError:
             return 0
 
@@ -373,28 +477,29 @@ class FullText:
             if os.stat(self._path).st_ino != self._dir_ino:
                 self._open()  # a rebuild swapped in a new folder
                 return
-            st = os.stat(self._meta)
+            stats = [os.stat(m) for m in self._metas]
         except FileNotFoundError:
             self._open()  # the folder was deleted: an empty index until the next catch-up
             return
         # Tantivy replaces meta.json atomically on commit, so a new inode or mtime means a commit.
-        key = (st.st_ino, st.st_mtime_ns, st.st_size)
-        if key != self._meta_key:
-            self._index.reload()
-            self._meta_key = key
-            self._freqs = {}
+        for n, st in enumerate(stats):
+            key = (st.st_ino, st.st_mtime_ns, st.st_size)
+            if key != self._meta_keys[n]:
+                self._indexes[n].reload()
+                self._meta_keys[n] = key
+                self._freqs = {}
 
-    def _searcher(self) -> tantivy.Searcher:
+    def _searcher(self) -> _Searchers:
         try:
             self._refresh()
-            return self._index.searcher()
+            return _Searchers([index.searcher() for index in self._indexes])
         except ValueError as exc:
             raise IndexDamaged(f"the full-text index cannot be read: {exc}") from exc
 
     # -- query building --------------------------------------------------------------------
 
     def _query(
-        self, query: str | list[str], filt: FtsFilter | None, searcher: tantivy.Searcher
+        self, query: str | list[str], filt: FtsFilter | None, searcher: _Searchers
     ) -> Query | None:
         if isinstance(query, str):
             text_query = self._text_query(query, searcher)
@@ -410,7 +515,7 @@ class FullText:
         # Filters only select; scoring comes from the text alone.
         return _all([text_query, Query.const_score_query(_all(filters), 0.0)])
 
-    def _text_query(self, text: str, searcher: tantivy.Searcher) -> Query | None:
+    def _text_query(self, text: str, searcher: _Searchers) -> Query | None:
         phrases = [q for p in _PHRASE.findall(text) if (q := self._stemmed_text(p)) is not None]
         words = list(dict.fromkeys(_WORD.findall(_PHRASE.sub(" ", text))))[:_MAX_WORDS]
         # Words like "when", "did", "last" match most messages: left in, they let a long
@@ -429,7 +534,7 @@ class FullText:
         bm25 = Query.boost_query(_any(word_queries), _BM25_WEIGHT)
         return _any([*weighed, bm25])
 
-    def _idf(self, word: str, searcher: tantivy.Searcher) -> float:
+    def _idf(self, word: str, searcher: _Searchers) -> float:
         """The most a word can add to a message's score (its best field)."""
         n = max(searcher.num_docs, 1)
         best = 0.0
@@ -439,7 +544,7 @@ class FullText:
                 best = max(best, math.log(1 + (n - df + 0.5) / (df + 0.5)) * boost)
         return best
 
-    def _weighed(self, word: str, searcher: tantivy.Searcher) -> Query | None:
+    def _weighed(self, word: str, searcher: _Searchers) -> Query | None:
         """A word that scores its rarity (BM25's idf) wherever it appears, however long the
         message: which words a message has decides, how often and in how long a text only
         breaks ties."""
@@ -455,7 +560,7 @@ class FullText:
             return None
         return per_field[0] if len(per_field) == 1 else Query.disjunction_max_query(per_field)
 
-    def _doc_freq(self, word: str, field: str, searcher: tantivy.Searcher) -> int:
+    def _doc_freq(self, word: str, field: str, searcher: _Searchers) -> int:
         stems = self._stem.analyze(word)
         plain = len(stems) == 1 and not word.endswith("*")
         if plain and not _HEX_PREFIX.fullmatch(self._fold.analyze(word)[0]):

@@ -43,6 +43,9 @@ BATCH = 20_000  # rows per index commit during a catch-up
 # An empty full-text index commits this many first: a first run's search finds words seconds
 # after they are stored, not after a whole batch has been read (issue 17).
 FIRST_BATCH = 2_000
+# Full-text partitions, by session: a forget re-indexes the rest of the segments that held the
+# session (Tantivy's binding cannot merge one away), and a partition bounds their size.
+FTS_PARTITIONS = 4
 SNAPSHOT_EVERY = 2_000  # vectors ahead of the newest snapshot before the ingester saves one
 # Seconds after which a smaller lead is saved too: often enough that other processes (which
 # embed at most QUERY_CATCHUP rows themselves) stay near the present, rarely enough that
@@ -101,7 +104,7 @@ class Indexes:
         self.root = root
         self.db_path = db_path
         self.conn = db.connect(db_path, migrate_schema=False)
-        self.fts = FullText(root / "fts")
+        self.fts = FullText(root / "fts", FTS_PARTITIONS)
         self._model = model
         self._embedder: Embedder | None = None
         self._vectors: Vectors | None = None
@@ -351,7 +354,7 @@ class Indexes:
         False if cancelled."""
         fresh = self.root / "fts.new"
         shutil.rmtree(fresh, ignore_errors=True)
-        new_fts = FullText(fresh)
+        new_fts = FullText(fresh, FTS_PARTITIONS)
         new_vectors = Vectors(
             self.root / "vectors", self.embedder.dim, self.embedder.identity, load=False
         )
@@ -373,7 +376,7 @@ class Indexes:
             os.replace(fresh, self.root / "fts")
             _set_mark(self.conn, "fts_seq", target)
             shutil.rmtree(old, ignore_errors=True)
-        self.fts = FullText(self.root / "fts")
+        self.fts = FullText(self.root / "fts", FTS_PARTITIONS)
         return True
 
     def health(self) -> IndexHealth:
