@@ -43,6 +43,13 @@ from memtui.engine import Memory
 cfg = load()
 conn = sqlite3.connect(cfg.db_path)
 conn.execute("UPDATE meta SET value = '1' WHERE key = 'mask_pending'")
+# One secret stored as an older release would have: found, it makes the migration rebuild
+# both indexes from the masked store (the costly case).
+secret = "ghp_" + "x" * 36
+conn.execute(
+    "UPDATE messages SET text = text || ' ' || ? WHERE id = (SELECT max(id) FROM messages)",
+    (secret,),
+)
 conn.commit()
 conn.close()
 started = time.perf_counter()
@@ -135,6 +142,9 @@ def main() -> None:
     parser.add_argument("--work", type=Path, default=Path("/tmp/memtui-bench"))
     parser.add_argument("--cold-only", action="store_true", help="only the two cold runs")
     parser.add_argument(
+        "--mask-only", action="store_true", help="only masking the unmasked cold run's data"
+    )
+    parser.add_argument(
         "--forget-only", action="store_true", help="only the forgets, on the last cold run's data"
     )
     args = parser.parse_args()
@@ -143,6 +153,9 @@ def main() -> None:
     out: dict[str, object] = {"load_before": os.getloadavg()}
     if args.forget_only:
         forget(args.work, projects, out)
+        return
+    if args.mask_only:
+        mask_existing(args.work, projects, out)
         return
     for name, flag in (("cold_masking_off", "0"), ("cold_masking_on", "1")):
         data = args.work / f"trust-{name}"
@@ -157,12 +170,19 @@ def main() -> None:
         print(json.dumps({name: out[name]}), flush=True)
     if args.cold_only:
         return
-    off = args.work / "trust-cold_masking_off"
-    env = {"MEMTUI_DATA_DIR": str(off), "MEMTUI_CLAUDE_DIR": str(projects)}
+    mask_existing(args.work, projects, out)
+    forget(args.work, projects, out)
+
+
+def mask_existing(work: Path, projects: Path, out: dict[str, object]) -> None:
+    """Mask the archive the cold run without masking made, as the migration would."""
+    env = {
+        "MEMTUI_DATA_DIR": str(work / "trust-cold_masking_off"),
+        "MEMTUI_CLAUDE_DIR": str(projects),
+    }
     out["mask_existing"] = run_child(MASK_EXISTING, env)
     out["mask_existing_load"] = os.getloadavg()
     print(json.dumps({"mask_existing": out["mask_existing"]}), flush=True)
-    forget(args.work, projects, out)
 
 
 def forget(work: Path, projects: Path, out: dict[str, object]) -> None:

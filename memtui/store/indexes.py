@@ -45,7 +45,7 @@ BATCH = 20_000  # rows per index commit during a catch-up
 FIRST_BATCH = 2_000
 # Full-text partitions, by session: a forget re-indexes the rest of the segments that held the
 # session (Tantivy's binding cannot merge one away), and a partition bounds their size.
-FTS_PARTITIONS = 4
+FTS_PARTITIONS = 8
 SNAPSHOT_EVERY = 2_000  # vectors ahead of the newest snapshot before the ingester saves one
 # Seconds after which a smaller lead is saved too: often enough that other processes (which
 # embed at most QUERY_CATCHUP rows themselves) stay near the present, rarely enough that
