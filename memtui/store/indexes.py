@@ -30,7 +30,7 @@ import numpy as np
 
 from memtui.bulk import paused_gc
 from memtui.progress import Meter, OnProgress, cancelled
-from memtui.store import db
+from memtui.store import db, heap
 from memtui.store.embed import Embedder, describe
 from memtui.store.fts import FtsDoc, FullText
 from memtui.store.health import IndexHealth
@@ -216,6 +216,7 @@ class Indexes:
                 (mark, target, size),
             ).fetchall()
             fts.write(_fts_doc(r) for r in rows)
+            heap.release()
             mark = rows[-1][9] if len(rows) == size else target
             size = BATCH
             if key:
