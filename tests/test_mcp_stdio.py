@@ -151,12 +151,13 @@ def test_stdout_holds_only_json_rpc_and_stdin_close_ends_it(cfg: Config) -> None
     assert found["structuredContent"]["results"][0]["session_id"] == CHECKOUT
     read = wire.call("read_session", {"session_id": CHECKOUT[:5]})
     assert "fixed the race" in read["content"][0]["text"]
-    # A lone surrogate is valid JSON text but not Unicode: an INVALID_ARGUMENT error for that id
+    # A lone surrogate is valid JSON text but not Unicode: an INVALID_ARGUMENT result for that id
     wire.send(
         b'{"jsonrpc": "2.0", "id": 99, "method": "tools/call", "params": {"name": '
         b'"search_history", "arguments": {"query": "\\ud800"}}}'
     )
-    assert wire.answer(99, 10)["error"]["message"].startswith("INVALID_ARGUMENT: ")
+    refused = wire.answer(99, 10)["result"]
+    assert refused["isError"] and refused["content"][0]["text"].startswith("INVALID_ARGUMENT: ")
     assert not wire.call("list_projects", {}).get("isError")
     assert wire.finish() == 0
     wire.only_json_rpc()

@@ -178,12 +178,13 @@ def call(n: int, tool: str, arguments: bytes) -> bytes:
     )
 
 
-BAD_LINES: list[tuple[bytes, Any, int]] = [  # (line, the id answered, the error code)
-    (call(11, "search_history", b'{"query": "caf' + SURROGATE + b'"}'), 11, -32602),
-    (call(12, "search_history", b'{"query": ["a", "' + SURROGATE + b'"]}'), 12, -32602),
-    (call(13, "get_session", b'{"session_id": "x", "search": "' + SURROGATE + b'"}'), 13, -32602),
+# (line, the id answered, the error code; None: a tool result refusing it as INVALID_ARGUMENT)
+BAD_LINES: list[tuple[bytes, Any, int | None]] = [
+    (call(11, "search_history", b'{"query": "caf' + SURROGATE + b'"}'), 11, None),
+    (call(12, "search_history", b'{"query": ["a", "' + SURROGATE + b'"]}'), 12, None),
+    (call(13, "get_session", b'{"session_id": "x", "search": "' + SURROGATE + b'"}'), 13, None),
     (call(14, "search_" + SURROGATE.decode(), b"{}"), 14, -32602),
-    (call(15, "list_projects", b'{"' + SURROGATE + b'": 1}'), 15, -32602),
+    (call(15, "list_projects", b'{"' + SURROGATE + b'": 1}'), 15, None),
     (
         b'{"jsonrpc": "2.0", "id": 16, "method": "resources/read", "params": {"uri": '
         b'"memtui://sessions/' + SURROGATE + b'"}}',
@@ -221,7 +222,14 @@ def test_every_bad_line_gets_its_error_and_the_server_lives(cfg: Config, when: s
         wire.answer(f"probe-{n}", 20)
         got = [a for a in answers(wire)[before:] if a.get("id") != f"probe-{n}"]
         assert len(got) == 1, (line[:80], got)
-        assert got[0]["id"] == request_id and got[0]["error"]["code"] == code, (line[:80], got)
+        assert got[0]["id"] == request_id, (line[:80], got)
+        if code is None:
+            result = got[0]["result"]
+            assert result["isError"] and result["content"][0]["text"].startswith(
+                "INVALID_ARGUMENT: "
+            )
+        else:
+            assert got[0]["error"]["code"] == code, (line[:80], got)
         assert len(json.dumps(got[0])) < 1_000  # never the line echoed back
     assert not wire.call("list_projects", {}).get("isError")
     assert wire.finish() == 0

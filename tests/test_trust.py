@@ -380,6 +380,27 @@ def test_an_archive_from_before_masking_is_masked_in_place(cfg: Config) -> None:
         assert memory.history.search("webhook signing", "hybrid").results
 
 
+def test_an_archive_masked_by_the_older_rules_is_masked_again(cfg: Config) -> None:
+    """Schema 5 masked without git branches (and other kinds since): 6 masks it again."""
+    write_secret_corpus(cfg.claude_dir)
+    with Memory(cfg) as memory:
+        memory.upkeep.ingest()
+    branch = "deploy/ghp_" + _rnd(36)
+    conn = sqlite3.connect(cfg.db_path)
+    conn.execute("UPDATE sessions SET git_branch = ? WHERE id = ?", (branch, SESSION))
+    conn.execute("UPDATE meta SET value = '0' WHERE key = 'mask_pending'")
+    conn.execute("PRAGMA user_version = 5")
+    conn.commit()
+    conn.close()
+    assert branch.encode() in data_bytes(cfg.data_dir)
+    result = memtui(cfg, "stats")  # any command upgrades the archive
+    assert result.returncode == 0, result.stderr
+    assert branch[7:].encode() not in data_bytes(cfg.data_dir)
+    with Memory(cfg) as memory:
+        info, _ = memory.history.session_messages(SESSION)
+        assert (info.git_branch or "").startswith("deploy/\u2039secret:")
+
+
 def test_an_archive_at_schema_4_has_its_notes_and_inferences_masked(cfg: Config) -> None:
     """Schema 4 had notes, signals and inferences, stored as written; masking came with 5."""
     write_secret_corpus(cfg.claude_dir)

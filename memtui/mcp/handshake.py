@@ -290,12 +290,20 @@ def problem(line: bytes) -> dict[str, Any]:
     request_id = message.get("id") if valid_id(message.get("id")) else None
     where = surrogate_at(message)
     if where is not None:
-        named = described(message, where)
+        text = (
+            f"INVALID_ARGUMENT: {described(message, where)} is not valid Unicode text (it holds "
+            "a lone surrogate, as a cut emoji does): send it as UTF-8 text"
+        )
+        if request_id is not None and where[:2] == ["params", "arguments"]:
+            # A tool's argument: refused as every other bad argument is, in the tool's result.
+            content = [{"type": "text", "text": text}]
+            return {
+                "jsonrpc": "2.0",
+                "id": request_id,
+                "result": {"content": content, "isError": True},
+            }
         return error(
-            request_id,
-            INVALID_PARAMS if where[:1] == ["params"] else INVALID_REQUEST,
-            f"INVALID_ARGUMENT: {named} is not valid Unicode text (it holds a lone surrogate, "
-            "as a cut emoji does): send it as UTF-8 text",
+            request_id, INVALID_PARAMS if where[:1] == ["params"] else INVALID_REQUEST, text
         )
     return error(
         request_id,

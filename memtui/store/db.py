@@ -206,6 +206,11 @@ MIGRATIONS: list[str] = [
     );
     INSERT OR REPLACE INTO meta VALUES ('mask_pending', '1');
     """,
+    # Masking learned more places and kinds (git branches, MCP tool names, note tags and
+    # folders, `scheme://:password@`, `--password`, `mysql -p`): mask a masked archive again.
+    """
+    INSERT OR REPLACE INTO meta VALUES ('mask_pending', '1');
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)
