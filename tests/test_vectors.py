@@ -537,3 +537,20 @@ def test_a_search_while_this_process_catches_up_answers_hybrid(cfg: Config) -> N
         finally:
             release.set()
             holder.join()
+
+
+def test_a_saved_snapshot_keeps_no_removed_vector(tmp_path: Path) -> None:
+    """hnswlib only flags a removed element; the save zeroes its vector in the file."""
+    v = Vectors(tmp_path / "vectors", DIM, MODEL)
+    v.add(ids(range(1, 501)), unit(500), 500)
+    v.save(keep_graph=True)  # the graph stays loaded: a removal flags its element
+    v.remove([7, 300])
+    v.save()
+    snapshot = next((tmp_path / "vectors").glob("*.hnsw"))
+    lay = vectors_module._layout(snapshot, DIM, snapshot.stat().st_size)
+    rows = np.fromfile(snapshot, np.uint8, offset=vectors_module._HEADER.size)
+    rows = rows[: lay.count * lay.per_element].reshape(lay.count, lay.per_element)
+    labels = rows[:, lay.label_at : lay.label_at + 8].copy().view("<u8").ravel()
+    vecs = rows[:, lay.data_at : lay.data_at + DIM * 4]
+    empty = {int(label) for label, vec in zip(labels, vecs, strict=True) if not vec.any()}
+    assert empty == {7, 300}
