@@ -238,17 +238,23 @@ class FullText:
         dirs = self._dirs()
 
         def ready() -> bool:
-            return _read(fmt) == self._format and all(tantivy.Index.exists(str(d)) for d in dirs)
+            return _read(fmt) == self._format and all(
+                d.is_dir() and tantivy.Index.exists(str(d)) for d in dirs
+            )
 
         if ready():
             return [tantivy.Index(self._schema, str(d), reuse=True) for d in dirs]
         # Two processes starting on an empty dir must not both create an index.
         with file_lock(self._lock):
             if not ready():
-                if _read(fmt) != self._format and any(
-                    f != self._lock for f in self._path.iterdir()
-                ):
-                    log.warning("the full-text index %s is of another format: emptied", self._path)
+                # Of this format but not ready: a partition was lost. A catch-up refills an
+                # empty index only, so the others are emptied too.
+                lost = _read(fmt) == self._format
+                if lost or any(f != self._lock for f in self._path.iterdir()):
+                    log.warning(
+                        "the full-text index %s is of another format or lost a partition: emptied",
+                        self._path,
+                    )
                     for f in self._path.iterdir():
                         if f.is_dir():
                             shutil.rmtree(f)
