@@ -200,6 +200,10 @@ class FullText:
         self._fold = _analyzer(stem=False)  # a prefix is matched as typed, not stemmed
         self._open()
 
+    def _aside(self) -> Path:
+        """Where a damaged index is set aside: it holds every word it had, so a purge removes it."""
+        return self._path.with_name(self._path.name + ".damaged")
+
     def _dirs(self) -> list[Path]:
         if self._parts == 1:
             return [self._path]
@@ -216,7 +220,7 @@ class FullText:
             self._indexes = self._existing_or_new()
         except ValueError as exc:  # Tantivy's word for files it cannot read
             log.warning("the full-text index %s is damaged (%s): set aside", self._path, exc)
-            aside = self._path.with_name(self._path.name + ".damaged")
+            aside = self._aside()
             shutil.rmtree(aside, ignore_errors=True)
             os.replace(self._path, aside)
             self._path.mkdir()
@@ -310,6 +314,7 @@ class FullText:
         rewrites segments of that partition only. Returns the documents rewritten."""
         targets = set(ids)
         with file_lock(self._lock):
+            shutil.rmtree(self._aside(), ignore_errors=True)
             return sum(
                 self._purge_part(index, meta, targets, docs_for)
                 for index, meta in zip(self._indexes, self._metas, strict=True)
