@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import multiprocessing
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 
@@ -412,3 +413,24 @@ def test_an_index_of_an_older_format_is_emptied_on_open(tmp_path: Path) -> None:
     reopened = FullText(path)
     reopened.write([doc(2, "written in the new format")])
     assert FullText(path).doc_count() == 1
+
+
+@pytest.mark.parametrize("lose", ["files", "folder"])
+def test_a_lost_partition_empties_the_index_for_the_catch_up_to_refill(
+    tmp_path: Path, lose: str
+) -> None:
+    """A catch-up rebuilds an index it finds empty; one partition's files gone while the
+    others stand would leave its sessions unfindable, with the index said to be in step."""
+    path = tmp_path / "fts"
+    FullText(path, 3).write([doc(i, f"message {i}") for i in range(1, 30)])
+    lost = path / "p01"
+    if lose == "files":
+        for f in lost.iterdir():
+            f.unlink()
+    else:
+        shutil.rmtree(lost)
+    reopened = FullText(path, 3)
+    assert reopened.doc_count() == 0
+    assert not (tmp_path / "fts.damaged").exists()  # nothing kept aside: a plain refill
+    reopened.write([doc(1, "written again")])
+    assert FullText(path, 3).doc_count() == 1

@@ -955,6 +955,20 @@ def test_notes_are_masked_and_a_forgotten_note_leaves_no_byte(cfg: Config) -> No
     _no_bytes_left(cfg.data_dir)
 
 
+def test_a_forgotten_note_leaves_no_copy_in_a_notes_index_set_aside(cfg: Config) -> None:
+    """A damaged notes' full-text index is set aside (its segments hold every word it had) and
+    rebuilt: a later forget must remove that copy too, as it does the messages' one."""
+    with Memory(cfg) as memory:
+        saved = memory.notes.save("Quokka ledger", SENTENCE, "state", by="person").note
+    (cfg.index_dir / "notes" / "fts" / "meta.json").write_text("garbage")
+    with Memory(cfg) as memory:
+        assert memory.notes.search("zqxjvortal").results  # rebuilt beside the copy set aside
+        assert (cfg.index_dir / "notes" / "fts.damaged").is_dir()
+        memory.forget(note_id=saved.id, confirmed=True)
+    assert not list(cfg.index_dir.rglob("*.damaged"))
+    _no_bytes_left(cfg.data_dir)
+
+
 def test_forgotten_evidence_leaves_its_inference_stale_and_no_byte(cfg: Config) -> None:
     path = _forget_corpus(cfg.claude_dir)
     with Memory(cfg) as memory:

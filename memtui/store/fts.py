@@ -200,6 +200,10 @@ class FullText:
         self._fold = _analyzer(stem=False)  # a prefix is matched as typed, not stemmed
         self._open()
 
+    def _aside(self) -> Path:
+        """Where a damaged index is set aside: it holds every word it had, so a purge removes it."""
+        return self._path.with_name(self._path.name + ".damaged")
+
     def _dirs(self) -> list[Path]:
         if self._parts == 1:
             return [self._path]
@@ -216,7 +220,7 @@ class FullText:
             self._indexes = self._existing_or_new()
         except ValueError as exc:  # Tantivy's word for files it cannot read
             log.warning("the full-text index %s is damaged (%s): set aside", self._path, exc)
-            aside = self._path.with_name(self._path.name + ".damaged")
+            aside = self._aside()
             shutil.rmtree(aside, ignore_errors=True)
             os.replace(self._path, aside)
             self._path.mkdir()
@@ -238,17 +242,23 @@ class FullText:
         dirs = self._dirs()
 
         def ready() -> bool:
-            return _read(fmt) == self._format and all(tantivy.Index.exists(str(d)) for d in dirs)
+            return _read(fmt) == self._format and all(
+                d.is_dir() and tantivy.Index.exists(str(d)) for d in dirs
+            )
 
         if ready():
             return [tantivy.Index(self._schema, str(d), reuse=True) for d in dirs]
         # Two processes starting on an empty dir must not both create an index.
         with file_lock(self._lock):
             if not ready():
-                if _read(fmt) != self._format and any(
-                    f != self._lock for f in self._path.iterdir()
-                ):
-                    log.warning("the full-text index %s is of another format: emptied", self._path)
+                # Of this format but not ready: a partition was lost. A catch-up refills an
+                # empty index only, so the others are emptied too.
+                lost = _read(fmt) == self._format
+                if lost or any(f != self._lock for f in self._path.iterdir()):
+                    log.warning(
+                        "the full-text index %s is of another format or lost a partition: emptied",
+                        self._path,
+                    )
                     for f in self._path.iterdir():
                         if f.is_dir():
                             shutil.rmtree(f)
@@ -304,6 +314,7 @@ class FullText:
         rewrites segments of that partition only. Returns the documents rewritten."""
         targets = set(ids)
         with file_lock(self._lock):
+            shutil.rmtree(self._aside(), ignore_errors=True)
             return sum(
                 self._purge_part(index, meta, targets, docs_for)
                 for index, meta in zip(self._indexes, self._metas, strict=True)

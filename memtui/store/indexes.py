@@ -474,7 +474,7 @@ class Indexes:
         zeroed in the snapshot (or a new snapshot without them replaces the old ones). The
         store has already lost the rows (and moved its sequence on, so others reload)."""
         with file_lock(self.root / "sync.lock"):
-            for leftover in ("fts.damaged", "fts.old", "fts.new"):  # copies of old contents
+            for leftover in ("fts.old", "fts.new"):  # copies of old contents (purge: .damaged)
                 shutil.rmtree(self.root / leftover, ignore_errors=True)
             self.fts.purge(ids, self._fts_docs)
         with self._lock:
