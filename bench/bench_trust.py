@@ -89,7 +89,7 @@ memory = Memory(load())
 def segments():  # of every partition of the full-text index
     return {
         s["segment_id"]: s["max_doc"]
-        for meta in (memory.config.index_dir / "fts").rglob("meta.json")
+        for meta in (memory.config.index_dir / "text").rglob("meta.json")
         for s in json.loads(meta.read_text())["segments"]
     }
 conn = memory._readers.get()

@@ -27,6 +27,8 @@ from memtui.config import Config
 from memtui.engine import Memory
 from memtui.ingest import pipeline, reader
 from memtui.store.embed import bundled_model_path, model_identity
+from memtui.store.fts import FtsDoc, FullText
+from memtui.store.indexes import LEGACY_FTS
 from tests.cli_run import AS_A_USER, env_for, memtui, one_line_error
 from tests.lines import exchange, write
 
@@ -234,7 +236,7 @@ def test_kill_during_vector_build_then_rerun_equals_clean_build(
 def _fts_started(cfg: Config) -> bool:
     try:
         with sqlite3.connect(f"file:{cfg.db_path}?mode=ro", uri=True, timeout=1) as conn:
-            row = conn.execute("SELECT value FROM meta WHERE key = 'fts_seq'").fetchone()
+            row = conn.execute("SELECT value FROM meta WHERE key = 'text_seq'").fetchone()
             return row is not None and int(row[0]) > 0
     except sqlite3.Error:
         return False
@@ -253,7 +255,7 @@ COMMANDS = (
 
 
 def test_damaged_store_is_one_line_and_keeps_the_indexes(indexed: Config) -> None:
-    index_files = sorted(p.name for p in (indexed.index_dir / "fts").iterdir())
+    index_files = sorted(p.name for p in (indexed.index_dir / "text").iterdir())
     size = indexed.db_path.stat().st_size
     with open(indexed.db_path, "r+b") as f:  # 200 KB of garbage over the middle of the file
         f.seek(min(size // 3, max(size - 200_000, 0)))
@@ -265,7 +267,7 @@ def test_damaged_store_is_one_line_and_keeps_the_indexes(indexed: Config) -> Non
             assert one_line_error(result) or args == ("doctor",), (args, result.stderr)
     doctor = memtui(indexed, "doctor")
     assert doctor.returncode != 0 and "restore" in doctor.stderr
-    assert sorted(p.name for p in (indexed.index_dir / "fts").iterdir()) == index_files
+    assert sorted(p.name for p in (indexed.index_dir / "text").iterdir()) == index_files
 
 
 @pytest.fixture
@@ -383,10 +385,42 @@ def test_existing_data_dir_is_made_private(cfg: Config) -> None:
 def test_damaged_full_text_index_is_set_aside_and_rebuilt(indexed: Config) -> None:
     before = answers(indexed)
     # One partition's: the messages' index is several Tantivy indexes in the folder.
-    next((indexed.index_dir / "fts").rglob("meta.json")).write_text("garbage{")
+    next((indexed.index_dir / "text").rglob("meta.json")).write_text("garbage{")
     search = memtui(indexed, "search", "flaky test")
     assert search.returncode == 0 and "Traceback" not in search.stderr, search.stderr
     assert "damaged" in memtui(indexed, "stats").stdout
     assert memtui(indexed, "index").returncode == 0
     assert answers(indexed) == before
-    assert (indexed.index_dir / "fts.damaged").is_dir()  # kept aside, not deleted
+    assert (indexed.index_dir / "text.damaged").is_dir()  # kept aside, not deleted
+
+
+def _legacy_index(cfg: Config, words: str) -> Path:
+    """The full-text index an older memtui keeps (one Tantivy index in `index/fts`)."""
+    legacy = cfg.index_dir / LEGACY_FTS
+    FullText(legacy).write([FtsDoc(1, "s", "/p", "user", "prompt", 0, words, "")])
+    return legacy
+
+
+def test_an_older_memtuis_index_is_kept_while_used_and_removed_once_idle(indexed: Config) -> None:
+    """An MCP server started before the upgrade searches `index/fts` and moves `fts_seq`: the
+    partitioned index and its mark are other names, so neither disturbs the other."""
+    before = answers(indexed)
+    legacy = _legacy_index(indexed, "zqxlegacy words")
+    with sqlite3.connect(indexed.db_path) as conn:
+        conn.execute("INSERT OR REPLACE INTO meta VALUES ('fts_seq', '0')")
+    assert memtui(indexed, "index").returncode == 0
+    assert legacy.is_dir()  # committed to a moment ago: an older process may be using it
+    assert answers(indexed) == before
+    hour_ago = time.time() - 2 * 3600
+    os.utime(legacy / "meta.json", (hour_ago, hour_ago))
+    assert memtui(indexed, "index").returncode == 0
+    assert not legacy.exists()
+    assert answers(indexed) == before
+
+
+def test_a_forget_removes_an_older_memtuis_index(indexed: Config) -> None:
+    legacy = _legacy_index(indexed, "zqxlegacy words")
+    with Memory(indexed) as memory:
+        session = memory.history.list_sessions()[0].session_id
+        memory.forget(session_id=session, confirmed=True)
+    assert not legacy.exists()

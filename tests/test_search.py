@@ -653,7 +653,7 @@ def test_an_index_of_the_old_format_is_rebuilt_on_upgrade(tmp_path: Path) -> Non
     with_old = Memory(config)
     with_old.upkeep.ingest()
     with_old.close()
-    (config.index_dir / "fts" / "memtui-format").unlink()  # as every index before it had
+    (config.index_dir / "text" / "memtui-format").unlink()  # as every index before it had
     upgraded = Memory(config)
     try:
         assert upgraded.history.search(SHA, "fts").total == 0  # emptied on open

@@ -362,7 +362,7 @@ def test_an_archive_from_before_masking_is_masked_in_place(cfg: Config) -> None:
     for table in tables:
         if table not in base and not table.startswith("sqlite_"):
             conn.execute(f"DROP TABLE {table}")
-    conn.execute("DELETE FROM meta WHERE key NOT IN ('seq', 'fts_seq', 'last_ingest')")
+    conn.execute("DELETE FROM meta WHERE key NOT IN ('seq', 'fts_seq', 'text_seq', 'last_ingest')")
     conn.execute("PRAGMA user_version = 1")
     conn.commit()
     conn.close()
@@ -756,7 +756,7 @@ def _truncate_snapshot(cfg: Config) -> None:
     "damage",
     [
         lambda cfg: __import__("shutil").rmtree(cfg.index_dir / "vectors"),
-        lambda cfg: __import__("shutil").rmtree(cfg.index_dir / "fts"),
+        lambda cfg: __import__("shutil").rmtree(cfg.index_dir / "text"),
         _truncate_snapshot,
     ],
     ids=["vectors-deleted", "fts-deleted", "vectors-torn"],

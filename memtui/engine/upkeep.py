@@ -19,7 +19,7 @@ from memtui.ingest.pipeline import IngestReport
 from memtui.progress import Meter, OnProgress, cancelled
 from memtui.store.archive import Archive
 from memtui.store.db import translated
-from memtui.store.indexes import Indexes
+from memtui.store.indexes import FTS_DIR, Indexes
 from memtui.store.locks import file_lock
 from memtui.store.mask import REBUILD, Masker, count_markers, mask_store
 from memtui.store.note_index import NoteIndexes
@@ -208,7 +208,7 @@ class Upkeep:
             changed, notes = mask_store(conn, self.masker, Meter("masking", on_progress))
             row = conn.execute("SELECT value FROM meta WHERE key = ?", (REBUILD,)).fetchone()
             if row is not None and row[0] == "1":
-                if (self.config.index_dir / "fts").exists():
+                if (self.config.index_dir / FTS_DIR).exists():
                     self._indexes().rebuild(on_progress)
                 if self._notes is not None and (self.config.index_dir / "notes").exists():
                     self._notes().rebuild()

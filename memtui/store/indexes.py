@@ -5,7 +5,7 @@ it holds and only ever moves that mark after its own commit, so a crash leaves a
 behind the store, never ahead of it or torn; the next catch-up replays from the mark, and
 replaying is harmless (a replayed row replaces itself).
 
-- Full text (Tantivy) is shared on disk: its mark lives in the store (`meta.fts_seq`) and one
+- Full text (Tantivy) is shared on disk: its mark lives in the store (`meta.text_seq`) and one
   process at a time catches it up, under `sync.lock`.
 - Vectors (hnswlib) live in each process's memory, loaded from the newest snapshot file and
   caught up from the store by embedding the rows after the snapshot's mark. The process that
@@ -46,6 +46,13 @@ FIRST_BATCH = 2_000
 # Full-text partitions, by session: a forget re-indexes the rest of the segments that held the
 # session (Tantivy's binding cannot merge one away), and a partition bounds their size.
 FTS_PARTITIONS = 8
+# The partitioned index's folder and mark are new names: a memtui from before them (an MCP
+# server a Claude Code window started before the upgrade) keeps its own `fts` and `fts_seq`,
+# and would empty a folder of a format it does not know, on every search.
+FTS_DIR = "text"
+FTS_MARK = "text_seq"
+LEGACY_FTS = "fts"
+LEGACY_IDLE = 3600.0  # seconds without a commit after which no older memtui is using it
 SNAPSHOT_EVERY = 2_000  # vectors ahead of the newest snapshot before the ingester saves one
 # Seconds after which a smaller lead is saved too: often enough that other processes (which
 # embed at most QUERY_CATCHUP rows themselves) stay near the present, rarely enough that
@@ -104,7 +111,7 @@ class Indexes:
         self.root = root
         self.db_path = db_path
         self.conn = db.connect(db_path, migrate_schema=False)
-        self.fts = FullText(root / "fts", FTS_PARTITIONS)
+        self.fts = FullText(root / FTS_DIR, FTS_PARTITIONS)
         self._model = model
         self._embedder: Embedder | None = None
         self._vectors: Vectors | None = None
@@ -181,15 +188,16 @@ class Indexes:
     ) -> None:
         """Replay store rows after the full-text mark, one commit a batch."""
         with file_lock(self.root / "sync.lock"):
+            self._drop_legacy()
             conn = db.connect(self.db_path, migrate_schema=False)  # beside a vector catch-up
             try:
-                mark = _mark(conn, "fts_seq")
+                mark = _mark(conn, FTS_MARK)
                 if not self._checked and self._fts_torn(conn, mark):
                     log.warning("the full-text index is empty or torn: rebuilding it")
                     self.fts.clear()
                     mark = 0
-                    _set_mark(conn, "fts_seq", 0)
-                self._fill_fts(conn, self.fts, mark, "fts_seq", on_progress, cancel)
+                    _set_mark(conn, FTS_MARK, 0)
+                self._fill_fts(conn, self.fts, mark, FTS_MARK, on_progress, cancel)
             finally:
                 conn.close()
 
@@ -353,7 +361,7 @@ class Indexes:
         """Build both indexes again from the store, beside the old ones, and swap them in
         only when both are complete: a failure or a cancel leaves the old ones serving.
         False if cancelled."""
-        fresh = self.root / "fts.new"
+        fresh = self.root / f"{FTS_DIR}.new"
         shutil.rmtree(fresh, ignore_errors=True)
         new_fts = FullText(fresh, FTS_PARTITIONS)
         new_vectors = Vectors(
@@ -370,14 +378,14 @@ class Indexes:
             self._vectors = new_vectors
             self._saved_at = time.monotonic()
         with file_lock(self.root / "sync.lock"):
-            old = self.root / "fts.old"
+            old = self.root / f"{FTS_DIR}.old"
             shutil.rmtree(old, ignore_errors=True)
-            if (self.root / "fts").exists():
-                os.replace(self.root / "fts", old)
-            os.replace(fresh, self.root / "fts")
-            _set_mark(self.conn, "fts_seq", target)
+            if (self.root / FTS_DIR).exists():
+                os.replace(self.root / FTS_DIR, old)
+            os.replace(fresh, self.root / FTS_DIR)
+            _set_mark(self.conn, FTS_MARK, target)
             shutil.rmtree(old, ignore_errors=True)
-        self.fts = FullText(self.root / "fts", FTS_PARTITIONS)
+        self.fts = FullText(self.root / FTS_DIR, FTS_PARTITIONS)
         return True
 
     def health(self) -> IndexHealth:
@@ -385,7 +393,7 @@ class Indexes:
         with self._lock:
             vectors = self.vectors
             vectors.reload_if_newer()
-            fts_seq = _mark(self.conn, "fts_seq")
+            fts_seq = _mark(self.conn, FTS_MARK)
             torn = []
             if self._fts_torn(self.conn, fts_seq):
                 torn.append("full text")
@@ -474,7 +482,9 @@ class Indexes:
         zeroed in the snapshot (or a new snapshot without them replaces the old ones). The
         store has already lost the rows (and moved its sequence on, so others reload)."""
         with file_lock(self.root / "sync.lock"):
-            for leftover in ("fts.old", "fts.new"):  # copies of old contents (purge: .damaged)
+            # Copies of old contents (the purge removes its own .damaged), and an older memtui's
+            # index, whoever still uses it.
+            for leftover in (f"{FTS_DIR}.old", f"{FTS_DIR}.new", *_legacy_names()):
                 shutil.rmtree(self.root / leftover, ignore_errors=True)
             self.fts.purge(ids, self._fts_docs)
         with self._lock:
@@ -492,6 +502,18 @@ class Indexes:
             if not vectors.foreign:
                 self.catch_up_vectors()
             self.save_vectors(force=True)
+
+    def _drop_legacy(self) -> None:
+        """Remove an older memtui's full-text index once nothing has committed to it for
+        LEGACY_IDLE: an MCP server started before the upgrade may still search it."""
+        legacy = self.root / LEGACY_FTS
+        try:
+            idle = time.time() - (legacy / "meta.json").stat().st_mtime >= LEGACY_IDLE
+        except FileNotFoundError:
+            idle = True
+        if idle:
+            for name in _legacy_names():
+                shutil.rmtree(self.root / name, ignore_errors=True)
 
     def _fts_docs(self, ids: set[int]) -> Iterator[FtsDoc]:
         """The full-text documents of `ids`, read in one pass (a purge rewrites many)."""
@@ -518,6 +540,10 @@ class Indexes:
         for chunk in db.chunks(sorted(ids)):
             rows += self.conn.execute(sql.format(db.marks(chunk)), chunk).fetchall()
         return rows
+
+
+def _legacy_names() -> list[str]:
+    return [LEGACY_FTS + suffix for suffix in ("", ".old", ".new", ".damaged")]
 
 
 def _fts_doc(row: sqlite3.Row) -> FtsDoc:
