@@ -250,13 +250,13 @@ def build_fts5(store: sqlite3.Connection, path: Path) -> sqlite3.Connection:
 GRAPH, EXACT = 0, 1 << 62
 
 
-def evaluate(projects: str, data: str, ef: int | None = None) -> dict[str, Any]:
+def evaluate(projects: str, data: str) -> dict[str, Any]:
     """Ingest `projects` into a fresh `data` dir and run every query.
 
     Returns, per query (in `all_queries()` order), the top-DEPTH rankings (uuid, score) of full
     text, FTS5 and vectors (graph and exact), the engine's hybrid top K (graph and exact), and
     for queries with alternatives the same with them; plus the embedded texts, for the
-    transformer. `ef` overrides hnswlib's search breadth.
+    transformer.
     """
     from memtui.config import Config
     from memtui.engine.memory import Memory
@@ -266,8 +266,6 @@ def evaluate(projects: str, data: str, ef: int | None = None) -> dict[str, Any]:
 
     # The haystack has broken lines on purpose; the ingester's warnings about them are noise.
     logging.disable(logging.WARNING)
-    if ef is not None:
-        vectors._EF_SEARCH = ef
     shutil.rmtree(data, ignore_errors=True)
     root = Path(data)
     model = os.environ.get("MEMTUI_MODEL") or None  # evaluate_child sets it for another model
@@ -351,17 +349,16 @@ def evaluate(projects: str, data: str, ef: int | None = None) -> dict[str, Any]:
         "messages": stats.messages,
         "vectors": n_vectors,
         "dim": dim,
-        "ef": ef or vectors._EF_SEARCH,
     }
 
 
-def evaluate_child(projects: Path, data: Path, model: str, ef: int | None) -> dict[str, Any]:
+def evaluate_child(projects: Path, data: Path, model: str) -> dict[str, Any]:
     """`evaluate` in a fresh interpreter: the embedder reads MEMTUI_MODEL once per process."""
     code = f"""
         import sys
         sys.path.insert(0, {str(BENCH)!r})
         import quality
-        RESULT = quality.evaluate({str(projects)!r}, {str(data)!r}, {ef!r})
+        RESULT = quality.evaluate({str(projects)!r}, {str(data)!r})
     """
     return run_child(code, {"MEMTUI_MODEL": model})
 
@@ -612,7 +609,7 @@ MAIN = [
 def report(label: str, result: dict[str, Any], methods: list[str] | None = None) -> None:
     print(
         f"\n## {label}: {result['messages']:,} messages, {result['vectors']:,} vectors "
-        f"(dim {result['dim']}), ingest+index {result['ingest_s']:.0f} s, ef {result['ef']}"
+        f"(dim {result['dim']}), ingest+index {result['ingest_s']:.0f} s"
     )
     # Searches at depth DEPTH for fts/vector, K for hybrid.
     print("ms/search: " + ", ".join(f"{n} {ms:.1f}" for n, ms in result["ms"].items()))
@@ -637,7 +634,6 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--work", type=Path, default=Path("/tmp/memtui-quality"))
     parser.add_argument("--model", action="append", default=[], help="another model dir")
-    parser.add_argument("--ef", type=int, help="hnswlib search breadth")
     parser.add_argument("--ranks", action="store_true", help="print each query's ranks")
     parser.add_argument("--check", action="store_true", help="query/target word overlap only")
     parser.add_argument(
@@ -670,11 +666,9 @@ def main() -> None:
     runs += [(m, m) for m in (*MODELS, *args.model) if Path(m).exists()]
     for label, model in runs:
         if model is None:
-            result = evaluate(str(projects), str(args.work / "data"), args.ef)
+            result = evaluate(str(projects), str(args.work / "data"))
         else:
-            result = evaluate_child(
-                projects, args.work / f"data-{Path(model).name}", model, args.ef
-            )
+            result = evaluate_child(projects, args.work / f"data-{Path(model).name}", model)
         if ceiling:
             add_transformer(args.work, result, ceiling)
         report(

@@ -656,9 +656,11 @@ def test_an_index_of_the_old_format_is_rebuilt_on_upgrade(tmp_path: Path) -> Non
     (config.index_dir / "text" / "memtui-format").unlink()  # as every index before it had
     upgraded = Memory(config)
     try:
-        assert upgraded.history.search(SHA, "fts").total == 0  # emptied on open
+        emptied = upgraded.history.search(SHA, "fts")  # emptied on open
+        assert emptied.total == 0 and "being built" in (emptied.note or "")
         upgraded.upkeep.ingest()  # what `memtui index`, the TUI and MCP's catch-up do
-        assert [r.uuid for r in upgraded.history.search(SHA, "fts").results] == ["lab-sha"]
+        found = upgraded.history.search(SHA, "fts")
+        assert [r.uuid for r in found.results] == ["lab-sha"] and found.note is None
         assert upgraded.history.search("kafka", "fts").total == 4
     finally:
         upgraded.close()

@@ -290,6 +290,8 @@ class Searcher:
             else:
                 fts_list = nearest([covered(i) for i in range(len(phrasings))])
             fts_total = self._fts_total(phrasings, fts_filter, [counts[i] for i in sorted(counts)])
+            if note is None and not fts_total and self._fts_unbuilt():
+                note = "the full-text index is being built: full-text results come when it is done"
         if mode != "fts":
             allowed = self._allowed(filt) if filt.any() else None
             vec_list, vector_total = self._near(phrasings, allowed, depth, want)
@@ -396,6 +398,12 @@ class Searcher:
             ).fetchall()
             out.update((mid, COPY if copy else NOISE) for mid, noise, copy in rows if noise)
         return out
+
+    def _fts_unbuilt(self) -> bool:
+        """An empty full-text index over a store with messages (a first run, an upgrade)."""
+        if self.indexes.fts.doc_count():
+            return False
+        return self.reader().execute("SELECT 1 FROM messages LIMIT 1").fetchone() is not None
 
     def _replies(self, ids: set[int], filt: Filters) -> dict[int, int]:
         """For each prompt among `ids`, Claude's answer: the last message of its turn (before
