@@ -408,6 +408,11 @@ def main() -> None:
     parser.add_argument("--size", default="80x24", help="the first run's terminal: COLSxROWS")
     parser.add_argument("--wait", type=float, default=300, help="first run: for the index's end")
     parser.add_argument("--no-mcp", action="store_true", help="first run: without the MCP server")
+    parser.add_argument(
+        "--warm-only",
+        action="store_true",
+        help="skip the keys during a cold index (large archives)",
+    )
     args = parser.parse_args()
     if args.first_run is not None:
         cols, rows = (int(x) for x in args.size.split("x"))
@@ -429,10 +434,11 @@ def main() -> None:
             print(f"indexed in {time.perf_counter() - started:.1f} s", file=sys.stderr)
     result: dict[str, object] = {"messages": args.messages + 2000}
     result |= asyncio.run(warm(warm_cfg, args.queries))
-    cold_cfg = config(args.work, "data-cold", projects)
-    shutil.rmtree(cold_cfg.data_dir, ignore_errors=True)
-    result |= asyncio.run(cold(cold_cfg, args.presses))
-    shutil.rmtree(cold_cfg.data_dir, ignore_errors=True)
+    if not args.warm_only:
+        cold_cfg = config(args.work, "data-cold", projects)
+        shutil.rmtree(cold_cfg.data_dir, ignore_errors=True)
+        result |= asyncio.run(cold(cold_cfg, args.presses))
+        shutil.rmtree(cold_cfg.data_dir, ignore_errors=True)
     if args.idle > 0:
         result |= asyncio.run(idle(warm_cfg, args.idle))
     print(json.dumps({k: round(v, 1) if isinstance(v, float) else v for k, v in result.items()}))
