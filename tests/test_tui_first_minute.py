@@ -34,7 +34,7 @@ from memtui.tui.search import SearchScreen
 from memtui.tui.session import SUBAGENT_RUN, MessageBlock, MessageList, SessionScreen
 from memtui.tui.status import StatusLine, building
 from tests import first_minute as fm
-from tests.tui_support import small_archive, until, whole_query_answered
+from tests.tui_support import settled, small_archive, until, whole_query_answered
 
 SMALL = (80, 24)
 TINY = (60, 20)
@@ -462,9 +462,9 @@ async def test_the_session_list_holds_thousands_and_says_how_many(archive: Memor
         browse = await browse_ready(pilot, app)
         # the start's second read of the archive (the status counts) lists the sessions
         # again: let it land first, or it replaces the 5,000 under the test
-        await app.workers.wait_for_complete()
+        await settled(pilot)
         await pilot.pause()
-        await app.workers.wait_for_complete()
+        await settled(pilot)
         listing = browse.query_one(SessionList)
         many = [
             SessionInfo(f"s{i:05}", fm.SHOP, f"session {i}", None, None, 1, None, False)

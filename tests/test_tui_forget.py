@@ -27,7 +27,7 @@ from memtui.tui.notes.listing import NotesScreen, NoteTable
 from memtui.tui.notes.view import NoteScreen
 from memtui.tui.session import MessageBlock, SessionScreen
 from tests import first_minute as fm
-from tests.tui_support import until
+from tests.tui_support import settled, until
 
 SMALL = (80, 24)
 IDE_WORDS = "shipping fee"  # only in the IDE session
@@ -50,7 +50,7 @@ async def browse_ready(pilot, app: MemtuiApp) -> BrowseScreen:  # type: ignore[n
     browse = app.screen
     assert isinstance(browse, BrowseScreen)
     await until(pilot, lambda: browse.loaded and bool(browse.query_one(SessionList).row_count))
-    await app.workers.wait_for_complete()  # the start's second read lands first
+    await settled(pilot)  # the start's second read lands first
     await pilot.pause()
     return browse
 
@@ -123,7 +123,7 @@ async def test_cancel_leaves_everything(archive: Memory, cfg) -> None:  # type: 
         await pilot.press("n")
         await until(pilot, lambda: app.screen is browse)
         await pilot.pause(0.3)
-        await app.workers.wait_for_complete()
+        await settled(pilot)
         assert listed(browse) == before
         said = " ".join(str(n.message) for n in app._notifications)
         assert "nothing forgotten" in said
@@ -219,13 +219,13 @@ async def test_forget_a_note_from_its_view(archive: Memory) -> None:
         assert (receipt.receipt.what, receipt.receipt.notes) == ("note", 1)
         assert isinstance(app.screen_stack[-2], BrowseScreen), "the view closed beneath"
         await pilot.pause(0.3)
-        await app.workers.wait_for_complete()
+        await settled(pilot)
         said = [str(n.message) for n in app._notifications]
         assert not any("forgetting" in m for m in said), "the notice covered the receipt"
         await pilot.press("enter")
         await until(pilot, lambda: isinstance(app.screen, BrowseScreen))
         await pilot.pause(0.3)
-        await app.workers.wait_for_complete()
+        await settled(pilot)
         said = [str(n.message) for n in app._notifications]
         assert not any("NOT_FOUND" in m for m in said), said
     with pytest.raises(NotFound):
@@ -274,7 +274,7 @@ async def test_forget_a_note_opened_from_the_notes_list(archive: Memory) -> None
         await until(pilot, lambda: app.screen is listing)
         await until(pilot, lambda: [n.title for n in listing.notes.values()] == ["Other"])
         await pilot.pause(0.3)
-        await app.workers.wait_for_complete()
+        await settled(pilot)
         assert not any("NOT_FOUND" in m for m in app.said), app.said
 
 

@@ -26,7 +26,7 @@ from memtui.tui.results import ResultList
 from memtui.tui.search import SearchScreen
 from memtui.tui.session import MessageBlock, SessionScreen
 from tests import lines
-from tests.tui_support import small_archive, until, whole_query_answered
+from tests.tui_support import settled, small_archive, until, whole_query_answered
 
 SIZE = (120, 36)
 ROTATION_BODY = "We rotate refresh tokens on every use, see [[Auth decisions]] and [[Later page]]."
@@ -433,7 +433,7 @@ async def test_bad_input_in_the_editor_is_a_coded_error_and_nothing_is_written(
             )
 
         await until(pilot, refused)
-        await app.workers.wait_for_complete()
+        await settled(pilot)
         await pilot.pause()
         assert app.screen is editor and not editor.saving
         assert noted.notes.count() == 4 and "A fine title" not in noted.notes.titles()

@@ -23,7 +23,7 @@ from memtui.tui.notes.editor import NoteEditor
 from memtui.tui.notes.listing import NotesScreen
 from memtui.tui.notes.rules import RulesScreen
 from memtui.tui.notes.view import NoteScreen
-from tests.tui_support import small_archive, until
+from tests.tui_support import settled, small_archive, until
 
 SIZE = (120, 34)
 THEMES = ["textual-dark", "textual-light"]
@@ -124,7 +124,7 @@ def themed(theme: str, then: Callable[[Pilot[None]], object]) -> Callable:
         await pilot.press("n")
         await until(pilot, lambda: isinstance(app.screen, NotesScreen) and bool(app.screen.notes))
         await then(pilot)  # type: ignore[misc]
-        await pilot.app.workers.wait_for_complete()
+        await settled(pilot)
         await pilot.pause(0.3)
 
     return before

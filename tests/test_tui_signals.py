@@ -23,7 +23,7 @@ from memtui.tui.signals.area import SignalsArea
 from memtui.tui.signals.dialogs import MintForm, Snooze
 from memtui.tui.signals.inferences import InferencesScreen, ProvenanceScreen
 from memtui.tui.signals.listing import EvidenceList, SignalsScreen, SignalTable
-from tests.tui_support import small_archive, until
+from tests.tui_support import settled, small_archive, until
 
 SIZE = (120, 36)
 RUNBOOK = "[[Rollback runbook]] has no note"
@@ -97,7 +97,7 @@ async def test_dismiss_asks_once_then_the_engine_has_it(signalled: Memory) -> No
         await until(pilot, lambda: isinstance(app.screen, Confirm))
         await pilot.press("n")  # kept
         await until(pilot, lambda: app.screen is screen)
-        await pilot.app.workers.wait_for_complete()
+        await settled(pilot)
         assert signalled.signals.get(sid).status == "new"
         await pilot.press("d")
         await until(pilot, lambda: isinstance(app.screen, Confirm))
@@ -172,7 +172,7 @@ async def test_mint_from_a_signal_only_on_the_confirm(signalled: Memory) -> None
         await until(pilot, lambda: isinstance(app.screen, Confirm))
         await pilot.press("n")  # not yet: nothing written
         await until(pilot, lambda: app.screen is form)
-        await pilot.app.workers.wait_for_complete()
+        await settled(pilot)
         assert signalled.inferences.list() == []
         await pilot.press("ctrl+s")
         await until(pilot, lambda: isinstance(app.screen, Confirm))

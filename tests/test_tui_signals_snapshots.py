@@ -18,7 +18,7 @@ from memtui.tui.app import MemtuiApp
 from memtui.tui.browse import BrowseScreen
 from memtui.tui.signals.inferences import InferencesScreen, ProvenanceScreen
 from memtui.tui.signals.listing import SignalsScreen
-from tests.tui_support import until
+from tests.tui_support import settled, until
 
 SIZES = [(80, 24), (120, 34)]
 THEMES = ["textual-dark", "textual-light"]
@@ -73,7 +73,7 @@ def themed(theme: str, then: Callable[[Pilot[None]], object]) -> Callable:
         app.theme = theme
         await until(pilot, lambda: isinstance(app.screen, BrowseScreen) and app.screen.loaded)
         await then(pilot)  # type: ignore[misc]
-        await pilot.app.workers.wait_for_complete()
+        await settled(pilot)
         await pilot.pause(0.3)
 
     return before

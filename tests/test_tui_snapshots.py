@@ -22,7 +22,7 @@ from memtui.tui.browse import BrowseScreen, SessionList
 from memtui.tui.search import SearchScreen
 from memtui.tui.session import MessageBlock, SessionScreen
 from tests import first_minute
-from tests.tui_support import small_archive, until, whole_query_answered
+from tests.tui_support import settled, small_archive, until, whole_query_answered
 
 SIZE = (120, 34)
 THEMES = ["textual-dark", "textual-light"]
@@ -88,7 +88,7 @@ async def _search(pilot: Pilot[None]) -> None:
     screen.query_one("#query", Input).cursor_blink = False  # a blink is not a difference
     await whole_query_answered(pilot)
     await until(pilot, lambda: screen.last is not None)
-    await pilot.app.workers.wait_for_complete()
+    await settled(pilot)
     await until(pilot, lambda: "\n" in str(screen.query_one("#preview-text").render()))
 
 
@@ -139,7 +139,7 @@ def test_empty_archive(cfg: Config, snap_compare: Snap, theme: str) -> None:
             app.theme = theme
             browse = app.screen
             await until(pilot, lambda: browse.loaded)
-            await until(pilot, lambda: all(w.is_finished for w in app.workers))
+            await settled(pilot)
             await pilot.pause(0.2)
 
         assert snap_compare(app, terminal_size=SIZE, run_before=before)

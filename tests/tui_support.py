@@ -36,8 +36,15 @@ async def until(pilot: Pilot[object], check: Callable[[], bool], timeout: float 
         await pilot.pause(0.05)
 
 
+async def settled(pilot: Pilot[object]) -> None:
+    """Every worker done. Textual's wait_for_complete raises for a worker that ended
+    cancelled, as an exclusive one does when a newer one replaces it (a second read of the
+    sessions at the start, a search the debounce fired between two keys)."""
+    await until(pilot, lambda: all(w.is_finished for w in pilot.app.workers))
+
+
 async def whole_query_answered(pilot: Pilot[None]) -> None:
     """On a busy machine the debounce can fire between two keys: wait until the search of
     the whole query is done, so no earlier answer replaces the list under the test."""
     await pilot.pause(DEBOUNCE + 0.1)
-    await pilot.app.workers.wait_for_complete()
+    await settled(pilot)
