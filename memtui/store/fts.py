@@ -48,7 +48,8 @@ import os
 import re
 import shutil
 import zlib
-from collections.abc import Callable, Collection, Iterable
+from collections.abc import Callable, Collection, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -177,13 +178,14 @@ class _Searchers:
     def fast_field_values(
         self, field: str, addrs: list[tuple[int, tantivy.DocAddress]]
     ) -> list[int]:
+        by_part: dict[int, list[int]] = {}
+        for i, (part, _) in enumerate(addrs):
+            by_part.setdefault(part, []).append(i)
         out = [0] * len(addrs)
-        for n, searcher in enumerate(self._all):
-            at = [i for i, (part, _) in enumerate(addrs) if part == n]
-            if at:
-                values = searcher.fast_field_values(field, [addrs[i][1] for i in at])
-                for i, v in zip(at, values, strict=True):
-                    out[i] = int(v)
+        for part, at in by_part.items():
+            values = self._all[part].fast_field_values(field, [addrs[i][1] for i in at])
+            for i, v in zip(at, values, strict=True):
+                out[i] = int(v)
         return out
 
 
@@ -287,19 +289,13 @@ class FullText:
                 mine = by_part.get(n, [])
                 # Deleting every incoming id first makes replaying a batch idempotent.
                 ids = {*extra, *(d.message_id for d in mine)}
-                writer = self._indexes[n].writer(_WRITER_HEAP, _WRITER_THREADS)
-                try:
+                with _writer(self._indexes[n]) as writer:
                     writer.delete_documents_by_query(
                         Query.term_set_query(self._schema, "message_id", sorted(ids))
                     )
                     for d in mine:
                         writer.add_document(self._document(d))
                     writer.commit()
-                finally:
-                    # Consumes the writer: merges finish (dropping would cancel them) and
-                    # Tantivy's own writer lock is freed before ours, so the next process can
-                    # open a writer.
-                    writer.wait_merging_threads()
 
     def purge(self, ids: Collection[int], docs_for: Callable[[set[int]], Iterable[FtsDoc]]) -> int:
         """Delete the documents `ids` so that no file keeps their words (forget).
@@ -352,8 +348,7 @@ class FullText:
         # Both cores and a larger heap when a forget waits on a rewrite; a partition with
         # nothing to rewrite only has files a crashed purge left removed.
         big = bool(dirty)
-        writer = index.writer(*((_PURGE_HEAP, _PURGE_THREADS) if big else (_WRITER_HEAP, 1)))
-        try:
+        with _writer(index, *((_PURGE_HEAP, _PURGE_THREADS) if big else ())) as writer:
             if big:
                 writer.delete_documents_by_query(
                     Query.term_set_query(self._schema, "message_id", sorted(targets | kept))
@@ -362,8 +357,6 @@ class FullText:
                     writer.add_document(self._document(d))
                 writer.commit()
             writer.garbage_collect_files()
-        finally:
-            writer.wait_merging_threads()
         return len(kept)
 
     def _segments_with_deletes(
@@ -388,12 +381,9 @@ class FullText:
     def clear(self) -> None:
         with file_lock(self._lock):
             for index in self._indexes:
-                writer = index.writer(_WRITER_HEAP, _WRITER_THREADS)
-                try:
+                with _writer(index) as writer:
                     writer.delete_all_documents()
                     writer.commit()
-                finally:
-                    writer.wait_merging_threads()
 
     def _document(self, d: FtsDoc) -> tantivy.Document:
         doc = tantivy.Document()
@@ -642,6 +632,19 @@ class FullText:
                 )
             )
         return out
+
+
+@contextmanager
+def _writer(
+    index: tantivy.Index, heap: int = _WRITER_HEAP, threads: int = _WRITER_THREADS
+) -> Iterator[tantivy.IndexWriter]:
+    writer = index.writer(heap, threads)
+    try:
+        yield writer
+    finally:
+        # Consumes the writer: merges finish (dropping would cancel them) and Tantivy's own
+        # writer lock is freed before ours, so the next process can open a writer.
+        writer.wait_merging_threads()
 
 
 def _read(path: Path) -> str | None:

@@ -297,9 +297,8 @@ class Vectors:
                 codes_tmp = self._path / f".vectors-{watermark:012d}.{os.getpid()}.codes.tmp"
                 graph = self._load_graph()
                 graph.save_index(str(tmp))
-                _scrub(tmp, self._dim)
+                _scrub(tmp, _write_codes(tmp, codes_tmp, self._dim), self._dim)
                 _fsync(tmp)
-                _write_codes(tmp, codes_tmp, self._dim)
                 os.replace(codes_tmp, target.with_suffix(".codes"))
                 os.replace(tmp, target)
                 _fsync_dir(self._path)
@@ -680,11 +679,11 @@ def _memmap(f: BinaryIO, dtype: type, offset: int, shape: tuple[int, ...]) -> np
     return np.memmap(f, dtype=dtype, mode="r", offset=offset, shape=shape)
 
 
-def _write_codes(snapshot: Path, out: Path, dim: int) -> None:
+def _write_codes(snapshot: Path, out: Path, dim: int) -> np.ndarray:
     """Derive the codes file of a .hnsw file: read it in blocks of rows (through the page
     cache, never all at once), twice: the centre of the live vectors, then their codes.
     A .hnsw file whose link lists do not end with it is refused (hnswlib would read past a
-    torn one)."""
+    torn one). Returns the rows hnswlib flags deleted (the codes leave them out)."""
     size = snapshot.stat().st_size
     lay = _layout(snapshot, dim, size)
     _check_links(snapshot, _HEADER.size + lay.count * lay.per_element, lay.count, size)
@@ -720,6 +719,7 @@ def _write_codes(snapshot: Path, out: Path, dim: int) -> None:
         f.write(np.ascontiguousarray(codes[order].T).tobytes())
         f.flush()
         os.fsync(f.fileno())
+    return np.flatnonzero(~alive)
 
 
 def _write_kept_codes(m: _Mapped, keep: np.ndarray, out: Path, dim: int) -> None:
@@ -769,21 +769,18 @@ def _floats(block: np.ndarray, lay: _Layout, dim: int) -> np.ndarray:
     return block[:, lay.data_at : lay.data_at + dim * 4].copy().view(np.float32)
 
 
-def _scrub(snapshot: Path, dim: int) -> None:
-    """Zero the vectors of deleted elements: hnswlib only flags them, and a forgotten
-    message's vector must not stay in the file (it is a bag of its words' meanings). The
-    flags are read in blocks through the page cache, not through a map of the file: touching
-    every page of a map counted the whole file (800 MB at 1M) in this process's RSS at once."""
-    lay = _layout(snapshot, dim, snapshot.stat().st_size)
-    deleted = [
-        start + np.flatnonzero(rows[:, lay.level0 + 2] & 1)
-        for start, rows in _blocks(snapshot, lay)
-    ]
-    if not deleted or not (rows := np.concatenate(deleted)).size:
+def _scrub(snapshot: Path, deleted: np.ndarray, dim: int) -> None:
+    """Zero the vectors of the `deleted` rows (from `_write_codes`, which reads the flags in
+    blocks through the page cache): hnswlib only flags them, and a forgotten message's vector
+    must not stay in the file (it is a bag of its words' meanings). Written row by row, never
+    through a map of the file: touching every page of a map counted the whole file (800 MB at
+    1M) in this process's RSS at once."""
+    if not deleted.size:
         return
+    lay = _layout(snapshot, dim, snapshot.stat().st_size)
     zeros = bytes(dim * 4)
     with open(snapshot, "r+b") as f:
-        for row in rows.tolist():
+        for row in deleted.tolist():
             os.pwrite(f.fileno(), zeros, _HEADER.size + row * lay.per_element + lay.data_at)
 
 
