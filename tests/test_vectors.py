@@ -554,3 +554,46 @@ def test_a_saved_snapshot_keeps_no_removed_vector(tmp_path: Path) -> None:
     vecs = rows[:, lay.data_at : lay.data_at + DIM * 4]
     empty = {int(label) for label, vec in zip(labels, vecs, strict=True) if not vec.any()}
     assert empty == {7, 300}
+    m = vectors_module._map(snapshot, DIM)  # the int8 copies a search scores first: zeros too
+    zeroed = {int(label) for label, row in zip(labels, m.int8s, strict=True) if not row.any()}
+    assert zeroed == {7, 300}
+    assert {int(labels[r]) for r in np.flatnonzero(m.scales == 0)} == {7, 300}
+
+
+def test_a_scrub_zeroes_the_forgotten_vectors_everywhere(tmp_path: Path) -> None:
+    """A forget's scrub rewrites the codes without the ids and zeroes their float rows and
+    int8 copies; the rest is still found with its exact distance."""
+    v = Vectors(tmp_path / "vectors", DIM, MODEL)
+    vecs = unit(400)
+    v.add(ids(range(1, 401)), vecs, 400)
+    v.save()
+    assert v.scrub({5, 123}, 401)
+    snapshot = next((tmp_path / "vectors").glob("*.hnsw"))
+    m = vectors_module._map(snapshot, DIM)
+    rows = {int(label): int(row) for label, row in zip(m.labels, m.rows, strict=True)}
+    assert 5 not in rows and 123 not in rows and len(rows) == 398
+    gone = [r for r in range(len(m.scales)) if r not in rows.values()]
+    assert len(gone) == 2
+    assert not m.int8s[gone].any() and not m.scales[gone].any() and not m.vecs[gone].any()
+    reader = Vectors(tmp_path / "vectors", DIM, MODEL)
+    hits = reader.search(vecs[122], 3)
+    assert 123 not in {mid for mid, _ in hits}
+    for mid, dist in reader.search(vecs[200], 5):
+        assert dist == pytest.approx(1.0 - float(vecs[mid - 1] @ vecs[200]), abs=1e-5)
+
+
+def test_closest_takes_the_smallest_distances_in_order() -> None:
+    """The shortlist's pick: exactly n positions, in order, none farther than one left out,
+    ties at the cut taken first come."""
+    rng = np.random.default_rng(4)
+    distance = rng.integers(0, 40, 10_000).astype(np.uint16)
+    distance[::7] = vectors_module._FAR
+    for n in (1, 37, 500, 8_000):
+        chosen = vectors_module._closest(distance, n)
+        assert len(chosen) == n and (np.diff(chosen) > 0).all()
+        left = np.setdiff1d(np.arange(len(distance)), chosen)
+        assert distance[chosen].max() <= distance[left].min()
+        cut = distance[chosen].max()
+        tied = np.flatnonzero(distance == cut)
+        assert set(chosen[distance[chosen] == cut]) == set(tied[: (distance[chosen] == cut).sum()])
+    assert len(vectors_module._closest(distance, 0)) == 0

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import sqlite3
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 
@@ -49,6 +50,7 @@ WARMUP = "Warmup"
 COMPACT_AGENT = "acompact"
 
 Ranking = list[tuple[int, float]]  # (message id, score), best first
+_POOL = ThreadPoolExecutor(max_workers=2, thread_name_prefix="memtui-vectors")
 
 # Finer than SPEC's roles (user, assistant: what MCP and the CLI take). Claude Code sends tool
 # output back as `user` lines, so `user` holds it too; a front end that shows the person's
@@ -260,6 +262,9 @@ class Searcher:
             filt.project, filt.session_id, filt.role, filt.kinds, filt.after, filt.before
         )
         terms = list(dict.fromkeys(t for p in phrasings for t in fts.terms(p)))
+        # The vector ranking runs beside the full-text one: both spend their time outside
+        # the GIL (numpy, Tantivy), so one search uses both cores of a quiet machine.
+        vec_job = None if mode == "fts" else _POOL.submit(self._near, phrasings, filt, depth, want)
 
         counts: dict[int, int] = {}  # full-text matches of each phrasing, as each search found
 
@@ -292,9 +297,8 @@ class Searcher:
             fts_total = self._fts_total(phrasings, fts_filter, [counts[i] for i in sorted(counts)])
             if note is None and not fts_total and self._fts_unbuilt():
                 note = "the full-text index is being built: full-text results come when it is done"
-        if mode != "fts":
-            allowed = self._allowed(filt) if filt.any() else None
-            vec_list, vector_total = self._near(phrasings, allowed, depth, want)
+        if vec_job is not None:
+            vec_list, vector_total = vec_job.result()
         matched = {mid for mid, _ in fts_list}  # before answers join: what full text counted
         if mode == "hybrid":
             if isinstance(query, str) and filt.role is None:  # concepts ask for what has them
@@ -337,14 +341,11 @@ class Searcher:
         return min(len(found), REACH)
 
     def _near(
-        self,
-        phrasings: list[str | list[str]],
-        allowed: set[int] | None,
-        depth: int,
-        keep: int,
+        self, phrasings: list[str | list[str]], filt: Filters, depth: int, keep: int
     ) -> tuple[Ranking, int]:
         """The vector neighbours that mean something (at least NEAR similar), or the NEAREST
         few when fewer are, and how many are near (at most `depth`: DEPTH, or the page's end)."""
+        allowed = self._allowed(filt) if filt.any() else None
         ranking = nearest([self._vector_ranking(p, allowed, depth, keep) for p in phrasings])
         # Counted among the `depth` nearest: looking further for the rare query with more
         # near neighbours would cost a second pass over every vector.

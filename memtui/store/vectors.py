@@ -4,9 +4,10 @@ A snapshot is two files named for the store sequence number they cover and the m
 embedded them (`embed.model_identity`):
 
 - `vectors-<watermark>-<model>.hnsw`: hnswlib's index file (graph and float vectors);
-- `vectors-<watermark>-<model>.codes`: what a search reads first, derived from that file: the
-  live labels in order, the row of each in the .hnsw file, and a binary code of each vector
-  (the sign of each coordinate of the vector, centred and rotated, twice the width in bits).
+- `vectors-<watermark>-<model>.codes`: what a search reads, derived from that file: the live
+  labels in order, the row of each in the .hnsw file, a binary code of each vector (the sign
+  of each coordinate of the vector, centred and rotated, twice the width in bits), and an int8
+  copy of every row's vector with its scale.
 
 Both are written under temp names and renamed into place, the codes first, so a reader only
 ever sees complete files; the codes record the .hnsw file's inode and size, so a pair that
@@ -17,12 +18,15 @@ they existed). Vectors of another model (or of a file from before names carried 
 
 A process maps the newest snapshot read-only and keeps only what it added since (`_Delta`)
 in its own memory. A search counts the differing bits of every code (one pass over 96 bytes
-a vector), takes the closest share as a shortlist and scores that exactly from the float
-vectors, plus the delta exactly; a small snapshot is scored exactly whole. Both files are
-the page cache's, shared by every memtui process on the data dir (the TUI and one MCP
-server per Claude Code window): opening a snapshot reads its small header, and a search
-touches the codes and the rows it rescores, not the whole file. hnswlib's graph is loaded
-into a process's memory only to write a snapshot. bench/README.md has the figures.
+a vector), takes the closest share as a shortlist, scores that from the int8 copies (384
+bytes a vector), and scores the best of those exactly from the float vectors, read from the
+.hnsw file without mapping them; plus the delta exactly; a small snapshot is scored exactly
+whole. The codes file is the page cache's, shared by every memtui process on the data dir
+(the TUI and one MCP server per Claude Code window): opening a snapshot reads its small
+header, and a search touches the codes and the int8 rows it scores. The float rows (1.7 KB
+each with hnswlib's links) are read, never mapped, so they do not pile up in each process's
+memory as searches touch them. hnswlib's graph is loaded into a process's memory only to
+write a snapshot. bench/README.md has the figures.
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ import os
 import re
 import struct
 import threading
+import weakref
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -51,15 +56,19 @@ _EF_CONSTRUCTION = 64
 _ADD_THREADS = 2
 _ADD_CHUNK = 20_000  # vectors handed to hnswlib at once: no copy of a whole delta
 
-# The shortlist scored exactly after the codes: the largest of these. Static-model vectors
+# The shortlist scored after the codes: the largest of these. Static-model vectors
 # crowd together, so it grows with the snapshot, as its square root: the share of a snapshot
 # that holds the true top 10 fell as snapshots grew (78k real vectors: 5% for recall@10 0.99,
 # 20k: 10%). bench/bench_million.py measures recall@10 against exact scoring on held-back
 # queries; bench/README.md has the figures.
-_SHORTLIST_SCALE = 14.0  # x sqrt(vectors): 78k -> 3,900 scored exactly, 480k -> 9,700
+_SHORTLIST_SCALE = 14.0  # x sqrt(vectors): 78k -> 3,900 scored from int8, 480k -> 9,700
 _SHORTLIST_MIN = 2_000
 _SHORTLIST_PER_HIT = 8
-_SCORE_ROWS = 2_048  # rows rescored at a time, through one reused buffer (~3.5 MB)
+# The shortlist's best k by int8 score (at least _EXACT_MIN) are scored exactly: an int8 copy
+# is within 0.001 of the float's similarity on average (p99 0.003 at 1M), so the true top
+# ten is among its best k.
+_EXACT_MIN = 64
+_SCORE_ROWS = 2_048  # int8 rows scored at a time, through reused buffers (~4 MB)
 _HAMMING_BLOCK = 32_768  # codes per pass: the working buffers stay in the CPU's cache
 _READ_ROWS = 4_096  # .hnsw rows read at a time when deriving codes
 
@@ -69,29 +78,32 @@ _READ_ROWS = 4_096  # .hnsw rows read at a time when deriving codes
 _HEADER = struct.Struct("<6QiI3QdQ")
 # The codes file: magic, version, dim, 64-bit words per code, live vectors, the .hnsw file's
 # element count, size and inode; then the centre (dim float32), the rotation (dim x bits
-# float32), the live labels (int64, sorted), their rows (int64), the codes (words x live).
+# float32), every .hnsw row's int8 scale (float32, 0 for a deleted row) and int8 vector
+# (dim int8), the live labels (int64, sorted), their rows (int64), the codes (words x live).
 _CODES_MAGIC = b"memtuiVC"
-_CODES_VERSION = 1
+_CODES_VERSION = 2
 _CODES_HEADER = struct.Struct("<8sIIIIQQQQ")
 
 
-_scratch = threading.local()  # each searching thread's buffer for the rows it rescores
+_scratch = threading.local()  # each searching thread's buffers for the rows it scores
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, weakref_slot=True)
 class _Mapped:
-    """A snapshot mapped read-only: its codes file whole, its .hnsw file for the rows a
-    search rescores."""
+    """A snapshot mapped read-only: its codes file whole, its .hnsw file for a small
+    snapshot's exact scan; the float rows a search scores exactly are read from `fd`."""
 
     path: Path
+    fd: int  # the .hnsw file, open (closed with this): a rename or a newer save never moves it
     labels: np.ndarray  # live labels, sorted
     rows: np.ndarray  # the .hnsw row of each
     codes: np.ndarray  # (words, live) uint64, column i the code of labels[i]
     centre: np.ndarray  # (dim,) float32
     rotation: np.ndarray  # (dim, bits) float32
+    scales: np.ndarray  # (rows,) float32: a row's vector is about int8s[row] * scales[row]
+    int8s: np.ndarray  # (rows, dim) int8
     vecs: np.ndarray  # (rows, dim) float32, normalised by hnswlib, a view into the .hnsw file
-    elements: np.ndarray  # (rows, bytes a row) uint8: the same file's rows whole
-    data_at: int  # where a row's vector starts in its bytes
+    lay: _Layout
 
     def encode(self, vecs: np.ndarray) -> np.ndarray:
         return _encode(vecs, self.centre, self.rotation)
@@ -103,26 +115,42 @@ class _Mapped:
         found[found] = self.labels[at[found]] == ids[found]
         return at, found
 
-    def scores(self, rows: np.ndarray, q: np.ndarray) -> np.ndarray:
-        """`vecs[rows] @ q`, through this thread's reused buffer a block of rows at a time.
-        A search rescores thousands of rows (6 to 20 MB of them at 78k vectors): a new array
-        for them each time either stays in the heap once freed or, mapped apart
-        (memtui/heap.py), faults its pages in again on every search. Rows are copied whole,
-        as contiguous bytes: as fast as indexing the vectors."""
-        width = self.elements.shape[1]
-        buf: np.ndarray | None = getattr(_scratch, "rows", None)
-        if buf is None or buf.shape[1] != width:
-            buf = _scratch.rows = np.empty((_SCORE_ROWS, width), np.uint8)
-        dim = self.vecs.shape[1]
+    def scored(self, pos: np.ndarray, q: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+        """Labels and exact similarities to `q` of the best of the positions `pos` (sorted):
+        all are scored from their int8 copies, the best k of those exactly."""
+        rows = self.rows[pos]
+        approx = self._int8_scores(rows, q)
+        best = min(len(pos), max(_EXACT_MIN, k))
+        if best < len(pos):
+            top = np.sort(np.argpartition(-approx, best - 1)[:best])
+            pos, rows = pos[top], rows[top]
+        return self.labels[pos], self._exact_scores(rows, q)
+
+    def _int8_scores(self, rows: np.ndarray, q: np.ndarray) -> np.ndarray:
+        """`int8s[rows] @ q * scales[rows]`, through this thread's reused buffers a block of
+        rows at a time: a new array each search either stays in the heap once freed or,
+        mapped apart, faults its pages in again every time."""
+        dim = self.int8s.shape[1]
+        small: np.ndarray | None = getattr(_scratch, "int8", None)
+        if small is None or small.shape[1] != dim:
+            small = _scratch.int8 = np.empty((_SCORE_ROWS, dim), np.int8)
+            _scratch.floats = np.empty((_SCORE_ROWS, dim), np.float32)
+        wide: np.ndarray = _scratch.floats
         out = np.empty(len(rows), np.float32)
         for start in range(0, len(rows), _SCORE_ROWS):
             part = rows[start : start + _SCORE_ROWS]
-            got = buf[: len(part)]
-            np.take(self.elements, part, axis=0, out=got, mode="clip")  # "raise" copies twice
-            out[start : start + len(part)] = (
-                got[:, self.data_at : self.data_at + dim * 4].view(np.float32) @ q
-            )
-        return out
+            n = len(part)
+            np.take(self.int8s, part, axis=0, out=small[:n], mode="clip")  # "raise" copies
+            wide[:n] = small[:n]
+            np.matmul(wide[:n], q, out=out[start : start + n])
+        return out * self.scales[rows]
+
+    def _exact_scores(self, rows: np.ndarray, q: np.ndarray) -> np.ndarray:
+        """`vecs[rows] @ q`, the rows read from the file rather than through the map."""
+        dim, fd = len(q), self.fd
+        at = _HEADER.size + self.lay.data_at
+        got = b"".join(os.pread(fd, dim * 4, at + r * self.lay.per_element) for r in rows.tolist())
+        return np.frombuffer(got, np.float32).reshape(len(rows), dim) @ q
 
 
 class _NoCodes(ValueError):
@@ -479,14 +507,10 @@ class Vectors:
             snap_sims = (m.vecs @ q)[m.rows[keep]]  # rows read in order, deleted rows too
             return np.concatenate([ids, m.labels[keep]]), np.concatenate([sims, snap_sims])
         distance = _hamming(m.codes, m.encode(q[None, :])[0], None)
-        distance[stale] = np.iinfo(np.uint16).max
-        short = min(self._shortlist(n, k), n - len(stale))
-        pos = np.argpartition(distance, short - 1)[:short] if short > 0 else np.empty(0, np.int64)
-        pos.sort()  # rows read in file order
-        return (
-            np.concatenate([ids, m.labels[pos]]),
-            np.concatenate([sims, m.scores(m.rows[pos], q)]),
-        )
+        distance[stale] = _FAR
+        pos = _closest(distance, min(self._shortlist(n, k), n - len(stale)))
+        snap_ids, snap_sims = m.scored(pos, q, k)
+        return np.concatenate([ids, snap_ids]), np.concatenate([sims, snap_sims])
 
     def _similarities(
         self, wanted: np.ndarray, q: np.ndarray, k: int
@@ -501,17 +525,12 @@ class Vectors:
         if self._removed:
             rest = rest[~np.isin(rest, self._removed_array())]
         at, found = m.positions(rest)
-        pos = at[found]
-        if len(pos) > self._shortlist(len(m.labels), k):
-            distance = _hamming(m.codes, m.encode(q[None, :])[0], pos)
-            short = self._shortlist(len(m.labels), k)
-            pos = np.sort(pos[np.argpartition(distance, short - 1)[:short]])
-        rows = m.rows[pos]
-        # Gathering rows costs far more than reading them in order (78k of 78k: 50 ms
-        # against 9 ms), so a large share is scored in one pass over the whole file.
-        whole = len(rows) > len(m.vecs) // 8
-        snap_sims = (m.vecs @ q)[rows] if whole else m.scores(rows, q)
-        return np.concatenate([ids, m.labels[pos]]), np.concatenate([sims, snap_sims])
+        pos = np.sort(at[found])
+        short = self._shortlist(len(m.labels), k)
+        if len(pos) > short:
+            pos = pos[_closest(_hamming(m.codes, m.encode(q[None, :])[0], pos), short)]
+        snap_ids, snap_sims = m.scored(pos, q, k)
+        return np.concatenate([ids, snap_ids]), np.concatenate([sims, snap_sims])
 
     def _snapshots(self) -> list[tuple[int, str | None, Path]]:
         """Complete snapshot files and the model of each, newest first (temp files never match
@@ -563,6 +582,21 @@ def _graph_add(graph: hnswlib.Index, ids: np.ndarray, vecs: np.ndarray) -> None:
     if needed > graph.max_elements:
         graph.resize_index(max(needed, graph.max_elements * 3 // 2))
     graph.add_items(vecs, ids, num_threads=_ADD_THREADS)
+
+
+_FAR = np.iinfo(np.uint16).max  # the distance of a code that must not be picked
+
+
+def _closest(distance: np.ndarray, n: int) -> np.ndarray:
+    """Positions of the `n` smallest of `distance` (uint16; the first ones of a tie at the
+    cut), in order: one count of each distance finds the cut, several times faster than a
+    partition of the whole array."""
+    if n <= 0:
+        return np.empty(0, np.int64)
+    cut = int(np.searchsorted(np.cumsum(np.bincount(distance)), n))
+    chosen = distance < cut
+    chosen[np.flatnonzero(distance == cut)[: n - int(np.count_nonzero(chosen))]] = True
+    return np.flatnonzero(chosen)
 
 
 def _hamming(codes: np.ndarray, query: np.ndarray, positions: np.ndarray | None) -> np.ndarray:
@@ -631,6 +665,26 @@ def _rotation(dim: int) -> np.ndarray:
     return np.concatenate(blocks, axis=1)[:, :bits].astype(np.float32)
 
 
+@dataclass(slots=True)
+class _CodesLayout:
+    """Where each part of a codes file starts, and where it ends."""
+
+    centre: int
+    rotation: int
+    scales: int
+    int8s: int
+    labels: int
+    rows: int
+    codes: int
+    end: int
+
+
+def _codes_layout(dim: int, count: int, live: int) -> _CodesLayout:
+    sizes = [_CODES_HEADER.size, dim * 4, dim * 64 * _width(dim) * 4, count * 4, count * dim]
+    sizes += [live * 8, live * 8, _width(dim) * live * 8]
+    return _CodesLayout(*(int(x) for x in np.cumsum(sizes)))
+
+
 def _map(snapshot: Path, dim: int) -> _Mapped:
     """Map a snapshot after checking that its codes belong to its .hnsw file and that file's
     header, so a damaged or mismatched file never reaches a search."""
@@ -653,37 +707,49 @@ def _map(snapshot: Path, dim: int) -> _Mapped:
                 raise _NoCodes("codes of another shape")
             if (count, hnsw_size, inode) != (lay.count, st.st_size, st.st_ino):
                 raise _NoCodes("codes of another file")
-            bits = 64 * words
-            at = np.cumsum([_CODES_HEADER.size, dim * 4, dim * bits * 4, live * 8, live * 8])
-            if at[-1] + words * live * 8 != size:
+            at = _codes_layout(dim, count, live)
+            if at.end != size:
                 raise _NoCodes("codes cut short")
             elements = _memmap(f, np.uint8, _HEADER.size, (lay.count, lay.per_element))
-            return _Mapped(
+            mapped = _Mapped(
                 path=snapshot,
-                labels=_memmap(codes, np.int64, int(at[2]), (live,)),
-                rows=_memmap(codes, np.int64, int(at[3]), (live,)),
-                codes=_memmap(codes, np.uint64, int(at[4]), (words, live)),
-                centre=np.array(_memmap(codes, np.float32, int(at[0]), (dim,))),
-                rotation=np.array(_memmap(codes, np.float32, int(at[1]), (dim, bits))),
+                labels=_memmap(codes, np.int64, at.labels, (live,)),
+                rows=_memmap(codes, np.int64, at.rows, (live,)),
+                codes=_memmap(codes, np.uint64, at.codes, (words, live)),
+                centre=np.array(_memmap(codes, np.float32, at.centre, (dim,))),
+                rotation=np.array(_memmap(codes, np.float32, at.rotation, (dim, 64 * words))),
+                scales=_memmap(codes, np.float32, at.scales, (count,)),
+                int8s=_memmap(codes, np.int8, at.int8s, (count, dim)),
                 vecs=elements[:, lay.data_at : lay.data_at + dim * 4].view(np.float32),
-                elements=elements,
-                data_at=lay.data_at,
+                lay=lay,
+                fd=os.dup(f.fileno()),
             )
+    weakref.finalize(mapped, os.close, mapped.fd)
+    return mapped
 
 
 def _memmap(f: BinaryIO, dtype: type, offset: int, shape: tuple[int, ...]) -> np.ndarray:
     """A read-only mapping of `shape` at `offset` of the open file `f` (it stays mapped once
-    the file is closed); an empty array when it holds nothing."""
+    the file is closed), as a plain array (a memmap's slicing costs microseconds a call); an
+    empty array when it holds nothing."""
     if math.prod(shape) == 0:
         return np.zeros(shape, dtype=dtype)
-    return np.memmap(f, dtype=dtype, mode="r", offset=offset, shape=shape)
+    return np.memmap(f, dtype=dtype, mode="r", offset=offset, shape=shape).view(np.ndarray)
+
+
+def _quantised(vecs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each row of `vecs` as int8s and a scale: the row is about int8s * scale."""
+    scales = np.abs(vecs).max(axis=1) / 127
+    safe = np.where(scales > 0, scales, 1)
+    return np.rint(vecs / safe[:, None]).astype(np.int8), scales.astype(np.float32)
 
 
 def _write_codes(snapshot: Path, out: Path, dim: int) -> np.ndarray:
     """Derive the codes file of a .hnsw file: read it in blocks of rows (through the page
-    cache, never all at once), twice: the centre of the live vectors, then their codes.
-    A .hnsw file whose link lists do not end with it is refused (hnswlib would read past a
-    torn one). Returns the rows hnswlib flags deleted (the codes leave them out)."""
+    cache, never all at once), twice: the centre of the live vectors, then their codes and
+    int8 copies. A .hnsw file whose link lists do not end with it is refused (hnswlib would
+    read past a torn one). Returns the rows hnswlib flags deleted (the codes leave them out,
+    their int8 copies are zeros)."""
     size = snapshot.stat().st_size
     lay = _layout(snapshot, dim, size)
     _check_links(snapshot, _HEADER.size + lay.count * lay.per_element, lay.count, size)
@@ -701,19 +767,28 @@ def _write_codes(snapshot: Path, out: Path, dim: int) -> np.ndarray:
         total += _floats(block, lay, dim)[live].sum(axis=0, dtype=np.float64)
     rows = np.flatnonzero(alive)
     centre = (total / max(1, len(rows))).astype(np.float32)
+    at = _codes_layout(dim, lay.count, len(rows))
     codes = np.empty((lay.count, words), dtype=np.uint64)
-    for start, block in _blocks(snapshot, lay):
-        codes[start : start + len(block)] = _encode(_floats(block, lay, dim), centre, rotation)
-    order = rows[np.argsort(labels[rows], kind="stable")]
     with open(out, "wb") as f:
         ino = os.stat(snapshot).st_ino
         f.write(
             _CODES_HEADER.pack(
-                _CODES_MAGIC, _CODES_VERSION, dim, words, 0, len(order), lay.count, size, ino
+                _CODES_MAGIC, _CODES_VERSION, dim, words, 0, len(rows), lay.count, size, ino
             )
         )
         f.write(centre.tobytes())
         f.write(rotation.tobytes())
+        f.flush()
+        for start, block in _blocks(snapshot, lay):
+            vecs = _floats(block, lay, dim)
+            codes[start : start + len(block)] = _encode(vecs, centre, rotation)
+            int8s, scales = _quantised(vecs)
+            dead = ~alive[start : start + len(block)]
+            int8s[dead], scales[dead] = 0, 0
+            os.pwrite(f.fileno(), scales.tobytes(), at.scales + start * 4)
+            os.pwrite(f.fileno(), int8s.tobytes(), at.int8s + start * dim)
+        order = rows[np.argsort(labels[rows], kind="stable")]
+        f.seek(at.labels)
         f.write(labels[order].tobytes())
         f.write(order.astype(np.int64).tobytes())
         f.write(np.ascontiguousarray(codes[order].T).tobytes())
@@ -723,12 +798,15 @@ def _write_codes(snapshot: Path, out: Path, dim: int) -> np.ndarray:
 
 
 def _write_kept_codes(m: _Mapped, keep: np.ndarray, out: Path, dim: int) -> None:
-    """The codes file of `m`'s snapshot with only the vectors `keep` selects (the centre is
-    left as it was: a few vectors fewer hardly move it, and the codes stay comparable)."""
+    """The codes file of `m`'s snapshot with only the vectors `keep` selects, the others'
+    int8 copies zeroed (the centre is left as it was: a few vectors fewer hardly move it, and
+    the codes stay comparable)."""
     with open(m.path, "rb") as f:
         st = os.fstat(f.fileno())
     lay = _layout(m.path, dim, st.st_size)
     words = _width(dim)
+    gone = np.zeros(lay.count, dtype=bool)
+    gone[m.rows[~keep]] = True
     with open(out, "wb") as f:
         f.write(
             _CODES_HEADER.pack(
@@ -745,6 +823,11 @@ def _write_kept_codes(m: _Mapped, keep: np.ndarray, out: Path, dim: int) -> None
         )
         f.write(m.centre.tobytes())
         f.write(m.rotation.tobytes())
+        f.write(np.where(gone, 0, m.scales).astype(np.float32).tobytes())
+        for start in range(0, lay.count, _READ_ROWS):
+            int8s = np.array(m.int8s[start : start + _READ_ROWS])
+            int8s[gone[start : start + _READ_ROWS]] = 0
+            f.write(int8s.tobytes())
         f.write(np.ascontiguousarray(m.labels[keep]).tobytes())
         f.write(np.ascontiguousarray(m.rows[keep]).tobytes())
         f.write(np.ascontiguousarray(m.codes[:, keep]).tobytes())
