@@ -285,7 +285,8 @@ def pct(xs, p):
 RESULT = {"vectors": len(v), "queries": len(qs), "recall10": float(np.mean(found)),
           "worst": float(np.min(found)), "approx_p50": pct(approx_t, .5),
           "approx_p95": pct(approx_t, .95), "exact_p50": pct(exact_t, .5),
-          "exact_p95": pct(exact_t, .95), "codes_mb": m.codes.nbytes / 2**20}
+          "exact_p95": pct(exact_t, .95), "codes_mb": m.codes.nbytes / 2**20,
+          "int8_mb": (m.int8s.nbytes + m.scales.nbytes) / 2**20}
 if GRAPH:
     import hnswlib, resource
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
@@ -388,7 +389,7 @@ def main() -> None:
         f"{recall['vectors']:,} vectors, {recall['queries']} queries; codes "
         f"p50 {recall['approx_p50']:.1f} / p95 {recall['approx_p95']:.1f} ms, exact scan "
         f"p50 {recall['exact_p50']:.1f} / p95 {recall['exact_p95']:.1f} ms; codes "
-        f"{recall['codes_mb']:.0f} MB",
+        f"{recall['codes_mb']:.0f} MB, int8 copies {recall['int8_mb']:.0f} MB",
     )
     if args.graph:
         note(

@@ -597,3 +597,23 @@ def test_closest_takes_the_smallest_distances_in_order() -> None:
         tied = np.flatnonzero(distance == cut)
         assert set(chosen[distance[chosen] == cut]) == set(tied[: (distance[chosen] == cut).sum()])
     assert len(vectors_module._closest(distance, 0)) == 0
+
+
+def test_a_second_search_of_a_query_reuses_its_shortlist_until_the_vectors_change(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A search asks again with a larger k when scores tie at its cut: the answer is the one a
+    fresh search gives, and a vector added meanwhile is found at once."""
+    short_lists(monkeypatch)
+    vecs = clustered(4_000, seed=3)
+    v = Vectors(tmp_path / "vectors", DIM, MODEL)
+    v.add(ids(range(1, 4_001)), vecs, 4_000)
+    v.save()
+    query = clustered(1, seed=5)[0]
+    v.search(query, 10)
+    again = v.search(query, 40)
+    assert again == Vectors(tmp_path / "vectors", DIM, MODEL).search(query, 40)
+    v.add(ids(range(9_001, 9_002)), query[None, :], 4_001)
+    assert v.search(query, 40)[0] == (9_001, pytest.approx(0.0, abs=1e-6))
+    v.remove([9_001, again[0][0]])
+    assert {mid for mid, _ in v.search(query, 40)}.isdisjoint({9_001, again[0][0]})

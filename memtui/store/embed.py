@@ -28,6 +28,11 @@ if TYPE_CHECKING:
 # chunk's vector is already dominated by its bulk; the cap bounds the cost per text.
 MAX_TOKENS = 256
 BATCH_SIZE = 256
+# Texts at once from which a float32 copy of float16 token vectors pays: averaging float16
+# rows takes twice as long (numpy converts each element), and a catch-up embeds hundreds of
+# thousands of texts. The copy (46 MB for the bundled model) is private to the process that
+# embeds in bulk; a search embeds a query through the shared float16 mapping.
+BULK = 1_000
 
 
 def bundled_model_path() -> Path:
@@ -87,6 +92,7 @@ class Embedder:
             raise ModelUnavailable(
                 f"{source}: cannot load a model2vec model from {str(path)!r}: {first}"
             ) from exc
+        self._bulk: StaticModel | None = None
         self.dim: int = int(self._model.dim)
         self.name: str = str(path)
         self.identity: str = model_identity(path)
@@ -95,7 +101,8 @@ class Embedder:
         """Return an (n, dim) float32 array; a text with no known tokens gives a zero row."""
         if len(texts) == 0:
             return np.zeros((0, self.dim), dtype=np.float32)
-        vectors = self._model.encode(
+        model = self._bulk_model() if len(texts) >= BULK else self._model
+        vectors = model.encode(
             list(texts),
             max_length=MAX_TOKENS,
             batch_size=BATCH_SIZE,
@@ -109,6 +116,22 @@ class Embedder:
         norms = np.linalg.norm(vectors, axis=1, keepdims=True)
         np.divide(vectors, norms, out=vectors, where=norms > 0)
         return vectors
+
+    def _bulk_model(self) -> StaticModel:
+        """The model with float32 token vectors when they are float16 (else itself)."""
+        model = self._model
+        if self._bulk is None:
+            plain = model.weights is None and model.token_mapping is None
+            if not plain or model.embedding.dtype != np.float16:
+                self._bulk = model
+            else:
+                self._bulk = type(model)(
+                    vectors=np.asarray(model.embedding, dtype=np.float32),
+                    tokenizer=model.tokenizer,
+                    config=model.config,
+                    normalize=True,
+                )
+        return self._bulk
 
 
 _SAFETENSORS_DTYPES = {"F16": np.float16, "F32": np.float32}

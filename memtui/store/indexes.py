@@ -24,6 +24,7 @@ import sqlite3
 import threading
 import time
 from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -300,22 +301,50 @@ class Indexes:
         on_progress: OnProgress | None,
         cancel: threading.Event | None,
     ) -> None:
+        """Embed the rows after the vectors' mark up to `target`, a batch at a time. The next
+        batch is embedded on a second thread while this one adds the last to hnswlib's graph
+        (or saves a snapshot): each leaves a core idle on its own (bench/README.md)."""
         start = mark = vectors.watermark
         meter = Meter("vectors", on_progress)
-        while mark < target and not cancelled(cancel):
-            rows = conn.execute(
-                f"""SELECT id, substr(text, 1, {VECTOR_TEXT_CHARS}), seq FROM messages
-                    WHERE seq > ? AND seq <= ? AND {VECTOR_WHERE} ORDER BY seq LIMIT ?""",
-                (mark, target, BATCH),
-            ).fetchall()
-            mark = rows[-1][2] if len(rows) == BATCH else target
-            self._embed(vectors, rows, mark)
-            if vectors.unsaved >= SPILL:
-                # Saved as it goes: memory holds hnswlib's graph and at most SPILL vectors
-                # beside it, not a second copy of everything embedded.
-                vectors.save(keep_graph=mark < target)
-                self._saved_at = time.monotonic()
-            meter(mark - start, target - start)
+        encode = self.embedder.encode  # loaded here, not on the second thread
+        spilled = False
+        with ThreadPoolExecutor(1, thread_name_prefix="memtui-embed") as embedding:
+            ahead: list[tuple[np.ndarray, Future[np.ndarray], int]] = []
+            while ahead or (mark < target and not cancelled(cancel)):
+                while len(ahead) < 2 and mark < target and not cancelled(cancel):
+                    rows = conn.execute(
+                        f"""SELECT id, substr(text, 1, {VECTOR_TEXT_CHARS}), seq FROM messages
+                            WHERE seq > ? AND seq <= ? AND {VECTOR_WHERE} ORDER BY seq LIMIT ?""",
+                        (mark, target, BATCH),
+                    ).fetchall()
+                    mark = rows[-1][2] if len(rows) == BATCH else target
+                    ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
+                    texts = [r[1] for r in rows]
+                    ahead.append((ids, embedding.submit(encode, texts), mark))
+                ids, vecs, done = ahead.pop(0)
+                vectors.add(ids, vecs.result(), done)
+                del vecs
+                heap.release()  # the embedding thread's arena too
+                if vectors.unsaved >= SPILL and not self._nearly_done(conn, done, target):
+                    # Saved as it goes: memory holds hnswlib's graph and at most SPILL vectors
+                    # beside it, not a second copy of everything embedded.
+                    vectors.save(keep_graph=True)
+                    spilled = True
+                meter(done - start, target - start)
+        if spilled:  # the rest is saved whatever its size, and the graph goes with it
+            vectors.save()
+            self._saved_at = time.monotonic()
+
+    @staticmethod
+    def _nearly_done(conn: sqlite3.Connection, mark: int, target: int) -> bool:
+        """Whether under a quarter of SPILL rows are left to embed after `mark`: the save at
+        the end comes so soon that one now would write the whole snapshot twice."""
+        left = conn.execute(
+            f"SELECT count(*) FROM (SELECT 1 FROM messages WHERE seq > ? AND seq <= ? "
+            f"AND {VECTOR_WHERE} LIMIT {SPILL // 4})",
+            (mark, target),
+        ).fetchone()[0]
+        return left < SPILL // 4
 
     def save_vectors(self, force: bool = False) -> None:
         """Write a snapshot when this process is ahead of the newest one on disk: at once when

@@ -190,6 +190,10 @@ _REFERENCE = re.compile(
 # A long random-looking token on its own: mixed case and digits, high Shannon entropy. Hex
 # (git SHAs, digests), UUIDs and padded base64 (`+`, `/`, `=`: fixtures, data) never match.
 _TOKEN = re.compile(r"(?<![A-Za-z0-9_\-+/=])[A-Za-z0-9_\-]{32,200}(?![A-Za-z0-9_\-+/=])")
+# Most texts have no run of 32 token characters: found in their UTF-8 bytes with each token
+# character mapped to "a" (a table lookup a byte), that costs a fifth of the regex's scan.
+_SHAPE = bytes(ord("a") if chr(b) in _TOKEN_CHARS else ord(" ") for b in range(256))
+_RUN = b"a" * 32
 _ENTROPY = 4.5
 
 
@@ -243,6 +247,8 @@ class Masker:
                 lowered = text.lower()
         if any(k in lowered for k in _KEYWORDS):
             text = self._mask_keywords(text, lowered)
+        if len(text) < 32 or _RUN not in text.encode("utf-8", "surrogatepass").translate(_SHAPE):
+            return text
         return _TOKEN.sub(self._token, text)
 
     def mask_tool_name(self, name: str) -> str:

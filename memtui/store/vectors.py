@@ -115,11 +115,16 @@ class _Mapped:
         found[found] = self.labels[at[found]] == ids[found]
         return at, found
 
-    def scored(self, pos: np.ndarray, q: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
-        """Labels and exact similarities to `q` of the best of the positions `pos` (sorted):
-        all are scored from their int8 copies, the best k of those exactly."""
+    def approx(self, pos: np.ndarray, q: np.ndarray) -> np.ndarray:
+        """Similarities to `q` of the positions `pos` (sorted) from their int8 copies."""
+        return self._int8_scores(self.rows[pos], q)
+
+    def best(
+        self, pos: np.ndarray, approx: np.ndarray, q: np.ndarray, k: int
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Labels and exact similarities to `q` of the best k of the positions `pos` by their
+        `approx` similarities."""
         rows = self.rows[pos]
-        approx = self._int8_scores(rows, q)
         best = min(len(pos), max(_EXACT_MIN, k))
         if best < len(pos):
             top = np.sort(np.argpartition(-approx, best - 1)[:best])
@@ -243,6 +248,8 @@ class Vectors:
         self._removed: set[int] = set()  # snapshot labels deleted since
         self._count = 0  # live vectors
         self._graph: hnswlib.Index | None = None  # when loaded, it holds exactly the live ones
+        self._changes = 0  # bumped by every change to what a search reads
+        self._last = threading.local()  # each thread's last shortlist (_all_similarities)
         if load:
             self._load_newest(above=-1)
 
@@ -268,12 +275,14 @@ class Vectors:
                     self._count += len(np.unique(ids[~self._live_mask(ids)]))
                     self._delta.put(ids, vecs)
                     self._removed.difference_update(ids.tolist())
+                    self._changes += 1
                 self.watermark = watermark
             if len(ids) and self._graph is not None:
                 _graph_add(self._graph, ids, vecs)
 
     def remove(self, ids: Iterable[int]) -> None:
         with self._writing, self._mutex:
+            self._changes += 1
             for i in ids:
                 if not self._is_live(i):
                     continue
@@ -446,6 +455,7 @@ class Vectors:
         self._removed = set()
         self._count = 0 if mapped is None else len(mapped.labels)
         self._graph = None
+        self._changes += 1
 
     def _in_snapshot(self, i: int) -> bool:
         m = self._mapped
@@ -506,10 +516,20 @@ class Vectors:
             keep[stale] = False
             snap_sims = (m.vecs @ q)[m.rows[keep]]  # rows read in order, deleted rows too
             return np.concatenate([ids, m.labels[keep]]), np.concatenate([sims, snap_sims])
-        distance = _hamming(m.codes, m.encode(q[None, :])[0], None)
-        distance[stale] = _FAR
-        pos = _closest(distance, min(self._shortlist(n, k), n - len(stale)))
-        snap_ids, snap_sims = m.scored(pos, q, k)
+        short = min(self._shortlist(n, k), n - len(stale))
+        # A search asks again, with a larger k, when scores tie at its cut (search.settled):
+        # the shortlist and its int8 scores are the same, so this thread keeps the last.
+        key = (q.tobytes(), short, self._changes)
+        last = getattr(self._last, "shortlist", None)
+        if last is not None and last[0] == key:
+            pos, approx = last[1], last[2]
+        else:
+            distance = _hamming(m.codes, m.encode(q[None, :])[0], None)
+            distance[stale] = _FAR
+            pos = _closest(distance, short)
+            approx = m.approx(pos, q)
+            self._last.shortlist = (key, pos, approx)
+        snap_ids, snap_sims = m.best(pos, approx, q, k)
         return np.concatenate([ids, snap_ids]), np.concatenate([sims, snap_sims])
 
     def _similarities(
@@ -529,7 +549,7 @@ class Vectors:
         short = self._shortlist(len(m.labels), k)
         if len(pos) > short:
             pos = pos[_closest(_hamming(m.codes, m.encode(q[None, :])[0], pos), short)]
-        snap_ids, snap_sims = m.scored(pos, q, k)
+        snap_ids, snap_sims = m.best(pos, m.approx(pos, q), q, k)
         return np.concatenate([ids, snap_ids]), np.concatenate([sims, snap_sims])
 
     def _snapshots(self) -> list[tuple[int, str | None, Path]]:
@@ -791,7 +811,7 @@ def _write_codes(snapshot: Path, out: Path, dim: int) -> np.ndarray:
         f.seek(at.labels)
         f.write(labels[order].tobytes())
         f.write(order.astype(np.int64).tobytes())
-        f.write(np.ascontiguousarray(codes[order].T).tobytes())
+        f.write(codes.T[:, order].tobytes())  # one copy, already (words, live)
         f.flush()
         os.fsync(f.fileno())
     return np.flatnonzero(~alive)
