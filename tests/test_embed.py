@@ -12,7 +12,7 @@ from safetensors.numpy import load_file, save_file
 
 from memtui.config import load
 from memtui.errors import ModelUnavailable
-from memtui.store.embed import BULK, MAX_TOKENS, Embedder, bundled_model_path, model_identity
+from memtui.store.embed import MAX_TOKENS, Embedder, bundled_model_path, model_identity
 
 
 @pytest.fixture(scope="module")
@@ -120,15 +120,16 @@ def test_the_token_vectors_are_mapped_and_encode_as_model2vec_loads_them(
 
 
 def test_a_bulk_encode_gives_the_vectors_of_a_small_one(embedder: Embedder) -> None:
-    """From BULK texts on, the token vectors are averaged from a float32 copy (twice as fast
-    as from float16): the vectors are the ones a search's query path gives, to rounding, and
-    the shared mapping stays float16."""
-    texts = [f"retry the flaky checkout test {i} after the {i % 7} migration" for i in range(BULK)]
+    """Inside `bulk()` the token vectors are averaged from a float32 copy (twice as fast as
+    from float16): the vectors are the ones a search's query path gives, to rounding, the
+    shared mapping stays float16, and the copy is gone after."""
+    texts = [f"retry the flaky checkout test {i} after the {i % 7} migration" for i in range(500)]
     texts[3] = ""
-    bulk = embedder.encode(texts)
-    small = np.concatenate([embedder.encode(texts[i : i + 100]) for i in range(0, BULK, 100)])
-    assert embedder._bulk is not None and embedder._bulk.embedding.dtype == np.float32
-    assert embedder._model.embedding.dtype == np.float16
+    small = embedder.encode(texts)
+    with embedder.bulk():
+        assert embedder._bulk is not None and embedder._bulk.embedding.dtype == np.float32
+        bulk = embedder.encode(texts)
+    assert embedder._bulk is None and embedder._model.embedding.dtype == np.float16
     assert not bulk[3].any() and not small[3].any()
     assert np.allclose(bulk, small, atol=1e-3)
     assert not np.array_equal(bulk, small)  # the float32 path was taken

@@ -11,7 +11,8 @@ from __future__ import annotations
 import hashlib
 import json
 import struct
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from functools import cache
 from importlib import resources
 from pathlib import Path
@@ -28,11 +29,6 @@ if TYPE_CHECKING:
 # chunk's vector is already dominated by its bulk; the cap bounds the cost per text.
 MAX_TOKENS = 256
 BATCH_SIZE = 256
-# Texts at once from which a float32 copy of float16 token vectors pays: averaging float16
-# rows takes twice as long (numpy converts each element), and a catch-up embeds hundreds of
-# thousands of texts. The copy (46 MB for the bundled model) is private to the process that
-# embeds in bulk; a search embeds a query through the shared float16 mapping.
-BULK = 1_000
 
 
 def bundled_model_path() -> Path:
@@ -101,8 +97,7 @@ class Embedder:
         """Return an (n, dim) float32 array; a text with no known tokens gives a zero row."""
         if len(texts) == 0:
             return np.zeros((0, self.dim), dtype=np.float32)
-        model = self._bulk_model() if len(texts) >= BULK else self._model
-        vectors = model.encode(
+        vectors = (self._bulk or self._model).encode(
             list(texts),
             max_length=MAX_TOKENS,
             batch_size=BATCH_SIZE,
@@ -117,21 +112,28 @@ class Embedder:
         np.divide(vectors, norms, out=vectors, where=norms > 0)
         return vectors
 
-    def _bulk_model(self) -> StaticModel:
-        """The model with float32 token vectors when they are float16 (else itself)."""
+    @contextmanager
+    def bulk(self) -> Iterator[None]:
+        """Encode with float32 token vectors while this lasts, when the model's are float16:
+        averaging float16 rows takes twice as long (numpy converts each element), and a
+        catch-up embeds hundreds of thousands of texts. The copy (46 MB for the bundled model)
+        is private to the process and gone after; a search embeds its query through the
+        shared float16 mapping (the vectors agree to 1e-6)."""
         model = self._model
-        if self._bulk is None:
-            plain = model.weights is None and model.token_mapping is None
-            if not plain or model.embedding.dtype != np.float16:
-                self._bulk = model
-            else:
-                self._bulk = type(model)(
-                    vectors=np.asarray(model.embedding, dtype=np.float32),
-                    tokenizer=model.tokenizer,
-                    config=model.config,
-                    normalize=True,
-                )
-        return self._bulk
+        plain = model.weights is None and model.token_mapping is None
+        if self._bulk is not None or not plain or model.embedding.dtype != np.float16:
+            yield
+            return
+        self._bulk = type(model)(
+            vectors=np.asarray(model.embedding, dtype=np.float32),
+            tokenizer=model.tokenizer,
+            config=model.config,
+            normalize=True,
+        )
+        try:
+            yield
+        finally:
+            self._bulk = None
 
 
 _SAFETENSORS_DTYPES = {"F16": np.float16, "F32": np.float32}

@@ -306,9 +306,9 @@ class Indexes:
         (or saves a snapshot): each leaves a core idle on its own (bench/README.md)."""
         start = mark = vectors.watermark
         meter = Meter("vectors", on_progress)
-        encode = self.embedder.encode  # loaded here, not on the second thread
+        embedder = self.embedder  # loaded here, not on the second thread
         spilled = False
-        with ThreadPoolExecutor(1, thread_name_prefix="memtui-embed") as embedding:
+        with embedder.bulk(), ThreadPoolExecutor(1, thread_name_prefix="memtui-embed") as pool:
             ahead: list[tuple[np.ndarray, Future[np.ndarray], int]] = []
             while ahead or (mark < target and not cancelled(cancel)):
                 while len(ahead) < 2 and mark < target and not cancelled(cancel):
@@ -320,7 +320,7 @@ class Indexes:
                     mark = rows[-1][2] if len(rows) == BATCH else target
                     ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
                     texts = [r[1] for r in rows]
-                    ahead.append((ids, embedding.submit(encode, texts), mark))
+                    ahead.append((ids, pool.submit(embedder.encode, texts), mark))
                 ids, vecs, done = ahead.pop(0)
                 vectors.add(ids, vecs.result(), done)
                 del vecs
