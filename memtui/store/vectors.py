@@ -811,7 +811,8 @@ def _write_codes(snapshot: Path, out: Path, dim: int) -> np.ndarray:
         f.seek(at.labels)
         f.write(labels[order].tobytes())
         f.write(order.astype(np.int64).tobytes())
-        f.write(codes.T[:, order].tobytes())  # one copy, already (words, live)
+        for word in range(words):  # a word's column at a time: no second copy of every code
+            f.write(codes[order, word].tobytes())
         f.flush()
         os.fsync(f.fileno())
     return np.flatnonzero(~alive)
