@@ -121,6 +121,32 @@ async def test_sessions_appear_as_they_are_stored_during_an_index(
         assert "reading transcripts 30%" in str(status.query_one("#status-phase").render())
 
 
+async def test_an_untouched_cursor_stays_on_the_newest_as_an_index_stores_newer_sessions(
+    archive: Memory,
+) -> None:
+    """A first index stores sessions in no order of time: a cursor the person never moved
+    stays on the first row, or the newest sessions end up above the view. A cursor they
+    moved keeps its session."""
+    app = MemtuiApp(archive, upkeep=False)
+    async with app.run_test(size=SMALL) as pilot:
+        browse = await browse_ready(pilot, app)
+        listing = browse.query_one(SessionList)
+        everything = list(listing.sessions)
+        counts = (len(everything), 0)
+        browse.show_sessions(None, everything[2:], counts)  # as before the newest were stored
+        await pilot.pause()
+        browse.show_sessions(None, everything, counts)
+        await pilot.pause()
+        assert listing.highlighted == 0
+        assert listing.scroll_offset.y == 0
+        listing.highlighted = 3
+        moved = everything[3].session_id
+        browse.show_sessions(None, everything[1:], counts)
+        await pilot.pause()
+        current = listing.current()
+        assert current is not None and current.session_id == moved
+
+
 async def asyncio_thread(call) -> None:  # type: ignore[no-untyped-def]
     import asyncio
 

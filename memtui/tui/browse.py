@@ -80,11 +80,14 @@ class SessionList(ScrollView, can_focus=True):
         return len(self.sessions)
 
     def show(self, sessions: list[SessionInfo], keep: str | None = None) -> None:
-        """New rows; the cursor stays on the session `keep` if it is still there."""
+        """New rows; the cursor stays on the session `keep` if it is still there, unless it is
+        on the first row: that one follows the newest, or the first index would push the
+        sessions stored after the first screen above the view."""
+        at_top = self.highlighted == 0
         self.sessions = sessions
         self.virtual_size = Size(self.scrollable_content_region.width, len(sessions))
         ids = [s.session_id for s in sessions]
-        if keep in ids:
+        if keep in ids and not at_top:
             self.highlighted = ids.index(keep)
             return
         self.scroll_to(0, 0, animate=False, immediate=True)
