@@ -21,7 +21,7 @@ from textual.widgets.option_list import Option
 
 from memtui.engine import ProjectInfo, SessionInfo
 from memtui.tui import forget
-from memtui.tui.format import home_short, one_line, short_names, when
+from memtui.tui.format import home_short, one_line, short_names, short_when, when
 from memtui.tui.messages import ArchiveChanged
 from memtui.tui.notes import flows as notes_flows
 from memtui.tui.notes.listing import NotesArea
@@ -124,8 +124,9 @@ class SessionList(ScrollView, can_focus=True):
 
     def row(self, s: SessionInfo, width: int) -> Text:
         year, count, branch = self.columns(width)
-        stamp = when(s.last_timestamp)
-        line = Text(f" {stamp if year else stamp[5:]:<{16 if year else 11}} ")
+        newest = when(self.sessions[0].last_timestamp)[:4] if self.sessions else ""
+        stamp = when(s.last_timestamp) if year else short_when(s.last_timestamp, newest)
+        line = Text(f" {stamp:<{16 if year else 11}} ")
         if count:
             line.append(f"{s.message_count:>6,} ")
         if branch:
