@@ -174,6 +174,23 @@ async def test_search_markdown_opens_each_hit(server: Server) -> None:
         assert result.structured_content is not None  # the JSON rides along
 
 
+async def test_search_markdown_says_when_nothing_matched_and_the_nearest_are_shown(
+    server: Server,
+) -> None:
+    """A word no message has still lists the nearest by meaning: Claude reads that they are
+    not matches, not "3 of 10 matches"."""
+    async with connect(server) as client:
+        result = await client.call_tool(
+            "search_history", {"query": "zzqqxx", "response_format": "markdown"}
+        )
+        assert not result.is_error
+        assert result.structured_content is not None
+        assert result.structured_content["results"], "the nearest are listed however far"
+        shown = text_of(result)
+        assert shown.startswith("No message has these words or comes near in meaning")
+        assert " matches (" not in shown
+
+
 async def test_search_argument_rules(server: Server) -> None:
     async with connect(server) as client:
         msg = await error(client, "search_history", {"query": "x", "limt": 5}, "INVALID_ARGUMENT")

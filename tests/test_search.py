@@ -165,6 +165,13 @@ def test_role_session_and_date_filters(made: Memory, mode: str) -> None:
     assert days == {"2026-06-10", "2026-06-11"}
 
 
+def test_swapped_dates_are_refused_not_answered_with_nothing(made: Memory) -> None:
+    with pytest.raises(InvalidArgument, match="later than before"):
+        made.history.search("webhook", "hybrid", after="2026-06-12", before="2026-06-10")
+    same_day = made.history.search("webhook", "fts", after="2026-06-10", before="2026-06-10")
+    assert same_day.results == [], "an empty range is not an error"
+
+
 def test_hybrid_marks_which_ranking_found_it(made: Memory) -> None:
     response = made.history.search("checkout webhook flaky", "hybrid")
     assert response.mode == "hybrid"

@@ -3,6 +3,7 @@ per piece of friction, on the transcripts of tests/first_minute.py."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 import sqlite3
@@ -25,7 +26,7 @@ from memtui.tui import actions, settings
 from memtui.tui import browse as browse_module
 from memtui.tui.app import MemtuiApp, key_scopes
 from memtui.tui.browse import BrowseScreen, SessionList
-from memtui.tui.format import short_names
+from memtui.tui.format import short_names, short_when, when
 from memtui.tui.forms import Confirm, Prompt
 from memtui.tui.messages import Progress
 from memtui.tui.notes.scope import counted
@@ -119,6 +120,56 @@ async def test_sessions_appear_as_they_are_stored_during_an_index(
         assert app.counts.startswith("3 projects")
         status = app.screen.query_one(StatusLine)
         assert "reading transcripts 30%" in str(status.query_one("#status-phase").render())
+
+
+async def test_an_untouched_cursor_stays_on_the_newest_as_an_index_stores_newer_sessions(
+    archive: Memory,
+) -> None:
+    """A first index stores sessions in no order of time: a cursor the person never moved
+    stays on the first row, or the newest sessions end up above the view. A cursor they
+    moved keeps its session."""
+    app = MemtuiApp(archive, upkeep=False)
+    async with app.run_test(size=SMALL) as pilot:
+        browse = await browse_ready(pilot, app)
+        listing = browse.query_one(SessionList)
+        everything = list(listing.sessions)
+        counts = (len(everything), 0)
+        browse.show_sessions(None, everything[2:], counts)  # as before the newest were stored
+        await pilot.pause()
+        browse.show_sessions(None, everything, counts)
+        await pilot.pause()
+        assert listing.highlighted == 0
+        assert listing.scroll_offset.y == 0
+        listing.highlighted = 3
+        moved = everything[3].session_id
+        browse.show_sessions(None, everything[1:], counts)
+        await pilot.pause()
+        current = listing.current()
+        assert current is not None and current.session_id == moved
+
+
+def test_a_short_date_keeps_the_year_of_another_year() -> None:
+    assert short_when("2025-05-02T12:00:00Z", "2026") == when("2025-05-02T12:00:00Z")[:10]
+    assert short_when("2026-04-27T12:00:00Z", "2026") == when("2026-04-27T12:00:00Z")[5:]
+    assert short_when(None, "2026") == ""
+
+
+async def test_a_narrow_sessions_list_tells_last_year_from_this_one(archive: Memory) -> None:
+    """At 80 columns the list has no room for the year and time both: a session of a year
+    before the newest one's shows its year (its date without the time), one of the newest
+    one's year its date and time."""
+    app = MemtuiApp(archive, upkeep=False)
+    async with app.run_test(size=SMALL) as pilot:
+        browse = await browse_ready(pilot, app)
+        listing = browse.query_one(SessionList)
+        width = listing.scrollable_content_region.width
+        assert not listing.columns(width)[0], "80 columns: no room for the whole date"
+        some = listing.sessions[0]
+        year = int(when(some.last_timestamp)[:4])
+        old = dataclasses.replace(some, last_timestamp=f"{year - 1}-04-27T12:00:00Z")
+        new = dataclasses.replace(some, last_timestamp=f"{year}-04-27T12:00:00Z")
+        assert listing.row(old, width).plain.startswith(f" {year - 1}-04-2")
+        assert listing.row(new, width).plain.startswith(" 04-2")
 
 
 async def asyncio_thread(call) -> None:  # type: ignore[no-untyped-def]

@@ -211,16 +211,15 @@ class Searcher:
             role, kinds = WHO[role]
         elif role is not None and role not in ROLES:
             raise InvalidArgument(f"role must be one of {', '.join(ROLES)}, not {role!r}")
+        start, end = parse_when(after, "after"), parse_when(before, "before")
+        if start is not None and end is not None and start > end:  # swapped: nothing between
+            raise InvalidArgument(
+                f"after ({after}) is later than before ({before}): no message falls between "
+                "them; swap them"
+            )
         conn = self.reader()
         full = sessions.resolve(conn, validate.text("session", session)) if session else None
-        return Filters(
-            project or None,
-            full,
-            role,
-            parse_when(after, "after"),
-            parse_when(before, "before"),
-            kinds,
-        )
+        return Filters(project or None, full, role, start, end, kinds)
 
     def search(
         self,

@@ -266,6 +266,12 @@ def search_markdown(response: SearchResponse) -> str:
     and the calls that open the hit."""
     if not response.results:
         lines = ["No matches."]
+    elif not (response.fts_total or response.vector_total):  # only the nearest, however far
+        lines = [
+            "No message has these words or comes near in meaning; "
+            f"the {len(response.results)} nearest by meaning, however far ({response.mode}):",
+            "",
+        ]
     else:
         lines = [f"{len(response.results)} of {response.total} matches ({response.mode})", ""]
     if response.note:

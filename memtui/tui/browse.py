@@ -21,7 +21,7 @@ from textual.widgets.option_list import Option
 
 from memtui.engine import ProjectInfo, SessionInfo
 from memtui.tui import forget
-from memtui.tui.format import home_short, one_line, short_names, when
+from memtui.tui.format import home_short, one_line, short_names, short_when, when
 from memtui.tui.messages import ArchiveChanged
 from memtui.tui.notes import flows as notes_flows
 from memtui.tui.notes.listing import NotesArea
@@ -80,11 +80,14 @@ class SessionList(ScrollView, can_focus=True):
         return len(self.sessions)
 
     def show(self, sessions: list[SessionInfo], keep: str | None = None) -> None:
-        """New rows; the cursor stays on the session `keep` if it is still there."""
+        """New rows; the cursor stays on the session `keep` if it is still there, unless it is
+        on the first row: that one follows the newest, or the first index would push the
+        sessions stored after the first screen above the view."""
+        at_top = self.highlighted == 0
         self.sessions = sessions
         self.virtual_size = Size(self.scrollable_content_region.width, len(sessions))
         ids = [s.session_id for s in sessions]
-        if keep in ids:
+        if keep in ids and not at_top:
             self.highlighted = ids.index(keep)
             return
         self.scroll_to(0, 0, animate=False, immediate=True)
@@ -121,8 +124,9 @@ class SessionList(ScrollView, can_focus=True):
 
     def row(self, s: SessionInfo, width: int) -> Text:
         year, count, branch = self.columns(width)
-        stamp = when(s.last_timestamp)
-        line = Text(f" {stamp if year else stamp[5:]:<{16 if year else 11}} ")
+        newest = when(self.sessions[0].last_timestamp)[:4] if self.sessions else ""
+        stamp = when(s.last_timestamp) if year else short_when(s.last_timestamp, newest)
+        line = Text(f" {stamp:<{16 if year else 11}} ")
         if count:
             line.append(f"{s.message_count:>6,} ")
         if branch:

@@ -34,6 +34,13 @@ def when(timestamp: str | None, *, seconds: bool = False) -> str:
     return moment.strftime("%Y-%m-%d %H:%M:%S" if seconds else "%Y-%m-%d %H:%M")
 
 
+def short_when(timestamp: str | None, year: str) -> str:
+    """`when` in 11 columns: `11-21 14:02` in `year` (the newest in a list's), the date with
+    its year in any other (a list that spans years must not show last April as this one)."""
+    stamp = when(timestamp)
+    return stamp[5:] if stamp.startswith(year) else stamp[:10]
+
+
 def project_name(project: str) -> str:
     """The last part of a project's directory: `/home/ana/work/shop-api` → `shop-api`."""
     return Path(project).name or project
