@@ -325,8 +325,7 @@ class Vectors:
         """Write a snapshot for the current watermark and drop older ones. `keep_graph`: keep
         hnswlib's graph in memory for the next save (a long catch-up saves as it goes)."""
         with file_lock(self._path / "write.lock"):
-            for stale in self._path.glob(".vectors-*.tmp"):  # a crashed save's leftovers
-                stale.unlink(missing_ok=True)
+            self._drop_leftovers()
             with self._writing:
                 watermark = self.watermark
                 target = self._path / f"vectors-{watermark:012d}-{self.model}.hnsw"
@@ -363,6 +362,7 @@ class Vectors:
         again after a crash finishes it."""
         wanted = np.unique(np.fromiter(ids, dtype=np.int64, count=len(ids)))
         with file_lock(self._path / "write.lock"), self._writing:
+            self._drop_leftovers()  # they may hold the forgotten vectors
             m = self._mapped
             snapshots = self._snapshots()
             if (
@@ -402,6 +402,12 @@ class Vectors:
                 self._reset(mapped, self.model)
                 self.watermark = self.saved_watermark = watermark
             return True
+
+    def _drop_leftovers(self) -> None:
+        """The temp files of a save, scrub or codes derivation that crashed (each writes them
+        under write.lock, which the caller holds): copies of vectors, int8 ones included."""
+        for stale in self._path.glob(".vectors-*.tmp"):
+            stale.unlink(missing_ok=True)
 
     def _drop_orphan_codes(self) -> None:
         """Codes whose .hnsw never came, or went (a crash between two renames)."""
