@@ -600,6 +600,29 @@ def test_a_scrub_removes_what_a_crashed_codes_derivation_left(tmp_path: Path) ->
     assert not any(forgotten in f.read_bytes() for f in path.iterdir())
 
 
+def test_a_scrub_removes_an_older_pair_a_crashed_save_left(tmp_path: Path) -> None:
+    """A save killed after its renames, before it removed the older pair (a forget that
+    wrote a whole snapshot): the forget, run again, scrubs the newest in place and must
+    remove that older pair, which still holds the forgotten vectors."""
+    path = tmp_path / "vectors"
+    v = Vectors(path, DIM, MODEL)
+    vecs = unit(400)
+    v.add(ids(range(1, 401)), vecs, 400)
+    v.save()
+    older = sorted(path.glob("vectors-*"))
+    for f in older:
+        os.link(f, tmp_path / f.name)
+    v.remove([5])
+    v.add(ids(), np.empty((0, DIM), np.float32), 401)
+    v.save()
+    for f in older:  # as the crash left them
+        os.link(tmp_path / f.name, f)
+    assert Vectors(path, DIM, MODEL).scrub({5}, 402)
+    assert snapshots(path) == pair(402)
+    forgotten = vectors_module._quantised(vecs[4:5])[0].tobytes()
+    assert not any(forgotten in f.read_bytes() for f in path.iterdir())
+
+
 def test_closest_takes_the_smallest_distances_in_order() -> None:
     """The shortlist's pick: exactly n positions, in order, none farther than one left out,
     ties at the cut taken first come."""

@@ -345,11 +345,7 @@ class Vectors:
                 # once ingested does not keep a private copy of the index.
                 self._graph = graph if keep_graph else None
             self.saved_watermark = watermark
-            for mark, _, snapshot in self._snapshots():
-                if mark <= watermark and snapshot != target:
-                    snapshot.unlink(missing_ok=True)
-                    snapshot.with_suffix(".codes").unlink(missing_ok=True)
-            self._drop_orphan_codes()
+            self._drop_older(target, watermark)
 
     def scrub(self, ids: Collection[int], watermark: int) -> bool:
         """Forget `ids` in the newest snapshot in place, in time proportional to them rather
@@ -395,13 +391,23 @@ class Vectors:
             if target != m.path:
                 os.replace(m.path, target)
                 m.path.with_suffix(".codes").unlink(missing_ok=True)
-            self._drop_orphan_codes()
+            # An older pair a crashed save left (it had not yet removed them) holds the
+            # forgotten vectors too.
+            self._drop_older(target, watermark)
             _fsync_dir(self._path)
             mapped = _map(target, self._dim)
             with self._mutex:
                 self._reset(mapped, self.model)
                 self.watermark = self.saved_watermark = watermark
             return True
+
+    def _drop_older(self, target: Path, watermark: int) -> None:
+        """The snapshots `target` (covering `watermark`) replaces, and orphan codes."""
+        for mark, _, snapshot in self._snapshots():
+            if mark <= watermark and snapshot != target:
+                snapshot.unlink(missing_ok=True)
+                snapshot.with_suffix(".codes").unlink(missing_ok=True)
+        self._drop_orphan_codes()
 
     def _drop_leftovers(self) -> None:
         """The temp files of a save, scrub or codes derivation that crashed (each writes them
