@@ -582,6 +582,47 @@ def test_a_scrub_zeroes_the_forgotten_vectors_everywhere(tmp_path: Path) -> None
         assert dist == pytest.approx(1.0 - float(vecs[mid - 1] @ vecs[200]), abs=1e-5)
 
 
+def test_a_scrub_removes_what_a_crashed_codes_derivation_left(tmp_path: Path) -> None:
+    """A process killed while it derived a snapshot's codes leaves them under a temp name,
+    int8 copies of every vector included: a forget's scrub must not leave that copy of the
+    forgotten ones behind (only a whole save removed it)."""
+    path = tmp_path / "vectors"
+    v = Vectors(path, DIM, MODEL)
+    vecs = unit(400)
+    v.add(ids(range(1, 401)), vecs, 400)
+    v.save()
+    snapshot = next(path.glob("*.hnsw"))
+    vectors_module._write_codes(snapshot, path / ".vectors-codes.4242.tmp", DIM)  # the crash's
+    forgotten = vectors_module._quantised(vecs[4:5])[0].tobytes()
+    assert forgotten in (path / ".vectors-codes.4242.tmp").read_bytes()
+    assert v.scrub({5}, 401)
+    assert not list(path.glob("*.tmp"))
+    assert not any(forgotten in f.read_bytes() for f in path.iterdir())
+
+
+def test_a_scrub_removes_an_older_pair_a_crashed_save_left(tmp_path: Path) -> None:
+    """A save killed after its renames, before it removed the older pair (a forget that
+    wrote a whole snapshot): the forget, run again, scrubs the newest in place and must
+    remove that older pair, which still holds the forgotten vectors."""
+    path = tmp_path / "vectors"
+    v = Vectors(path, DIM, MODEL)
+    vecs = unit(400)
+    v.add(ids(range(1, 401)), vecs, 400)
+    v.save()
+    older = sorted(path.glob("vectors-*"))
+    for f in older:
+        os.link(f, tmp_path / f.name)
+    v.remove([5])
+    v.add(ids(), np.empty((0, DIM), np.float32), 401)
+    v.save()
+    for f in older:  # as the crash left them
+        os.link(tmp_path / f.name, f)
+    assert Vectors(path, DIM, MODEL).scrub({5}, 402)
+    assert snapshots(path) == pair(402)
+    forgotten = vectors_module._quantised(vecs[4:5])[0].tobytes()
+    assert not any(forgotten in f.read_bytes() for f in path.iterdir())
+
+
 def test_closest_takes_the_smallest_distances_in_order() -> None:
     """The shortlist's pick: exactly n positions, in order, none farther than one left out,
     ties at the cut taken first come."""

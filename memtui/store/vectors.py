@@ -325,8 +325,7 @@ class Vectors:
         """Write a snapshot for the current watermark and drop older ones. `keep_graph`: keep
         hnswlib's graph in memory for the next save (a long catch-up saves as it goes)."""
         with file_lock(self._path / "write.lock"):
-            for stale in self._path.glob(".vectors-*.tmp"):  # a crashed save's leftovers
-                stale.unlink(missing_ok=True)
+            self._drop_leftovers()
             with self._writing:
                 watermark = self.watermark
                 target = self._path / f"vectors-{watermark:012d}-{self.model}.hnsw"
@@ -346,11 +345,7 @@ class Vectors:
                 # once ingested does not keep a private copy of the index.
                 self._graph = graph if keep_graph else None
             self.saved_watermark = watermark
-            for mark, _, snapshot in self._snapshots():
-                if mark <= watermark and snapshot != target:
-                    snapshot.unlink(missing_ok=True)
-                    snapshot.with_suffix(".codes").unlink(missing_ok=True)
-            self._drop_orphan_codes()
+            self._drop_older(target, watermark)
 
     def scrub(self, ids: Collection[int], watermark: int) -> bool:
         """Forget `ids` in the newest snapshot in place, in time proportional to them rather
@@ -363,6 +358,7 @@ class Vectors:
         again after a crash finishes it."""
         wanted = np.unique(np.fromiter(ids, dtype=np.int64, count=len(ids)))
         with file_lock(self._path / "write.lock"), self._writing:
+            self._drop_leftovers()  # they may hold the forgotten vectors
             m = self._mapped
             snapshots = self._snapshots()
             if (
@@ -395,13 +391,29 @@ class Vectors:
             if target != m.path:
                 os.replace(m.path, target)
                 m.path.with_suffix(".codes").unlink(missing_ok=True)
-            self._drop_orphan_codes()
+            # An older pair a crashed save left (it had not yet removed them) holds the
+            # forgotten vectors too.
+            self._drop_older(target, watermark)
             _fsync_dir(self._path)
             mapped = _map(target, self._dim)
             with self._mutex:
                 self._reset(mapped, self.model)
                 self.watermark = self.saved_watermark = watermark
             return True
+
+    def _drop_older(self, target: Path, watermark: int) -> None:
+        """The snapshots `target` (covering `watermark`) replaces, and orphan codes."""
+        for mark, _, snapshot in self._snapshots():
+            if mark <= watermark and snapshot != target:
+                snapshot.unlink(missing_ok=True)
+                snapshot.with_suffix(".codes").unlink(missing_ok=True)
+        self._drop_orphan_codes()
+
+    def _drop_leftovers(self) -> None:
+        """The temp files of a save, scrub or codes derivation that crashed (each writes them
+        under write.lock, which the caller holds): copies of vectors, int8 ones included."""
+        for stale in self._path.glob(".vectors-*.tmp"):
+            stale.unlink(missing_ok=True)
 
     def _drop_orphan_codes(self) -> None:
         """Codes whose .hnsw never came, or went (a crash between two renames)."""
