@@ -537,7 +537,7 @@ class Vectors:
             pos, approx = last[1], last[2]
         else:
             distance = _hamming(m.codes, m.encode(q[None, :])[0], None)
-            distance[stale] = _FAR
+            distance[stale] = 64 * len(m.codes) + 1  # farther than any code: never picked
             pos = _closest(distance, short)
             approx = m.approx(pos, q)
             self._last.shortlist = (key, pos, approx)
@@ -614,9 +614,6 @@ def _graph_add(graph: hnswlib.Index, ids: np.ndarray, vecs: np.ndarray) -> None:
     if needed > graph.max_elements:
         graph.resize_index(max(needed, graph.max_elements * 3 // 2))
     graph.add_items(vecs, ids, num_threads=_ADD_THREADS)
-
-
-_FAR = np.iinfo(np.uint16).max  # the distance of a code that must not be picked
 
 
 def _closest(distance: np.ndarray, n: int) -> np.ndarray:
