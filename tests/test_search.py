@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from memtui.config import Config
+from memtui.engine import search as search_module
 from memtui.engine.memory import Memory
 from memtui.engine.search import NEAREST, SearchResponse, answered, fuse, nearest, settled
 from memtui.errors import Ambiguous, InvalidArgument, NotFound
@@ -671,3 +672,29 @@ def test_an_index_of_the_old_format_is_rebuilt_on_upgrade(tmp_path: Path) -> Non
         assert upgraded.history.search("kafka", "fts").total == 4
     finally:
         upgraded.close()
+
+
+def test_the_vector_ranking_beside_full_text_gives_the_same_answers(
+    real: Memory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """From BESIDE vectors on, a search runs its vector ranking on a second thread: the same
+    pages as in line, filters, concepts and alternatives included."""
+    asks: list[dict[str, object]] = [
+        {"query": "refresh token expiry", "mode": "hybrid"},
+        {"query": "flaky tests", "mode": "vector", "role": "assistant"},
+        {"query": ["token", "clock"], "mode": "hybrid"},
+        {"query": "race", "mode": "hybrid", "alternatives": ["timing bug"], "offset": 2},
+    ]
+
+    def answers() -> list[list[tuple[str, int, float, list[str]]]]:
+        return [
+            [
+                (r.session_id, r.message_index, r.score, r.found_by)
+                for r in real.history.search(**ask).results  # type: ignore[arg-type]
+            ]
+            for ask in asks
+        ]
+
+    inline = answers()
+    monkeypatch.setattr(search_module, "BESIDE", 0)
+    assert answers() == inline and all(inline)

@@ -51,6 +51,11 @@ COMPACT_AGENT = "acompact"
 
 Ranking = list[tuple[int, float]]  # (message id, score), best first
 _POOL = ThreadPoolExecutor(max_workers=2, thread_name_prefix="memtui-vectors")
+# Vectors from which their ranking runs on _POOL: at 409k it takes 11 ms of a search's 32, and
+# hiding it behind full text took one server's p50 from 29 to 19 ms; at 79k it takes 4 ms, and
+# with four servers searching at once waiting for both threads cost more than it saved (200k
+# messages, four servers' p95: 52.7, 61.1 and 61.1 ms beside, 56.5 ms in line; bench/README).
+BESIDE = 150_000
 
 # Finer than SPEC's roles (user, assistant: what MCP and the CLI take). Claude Code sends tool
 # output back as `user` lines, so `user` holds it too; a front end that shows the person's
@@ -261,9 +266,11 @@ class Searcher:
             filt.project, filt.session_id, filt.role, filt.kinds, filt.after, filt.before
         )
         terms = list(dict.fromkeys(t for p in phrasings for t in fts.terms(p)))
-        # The vector ranking runs beside the full-text one: both spend their time outside
+        # A large vector ranking runs beside the full-text one: both spend their time outside
         # the GIL (numpy, Tantivy), so one search uses both cores of a quiet machine.
-        vec_job = None if mode == "fts" else _POOL.submit(self._near, phrasings, filt, depth, want)
+        vec_job = None
+        if mode != "fts" and len(self.indexes.vectors) >= BESIDE:
+            vec_job = _POOL.submit(self._near, phrasings, filt, depth, want)
 
         counts: dict[int, int] = {}  # full-text matches of each phrasing, as each search found
 
@@ -296,8 +303,9 @@ class Searcher:
             fts_total = self._fts_total(phrasings, fts_filter, [counts[i] for i in sorted(counts)])
             if note is None and not fts_total and self._fts_unbuilt():
                 note = "the full-text index is being built: full-text results come when it is done"
-        if vec_job is not None:
-            vec_list, vector_total = vec_job.result()
+        if mode != "fts":
+            near = vec_job.result() if vec_job else self._near(phrasings, filt, depth, want)
+            vec_list, vector_total = near
         matched = {mid for mid, _ in fts_list}  # before answers join: what full text counted
         if mode == "hybrid":
             if isinstance(query, str) and filt.role is None:  # concepts ask for what has them
