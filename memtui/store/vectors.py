@@ -12,9 +12,10 @@ embedded them (`embed.model_identity`):
 Both are written under temp names and renamed into place, the codes first, so a reader only
 ever sees complete files; the codes record the .hnsw file's inode and size, so a pair that
 does not belong together is never used. A reader that cannot read the newest falls back to
-the next older snapshot, and derives the codes of a snapshot that has none (written before
-they existed). Vectors of another model (or of a file from before names carried one) are
-`foreign`: they are not added to, and the ingester embeds everything again.
+the next older snapshot, and derives the codes of a snapshot that has none, or has them in
+an older format (before int8 copies). Vectors of another model (or of a file from before
+names carried one) are `foreign`: they are not added to, and the ingester embeds everything
+again.
 
 A process maps the newest snapshot read-only and keeps only what it added since (`_Delta`)
 in its own memory. A search counts the differing bits of every code (one pass over 96 bytes
