@@ -131,7 +131,7 @@ class _Mapped:
         if best < len(pos):
             top = np.sort(np.argpartition(-approx, best - 1)[:best])
             pos, rows = pos[top], rows[top]
-        return self.labels[pos], self._exact_scores(rows, q)
+        return self.labels[pos], self.floats(rows) @ q
 
     def _int8_scores(self, rows: np.ndarray, q: np.ndarray) -> np.ndarray:
         """`int8s[rows] @ q * scales[rows]`, through this thread's reused buffers a block of
@@ -152,12 +152,13 @@ class _Mapped:
             np.matmul(wide[:n], q, out=out[start : start + n])
         return out * self.scales[rows]
 
-    def _exact_scores(self, rows: np.ndarray, q: np.ndarray) -> np.ndarray:
-        """`vecs[rows] @ q`, the rows read from the file rather than through the map."""
-        dim, fd = len(q), self.fd
+    def floats(self, rows: np.ndarray) -> np.ndarray:
+        """`vecs[rows]`, read from the file rather than through the map (pages a map touches
+        stay in this process's memory)."""
+        dim, fd = self.int8s.shape[1], self.fd
         at = _HEADER.size + self.lay.data_at
         got = b"".join(os.pread(fd, dim * 4, at + r * self.lay.per_element) for r in rows.tolist())
-        return np.frombuffer(got, np.float32).reshape(len(rows), dim) @ q
+        return np.frombuffer(got, np.float32).reshape(len(rows), dim)
 
 
 class _NoCodes(ValueError):
@@ -374,7 +375,7 @@ class Vectors:
                 return False
             at, found = m.positions(wanted)
             rows = m.rows[at[found]]
-            lay = _layout(m.path, self._dim, m.path.stat().st_size)
+            lay = m.lay  # checked against the file when it was mapped
             if len(rows):
                 raw = np.memmap(
                     m.path, np.uint8, "r+", _HEADER.size, shape=(lay.count, lay.per_element)
@@ -437,7 +438,7 @@ class Vectors:
             out[fresh] = self._delta.get(ids[fresh])
             m = self._mapped
             if m is not None and (~fresh).any():
-                out[~fresh] = m.vecs[m.rows[np.searchsorted(m.labels, ids[~fresh])]]
+                out[~fresh] = m.floats(m.rows[np.searchsorted(m.labels, ids[~fresh])])
             return out
 
     def ids(self) -> set[int]:
@@ -833,9 +834,8 @@ def _write_kept_codes(m: _Mapped, keep: np.ndarray, out: Path, dim: int) -> None
     """The codes file of `m`'s snapshot with only the vectors `keep` selects, the others'
     int8 copies zeroed (the centre is left as it was: a few vectors fewer hardly move it, and
     the codes stay comparable)."""
-    with open(m.path, "rb") as f:
-        st = os.fstat(f.fileno())
-    lay = _layout(m.path, dim, st.st_size)
+    st = os.fstat(m.fd)  # the file mapped, whatever its name now
+    lay = m.lay
     words = _width(dim)
     gone = np.zeros(lay.count, dtype=bool)
     gone[m.rows[~keep]] = True
