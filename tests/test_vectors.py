@@ -60,6 +60,14 @@ def filled(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Vectors, np
     return v, vecs
 
 
+def saved(path: Path, vecs: np.ndarray) -> Vectors:
+    """`vecs` with ids 1..n in a snapshot covering mark n."""
+    v = Vectors(path, DIM, MODEL)
+    v.add(ids(range(1, len(vecs) + 1)), vecs, len(vecs))
+    v.save()
+    return v
+
+
 def exact(vecs: np.ndarray, query: np.ndarray, allowed: set[int], k: int) -> list[int]:
     """The true nearest ids among `allowed` (ids are row + 1)."""
     rows = np.array(sorted(allowed)) - 1
@@ -119,9 +127,7 @@ def test_the_codes_shortlist_finds_the_exact_neighbours(tmp_path: Path) -> None:
     the exact one, and with a shortlist of everything the answer is exact."""
     n = 30_000
     vecs = clustered(n)
-    v = Vectors(tmp_path / "vectors", DIM, MODEL)
-    v.add(ids(range(1, n + 1)), vecs, n)
-    v.save()
+    v = saved(tmp_path / "vectors", vecs)
     everything = set(range(1, n + 1))
     queries = clustered(60, seed=9)
     found = 0
@@ -142,9 +148,7 @@ def test_a_shortlist_of_everything_is_exact(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     vecs = clustered(5_000, seed=1)
-    v = Vectors(tmp_path / "vectors", DIM, MODEL)
-    v.add(ids(range(1, 5_001)), vecs, 5_000)
-    v.save()
+    v = saved(tmp_path / "vectors", vecs)
     monkeypatch.setattr(vectors_module, "_SHORTLIST_SCALE", 100.0)
     everything = set(range(1, 5_001))
     for query in clustered(10, seed=2):
@@ -563,10 +567,8 @@ def test_a_saved_snapshot_keeps_no_removed_vector(tmp_path: Path) -> None:
 def test_a_scrub_zeroes_the_forgotten_vectors_everywhere(tmp_path: Path) -> None:
     """A forget's scrub rewrites the codes without the ids and zeroes their float rows and
     int8 copies; the rest is still found with its exact distance."""
-    v = Vectors(tmp_path / "vectors", DIM, MODEL)
     vecs = unit(400)
-    v.add(ids(range(1, 401)), vecs, 400)
-    v.save()
+    v = saved(tmp_path / "vectors", vecs)
     assert v.scrub({5, 123}, 401)
     snapshot = next((tmp_path / "vectors").glob("*.hnsw"))
     m = vectors_module._map(snapshot, DIM)
@@ -587,10 +589,8 @@ def test_a_scrub_removes_what_a_crashed_codes_derivation_left(tmp_path: Path) ->
     int8 copies of every vector included: a forget's scrub must not leave that copy of the
     forgotten ones behind (only a whole save removed it)."""
     path = tmp_path / "vectors"
-    v = Vectors(path, DIM, MODEL)
     vecs = unit(400)
-    v.add(ids(range(1, 401)), vecs, 400)
-    v.save()
+    v = saved(path, vecs)
     snapshot = next(path.glob("*.hnsw"))
     vectors_module._write_codes(snapshot, path / ".vectors-codes.4242.tmp", DIM)  # the crash's
     forgotten = vectors_module._quantised(vecs[4:5])[0].tobytes()
@@ -605,10 +605,8 @@ def test_a_scrub_removes_an_older_pair_a_crashed_save_left(tmp_path: Path) -> No
     wrote a whole snapshot): the forget, run again, scrubs the newest in place and must
     remove that older pair, which still holds the forgotten vectors."""
     path = tmp_path / "vectors"
-    v = Vectors(path, DIM, MODEL)
     vecs = unit(400)
-    v.add(ids(range(1, 401)), vecs, 400)
-    v.save()
+    v = saved(path, vecs)
     older = sorted(path.glob("vectors-*"))
     for f in older:
         os.link(f, tmp_path / f.name)
@@ -647,9 +645,7 @@ def test_a_second_search_of_a_query_reuses_its_shortlist_until_the_vectors_chang
     fresh search gives, and a vector added meanwhile is found at once."""
     short_lists(monkeypatch)
     vecs = clustered(4_000, seed=3)
-    v = Vectors(tmp_path / "vectors", DIM, MODEL)
-    v.add(ids(range(1, 4_001)), vecs, 4_000)
-    v.save()
+    v = saved(tmp_path / "vectors", vecs)
     query = clustered(1, seed=5)[0]
     v.search(query, 10)
     again = v.search(query, 40)
