@@ -347,21 +347,25 @@ class BrowseScreen(Screen[None]):
             lambda: history.list_sessions(project, limit=SESSIONS_SHOWN, warmups=warmups)
         )
         if sessions is not None and counts is not None:
-            self.app.call_from_thread(self.show_sessions, project, sessions, counts)
+            self.app.call_from_thread(self.show_sessions, project, sessions, counts, warmups)
 
     def show_sessions(
-        self, project: str | None, sessions: list[SessionInfo], counts: tuple[int, int]
+        self,
+        project: str | None,
+        sessions: list[SessionInfo],
+        counts: tuple[int, int],
+        warmups: bool,
     ) -> None:
-        if project != self.project:
-            return  # a newer choice is on its way
+        if (project, warmups) != (self.project, self.warmups):
+            return  # read for an earlier choice: a newer read is on its way
         table = self.query_one(SessionList)
         table.show(sessions, keep=self._current_id())
-        total, warmups = counts
+        total, hidden = counts
         where = "all projects" if project is None else home_short(project)
         title = Text.assemble(("Sessions", "bold"), f" · {where} · {total:,}")
-        if warmups and not self.warmups:
-            title.append(f" · {warmups:,} warm-up{'s' * (warmups != 1)} hidden (w)", style="dim")
-        missing = total - len(sessions) - (0 if self.warmups else warmups)
+        if hidden and not warmups:
+            title.append(f" · {hidden:,} warm-up{'s' * (hidden != 1)} hidden (w)", style="dim")
+        missing = total - len(sessions) - (0 if warmups else hidden)
         if missing > 0:  # and how to reach the rest
             how = "choose a project, or / search" if project is None else "/ search finds the rest"
             title.append(f"\nthe newest {len(sessions):,} shown: {how}", style="bold")
