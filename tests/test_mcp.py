@@ -13,9 +13,11 @@ from mcp.shared.exceptions import MCPError
 from mcp.types import CallToolResult, TextContent
 
 from memtui.engine import Busy, Memory
+from memtui.engine.render import READ_CHARS
 from memtui.mcp import server as mcp_server
 from memtui.mcp.engine import Engine
 from memtui.mcp.server import Server, build_server, run_bounded
+from tests.lines import user, write
 from tests.mcp_data import ARGUMENTS, BILLING, CHECKOUT, CRAWL, CRAWLER, SHOP, build
 
 TOOLS = {
@@ -288,6 +290,49 @@ async def test_read_session_by_prefix_and_line_range(server: Server) -> None:
         await error(
             client, "read_session", {"session_id": BILLING, "start_line": 0}, "INVALID_ARGUMENT"
         )
+
+
+async def test_a_long_session_is_read_in_parts_that_join_up(
+    server: Server, archive: Memory, claude_dir: Path
+) -> None:
+    """Past READ_CHARS an answer stops at a whole line and says where to read on; a single
+    line longer than an answer comes cut, and the parts join into the whole session."""
+    long_id = "dddd4444-0000-4000-8000-000000000004"
+    paragraph = "\n".join(f"step {n}: the retry loop waits a little longer" for n in range(60))
+    data = b"".join(
+        user(f"l-u{n}", f"part {n} of the long migration\n{paragraph}", long_id, cwd=SHOP)
+        for n in range(40)
+    )
+    write(claude_dir / "-home-dev-shop-api" / f"{long_id}.jsonl", data)
+    write(
+        claude_dir / "-home-dev-shop-api" / f"{long_id}.jsonl",
+        user("l-big", "x" * 50_000, long_id, cwd=SHOP),
+    )
+    archive.upkeep.ingest(claude_dir)
+    parts: list[dict[str, Any]] = []
+    async with connect(server) as client:
+        start: int | None = 1
+        while start is not None:
+            result = await client.call_tool(
+                "read_session", {"session_id": "dddd", "start_line": start}
+            )
+            part = result.structured_content
+            assert not result.is_error and part is not None
+            assert len(part["markdown"]) <= READ_CHARS + 40, "one answer stays readable"
+            if part["next_start_line"] is not None:
+                assert text_of(result).endswith(
+                    f'read_session(session_id="{long_id}", start_line={part["next_start_line"]}))'
+                )
+            parts.append(part)
+            start = part["next_start_line"]
+    assert len(parts) > 2
+    lines = [line for part in parts for line in part["markdown"].split("\n")]
+    assert [int(line.split()[0]) for line in lines] == list(range(1, parts[0]["lines"] + 1))
+    assert any(line.endswith(" characters]") for line in lines), "the 50,000-character line is cut"
+    whole = archive.history.session_markdown(long_id).split("\n")
+    assert [line.lstrip().split("  ", 1)[1] for line in lines if "x" * 100 not in line] == [
+        line for line in whole if "x" * 100 not in line
+    ]
 
 
 async def test_read_session_never_takes_a_path(server: Server, claude_dir: Path) -> None:

@@ -128,10 +128,12 @@ def test_list_projects_and_recent(real: Memory) -> None:
 
 def test_read_session_numbered_lines(real: Memory) -> None:
     full = real.history.read_session("55604662")
-    lines = full.splitlines()
+    lines = full.markdown.splitlines()
     assert lines[0].lstrip().startswith("1  # ")
+    assert (full.start_line, full.end_line, full.next_start_line) == (1, full.lines, None)
     part = real.history.read_session("55604662", start_line=3, end_line=5)
-    assert part.splitlines() == lines[2:5]
+    assert part.markdown.splitlines() == lines[2:5]
+    assert (part.end_line, part.next_start_line) == (5, 6)
 
 
 def test_get_session_cuts_long_pages(real: Memory) -> None:

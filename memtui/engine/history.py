@@ -9,7 +9,15 @@ from pathlib import Path
 
 from memtui.engine import render, sessions, validate
 from memtui.engine.search import Searcher, SearchResponse
-from memtui.engine.types import MessageView, Mode, Order, ProjectInfo, SessionInfo, SessionPage
+from memtui.engine.types import (
+    MessageView,
+    Mode,
+    Order,
+    ProjectInfo,
+    SessionInfo,
+    SessionPage,
+    SessionText,
+)
 from memtui.store.db import translated
 
 
@@ -111,9 +119,15 @@ class History:
 
     def read_session(
         self, session_id: str, start_line: int | None = None, end_line: int | None = None
-    ) -> str:
-        """The session as Markdown with line numbers; a line range for long sessions."""
-        return render.numbered(self.session_markdown(session_id), start_line, end_line)
+    ) -> SessionText:
+        """The session (an id or its prefix) as Markdown with line numbers: the range asked,
+        or from start_line on, as far as one answer holds."""
+        full = self.resolve_session(session_id)
+        whole = self.session_markdown(full)
+        text, last = render.numbered(whole, start_line, end_line)
+        lines = whole.count("\n") + 1
+        following = last + 1 if last < lines else None
+        return SessionText(full, text, lines, start_line or 1, last, following)
 
     def search(
         self,

@@ -6,6 +6,9 @@ from memtui.engine.types import MessageView, SessionInfo
 from memtui.errors import InvalidArgument
 
 TOOL_OUTPUT_SHOWN = 400  # tool output is searchable in full but shortened for reading
+# One answer's most: Claude Code refuses a tool's answer of over 25,000 tokens (~100,000
+# characters), and a long session is read in parts anyway.
+READ_CHARS = 40_000
 
 _HEADINGS = {
     "prompt": "User",
@@ -48,12 +51,25 @@ def session_markdown(info: SessionInfo, messages: list[MessageView]) -> str:
     return "\n".join(out)
 
 
-def numbered(markdown: str, start_line: int | None = None, end_line: int | None = None) -> str:
-    """Lines `start_line`..`end_line` (1-based, inclusive), each prefixed by its number."""
+def numbered(
+    markdown: str, start_line: int | None = None, end_line: int | None = None
+) -> tuple[str, int]:
+    """Lines `start_line`..`end_line` (1-based, inclusive), each prefixed by its number, and
+    the number of the last one given: they stop where READ_CHARS would be passed."""
     lines = markdown.split("\n")
     start = 1 if start_line is None else start_line
     end = len(lines) if end_line is None else min(end_line, len(lines))
     if start < 1 or (end_line is not None and end_line < start):
         raise InvalidArgument("start_line must be ≥ 1 and end_line ≥ start_line")
     width = len(str(len(lines)))  # the same width whatever part is asked for
-    return "\n".join(f"{n:>{width}}  {lines[n - 1]}" for n in range(start, end + 1))
+    out: list[str] = []
+    used = 0
+    for n in range(start, end + 1):
+        line = f"{n:>{width}}  {lines[n - 1]}"
+        if out and used + len(line) > READ_CHARS:
+            break
+        if len(line) > READ_CHARS:  # one line longer than an answer: its start
+            line = line[:READ_CHARS] + f"… [{len(line)} characters]"
+        out.append(line)
+        used += len(line) + 1
+    return "\n".join(out), start + len(out) - 1

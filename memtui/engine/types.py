@@ -71,6 +71,18 @@ class SessionPage:
     has_more: bool
 
 
+@dataclass(slots=True)
+class SessionText:
+    """Numbered Markdown lines `start_line`..`end_line` of a session `lines` long."""
+
+    session_id: str
+    markdown: str
+    lines: int  # the whole session's length, whatever range was read
+    start_line: int
+    end_line: int  # the last line given: before the one asked when the answer was full
+    next_start_line: int | None  # where reading on starts; None at the session's end
+
+
 def to_dict(obj: Any) -> Any:
     """A result as JSON-ready data (dataclasses all the way down)."""
     if isinstance(obj, list):

@@ -23,10 +23,10 @@ from memtui.engine import (
     SearchResponse,
     SessionInfo,
     SessionPage,
+    SessionText,
     Stats,
     to_dict,
 )
-from memtui.engine.render import numbered
 from memtui.engine.types import ModeAlias
 from memtui.mcp.server import Server, output_model, run_bounded, structured
 
@@ -67,6 +67,7 @@ Limit = Annotated[StrictInt, Field(ge=1, le=50)]
 SearchOutput = output_model(SearchResponse)
 SessionPageOutput = output_model(SessionPage)
 StatsOutput = output_model(Stats)
+SessionTextOutput = output_model(SessionText)
 
 
 class SessionList(TypedDict):
@@ -75,12 +76,6 @@ class SessionList(TypedDict):
 
 class ProjectList(TypedDict):
     projects: list[ProjectInfo]
-
-
-class SessionText(TypedDict):
-    session_id: str
-    markdown: str
-    lines: int  # the whole session's length, whatever range was read
 
 
 def register(server: Server) -> None:
@@ -162,18 +157,11 @@ def register(server: Server) -> None:
         session_id: SessionId,
         start_line: Annotated[StrictInt | None, Field(ge=1)] = None,
         end_line: Annotated[StrictInt | None, Field(ge=1)] = None,
-    ) -> Annotated[CallToolResult, SessionText]:
-        """A whole session as numbered Markdown lines (prompts, answers, tool calls); read a
-        long one in ranges (1-200, then on). `lines` is its length."""
-        history = engine().history
-        full = history.resolve_session(session_id)
-        whole = history.session_markdown(full)
-        lines = whole.count("\n") + 1
-        text = numbered(whole, start_line, end_line)
-        shown = text
-        if not text:
-            shown = f"start_line {start_line} is past the end: this session has {lines} lines"
-        return structured(SessionText(session_id=full, markdown=text, lines=lines), shown)
+    ) -> Annotated[CallToolResult, SessionTextOutput]:
+        """A session as numbered Markdown lines (prompts, answers, tool calls). A long one
+        comes in parts: `next_start_line` is where the next part starts."""
+        part = engine().history.read_session(session_id, start_line, end_line)
+        return structured(part, read_markdown(part))
 
     def get_recent_sessions(
         cwd: Cwd | None = None, limit: Limit = 5
@@ -259,6 +247,19 @@ Before you answer, look in my past Claude Code conversations with memtui:
    say so plainly instead of guessing.
 
 Question: {question}"""
+
+
+def read_markdown(part: SessionText) -> str:
+    """The lines, and where the next part starts when there is one."""
+    if not part.markdown:
+        return f"start_line {part.start_line} is past the end: this session has {part.lines} lines"
+    if part.next_start_line is None:
+        return part.markdown
+    return (
+        f"{part.markdown}\n\n(lines {part.start_line}-{part.end_line} of {part.lines}; "
+        f'read on with read_session(session_id="{part.session_id}", '
+        f"start_line={part.next_start_line}))"
+    )
 
 
 def search_markdown(response: SearchResponse) -> str:
