@@ -381,6 +381,20 @@ async def test_the_palette_offers_the_screens_actions(indexed: Memory) -> None:
         assert app.screen.query("HelpPanel")
 
 
+async def test_the_lists_offer_no_sideways_keys(indexed: Memory) -> None:
+    """The keys panel lists what works: the sessions and results lists never scroll
+    sideways, so ScrollView's left, right and ctrl+page keys are not theirs."""
+    app = MemtuiApp(indexed, upkeep=False)
+    async with app.run_test(size=SIZE) as pilot:
+        sessions = app.screen.query_one(SessionList)
+        await until(pilot, lambda: bool(sessions.row_count))
+        results = (await searched(pilot, "refresh token")).query_one(ResultList)
+        for listing in (sessions, results):
+            actions = {b.action for _, b in listing._bindings}
+            assert {"move(1)", "open"} <= actions
+            assert not {"scroll_left", "scroll_right", "page_left", "page_right"} & actions
+
+
 async def test_an_empty_archive_says_where_it_looked_and_offers_the_demo(
     memory: Memory, claude_dir: Path
 ) -> None:

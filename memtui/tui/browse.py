@@ -46,9 +46,10 @@ class ProjectList(OptionList):
     ]
 
 
-class SessionList(ScrollView, can_focus=True):
+class SessionList(ScrollView, can_focus=True, inherit_bindings=False):
     """Every session of a project, one line each, drawn only when on screen (the line API,
-    as the search results are): 5,000 sessions fill it as fast as five."""
+    as the search results are): 5,000 sessions fill it as fast as five. Its own keys only:
+    ScrollView's sideways ones would do nothing here."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("down,j", "move(1)", "Down", show=False, id="go.down"),

@@ -27,9 +27,10 @@ ROWS = 3  # a hit: a heading line (who or what, when, where); then two lines of 
 H = TypeVar("H")
 
 
-class HitList(ScrollView, Generic[H], can_focus=True):
+class HitList(ScrollView, Generic[H], can_focus=True, inherit_bindings=False):
     """Hits of ROWS rows each, drawn only when on screen; a subclass says how one reads
-    (`heading`, `snippet`) and what keeps it the same hit across searches (`key`)."""
+    (`heading`, `snippet`) and what keeps it the same hit across searches (`key`). Its own
+    keys only: ScrollView's sideways ones would do nothing here."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("down,j", "move(1)", "Down", show=False, id="go.down"),
