@@ -3,6 +3,7 @@ error path, on a small archive ingested for each test."""
 
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
 from typing import Any
@@ -13,7 +14,7 @@ from mcp.shared.exceptions import MCPError
 from mcp.types import CallToolResult, TextContent
 
 from memtui.engine import Busy, Memory
-from memtui.engine.render import READ_CHARS
+from memtui.engine.render import READ_BYTES
 from memtui.mcp import server as mcp_server
 from memtui.mcp.engine import Engine
 from memtui.mcp.server import Server, build_server, run_bounded
@@ -292,47 +293,92 @@ async def test_read_session_by_prefix_and_line_range(server: Server) -> None:
         )
 
 
+LONG = "dddd4444-0000-4000-8000-000000000004"
+# What a long session's lines can hold: ASCII; CJK and emoji (a token or more a character, an
+# emoji two characters in Claude Code's JavaScript); escaped quotes and Windows paths
+# (two characters each once the answer is JSON).
+WRITING = {
+    "ascii": "step {n}: the retry loop waits a little longer",
+    "cjk-emoji": "第{n}步 重试循环等待更久 🚀🔥✅❌🐛 数据库迁移重试循环等待 🚀🔥✅❌🐛",
+    "escaped": '{{\\"path\\": \\"C:\\\\Users\\\\dev\\\\api\\\\{n}.py\\", \\"ok\\": true}}',
+}
+
+
+async def read_parts(client: Client, session_id: str) -> list[dict[str, Any]]:
+    """Every part of a session, read on from each part's next_start_line."""
+    parts: list[dict[str, Any]] = []
+    start: int | None = 1
+    while start is not None:
+        result = await client.call_tool(
+            "read_session", {"session_id": session_id, "start_line": start}
+        )
+        part = result.structured_content
+        assert not result.is_error and part is not None, text_of(result)
+        if part["next_start_line"] is not None:
+            assert text_of(result).endswith(
+                f'read_session(session_id="{part["session_id"]}", '
+                f"start_line={part['next_start_line']}))"
+            )
+        parts.append(part)
+        start = part["next_start_line"]
+    return parts
+
+
+@pytest.mark.parametrize("writing", list(WRITING))
 async def test_a_long_session_is_read_in_parts_that_join_up(
-    server: Server, archive: Memory, claude_dir: Path
+    server: Server, archive: Memory, claude_dir: Path, writing: str
 ) -> None:
-    """Past READ_CHARS an answer stops at a whole line and says where to read on; a single
-    line longer than an answer comes cut, and the parts join into the whole session."""
-    long_id = "dddd4444-0000-4000-8000-000000000004"
-    paragraph = "\n".join(f"step {n}: the retry loop waits a little longer" for n in range(60))
+    """Past READ_BYTES an answer stops at a whole line and says where to read on; a single
+    line longer than an answer comes cut, and the parts join into the whole session. Each
+    part stays under what Claude Code sets aside (50,000 characters of JavaScript, the
+    structured answer as JSON), whatever the writing."""
+    paragraph = "\n".join(WRITING[writing].format(n=n) for n in range(60))
     data = b"".join(
-        user(f"l-u{n}", f"part {n} of the long migration\n{paragraph}", long_id, cwd=SHOP)
+        user(f"l-u{n}", f"part {n} of the long migration\n{paragraph}", LONG, cwd=SHOP)
         for n in range(40)
     )
-    write(claude_dir / "-home-dev-shop-api" / f"{long_id}.jsonl", data)
-    write(
-        claude_dir / "-home-dev-shop-api" / f"{long_id}.jsonl",
-        user("l-big", "x" * 50_000, long_id, cwd=SHOP),
-    )
+    write(claude_dir / "-home-dev-shop-api" / f"{LONG}.jsonl", data)
+    big = WRITING[writing].format(n=0) * (READ_BYTES // 20)
+    write(claude_dir / "-home-dev-shop-api" / f"{LONG}.jsonl", user("l-big", big, LONG, cwd=SHOP))
     archive.upkeep.ingest(claude_dir)
-    parts: list[dict[str, Any]] = []
     async with connect(server) as client:
-        start: int | None = 1
-        while start is not None:
-            result = await client.call_tool(
-                "read_session", {"session_id": "dddd", "start_line": start}
-            )
-            part = result.structured_content
-            assert not result.is_error and part is not None
-            assert len(part["markdown"]) <= READ_CHARS + 40, "one answer stays readable"
-            if part["next_start_line"] is not None:
-                assert text_of(result).endswith(
-                    f'read_session(session_id="{long_id}", start_line={part["next_start_line"]}))'
-                )
-            parts.append(part)
-            start = part["next_start_line"]
+        parts = await read_parts(client, "dddd")
     assert len(parts) > 2
+    for part in parts:
+        assert len(json.dumps(part["markdown"], ensure_ascii=False).encode()) <= READ_BYTES
+        as_claude_code = json.dumps(part, ensure_ascii=False, separators=(",", ":"))
+        assert len(as_claude_code.encode("utf-16-le")) // 2 < 50_000
     lines = [line for part in parts for line in part["markdown"].split("\n")]
     assert [int(line.split()[0]) for line in lines] == list(range(1, parts[0]["lines"] + 1))
-    assert any(line.endswith(" characters]") for line in lines), "the 50,000-character line is cut"
-    whole = archive.history.session_markdown(long_id).split("\n")
-    assert [line.lstrip().split("  ", 1)[1] for line in lines if "x" * 100 not in line] == [
-        line for line in whole if "x" * 100 not in line
+    whole = archive.history.session_markdown(LONG).split("\n")
+    read = [line.lstrip().split("  ", 1)[1] for line in lines]
+    (cut,) = [n for n, line in enumerate(whole) if line == big]
+    assert read[:cut] + read[cut + 1 :] == whole[:cut] + whole[cut + 1 :]
+    start, mark = read[cut].split("… [")
+    assert big.startswith(start) and mark == f"{len(big)} characters]"
+
+
+async def test_a_line_of_read_bytes_is_cut_and_told_its_own_length(
+    server: Server, archive: Memory, claude_dir: Path
+) -> None:
+    write(
+        claude_dir / "-home-dev-shop-api" / f"{LONG}.jsonl",
+        user("l-big", "y" * READ_BYTES, LONG, cwd=SHOP),
+    )
+    archive.upkeep.ingest(claude_dir)
+    async with connect(server) as client:
+        parts = await read_parts(client, LONG)
+        past = await client.call_tool(
+            "read_session", {"session_id": LONG, "start_line": parts[0]["lines"] + 5}
+        )
+    read = [
+        line.lstrip().split("  ", 1)[1] for part in parts for line in part["markdown"].split("\n")
     ]
+    (line,) = [line for line in read if line.startswith("y")]
+    assert line.endswith(f"y… [{READ_BYTES} characters]")
+    answer = past.structured_content
+    assert answer is not None and not answer["markdown"]
+    assert (answer["end_line"], answer["next_start_line"]) == (answer["lines"], None)
 
 
 async def test_read_session_never_takes_a_path(server: Server, claude_dir: Path) -> None:

@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+import json
+from bisect import bisect_right
+
 from memtui.engine.types import MessageView, SessionInfo
 from memtui.errors import InvalidArgument
 
 TOOL_OUTPUT_SHOWN = 400  # tool output is searchable in full but shortened for reading
-# One answer's most: Claude Code refuses a tool's answer of over 25,000 tokens (~100,000
-# characters), and a long session is read in parts anyway.
-READ_CHARS = 40_000
+# One answer's most, in UTF-8 bytes of the lines as JSON strings (what the answer carries):
+# Claude Code sets aside an answer of over 50,000 characters as it counts them (UTF-16, so an
+# emoji is two) and refuses one of over 25,000 tokens, and CJK text is about a token a
+# character, escaped quotes two characters each; bytes bound all of these where characters
+# did not. A long session is read in parts anyway.
+READ_BYTES = 40_000
 
 _HEADINGS = {
     "prompt": "User",
@@ -55,7 +61,7 @@ def numbered(
     markdown: str, start_line: int | None = None, end_line: int | None = None
 ) -> tuple[str, int]:
     """Lines `start_line`..`end_line` (1-based, inclusive), each prefixed by its number, and
-    the number of the last one given: they stop where READ_CHARS would be passed."""
+    the number of the last one given: they stop where READ_BYTES would be passed."""
     lines = markdown.split("\n")
     start = 1 if start_line is None else start_line
     end = len(lines) if end_line is None else min(end_line, len(lines))
@@ -66,10 +72,26 @@ def numbered(
     used = 0
     for n in range(start, end + 1):
         line = f"{n:>{width}}  {lines[n - 1]}"
-        if out and used + len(line) > READ_CHARS:
+        size = _size(line)
+        if out and used + size > READ_BYTES:
             break
-        if len(line) > READ_CHARS:  # one line longer than an answer: its start
-            line = line[:READ_CHARS] + f"… [{len(line)} characters]"
+        if size > READ_BYTES:  # one line longer than an answer: its start
+            mark = f"… [{len(lines[n - 1])} characters]"
+            line = _cut(line, READ_BYTES - _size(mark)) + mark
+            size = _size(line)
         out.append(line)
-        used += len(line) + 1
-    return "\n".join(out), start + len(out) - 1
+        used += size
+    return "\n".join(out), min(start + len(out) - 1, len(lines))
+
+
+def _size(line: str) -> int:
+    """A line's share of an answer: its UTF-8 bytes as a JSON string, whose two quotes
+    stand for the escaped newline after it."""
+    return len(json.dumps(line, ensure_ascii=False).encode())
+
+
+def _cut(line: str, most: int) -> str:
+    """The longest start of `line` whose _size is at most `most`."""
+    most_chars = min(len(line), most)  # a character is a byte at least
+    keep = bisect_right(range(most_chars + 1), most, key=lambda k: _size(line[:k])) - 1
+    return line[:keep]
