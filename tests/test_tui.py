@@ -455,3 +455,53 @@ def test_a_result_snippet_is_cut_to_fixed_lines(width: int) -> None:
     assert lines[-1].plain.endswith("…"), "what does not fit is marked as cut"
     assert any(span.style for span in lines[0].spans), "marked words keep their style"
     assert clip_lines(marked("short"), width, 2)[0].plain == "short"[:width]
+
+
+@pytest.mark.parametrize("listing", ["sessions", "results"])
+async def test_the_lists_keys_and_wheel_work_with_only_their_own_bindings(
+    memory: Memory, claude_dir: Path, listing: str
+) -> None:
+    """inherit_bindings=False drops ScrollView's keys: the lists' own up, down, page, home,
+    end (and g, G for sessions) and enter must still move and open, and the wheel scroll."""
+    folder = claude_dir / "-home-dev-many"
+    for n in range(60):
+        session = f"5e55{n:04d}-0000-4000-8000-000000000000"
+        ts = f"2027-01-01T{n // 60:02d}:{n % 60:02d}:00.000Z"
+        lines.write(
+            folder / f"{session}.jsonl",
+            lines.user(f"m{n}", f"quokka number {n}", session, ts, "/home/dev/many"),
+        )
+    memory.upkeep.ingest(wait=True)
+    app = MemtuiApp(memory, upkeep=False)
+    async with app.run_test(size=SIZE) as pilot:
+        if listing == "sessions":
+            view: SessionList | ResultList = app.screen.query_one(SessionList)
+            await until(pilot, lambda: view.row_count == 60)
+            count, top, bottom = 60, ("home", "g"), ("end", "G")
+        else:
+            view = (await searched(pilot, "quokka")).query_one(ResultList)
+            await until(pilot, lambda: len(view.hits) > 20)
+            count, top, bottom = len(view.hits), ("home",), ("end",)
+        view.focus()
+        view.highlighted = 0
+        await pilot.press("down", "down", "j")
+        assert view.highlighted == 3
+        await pilot.press("up", "k")
+        assert view.highlighted == 1
+        await pilot.press("pagedown")
+        paged = view.highlighted
+        assert paged is not None and paged > 5
+        await pilot.press("pageup")
+        assert view.highlighted == 1
+        for first, last in zip(top, bottom, strict=True):
+            await pilot.press(last)
+            assert view.highlighted == count - 1
+            assert view.scroll_y > 0, "the cursor is kept on screen"
+            await pilot.press(first)
+            assert (view.highlighted, view.scroll_y) == (0, 0)
+        await pilot._post_mouse_events([events.MouseScrollDown], view, offset=(5, 2))
+        assert view.scroll_y > 0, "the wheel scrolls"
+        await pilot._post_mouse_events([events.MouseScrollUp], view, offset=(5, 2))
+        assert view.scroll_y == 0
+        await pilot.press("down", "enter")
+        await until(pilot, lambda: isinstance(app.screen, SessionScreen))
