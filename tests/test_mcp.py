@@ -173,7 +173,7 @@ async def test_search_markdown_opens_each_hit(server: Server) -> None:
         assert not result.is_error
         assert SHOP in shown and "2026-01-10 09:06" in shown and "score" in shown
         assert "the checkout webhook test is flaky" in shown  # the session's title
-        assert f'read_session(session_id="{CHECKOUT}")' in shown
+        assert f'get_session(session_id="{CHECKOUT}", offset=1, limit=5)' in shown
         assert result.structured_content is not None  # the JSON rides along
 
 

@@ -264,7 +264,8 @@ def read_markdown(part: SessionText) -> str:
 
 def search_markdown(response: SearchResponse) -> str:
     """Results for reading: where and when, the session's title, the snippet, the score,
-    and the calls that open the hit."""
+    and the call that opens the hit where it is (read_session's first part of a long session
+    may end before it)."""
     if not response.results:
         lines = ["No matches."]
     elif not (response.fts_total or response.vector_total):  # only the nearest, however far
@@ -284,8 +285,7 @@ def search_markdown(response: SearchResponse) -> str:
             f"{n}. **{title}** · {r.project} · {when} · {r.role} · score {r.score:.3f}",
             f"   {' '.join(r.snippet.split())}",
             f'   open: get_session(session_id="{r.session_id}", '
-            f"offset={max(r.message_index - 2, 0)}, limit=5) "
-            f'or read_session(session_id="{r.session_id}")',
+            f"offset={max(r.message_index - 2, 0)}, limit=5)",
             "",
         ]
     return "\n".join(lines).rstrip() + "\n"
