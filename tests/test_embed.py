@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import random
 import shutil
 import socket
+import threading
+import time
 from pathlib import Path
 
 import numpy as np
@@ -133,3 +136,41 @@ def test_a_bulk_encode_gives_the_vectors_of_a_small_one(embedder: Embedder) -> N
     assert not bulk[3].any() and not small[3].any()
     assert np.allclose(bulk, small, atol=1e-3)
     assert not np.array_equal(bulk, small)  # the float32 path was taken
+
+
+def test_two_threads_encoding_at_once_get_each_text_s_own_vector(embedder: Embedder) -> None:
+    """One process embeds on several threads (ingest, a note save, a query): model2vec sets
+    the shared tokenizer's truncation per call and resets it after, so without a lock one
+    thread's long texts were cut at 512 tokens instead of 256 (wrong vectors in the index)."""
+    rnd = random.Random(1)
+    words = [
+        "error",
+        "pytest",
+        "fixture",
+        "cache",
+        "token",
+        "index",
+        "vector",
+        "search",
+        "session",
+        "query",
+    ]
+    # Not periodic: the mean of 256 tokens must differ from that of 512.
+    texts = [
+        " ".join(f"{rnd.choice(words)}_{rnd.randrange(97)}" for _ in range(400))
+        for _ in range(1024)
+    ]
+    alone = embedder.encode(texts)
+    started = time.monotonic()
+    embedder.encode(texts)
+    took = time.monotonic() - started
+
+    def query() -> None:  # one query, ending while the long call is halfway
+        time.sleep(took / 2)
+        embedder.encode(["short query"])
+
+    other = threading.Thread(target=query)
+    other.start()
+    together = embedder.encode(texts)
+    other.join()
+    assert np.einsum("ij,ij->i", together, alone).min() > 0.999

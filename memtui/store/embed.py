@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import struct
+import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from functools import cache
@@ -89,6 +90,10 @@ class Embedder:
                 f"{source}: cannot load a model2vec model from {str(path)!r}: {first}"
             ) from exc
         self._bulk: StaticModel | None = None
+        # model2vec sets the truncation of the tokenizer (shared with the bulk copy) on each
+        # call and puts back its own 512 after: two threads encoding at once (a process's
+        # ingest and a note save or a query) cut each other's texts at the wrong length.
+        self._encoding = threading.Lock()
         self.dim: int = int(self._model.dim)
         self.name: str = str(path)
         self.identity: str = model_identity(path)
@@ -97,15 +102,22 @@ class Embedder:
         """Return an (n, dim) float32 array; a text with no known tokens gives a zero row."""
         if len(texts) == 0:
             return np.zeros((0, self.dim), dtype=np.float32)
-        vectors = (self._bulk or self._model).encode(
-            list(texts),
-            max_length=MAX_TOKENS,
-            batch_size=BATCH_SIZE,
-            # model2vec's multiprocessing uses threads that spin up per call; ours
-            # are small batches from one caller, so keep it in-process.
-            use_multiprocessing=False,
-        )
-        vectors = np.asarray(vectors, dtype=np.float32)
+        model = self._bulk or self._model
+        parts = []
+        # A batch at a time under the lock, so a query waits for one batch, not a catch-up.
+        for start in range(0, len(texts), BATCH_SIZE):
+            with self._encoding:
+                parts.append(
+                    model.encode(
+                        list(texts[start : start + BATCH_SIZE]),
+                        max_length=MAX_TOKENS,
+                        batch_size=BATCH_SIZE,
+                        # model2vec's multiprocessing uses threads that spin up per call;
+                        # ours are small batches from one caller, so keep it in-process.
+                        use_multiprocessing=False,
+                    )
+                )
+        vectors = np.concatenate(parts).astype(np.float32, copy=False)
         # Normalise here rather than trust the model config: a model given by
         # $MEMTUI_MODEL may not normalise, and the index compares by inner product.
         norms = np.linalg.norm(vectors, axis=1, keepdims=True)
