@@ -646,3 +646,45 @@ def test_ids_past_sqlites_integers_are_refused(memory: Memory) -> None:
     ):
         with pytest.raises(InvalidArgument, match="whole number"):
             call()
+
+
+def test_a_forget_while_detection_reads_leaves_nothing_of_the_session(
+    memory: Memory, cfg: Config, claude_dir: Path
+) -> None:
+    """Another process forgets a session while this one's detection is reading its messages:
+    what the detection read must not be written back after the forget (the session's error
+    sightings, signals citing its messages)."""
+    _error_sessions(claude_dir, "ModuleNotFoundError: No module named 'psycopg2'", [20, 12, 9, 2])
+    memory.upkeep.ingest()
+    gone = "shop-err-0"
+    other = Memory(cfg)  # another process's engine: its own connections
+    reader = memory._readers.get()  # the connection this thread's detection reads on
+    state = {"scanning": False, "forgotten": False}
+
+    def traced(sql: str) -> None:
+        state["scanning"] = state["scanning"] or "tool_output FROM messages" in sql
+
+    def progress() -> int:
+        if state["scanning"] and not state["forgotten"]:
+            state["forgotten"] = True
+            other.forget(session_id=gone, confirmed=True)
+        return 0
+
+    reader.set_trace_callback(traced)
+    reader.set_progress_handler(progress, 1)
+    try:
+        found = memory.signals.list(type="recurring_error").signals
+    finally:
+        reader.set_progress_handler(None, 1)
+        reader.set_trace_callback(None)
+        other.close()
+    assert state["forgotten"]
+    with sqlite3.connect(cfg.db_path) as conn:
+        left = conn.execute(
+            "SELECT count(*) FROM error_sightings WHERE session_id = ?", (gone,)
+        ).fetchone()[0]
+        kept = {r[0] for r in conn.execute("SELECT id FROM messages")}
+        cited = [json.loads(r[0]) for r in conn.execute("SELECT message_ids FROM signals")]
+    assert left == 0
+    assert all(set(ids) <= kept for ids in cited)
+    assert [len(s.messages) for s in found] == [3]  # the three sessions not forgotten

@@ -287,6 +287,7 @@ class Forgetter:
     def _record_pending(self, receipt: Receipt, ids: list[int], note_ids: list[int]) -> None:
         seq = db.store_seq(self._conn) + 1  # other processes see the store moved: they reload
         self._conn.execute("UPDATE meta SET value = ? WHERE key = 'seq'", (str(seq),))
+        signals.count_forget(self._conn)
         self._conn.execute(
             "INSERT INTO forget_pending (receipt, message_ids, note_ids) VALUES (?, ?, ?)",
             (

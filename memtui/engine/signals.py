@@ -54,6 +54,7 @@ TRANSITION_HINTS = {
     "synthesized": "an inference holds it: list_inferences shows which",
 }
 SNOOZE = re.compile(r"(\d{1,4})([hdw])")
+DETECT_TRIES = 3  # runs a detection makes when forgets keep coming in between
 MAX_ERROR_LINES = 20_000  # evidence lines kept between calls (a few MB at most)
 _UNITS = {"h": 3_600, "d": 86_400, "w": 7 * 86_400}
 
@@ -107,30 +108,45 @@ class Signals:
         connection, so the store's write lock is held only to record what they found (a
         run at 10,000 notes takes seconds, and a note saved meanwhile must not wait)."""
         with self._detecting, db.translated(self.config.db_path):
-            now = _now()
-            today = now.date().isoformat()
-            conn = self._conn()
-            due = set(SIGNAL_TYPES) if force else self._dirty(conn, today)
-            if not due:
-                return
-            note_seq, inferred = notes_store.note_seq(conn), store.inferences_mark(conn)
-            after, upto = store.mark(conn, "errors_seq"), db.store_seq(conn)
-            # Sightings found by older rules are found again, all of them, by these.
-            rescan = store.mark(conn, "errors_scan") != detect.ERROR_SCAN
-            if upto > after or rescan:  # new messages: only they are scanned for errors
-                sightings = detect.scan_errors(conn, 0 if rescan else after, upto)
-                with self._writer.transaction() as w:
-                    if rescan:
-                        store.clear_sightings(w)
-                    store.add_sightings(w, sightings)
-                    store.set_mark(w, "errors_seq", upto)
-                    store.set_mark(w, "errors_scan", detect.ERROR_SCAN)
-            found = self._find(conn, due, now)
+            # A forget in another process while this one read would be undone by what it
+            # read (the forgotten session's errors, a note's title): read again after it.
+            for _ in range(DETECT_TRIES):
+                if self._detect_once(force):
+                    return
+            log.warning("detection gave way to %d forgets in a row: next time", DETECT_TRIES)
+
+    def _detect_once(self, force: bool) -> bool:
+        """One detection run; False, with nothing recorded, if a forget came in between."""
+        now = _now()
+        today = now.date().isoformat()
+        conn = self._conn()
+        forgets = store.mark(conn, store.FORGETS)  # before anything it is to guard is read
+        due = set(SIGNAL_TYPES) if force else self._dirty(conn, today)
+        if not due:
+            return True
+        note_seq, inferred = notes_store.note_seq(conn), store.inferences_mark(conn)
+        after, upto = store.mark(conn, "errors_seq"), db.store_seq(conn)
+        # Sightings found by older rules are found again, all of them, by these.
+        rescan = store.mark(conn, "errors_scan") != detect.ERROR_SCAN
+        if upto > after or rescan:  # new messages: only they are scanned for errors
+            sightings = detect.scan_errors(conn, 0 if rescan else after, upto)
             with self._writer.transaction() as w:
-                store.upsert_found(w, [f.row() for f in found], sorted(due), now.isoformat())
-                store.set_mark(w, "signals_note_seq", note_seq)
-                store.set_mark(w, "signals_inferences", inferred)
-                store.set_day(w, today)
+                if store.mark(w, store.FORGETS) != forgets:
+                    return False
+                if rescan:
+                    store.clear_sightings(w)
+                store.add_sightings(w, sightings)
+                store.set_mark(w, "errors_seq", upto)
+                store.set_mark(w, "errors_scan", detect.ERROR_SCAN)
+        found = self._find(conn, due, now)
+        with self._writer.transaction() as w:
+            if store.mark(w, store.FORGETS) != forgets:
+                return False
+            store.upsert_found(w, [f.row() for f in found], sorted(due), now.isoformat())
+            store.set_mark(w, "signals_note_seq", note_seq)
+            store.set_mark(w, "signals_inferences", inferred)
+            store.set_day(w, today)
+        return True
 
     def _note_vectors(self) -> tuple[np.ndarray, np.ndarray] | None:
         """Every note's vector, for hidden_arc; None (that detector skipped, logged) when

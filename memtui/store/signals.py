@@ -53,6 +53,16 @@ def set_mark(conn: sqlite3.Connection, name: str, value: int | str) -> None:
     conn.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (name, str(value)))
 
 
+FORGETS = "forgets"  # counts forgets: detection that read across one records nothing
+
+
+def count_forget(conn: sqlite3.Connection) -> None:
+    conn.execute(
+        "INSERT INTO meta VALUES (?, '1') ON CONFLICT (key) DO UPDATE SET value = value + 1",
+        (FORGETS,),
+    )
+
+
 def text_mark(conn: sqlite3.Connection, name: str) -> str:
     row = conn.execute("SELECT value FROM meta WHERE key = ?", (name,)).fetchone()
     return str(row[0]) if row else ""
