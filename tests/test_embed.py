@@ -114,10 +114,11 @@ def test_the_token_vectors_are_mapped_and_encode_as_model2vec_loads_them(
     read into this one, and the model encodes exactly as model2vec's own loader's does."""
     from model2vec import StaticModel
 
-    assert isinstance(embedder._model.embedding, np.memmap)
+    assert isinstance(embedder._small.model.embedding, np.memmap)
+    assert embedder._batches.model.embedding is embedder._small.model.embedding  # one mapping
     theirs = StaticModel.from_pretrained(bundled_model_path(), normalize=True)
     texts = ["flaky checkout test", "def retry(fn):\n    return fn()", "Grüße aus München", ""]
-    ours = embedder._model.encode(texts, max_length=MAX_TOKENS, use_multiprocessing=False)
+    ours = embedder._small.model.encode(texts, max_length=MAX_TOKENS, use_multiprocessing=False)
     expected = theirs.encode(texts, max_length=MAX_TOKENS, use_multiprocessing=False)
     assert np.array_equal(ours, expected)
 
@@ -130,9 +131,10 @@ def test_a_bulk_encode_gives_the_vectors_of_a_small_one(embedder: Embedder) -> N
     texts[3] = ""
     small = embedder.encode(texts)
     with embedder.bulk():
-        assert embedder._bulk is not None and embedder._bulk.embedding.dtype == np.float32
+        assert embedder._batches.model.embedding.dtype == np.float32
         bulk = embedder.encode(texts)
-    assert embedder._bulk is None and embedder._model.embedding.dtype == np.float16
+    assert embedder._batches.model.embedding.dtype == np.float16
+    assert embedder._small.model.embedding.dtype == np.float16
     assert not bulk[3].any() and not small[3].any()
     assert np.allclose(bulk, small, atol=1e-3)
     assert not np.array_equal(bulk, small)  # the float32 path was taken
@@ -174,3 +176,12 @@ def test_two_threads_encoding_at_once_get_each_text_s_own_vector(embedder: Embed
     together = embedder.encode(texts)
     other.join()
     assert np.einsum("ij,ij->i", together, alone).min() > 0.999
+
+
+def test_a_query_does_not_wait_for_an_ingest_s_batch(embedder: Embedder) -> None:
+    """A query or note save encodes with a model of its own: it goes on while a batch holds
+    the batches' model (which a catch-up does for about 100 ms a batch)."""
+    done = threading.Event()
+    with embedder._batches.lock:
+        threading.Thread(target=lambda: (embedder.encode(["short query"]), done.set())).start()
+        assert done.wait(10), "the query waited for the batch"

@@ -25,11 +25,13 @@ from memtui.errors import ModelUnavailable
 
 if TYPE_CHECKING:
     from model2vec import StaticModel
+    from tokenizers import Tokenizer
 
 # Tokens past this are dropped. A static model averages token vectors, so a long
 # chunk's vector is already dominated by its bulk; the cap bounds the cost per text.
 MAX_TOKENS = 256
 BATCH_SIZE = 256
+SMALL = 8  # texts a query (with its other phrasings) or a note save encodes at most
 
 
 def bundled_model_path() -> Path:
@@ -73,8 +75,25 @@ def _checksum(files: tuple[tuple[str, int, int], ...]) -> str:
     return total.hexdigest()[:16]
 
 
+class _Lane:
+    """A model and the lock its tokenizer needs: model2vec sets the tokenizer's truncation on
+    each call and puts its own 512 back after, so two threads encoding with one model at once
+    cut each other's texts at the wrong length."""
+
+    def __init__(self, model: StaticModel) -> None:
+        self.model = model
+        self.lock = threading.Lock()
+
+
+def _sibling(model: StaticModel, vectors: np.ndarray, tokenizer: Tokenizer) -> StaticModel:
+    """`model` over other token vectors, or with a tokenizer of its own."""
+    return type(model)(vectors=vectors, tokenizer=tokenizer, config=model.config, normalize=True)
+
+
 class Embedder:
-    """Encode texts into L2-normalised float32 vectors."""
+    """Encode texts into L2-normalised float32 vectors. A query or a note save (SMALL texts at
+    most) has a model of its own, sharing the token vectors, so it never waits for the
+    batches of an ingest embedding on another thread."""
 
     def __init__(self, model: str | None = None) -> None:
         path, source = _resolve(model)
@@ -83,18 +102,17 @@ class Embedder:
         if not path.is_dir():
             raise ModelUnavailable(f"{source}: {str(path)!r} is not a model2vec model folder")
         try:
-            self._model = _load(path)
+            loaded = _load(path)
         except Exception as exc:  # a damaged folder fails in many ways inside model2vec
             first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
             raise ModelUnavailable(
                 f"{source}: cannot load a model2vec model from {str(path)!r}: {first}"
             ) from exc
-        self._bulk: StaticModel | None = None
-        # model2vec sets the truncation of the tokenizer (shared with the bulk copy) on each
-        # call and puts back its own 512 after: two threads encoding at once (a process's
-        # ingest and a note save or a query) cut each other's texts at the wrong length.
-        self._encoding = threading.Lock()
-        self.dim: int = int(self._model.dim)
+        self._small = _Lane(loaded)
+        own = type(loaded.tokenizer).from_str(loaded.tokenizer.to_str())
+        self._batches = _Lane(_sibling(loaded, loaded.embedding, own))
+        self._in_bulk = False
+        self.dim: int = int(loaded.dim)
         self.name: str = str(path)
         self.identity: str = model_identity(path)
 
@@ -102,13 +120,12 @@ class Embedder:
         """Return an (n, dim) float32 array; a text with no known tokens gives a zero row."""
         if len(texts) == 0:
             return np.zeros((0, self.dim), dtype=np.float32)
-        model = self._bulk or self._model
+        lane = self._small if len(texts) <= SMALL else self._batches
         parts = []
-        # A batch at a time under the lock, so a query waits for one batch, not a catch-up.
-        for start in range(0, len(texts), BATCH_SIZE):
-            with self._encoding:
+        for start in range(0, len(texts), BATCH_SIZE):  # a batch at a time: two ingests take turns
+            with lane.lock:
                 parts.append(
-                    model.encode(
+                    lane.model.encode(
                         list(texts[start : start + BATCH_SIZE]),
                         max_length=MAX_TOKENS,
                         batch_size=BATCH_SIZE,
@@ -126,26 +143,24 @@ class Embedder:
 
     @contextmanager
     def bulk(self) -> Iterator[None]:
-        """Encode with float32 token vectors while this lasts, when the model's are float16:
-        averaging float16 rows takes twice as long (numpy converts each element), and a
-        catch-up embeds hundreds of thousands of texts. The copy (46 MB for the bundled model)
-        is private to the process and gone after; a search embeds its query through the
-        shared float16 mapping (the vectors agree to 1e-6)."""
-        model = self._model
+        """Encode batches with float32 token vectors while this lasts, when the model's are
+        float16: averaging float16 rows takes twice as long (numpy converts each element), and
+        a catch-up embeds hundreds of thousands of texts. The copy (46 MB for the bundled
+        model) is private to the process and gone after; a search embeds its query through
+        the shared float16 mapping (the vectors agree to 1e-6)."""
+        lane = self._batches
+        model = lane.model
         plain = model.weights is None and model.token_mapping is None
-        if self._bulk is not None or not plain or model.embedding.dtype != np.float16:
+        if self._in_bulk or not plain or model.embedding.dtype != np.float16:
             yield
             return
-        self._bulk = type(model)(
-            vectors=np.asarray(model.embedding, dtype=np.float32),
-            tokenizer=model.tokenizer,
-            config=model.config,
-            normalize=True,
-        )
+        self._in_bulk = True
+        lane.model = _sibling(model, np.asarray(model.embedding, dtype=np.float32), model.tokenizer)
         try:
             yield
         finally:
-            self._bulk = None
+            lane.model = model
+            self._in_bulk = False
 
 
 _SAFETENSORS_DTYPES = {"F16": np.float16, "F32": np.float32}
