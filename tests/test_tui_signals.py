@@ -353,3 +353,18 @@ async def test_mint_from_messages_and_open_one_from_the_provenance(archived: Mem
         await until(pilot, lambda: isinstance(app.screen, SessionScreen))
         where = next(m for m in signal.messages if m.uuid == first.ref)
         assert (app.screen.session_id, app.screen.at) == (where.session_id, where.message_index)
+
+
+async def test_the_mint_forms_buttons_show_on_an_80_by_24_terminal(archived: Memory) -> None:
+    """The form has no footer: its buttons are what says ctrl+s mints, so they stay on screen
+    when the evidence list is full (it scrolls instead)."""
+    signal = recurring(archived)
+    app = MemtuiApp(archived, upkeep=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await signals_screen(pilot, signal.title)
+        await pilot.press("m")
+        await until(pilot, lambda: isinstance(app.screen, MintForm))
+        await settled(pilot)
+        for button in ("#mint", "#cancel"):
+            region = app.screen.query_one(button).region
+            assert region.height and region.bottom <= 24, (button, region)

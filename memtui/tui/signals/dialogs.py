@@ -105,7 +105,8 @@ class MintForm(ModalScreen[None]):
         DIALOG_CSS
         + """
     MintForm .signals-dialog { width: 100; }
-    MintForm VerticalScroll { height: auto; max-height: 1fr; }
+    /* the buttons are the form's only key hints: the fields scroll, they stay in view */
+    MintForm VerticalScroll { height: auto; max-height: 70vh; }
     MintForm TextArea { height: 5; }
     MintForm SelectionList { height: auto; max-height: 8; }
     MintForm #mint-confidence { width: 12; }
