@@ -461,3 +461,18 @@ def test_arbitrary_arguments_never_break_a_notes_tool(archive: Memory) -> None:
             assert not after.is_error
         assert archive.notes.get(rule.id).note.body == "Lint."  # the guards held
         assert archive.notes.get(past.id).note.body == "Postgres."
+
+
+async def test_a_rule_saved_by_claude_says_how_the_user_approves_it(archive: Memory) -> None:
+    """Claude is told the rule is not in force yet and how the user puts it in force, so it
+    can say so rather than "saved"; other notes carry no such line."""
+    server = build_server(Engine(memory=archive))
+    async with connect(server) as client:
+        saved = await ok(client, "save_note", title=RULE, content="Lint first.", layer="rule")
+        note_id = saved["note"]["id"]
+        assert saved["note"]["status"] == "provisional"
+        approval = saved["approval"]
+        assert approval.startswith("Not in force yet")
+        assert f"memtui rules approve {note_id}" in approval and "R" in approval
+        plan = await ok(client, "save_note", title=PLAN, content="Next week.", layer="state")
+        assert plan.get("approval") is None
