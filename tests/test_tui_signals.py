@@ -17,12 +17,13 @@ from memtui.engine.signal_types import Signal
 from memtui.tui.app import MemtuiApp, binding_ids
 from memtui.tui.browse import BrowseScreen
 from memtui.tui.forms import Confirm
+from memtui.tui.notes.listing import NoteTable
 from memtui.tui.notes.view import NoteScreen
 from memtui.tui.session import SessionScreen
 from memtui.tui.signals.area import SignalsArea
 from memtui.tui.signals.dialogs import MintForm, Snooze
-from memtui.tui.signals.inferences import InferencesScreen, ProvenanceScreen
-from memtui.tui.signals.listing import EvidenceList, SignalsScreen, SignalTable
+from memtui.tui.signals.inferences import InferencesScreen, InferenceTable, ProvenanceScreen
+from memtui.tui.signals.listing import EvidenceList, SignalsScreen, SignalTable, TypeList
 from tests.tui_support import settled, small_archive, until
 
 SIZE = (120, 36)
@@ -368,3 +369,22 @@ async def test_the_mint_forms_buttons_show_on_an_80_by_24_terminal(archived: Mem
         for button in ("#mint", "#cancel"):
             region = app.screen.query_one(button).region
             assert region.height and region.bottom <= 24, (button, region)
+
+
+async def test_the_row_tables_offer_no_sideways_keys(signalled: Memory) -> None:
+    """The keys panel lists what works: the notes, signals and inferences tables fit their
+    width and never scroll sideways, so DataTable's left, right and ctrl+page keys are not
+    theirs, and left reaches the screen (the types, the filters)."""
+    app = MemtuiApp(signalled, upkeep=False)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await signals_screen(pilot)
+        table = screen.query_one(SignalTable)
+        assert table.has_focus
+        for kind in (SignalTable, NoteTable, InferenceTable):
+            merged = kind._merged_bindings
+            assert merged is not None
+            actions = {b.action for keyed in merged.key_to_bindings.values() for b in keyed}
+            assert {"cursor_down", "cursor_up", "select_cursor", "page_down"} <= actions, kind
+            assert not {"cursor_left", "cursor_right", "page_left", "page_right"} & actions, kind
+        await pilot.press("left")
+        await until(pilot, lambda: screen.query_one(TypeList).has_focus)
