@@ -214,6 +214,17 @@ def test_error_signatures_normalise_paths_numbers_ids() -> None:
     assert signatures("all green, 42 passed") == []
 
 
+def test_error_signatures_keep_a_bracket_whose_partner_they_keep() -> None:
+    """`[Errno 28]` reads as written, not `Errno <n>]`; a stray bracket around it still goes."""
+    assert signatures("OSError: [Errno 28] No space left on device") == [
+        "OSError: [Errno <n>] No space left on device"
+    ]
+    assert signatures("RuntimeError: build failed (exit 2).") == [
+        "RuntimeError: build failed (exit <n>)"
+    ]
+    assert signatures("ValueError: bad value)") == ["ValueError: bad value"]
+
+
 def _error_sessions(claude_dir: Path, error: str, days: list[int], project: str = "shop") -> None:
     for i, d in enumerate(days):
         ts = (datetime.now(UTC) - timedelta(days=d)).strftime("%Y-%m-%dT%H:%M:%S.000Z")
@@ -379,7 +390,7 @@ def test_tracebacks_from_commands_recur_with_their_line(memory: Memory, claude_d
     found = memory.signals.list(type="recurring_error").signals
     assert sorted(s.title for s in found) == [
         "FAILED tests/test_loader.py::test_load keeps coming back",
-        "JSONDecodeError: Expecting value: line <n> column <n> (char <n> keeps coming back",
+        "JSONDecodeError: Expecting value: line <n> column <n> (char <n>) keeps coming back",
     ]
     error = next(s for s in found if s.title.startswith("JSONDecodeError"))
     assert len(error.messages) == 3
