@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from memtui.config import Config
-from memtui.engine import InvalidArgument, Memory, Note, NotFound
+from memtui.engine import InvalidArgument, Memory, Note, NotFound, detect
 from memtui.engine.detect import signatures
 from memtui.engine.signal_types import SIGNAL_TYPES
 from memtui.errors import NotConfirmed
@@ -610,6 +610,27 @@ def test_new_error_rules_scan_every_message_again(memory: Memory, claude_dir: Pa
     with sqlite3.connect(memory.config.db_path) as raw:
         found = raw.execute("SELECT signature FROM error_sightings").fetchall()
     assert found == [("KeyError: <name>",)]
+
+
+def test_a_signal_dismissed_under_older_rules_stays_dismissed(
+    memory: Memory, claude_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ERROR_SCAN 3 keeps `[Errno <n>]` whole; a signal dismissed when its title read
+    `Errno <n>]` keeps its fingerprint, so it stays dismissed and reads right."""
+    _error_sessions(
+        claude_dir, "ConnectionRefusedError: [Errno 111] Connection refused", [20, 9, 1]
+    )
+    memory.upkeep.ingest()
+    monkeypatch.setattr(detect, "ERROR_SCAN", 2)
+    monkeypatch.setattr(detect, "_trim", lambda rest: rest.strip(" .,:;()[]"))
+    (old,) = memory.signals.list(type="recurring_error").signals
+    assert old.title.startswith("ConnectionRefusedError: Errno <n>]")
+    memory.signals.update_status(old.id, "dismissed")
+    monkeypatch.undo()
+    assert memory.signals.list(type="recurring_error").signals == []
+    (now,) = memory.signals.list(type="recurring_error", status=None).signals
+    assert (now.id, now.status) == (old.id, "dismissed")
+    assert now.title.startswith("ConnectionRefusedError: [Errno <n>] Connection refused")
 
 
 def test_export_import_carries_triage_and_inferences(

@@ -353,6 +353,13 @@ def _trim(rest: str) -> str:
         rest = trimmed
 
 
+def _key(signature: str) -> str:
+    """A recurring_error's identity as ERROR_SCAN 2 wrote it (every bracket trimmed off the
+    ends), so a signal dismissed then keeps its fingerprint: it never comes back."""
+    name, said, rest = signature.partition(": ")
+    return f"{name}: {rest.strip(' .,:;()[]')}" if said else signature
+
+
 def _signature(name: str, rest: str) -> str:
     rest = _SENTENCE_END.split(rest[:160], maxsplit=1)[0]  # what follows is words about it
     for rx, sub in _NORMALISE:
@@ -490,7 +497,7 @@ def recurring_errors(conn: sqlite3.Connection, mentioned: Callable[[str], bool])
                 "no note mentions it",
                 [],
                 [m for m, _, _ in shown],
-                sig,
+                _key(sig),
                 [s for _, s, _ in shown],
             )
         )
