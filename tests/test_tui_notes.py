@@ -248,6 +248,27 @@ async def test_write_a_note_with_a_link_offered_after_brackets(noted: Memory) ->
         ]
 
 
+async def test_the_editor_says_what_the_chosen_layer_means(noted: Memory) -> None:
+    """past, state and rule are memtui's words: the line under them says what each does,
+    and where a state note is shown, at 80 columns."""
+    app = MemtuiApp(noted, upkeep=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await notes_screen(pilot)
+        await pilot.press("n")
+        await until(pilot, lambda: isinstance(app.screen, NoteEditor))
+        editor = app.screen
+        hint = editor.query_one("#layer-hint", Static)
+        said = {}
+        for layer in ("past", "state", "rule"):
+            editor.query_one("#note-layer", Select).value = layer
+            await until(pilot, lambda: str(hint.render()).startswith(f"{layer}: "))  # noqa: B023
+            said[layer] = str(hint.render())
+            assert len(said[layer]) <= 76
+        assert "never rewrite" in said["past"]
+        assert "project" in said["state"] and "folder" in said["state"]
+        assert "every session" in said["rule"]
+
+
 async def test_the_folder_and_tags_complete_from_those_in_use(noted: Memory) -> None:
     app = MemtuiApp(noted, upkeep=False)
     async with app.run_test(size=SIZE) as pilot:
