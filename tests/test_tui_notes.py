@@ -595,6 +595,23 @@ async def test_save_the_highlighted_message_alone(archived: Memory) -> None:
         assert stored.layer == "past" and stored.body == body
 
 
+async def test_the_editors_hint_from_a_conversation_fits_80_columns(archived: Memory) -> None:
+    app = MemtuiApp(archived, upkeep=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, BrowseScreen))
+        busiest = max(archived.history.list_sessions(), key=lambda i: i.message_count)
+        app.push_screen(SessionScreen(busiest.session_id))
+        await until(pilot, lambda: isinstance(app.screen, SessionScreen))
+        session = app.screen
+        await until(pilot, lambda: len(session.query(MessageBlock)) > 3)
+        next(b for b in session.query(MessageBlock) if b.message.kind == "assistant").focus()
+        await pilot.press("s")
+        await until(pilot, lambda: isinstance(app.screen, NoteEditor))
+        hint = str(app.screen.query_one("#editor-hint", Static).render())
+        assert hint.startswith("new note from a conversation")
+        assert hint.endswith("ctrl+s save · escape cancel") and len(hint) <= 76, hint
+
+
 OLD_ROTATION = "We rotate refresh tokens on every use"
 
 

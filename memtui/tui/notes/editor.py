@@ -146,8 +146,8 @@ class NoteEditor(Screen[None]):
 
     def _hint(self) -> str:
         what = "editing" if self.note is not None else "new note"
-        if self.source is not None:
-            what += " from a conversation (it keeps the message it came from)"
+        if self.source is not None:  # the body says which; the saved note links to it
+            what += " from a conversation"
         return f"{what} · [[ links a note · ctrl+s save · escape cancel"
 
     def on_mount(self) -> None:
