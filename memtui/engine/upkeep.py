@@ -144,12 +144,7 @@ class Upkeep:
             if report is not None and on_ingest is not None:
                 on_ingest(report)
 
-        try:
-            watcher.follow(root, changed, stop)
-        finally:
-            # The lines followed since the last snapshot: unsaved, every process would embed
-            # them again (or search them by words alone), and doctor count them missing.
-            self._indexes().save_vectors(ahead=True)
+        watcher.follow(root, changed, stop)
 
     def reindex(
         self, on_progress: OnProgress | None = None, cancel: threading.Event | None = None

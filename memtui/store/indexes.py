@@ -346,22 +346,16 @@ class Indexes:
         ).fetchone()[0]
         return left < SPILL // 4
 
-    def save_vectors(self, force: bool = False, *, ahead: bool = False) -> None:
+    def save_vectors(self, force: bool = False) -> None:
         """Write a snapshot when this process is ahead of the newest one on disk: at once when
-        far ahead (or when `ahead` is enough: a follower stopping), else once a while has
-        passed, so that `memtui index` always leaves one and `--watch` does not rewrite a
-        large file on every new line."""
+        far ahead, else once a while has passed, so that `memtui index` always leaves one and
+        `--watch` does not rewrite a large file on every new line."""
         with self._lock:
             v = self._vectors
             if v is None or (v.watermark <= v.saved_watermark and not force):
                 return
-            lead = v.watermark - v.saved_watermark
-            if (
-                force
-                or ahead
-                or lead >= SNAPSHOT_EVERY
-                or time.monotonic() - self._saved_at >= SAVE_AFTER
-            ):
+            ahead = v.watermark - v.saved_watermark
+            if force or ahead >= SNAPSHOT_EVERY or time.monotonic() - self._saved_at >= SAVE_AFTER:
                 v.save()
                 self._saved_at = time.monotonic()
 
