@@ -142,7 +142,7 @@ def register(server: Server) -> None:
         or with a tag."""
         notes = engine().notes
         listed = notes.list(folder=folder, tag=tag, limit=limit)
-        shown = ("id", "title", "layer", "folder", "tags", "updated")
+        shown = ("id", "title", "layer", "folder", "tags", "updated", "status")
         refs = [{k: v for k, v in to_dict(n).items() if k in shown} for n in listed]
         total = notes.count(folder=folder, tag=tag)
         return structured(NoteList(notes=refs, total=total))
