@@ -556,6 +556,23 @@ def test_mint_from_messages(memory: Memory, claude_dir: Path) -> None:
     assert minted.status == "active" and "messages shop-err" in minted.citation
 
 
+def test_mint_from_a_signal_rests_on_its_evidence_unless_given(
+    memory: Memory, claude_dir: Path
+) -> None:
+    """Minted from a signal with no evidence named: the signal's notes and messages, as the
+    TUI's mint form offers them."""
+    _error_sessions(claude_dir, "KeyError: 'sku'", [20, 9, 1])
+    memory.upkeep.ingest()
+    a = memory.notes.save("A", "See [[Nowhere]].", "past", by="person").note
+    (link,) = memory.signals.list(type="dangling_link").signals
+    (error,) = memory.signals.list(type="recurring_error").signals
+    by_notes = memory.inferences.mint("T", "S", 0.5, confirmed=True, signal_id=link.id)
+    assert [(e.kind, e.ref) for e in by_notes.evidence] == [("note", str(a.id))]
+    by_messages = memory.inferences.mint("U", "S", 0.5, confirmed=True, signal_id=error.id)
+    assert sorted(e.ref for e in by_messages.evidence) == sorted(m.uuid for m in error.messages)
+    assert memory.signals.get(error.id).status == "synthesized"
+
+
 def test_unchanged_corpus_costs_a_read(memory: Memory) -> None:
     memory.notes.save("A", "[[B]]", "past", by="person")
     memory.signals.list()

@@ -188,6 +188,20 @@ async def test_mint_from_a_signal_only_on_the_confirm(signalled: Memory) -> None
         await until(pilot, lambda: str(sid) not in screen.signals)
 
 
+async def test_the_mint_form_with_no_evidence_chosen_mints_nothing(signalled: Memory) -> None:
+    app = MemtuiApp(signalled, upkeep=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await signals_screen(pilot, RUNBOOK)
+        await pilot.press("m")
+        await until(pilot, lambda: isinstance(app.screen, MintForm))
+        form = app.screen
+        form.query_one(SelectionList).deselect_all()
+        await pilot.press("ctrl+s")
+        await settled(pilot)
+        assert app.screen is form and not isinstance(app.screen, Confirm)
+        assert signalled.inferences.list() == []
+
+
 async def test_escape_leaves_the_mint_form_without_writing(signalled: Memory) -> None:
     app = MemtuiApp(signalled, upkeep=False)
     async with app.run_test(size=SIZE) as pilot:

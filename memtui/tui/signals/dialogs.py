@@ -176,6 +176,9 @@ class MintForm(ModalScreen[None]):
         if fields is None:
             return
         chosen = self.query_one(SelectionList).selected
+        if not chosen:  # the engine would take the signal's evidence: none chosen is a no
+            self.notify("choose at least one piece of evidence (space)", severity="error")
+            return
         note_ids = [int(v.split(":", 1)[1]) for v in chosen if v.startswith("note:")]
         uuids = [v.split(":", 1)[1] for v in chosen if v.startswith("message:")]
         app = self.app
