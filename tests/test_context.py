@@ -78,7 +78,7 @@ def test_context_sections_in_priority_order(project: Memory) -> None:
     assert headings == ["House rules", "Current state", "Recent sessions", "Related"]
     assert "Refund plan" in ctx.text and "Garden plan" not in ctx.text
     assert "Always run ruff" in ctx.text
-    assert ctx.text.count("messages, ctx-") == 5  # the five most recent sessions
+    assert ctx.text.count("(1 message, ctx-") == 5  # the five most recent sessions
     assert "Refund decision" in ctx.sections[-1].text
     assert ctx.tokens <= 4000
 
@@ -120,6 +120,18 @@ def test_house_rules_follow_every_change(project: Memory) -> None:
     assert "Run ruff, then mypy." in text and "Run the linter." not in text
     project.notes.delete(rule.id, by="person")
     assert "Lint first" not in project.context.get(lines.CWD, None, 4000).text
+
+
+def test_a_cwd_inside_the_project_gets_its_state_notes(project: Memory) -> None:
+    """Claude Code started in a subfolder of the project: the state notes in a folder named
+    like the project are its, as at the project's root (not those named like the subfolder)."""
+    project.notes.save("Deploy freeze", "Frozen.", "state", by="person", folder="work/shop-api")
+    project.notes.save("Src layout", "Flat.", "state", by="person", folder="api")
+    at_root = project.context.get(lines.CWD, None, 4000).text
+    inside = project.context.get(lines.CWD + "/src/api", None, 4000).text
+    for text in (at_root, inside):
+        assert "Deploy freeze" in text and "Refund plan" in text and "Src layout" not in text
+        assert "(1 message, ctx-" in text
 
 
 def test_context_bad_budget_and_unknown_cwd(project: Memory) -> None:

@@ -62,7 +62,8 @@ def test_prints_the_projects_context(archive: Config) -> None:
     assert "Use uv" in out and "Agent rule" not in out
     assert "Refund plan" in out and "Idempotency keys next." in out
     assert "fix the refund webhook" in out
-    assert "1 new signals" in out and "Missing" not in out  # counts, never content
+    assert "has 1 new signal for the person" in out
+    assert "Missing" not in out  # counts, never content
 
 
 @pytest.mark.parametrize(
@@ -157,10 +158,10 @@ def test_stale_inferences_counted_never_shown(archive: Config) -> None:
             evidence_note_ids=[fact.id],
         )
         fresh = hook(archive, json.dumps(EVENT)).stdout
-        assert "stale inferences" not in fresh and "uokka" not in fresh
+        assert "stale inference" not in fresh and "uokka" not in fresh
         memory.notes.update(fact.id, body="warm on Mondays now", by="person")
     out = hook(archive, json.dumps(EVENT)).stdout
-    assert "1 new signals and 1 stale inferences" in out
+    assert "has 1 new signal and 1 stale inference for" in out
     assert "uokka" not in out and "Monday" not in out
     told = instructions(archive, FAMILIES)
-    assert "1 stale inferences" in told and "uokka" not in told
+    assert "1 new signal and 1 stale inference (" in told and "uokka" not in told

@@ -461,3 +461,42 @@ def test_arbitrary_arguments_never_break_a_notes_tool(archive: Memory) -> None:
             assert not after.is_error
         assert archive.notes.get(rule.id).note.body == "Lint."  # the guards held
         assert archive.notes.get(past.id).note.body == "Postgres."
+
+
+async def test_a_rule_saved_by_claude_says_how_the_user_approves_it(archive: Memory) -> None:
+    """Claude is told the rule is not in force yet and how the user puts it in force, so it
+    can say so rather than "saved"; other notes carry no such line."""
+    server = build_server(Engine(memory=archive))
+    async with connect(server) as client:
+        saved = await ok(client, "save_note", title=RULE, content="Lint first.", layer="rule")
+        note_id = saved["note"]["id"]
+        assert saved["note"]["status"] == "provisional"
+        approval = saved["approval"]
+        assert approval.startswith("Not in force yet")
+        assert f"memtui rules approve {note_id}" in approval and "R" in approval
+        plan = await ok(client, "save_note", title=PLAN, content="Next week.", layer="state")
+        assert plan.get("approval") is None
+
+
+async def test_search_and_list_say_which_rules_wait_for_approval(archive: Memory) -> None:
+    """A rule Claude saved is not in force until the user approves it: search_notes and
+    list_notes say so, so Claude does not follow it as a house rule."""
+    server = build_server(Engine(memory=archive))
+    async with connect(server) as client:
+        saved = await ok(client, "save_note", title=RULE, content="Lint first.", layer="rule")
+        rule_id = saved["note"]["id"]
+        await ok(client, "save_note", title=PLAN, content="Lint the plan.", layer="state")
+
+        async def statuses() -> tuple[dict[int, object], dict[int, object]]:
+            found = await ok(client, "search_notes", query="lint")
+            listed = await ok(client, "list_notes")
+            return (
+                {h["note"]["id"]: h["note"].get("status") for h in found["results"]},
+                {n["id"]: n.get("status") for n in listed["notes"]},
+            )
+
+        for seen in await statuses():
+            assert seen[rule_id] == "provisional" and set(seen.values()) == {"provisional", None}
+        archive.notes.approve(rule_id)
+        for seen in await statuses():
+            assert seen[rule_id] == "approved"

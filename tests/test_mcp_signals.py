@@ -125,7 +125,7 @@ async def test_instructions_count_signals_never_their_content(
     memory.signals.list()  # detection has run (the TUI or a get_signals call runs it)
     async with Client(server, mode="legacy") as client:
         told = client.instructions or ""
-    assert "1 new signals and 0 stale inferences" in told
+    assert "Waiting for the user: 1 new signal (get_signals" in told
     assert "Runbook" not in told  # the dangling link's title stays out
 
 
@@ -133,7 +133,7 @@ async def test_instructions_without_the_signals_family(memory: Memory) -> None:
     memory.notes.save("A", "[[Nowhere]]", "past", by="person")
     quiet = build_server(Engine(memory=memory), families=("history", "notes"))
     async with Client(quiet, mode="legacy") as client:
-        assert "new signals" not in (client.instructions or "")
+        assert "new signal" not in (client.instructions or "")
 
 
 async def test_every_signals_refusal_is_a_coded_error(server: Server, memory: Memory) -> None:
@@ -275,7 +275,7 @@ async def test_the_signals_family_alone(memory: Memory) -> None:
         assert (await client.list_resources()).resources == []
         assert (await client.list_resource_templates()).resource_templates == []
         told = client.instructions or ""
-        assert "get_context" in told and "1 new signals" in told
+        assert "get_context" in told and "1 new signal (" in told
         assert "search_history" not in told and "save_note" not in told
         for absent in ("search_history", "save_note", "forget"):
             refused = await call(client, absent)

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from memtui.config import Config
-from memtui.engine import InvalidArgument, Memory, Note, NotFound
+from memtui.engine import InvalidArgument, Memory, Note, NotFound, detect
 from memtui.engine.detect import signatures
 from memtui.engine.signal_types import SIGNAL_TYPES
 from memtui.errors import NotConfirmed
@@ -214,6 +214,17 @@ def test_error_signatures_normalise_paths_numbers_ids() -> None:
     assert signatures("all green, 42 passed") == []
 
 
+def test_error_signatures_keep_a_bracket_whose_partner_they_keep() -> None:
+    """`[Errno 28]` reads as written, not `Errno <n>]`; a stray bracket around it still goes."""
+    assert signatures("OSError: [Errno 28] No space left on device") == [
+        "OSError: [Errno <n>] No space left on device"
+    ]
+    assert signatures("RuntimeError: build failed (exit 2).") == [
+        "RuntimeError: build failed (exit <n>)"
+    ]
+    assert signatures("ValueError: bad value)") == ["ValueError: bad value"]
+
+
 def _error_sessions(claude_dir: Path, error: str, days: list[int], project: str = "shop") -> None:
     for i, d in enumerate(days):
         ts = (datetime.now(UTC) - timedelta(days=d)).strftime("%Y-%m-%dT%H:%M:%S.000Z")
@@ -379,7 +390,7 @@ def test_tracebacks_from_commands_recur_with_their_line(memory: Memory, claude_d
     found = memory.signals.list(type="recurring_error").signals
     assert sorted(s.title for s in found) == [
         "FAILED tests/test_loader.py::test_load keeps coming back",
-        "JSONDecodeError: Expecting value: line <n> column <n> (char <n> keeps coming back",
+        "JSONDecodeError: Expecting value: line <n> column <n> (char <n>) keeps coming back",
     ]
     error = next(s for s in found if s.title.startswith("JSONDecodeError"))
     assert len(error.messages) == 3
@@ -545,6 +556,23 @@ def test_mint_from_messages(memory: Memory, claude_dir: Path) -> None:
     assert minted.status == "active" and "messages shop-err" in minted.citation
 
 
+def test_mint_from_a_signal_rests_on_its_evidence_unless_given(
+    memory: Memory, claude_dir: Path
+) -> None:
+    """Minted from a signal with no evidence named: the signal's notes and messages, as the
+    TUI's mint form offers them."""
+    _error_sessions(claude_dir, "KeyError: 'sku'", [20, 9, 1])
+    memory.upkeep.ingest()
+    a = memory.notes.save("A", "See [[Nowhere]].", "past", by="person").note
+    (link,) = memory.signals.list(type="dangling_link").signals
+    (error,) = memory.signals.list(type="recurring_error").signals
+    by_notes = memory.inferences.mint("T", "S", 0.5, confirmed=True, signal_id=link.id)
+    assert [(e.kind, e.ref) for e in by_notes.evidence] == [("note", str(a.id))]
+    by_messages = memory.inferences.mint("U", "S", 0.5, confirmed=True, signal_id=error.id)
+    assert sorted(e.ref for e in by_messages.evidence) == sorted(m.uuid for m in error.messages)
+    assert memory.signals.get(error.id).status == "synthesized"
+
+
 def test_unchanged_corpus_costs_a_read(memory: Memory) -> None:
     memory.notes.save("A", "[[B]]", "past", by="person")
     memory.signals.list()
@@ -599,6 +627,27 @@ def test_new_error_rules_scan_every_message_again(memory: Memory, claude_dir: Pa
     with sqlite3.connect(memory.config.db_path) as raw:
         found = raw.execute("SELECT signature FROM error_sightings").fetchall()
     assert found == [("KeyError: <name>",)]
+
+
+def test_a_signal_dismissed_under_older_rules_stays_dismissed(
+    memory: Memory, claude_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ERROR_SCAN 3 keeps `[Errno <n>]` whole; a signal dismissed when its title read
+    `Errno <n>]` keeps its fingerprint, so it stays dismissed and reads right."""
+    _error_sessions(
+        claude_dir, "ConnectionRefusedError: [Errno 111] Connection refused", [20, 9, 1]
+    )
+    memory.upkeep.ingest()
+    monkeypatch.setattr(detect, "ERROR_SCAN", 2)
+    monkeypatch.setattr(detect, "_trim", lambda rest: rest.strip(" .,:;()[]"))
+    (old,) = memory.signals.list(type="recurring_error").signals
+    assert old.title.startswith("ConnectionRefusedError: Errno <n>]")
+    memory.signals.update_status(old.id, "dismissed")
+    monkeypatch.undo()
+    assert memory.signals.list(type="recurring_error").signals == []
+    (now,) = memory.signals.list(type="recurring_error", status=None).signals
+    assert (now.id, now.status) == (old.id, "dismissed")
+    assert now.title.startswith("ConnectionRefusedError: [Errno <n>] Connection refused")
 
 
 def test_export_import_carries_triage_and_inferences(

@@ -248,6 +248,27 @@ async def test_write_a_note_with_a_link_offered_after_brackets(noted: Memory) ->
         ]
 
 
+async def test_the_editor_says_what_the_chosen_layer_means(noted: Memory) -> None:
+    """past, state and rule are memtui's words: the line under them says what each does,
+    and where a state note is shown, at 80 columns."""
+    app = MemtuiApp(noted, upkeep=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await notes_screen(pilot)
+        await pilot.press("n")
+        await until(pilot, lambda: isinstance(app.screen, NoteEditor))
+        editor = app.screen
+        hint = editor.query_one("#layer-hint", Static)
+        said = {}
+        for layer in ("past", "state", "rule"):
+            editor.query_one("#note-layer", Select).value = layer
+            await until(pilot, lambda: str(hint.render()).startswith(f"{layer}: "))  # noqa: B023
+            said[layer] = str(hint.render())
+            assert len(said[layer]) <= 76
+        assert "never rewrite" in said["past"]
+        assert "project" in said["state"] and "folder" in said["state"]
+        assert "every session" in said["rule"]
+
+
 async def test_the_folder_and_tags_complete_from_those_in_use(noted: Memory) -> None:
     app = MemtuiApp(noted, upkeep=False)
     async with app.run_test(size=SIZE) as pilot:
@@ -572,6 +593,23 @@ async def test_save_the_highlighted_message_alone(archived: Memory) -> None:
             block.message.uuid,
         )
         assert stored.layer == "past" and stored.body == body
+
+
+async def test_the_editors_hint_from_a_conversation_fits_80_columns(archived: Memory) -> None:
+    app = MemtuiApp(archived, upkeep=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, BrowseScreen))
+        busiest = max(archived.history.list_sessions(), key=lambda i: i.message_count)
+        app.push_screen(SessionScreen(busiest.session_id))
+        await until(pilot, lambda: isinstance(app.screen, SessionScreen))
+        session = app.screen
+        await until(pilot, lambda: len(session.query(MessageBlock)) > 3)
+        next(b for b in session.query(MessageBlock) if b.message.kind == "assistant").focus()
+        await pilot.press("s")
+        await until(pilot, lambda: isinstance(app.screen, NoteEditor))
+        hint = str(app.screen.query_one("#editor-hint", Static).render())
+        assert hint.startswith("new note from a conversation")
+        assert hint.endswith("ctrl+s save · escape cancel") and len(hint) <= 76, hint
 
 
 OLD_ROTATION = "We rotate refresh tokens on every use"

@@ -17,12 +17,13 @@ from memtui.engine.signal_types import Signal
 from memtui.tui.app import MemtuiApp, binding_ids
 from memtui.tui.browse import BrowseScreen
 from memtui.tui.forms import Confirm
+from memtui.tui.notes.listing import NoteTable
 from memtui.tui.notes.view import NoteScreen
 from memtui.tui.session import SessionScreen
 from memtui.tui.signals.area import SignalsArea
 from memtui.tui.signals.dialogs import MintForm, Snooze
-from memtui.tui.signals.inferences import InferencesScreen, ProvenanceScreen
-from memtui.tui.signals.listing import EvidenceList, SignalsScreen, SignalTable
+from memtui.tui.signals.inferences import InferencesScreen, InferenceTable, ProvenanceScreen
+from memtui.tui.signals.listing import EvidenceList, SignalsScreen, SignalTable, TypeList
 from tests.tui_support import settled, small_archive, until
 
 SIZE = (120, 36)
@@ -185,6 +186,20 @@ async def test_mint_from_a_signal_only_on_the_confirm(signalled: Memory) -> None
         assert [(e.kind, e.ref) for e in minted[0].evidence] == [("note", str(deploy))]
         assert signalled.signals.get(sid).status == "synthesized"
         await until(pilot, lambda: str(sid) not in screen.signals)
+
+
+async def test_the_mint_form_with_no_evidence_chosen_mints_nothing(signalled: Memory) -> None:
+    app = MemtuiApp(signalled, upkeep=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await signals_screen(pilot, RUNBOOK)
+        await pilot.press("m")
+        await until(pilot, lambda: isinstance(app.screen, MintForm))
+        form = app.screen
+        form.query_one(SelectionList).deselect_all()
+        await pilot.press("ctrl+s")
+        await settled(pilot)
+        assert app.screen is form and not isinstance(app.screen, Confirm)
+        assert signalled.inferences.list() == []
 
 
 async def test_escape_leaves_the_mint_form_without_writing(signalled: Memory) -> None:
@@ -353,3 +368,37 @@ async def test_mint_from_messages_and_open_one_from_the_provenance(archived: Mem
         await until(pilot, lambda: isinstance(app.screen, SessionScreen))
         where = next(m for m in signal.messages if m.uuid == first.ref)
         assert (app.screen.session_id, app.screen.at) == (where.session_id, where.message_index)
+
+
+async def test_the_mint_forms_buttons_show_on_an_80_by_24_terminal(archived: Memory) -> None:
+    """The form has no footer: its buttons are what says ctrl+s mints, so they stay on screen
+    when the evidence list is full (it scrolls instead)."""
+    signal = recurring(archived)
+    app = MemtuiApp(archived, upkeep=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await signals_screen(pilot, signal.title)
+        await pilot.press("m")
+        await until(pilot, lambda: isinstance(app.screen, MintForm))
+        await settled(pilot)
+        for button in ("#mint", "#cancel"):
+            region = app.screen.query_one(button).region
+            assert region.height and region.bottom <= 24, (button, region)
+
+
+async def test_the_row_tables_offer_no_sideways_keys(signalled: Memory) -> None:
+    """The keys panel lists what works: the notes, signals and inferences tables fit their
+    width and never scroll sideways, so DataTable's left, right and ctrl+page keys are not
+    theirs, and left reaches the screen (the types, the filters)."""
+    app = MemtuiApp(signalled, upkeep=False)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await signals_screen(pilot)
+        table = screen.query_one(SignalTable)
+        assert table.has_focus
+        for kind in (SignalTable, NoteTable, InferenceTable):
+            merged = kind._merged_bindings
+            assert merged is not None
+            actions = {b.action for keyed in merged.key_to_bindings.values() for b in keyed}
+            assert {"cursor_down", "cursor_up", "select_cursor", "page_down"} <= actions, kind
+            assert not {"cursor_left", "cursor_right", "page_left", "page_right"} & actions, kind
+        await pilot.press("left")
+        await until(pilot, lambda: screen.query_one(TypeList).has_focus)

@@ -151,9 +151,9 @@ def fit(sections: Sequence[tuple[str, Iterable[str]]], budget: int) -> Context:
     return Context(text, count_tokens(text), budget, shown, list(dict.fromkeys(left_out)))
 
 
-def _project_ids(conn: sqlite3.Connection, cwd: str | None) -> list[int] | None:
-    """The project of `cwd` and the projects under it (a cwd inside a project counts too);
-    None: every project."""
+def _projects(conn: sqlite3.Connection, cwd: str | None) -> list[tuple[int, str]] | None:
+    """The project of `cwd` and the projects under it (a cwd inside a project counts too),
+    as (id, path); None: every project."""
     if cwd is None:
         return None
     path = cwd.rstrip("/") or "/"
@@ -167,7 +167,16 @@ def _project_ids(conn: sqlite3.Connection, cwd: str | None) -> list[int] | None:
             for r in conn.execute("SELECT id, path FROM projects")
             if path.startswith(r[1].rstrip("/") + "/")
         ]
-    return [r[0] for r in rows]
+    return [(r[0], r[1]) for r in rows]
+
+
+def _project_ids(conn: sqlite3.Connection, cwd: str | None) -> list[int] | None:
+    found = _projects(conn, cwd)
+    return None if found is None else [i for i, _ in found]
+
+
+def _name(path: str) -> str:
+    return path.rstrip("/").rsplit("/", 1)[-1].casefold()
 
 
 def _like_prefix(text: str) -> str:
@@ -176,7 +185,8 @@ def _like_prefix(text: str) -> str:
 
 def _state(conn: sqlite3.Connection, cwd: str | None) -> Iterator[str]:
     """The `state` notes for a project: those that came from its sessions, or sit in a folder
-    named like it; every state note when no cwd is given. Newest first, each body read only
+    named like it (like `cwd` when no project holds it yet: a cwd inside a project is that
+    project's); every state note when no cwd is given. Newest first, each body read only
     when the budget reaches it (thousands of state notes must not cost a hook their bodies)."""
     if cwd is None:
         matched = [
@@ -186,8 +196,10 @@ def _state(conn: sqlite3.Connection, cwd: str | None) -> Iterator[str]:
             )
         ]
     else:
-        projects = set(_project_ids(conn, cwd) or ())
-        name = cwd.rstrip("/").rsplit("/", 1)[-1].casefold()
+        found = _projects(conn, cwd) or []
+        projects = {i for i, _ in found}
+        names = {_name(p) for _, p in found} if found else {_name(cwd)}
+        names.discard("")
         matched = [
             note_id
             for note_id, folder, project in conn.execute(
@@ -195,7 +207,7 @@ def _state(conn: sqlite3.Connection, cwd: str | None) -> Iterator[str]:
                    LEFT JOIN sessions s ON s.id = n.source_session
                    WHERE n.layer = 'state' ORDER BY n.updated DESC"""
             )
-            if project in projects or (name and folder.casefold().split("/")[-1] == name)
+            if project in projects or folder.casefold().split("/")[-1] in names
         ]
     for note_id in matched:
         row = conn.execute("SELECT title, body FROM notes WHERE id = ?", (note_id,)).fetchone()
@@ -217,5 +229,6 @@ def _recent(conn: sqlite3.Connection, cwd: str | None) -> list[str]:
     out = []
     for title, last, count, session_id in rows:
         title = " ".join(str(title).split())[:100] or "(untitled)"
-        out.append(f"- {(last or '')[:10]} {title} ({count} messages, {session_id[:8]})")
+        said = "1 message" if count == 1 else f"{count} messages"
+        out.append(f"- {(last or '')[:10]} {title} ({said}, {session_id[:8]})")
     return out

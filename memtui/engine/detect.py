@@ -41,7 +41,8 @@ ARC_STRIDE = 8  # every 8th similarity of a row samples it for the floor of its 
 ERROR_SESSIONS = 3
 ERROR_DAYS = 7
 # The error scan's rules: a new version scans every message again (meta.errors_scan).
-ERROR_SCAN = 2
+# 3: a signature keeps `[Errno <n>]`'s opening bracket.
+ERROR_SCAN = 3
 ERROR_EVIDENCE = 10  # messages kept as evidence: the first sighting in each of that many sessions
 
 
@@ -337,11 +338,33 @@ MAX_SIGNATURES = 4  # per message: a log dump holds dozens, and the first few sa
 ERROR_TITLE = " keeps coming back"  # after the signature, in a recurring_error's title
 
 
+def _trim(rest: str) -> str:
+    """The punctuation around `rest` gone, but for a bracket whose partner it keeps:
+    `[Errno <n>] No space left`, `failed (exit <n>)`."""
+    while True:
+        trimmed = rest.strip(" .,:;")
+        for opener, closer in ("()", "[]"):
+            if trimmed.startswith(opener) and closer not in trimmed:
+                trimmed = trimmed[1:]
+            if trimmed.endswith(closer) and opener not in trimmed:
+                trimmed = trimmed[:-1]
+        if trimmed == rest:
+            return rest
+        rest = trimmed
+
+
+def _key(signature: str) -> str:
+    """A recurring_error's identity as ERROR_SCAN 2 wrote it (every bracket trimmed off the
+    ends), so a signal dismissed then keeps its fingerprint: it never comes back."""
+    name, said, rest = signature.partition(": ")
+    return f"{name}: {rest.strip(' .,:;()[]')}" if said else signature
+
+
 def _signature(name: str, rest: str) -> str:
     rest = _SENTENCE_END.split(rest[:160], maxsplit=1)[0]  # what follows is words about it
     for rx, sub in _NORMALISE:
         rest = rx.sub(sub, rest)
-    rest = rest.strip(" .,:;()[]")[:80]
+    rest = _trim(rest)[:80]
     return f"{name}: {rest}" if rest else name
 
 
@@ -474,7 +497,7 @@ def recurring_errors(conn: sqlite3.Connection, mentioned: Callable[[str], bool])
                 "no note mentions it",
                 [],
                 [m for m, _, _ in shown],
-                sig,
+                _key(sig),
                 [s for _, s, _ in shown],
             )
         )

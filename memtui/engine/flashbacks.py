@@ -26,7 +26,7 @@ NOTE_POOL = 200  # nearest notes looked at for similar notes and note flashbacks
 
 
 def ref(row: store.NoteRow | store.RefRow) -> NoteRef:
-    return NoteRef(row.id, row.title, row.layer, row.folder, row.updated)
+    return NoteRef(row.id, row.title, row.layer, row.folder, row.updated, row.status)
 
 
 def _age(newer: str, older: str | None) -> int:

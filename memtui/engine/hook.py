@@ -47,16 +47,12 @@ def session_start(config: Config, data: Mapping[str, object]) -> str:
         counts = inferences.counts(conn)
     finally:
         conn.close()
-    waiting = []
-    if counts.new_signals:
-        waiting.append(f"{counts.new_signals} new signals")
-    if counts.stale_inferences:
-        waiting.append(f"{counts.stale_inferences} stale inferences")
+    waiting = counts.said()
     if not context.text and not waiting:
         return ""
     parts = ["# memtui: what this project's memory holds", "", context.text.strip()]
     if waiting:
-        parts += ["", f"memtui also has {' and '.join(waiting)} for the person to review."]
+        parts += ["", f"memtui also has {waiting} for the person to review."]
     parts += [
         "",
         "Search memtui (search_history, search_notes) before answering anything that may "

@@ -89,27 +89,32 @@ class Inferences:
         uuids = sorted(
             {validate.text("evidence_message_uuids", u, 100) for u in evidence_message_uuids}
         )
-        if not note_ids and not uuids:
-            raise InvalidArgument(
-                "evidence_note_ids and evidence_message_uuids are both empty",
-                "give at least one note or message the inference rests on",
-            )
+        empty = InvalidArgument(
+            "evidence_note_ids and evidence_message_uuids are both empty",
+            "give at least one note or message the inference rests on",
+        )
+        if signal_id is None and not note_ids and not uuids:
+            raise empty
         if signal_id is not None:
             validate.positive("signal_id", signal_id)
         created = _now()
         with db.translated(self.config.db_path), self._writer.transaction() as conn:
-            evidence = _evidence_now(conn, note_ids, uuids)
-            missing = [f"note {i}" for i in note_ids if ("note", str(i)) not in evidence]
-            missing += [f"message {u}" for u in uuids if ("message", u) not in evidence]
-            if missing:
-                raise NotFound(f"no such evidence: {', '.join(missing)}")
             if signal_id is not None:
                 signal = store.get(conn, signal_id)
                 if signal is None:
                     raise NotFound(f"signal {signal_id} not found")
                 if signal.status == "synthesized":
                     raise InvalidArgument(f"signal {signal_id} is already synthesized")
+                if not note_ids and not uuids:  # none named: the signal's own, as the TUI offers
+                    note_ids, uuids = sorted(signal.note_ids), _uuids(conn, signal.message_ids)
+                if not note_ids and not uuids:
+                    raise empty
                 store.set_status(conn, signal_id, "synthesized", None, created)
+            evidence = _evidence_now(conn, note_ids, uuids)
+            missing = [f"note {i}" for i in note_ids if ("note", str(i)) not in evidence]
+            missing += [f"message {u}" for u in uuids if ("message", u) not in evidence]
+            if missing:
+                raise NotFound(f"no such evidence: {', '.join(missing)}")
             new_id = store.add_inference(
                 conn,
                 store.InferenceRow(0, title, summary, float(confidence), signal_id, created),
@@ -279,6 +284,17 @@ def _diff(before: str, after: str) -> str:
         before.splitlines(), after.splitlines(), "at mint", "now", lineterm="", n=1
     )
     return "\n".join(lines)
+
+
+def _uuids(conn: sqlite3.Connection, message_ids: Sequence[int]) -> list[str]:
+    """The uuids of the messages (row ids) a signal holds."""
+    out: list[str] = []
+    for part in db.chunks(list(message_ids)):
+        rows = conn.execute(
+            f"SELECT uuid FROM messages WHERE id IN ({db.marks(part)})", tuple(part)
+        )
+        out += [r[0] for r in rows if r[0]]
+    return sorted(out)
 
 
 def _evidence_now(

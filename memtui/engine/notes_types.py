@@ -50,6 +50,7 @@ class NoteRef:
     layer: str
     folder: str
     updated: str
+    status: str | None = None  # a rule's: provisional (not in force) or approved
 
 
 @dataclass(slots=True)

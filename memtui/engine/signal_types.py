@@ -77,6 +77,11 @@ class Counts:
     new_signals: int
     stale_inferences: int
 
+    def said(self) -> str:
+        """The counts that are not zero in words ("1 new signal and 2 stale inferences")."""
+        counted = ((self.new_signals, "new signal"), (self.stale_inferences, "stale inference"))
+        return " and ".join(f"{n} {what}{'' if n == 1 else 's'}" for n, what in counted if n)
+
 
 @dataclass(slots=True)
 class ContextSection:

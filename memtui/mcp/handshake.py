@@ -80,10 +80,9 @@ def instructions(config: Config, families: Sequence[str]) -> str:
     if rules:
         parts.append(rules)
     counts = waiting(config) if "signals" in families else None
-    if counts is not None and (counts.new_signals or counts.stale_inferences):
+    if counts is not None and (said := counts.said()):
         parts.append(
-            f"Waiting for the user: {counts.new_signals} new signals and "
-            f"{counts.stale_inferences} stale inferences (get_signals, list_inferences); "
+            f"Waiting for the user: {said} (get_signals, list_inferences); "
             "mention them if the user asks what memtui has noticed."
         )
     return "\n\n".join(parts)

@@ -13,7 +13,7 @@ import os
 from typing import Annotated, TypedDict
 
 from mcp.types import CallToolResult
-from pydantic import Field, StrictFloat, StrictInt, StrictStr
+from pydantic import Field, StrictFloat, StrictInt, StrictStr, create_model
 
 from memtui.engine import (
     FolderCount,
@@ -39,7 +39,15 @@ Folder = Annotated[StrictStr, Field(max_length=MAX_TEXT, description="e.g. proje
 Tags = Annotated[list[Annotated[StrictStr, Field(max_length=100)]], Field(max_length=20)]
 Limit = Annotated[StrictInt, Field(ge=1, le=50)]
 
-SaveOutput = output_model(SaveResult)
+SaveOutput = create_model(
+    "SaveResult",
+    __base__=output_model(SaveResult),
+    approval=(str | None, Field(None, description="Set when the note waits for the user")),
+)
+APPROVAL = (
+    "Not in force yet: a rule Claude saves waits for the user's approval. Tell the user; they "
+    "approve it in memtui (Notes, key R) or with `memtui rules approve {id}`."
+)
 DetailOutput = output_model(NoteDetail)
 SearchOutput = output_model(NoteSearchResponse)
 
@@ -102,7 +110,9 @@ def register(server: Server) -> None:
             source_session_id=source_session_id,
             project=here,
         )
-        return structured(saved)
+        if saved.note.status != "provisional":
+            return structured(saved)
+        return structured({**to_dict(saved), "approval": APPROVAL.format(id=saved.note.id)})
 
     def search_notes(
         query: Annotated[StrictStr, Field(min_length=1, max_length=MAX_QUERY)],
@@ -132,7 +142,7 @@ def register(server: Server) -> None:
         or with a tag."""
         notes = engine().notes
         listed = notes.list(folder=folder, tag=tag, limit=limit)
-        shown = ("id", "title", "layer", "folder", "tags", "updated")
+        shown = ("id", "title", "layer", "folder", "tags", "updated", "status")
         refs = [{k: v for k, v in to_dict(n).items() if k in shown} for n in listed]
         total = notes.count(folder=folder, tag=tag)
         return structured(NoteList(notes=refs, total=total))

@@ -87,7 +87,8 @@ def register(server: Server) -> None:
         ] = None,
     ) -> Annotated[CallToolResult, InferenceOutput]:
         """Record a conclusion the person has approved, with the notes or messages it rests
-        on. Refused unless `confirmed` is true: ask the person first, every time."""
+        on (with signal_id alone: the signal's). Refused unless `confirmed` is true: ask the
+        person first, every time."""
         return structured(
             engine().inferences.mint(
                 title,

@@ -210,13 +210,14 @@ class RefRow:
     folder: str
     updated: str
     created: str
+    status: str | None  # rules: provisional or approved
 
 
 def refs(conn: sqlite3.Connection, ids: Sequence[int]) -> dict[int, RefRow]:
     out: dict[int, RefRow] = {}
     for chunk in db.chunks(list(ids)):
         for r in conn.execute(
-            f"""SELECT id, title, layer, folder, updated, created FROM notes
+            f"""SELECT id, title, layer, folder, updated, created, status FROM notes
                 WHERE id IN ({db.marks(chunk)})""",
             chunk,
         ):

@@ -10,14 +10,18 @@ from textual.binding import Binding, BindingType
 from textual.widgets import DataTable
 
 MIN_LAST = 8  # cells the last column keeps however narrow the screen
+SIDEWAYS = ("left", "right")
 
 
-class ListTable(DataTable[str | Text]):
+class ListTable(DataTable[str | Text], inherit_bindings=False):
     """A table whose last column (a title) fills the room the fixed columns leave: a title
     reads whole when there is room and ends in an ellipsis when there is not. Left to
-    measure itself, the column could end up as narrow as its label."""
+    measure itself, the column could end up as narrow as its label. Its own keys only: it
+    never scrolls sideways, so the keys panel would list left, right and ctrl+page keys
+    that do nothing (and left is the screen's, to the filters)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
+        *(b for b in DataTable.BINDINGS if isinstance(b, Binding) and b.key not in SIDEWAYS),
         Binding("j", "cursor_down", "Down", show=False, id="go.down"),
         Binding("k", "cursor_up", "Up", show=False, id="go.up"),
         Binding("g", "scroll_top", "Top", show=False, id="go.top"),

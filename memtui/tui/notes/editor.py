@@ -36,6 +36,13 @@ LABELS = {
     "note-body": "Markdown",
 }
 
+# What each layer does, under the fields: the words are memtui's own (76 cells at 80 columns).
+LAYER_MEANING = {
+    "past": "past: what happened or was decided; Claude may amend it, never rewrite it",
+    "state": "state: what is true now; Claude sees it in the project its folder names",
+    "rule": "rule: a house rule Claude is given in every session; only you can change it",
+}
+
 
 def split_tags(value: str) -> list[str]:
     return [t for t in TAG_SPLIT.split(value) if t]
@@ -87,7 +94,7 @@ class NoteEditor(Screen[None]):
     #note-body { height: 1fr; }
     #link-picker { display: none; height: auto; max-height: 10; border: round $accent; }
     #link-picker.-open { display: block; }
-    #editor-hint { color: $text-muted; height: 1; padding: 0 1; }
+    #editor-hint, #layer-hint { color: $text-muted; height: 1; padding: 0 1; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+s", "save", "Save", id="editor.save"),
@@ -122,6 +129,7 @@ class NoteEditor(Screen[None]):
                     allow_blank=False,
                     id="note-layer",
                 )
+            yield Label(LAYER_MEANING[d.layer], id="layer-hint")
             with Horizontal(id="editor-more"):
                 yield Input(d.folder, placeholder="folder (a/b)", id="note-folder")
                 yield Input(" ".join(d.tags), placeholder="tags", id="note-tags")
@@ -138,8 +146,8 @@ class NoteEditor(Screen[None]):
 
     def _hint(self) -> str:
         what = "editing" if self.note is not None else "new note"
-        if self.source is not None:
-            what += " from a conversation (it keeps the message it came from)"
+        if self.source is not None:  # the body says which; the saved note links to it
+            what += " from a conversation"
         return f"{what} · [[ links a note · ctrl+s save · escape cancel"
 
     def on_mount(self) -> None:
@@ -182,6 +190,11 @@ class NoteEditor(Screen[None]):
             was.folder,
             was.tags,
         )
+
+    @on(Select.Changed, "#note-layer")
+    def _layer(self, event: Select.Changed) -> None:
+        if isinstance(event.value, str):
+            self.query_one("#layer-hint", Label).update(LAYER_MEANING[event.value])
 
     # -- `[[` offers titles ----------------------------------------------------------------
 

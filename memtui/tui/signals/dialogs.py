@@ -105,7 +105,8 @@ class MintForm(ModalScreen[None]):
         DIALOG_CSS
         + """
     MintForm .signals-dialog { width: 100; }
-    MintForm VerticalScroll { height: auto; max-height: 1fr; }
+    /* the buttons are the form's only key hints: the fields scroll, they stay in view */
+    MintForm VerticalScroll { height: auto; max-height: 70vh; }
     MintForm TextArea { height: 5; }
     MintForm SelectionList { height: auto; max-height: 8; }
     MintForm #mint-confidence { width: 12; }
@@ -175,6 +176,9 @@ class MintForm(ModalScreen[None]):
         if fields is None:
             return
         chosen = self.query_one(SelectionList).selected
+        if not chosen:  # the engine would take the signal's evidence: none chosen is a no
+            self.notify("choose at least one piece of evidence (space)", severity="error")
+            return
         note_ids = [int(v.split(":", 1)[1]) for v in chosen if v.startswith("note:")]
         uuids = [v.split(":", 1)[1] for v in chosen if v.startswith("message:")]
         app = self.app
