@@ -633,6 +633,8 @@ def cmd_doctor(memory: Memory, args: argparse.Namespace) -> None:
         )
         if name == "vectors" and report.other_model:
             status = f"made by another model: {len(missing):,} to embed again"
+        elif name == "vectors" and report.to_embed:
+            status += f" · {report.to_embed:,} newer messages to embed (`memtui index` does it)"
         say(f"{name:<10} {status}")
     masked = memory.upkeep.masked_counts()
     kinds = ", ".join(f"{n:,} {kind}" for kind, n in masked.items())

@@ -50,6 +50,30 @@ def test_reindex_after_incremental_equals_fresh(cfg: Config) -> None:
     incremental.close()
 
 
+def test_doctor_counts_messages_newer_than_the_vector_snapshot_apart(
+    cfg: Config, claude_dir: Path
+) -> None:
+    """A follower saves its vectors every few minutes: the lines it embedded since, when it
+    stops, are not in any snapshot. Doctor says the next catch-up embeds them, not that
+    they are missing; a vector lost from the snapshot itself still counts as missing."""
+    corpus.generate(claude_dir, messages=400, seed=6)
+    follower = Memory(cfg)
+    follower.upkeep.ingest()  # its first save is at once, the next after SAVE_AFTER
+    session_file = next(claude_dir.glob("*/*.jsonl"))
+    cwd = follower.history.get_session(session_file.stem).session.project
+    corpus.append_session_lines(session_file, 12, session_file.stem, cwd, seed=60)
+    follower.upkeep.ingest()
+    follower.close()  # as a Claude Code window closing
+    doctor = Memory(cfg)
+    report = doctor.upkeep.doctor()
+    assert report.ok and report.to_embed > 0, report
+    assert report.differences["vectors"] == (set(), set())
+    lost = sorted(doctor._index().vectors.ids())[:3]
+    doctor._index().vectors.remove(lost)
+    assert doctor.upkeep.doctor().differences["vectors"] == (set(lost), set())
+    doctor.close()
+
+
 def test_doctor_finds_and_repairs_damage(memory: Memory, claude_dir: Path) -> None:
     corpus.generate(claude_dir, messages=600, seed=5)
     memory.upkeep.ingest()

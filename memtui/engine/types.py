@@ -142,6 +142,7 @@ class DoctorReport:
     differences: dict[str, tuple[set[int], set[int]]] = field(default_factory=dict)
     repaired: bool = False
     other_model: bool = False  # the vectors were embedded by another model than this one
+    to_embed: int = 0  # messages newer than the vector snapshot: the next catch-up embeds them
 
     @property
     def ok(self) -> bool:

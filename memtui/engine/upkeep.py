@@ -184,7 +184,7 @@ class Upkeep:
                     notes.repair(diff)
                     after |= notes.differences()
                 return DoctorReport(store, after, repaired=True)
-            return DoctorReport(store, diff, other_model=other_model)
+            return DoctorReport(store, diff, other_model=other_model, to_embed=indexes.to_embed())
 
     # -- upgrades a crash or a new release left to do ---------------------------------------
 

@@ -445,12 +445,17 @@ class Indexes:
         a sampled vector that is not its message's embedding counts as both, and so does every
         vector of another model."""
         fts_want = {r[0] for r in self.conn.execute(f"SELECT id FROM messages WHERE {_FTS_WHERE}")}
-        vec_want = {
-            r[0] for r in self.conn.execute(f"SELECT id FROM messages WHERE {VECTOR_WHERE}")
-        }
         with self._lock:
             vectors = self.vectors
             vectors.reload_if_newer()
+            vec_all = {
+                r[0]: r[1]
+                for r in self.conn.execute(f"SELECT id, seq FROM messages WHERE {VECTOR_WHERE}")
+            }
+            # Stored after the snapshot (a follower that stopped before its next save): not
+            # missing, the next catch-up embeds them (to_embed counts them).
+            covered = vectors.watermark or max(vec_all.values(), default=0)
+            vec_want = {i for i, seq in vec_all.items() if seq <= covered}
             if vectors.foreign:
                 vec_have = vectors.ids()
                 wrong = vec_have & vec_want
@@ -462,8 +467,21 @@ class Indexes:
         fts_have = self.fts.ids()
         return {
             "full text": (fts_want - fts_have, fts_have - fts_want),
-            "vectors": ((vec_want - vec_have) | wrong, (vec_have - vec_want) | wrong),
+            "vectors": ((vec_want - vec_have) | wrong, (vec_have - set(vec_all)) | wrong),
         }
+
+    def to_embed(self) -> int:
+        """Messages stored after the vector snapshot this process holds: the next catch-up
+        embeds them (0 with no snapshot, where differences counts them missing)."""
+        with self._lock:
+            mark = self.vectors.watermark
+        if not mark:
+            return 0
+        return int(
+            self.conn.execute(
+                f"SELECT count(*) FROM messages WHERE seq > ? AND {VECTOR_WHERE}", (mark,)
+            ).fetchone()[0]
+        )
 
     def _wrong_vectors(self, ids: set[int], sample: int = 500) -> set[int]:
         """Of a sample of `ids`, those whose stored vector is not their text's embedding."""
