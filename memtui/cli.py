@@ -208,6 +208,13 @@ def build_parser() -> Parser:
     inferences = sub.add_parser("inferences", help="the conclusions you approved, re-checked")
     inferences.add_argument("--status", choices=INFERENCE_STATUSES, help="active or stale")
     inferences.add_argument("--json", action="store_true", help="one JSON document on stdout")
+    inference = sub.add_parser(
+        "inference",
+        help="confirm a stale inference again, on its evidence as it reads now, or drop one",
+    )
+    inference.add_argument("action", choices=["confirm", "drop"])
+    inference.add_argument("id", type=whole(1, 2**53), help="the inference's id")
+    inference.add_argument("--yes", action="store_true", help="drop: do not ask first")
 
     hook = sub.add_parser("hook", help="Claude Code hooks (see `memtui mcp --print-config`)")
     hook.add_argument(
@@ -722,6 +729,23 @@ def cmd_inferences(memory: Memory, args: argparse.Namespace) -> None:
                 say(f"       {e.kind} {e.ref} {e.title!r}: {e.state}")
 
 
+def cmd_inference(memory: Memory, args: argparse.Namespace) -> None:
+    if args.action == "confirm":
+        kept = memory.inferences.keep(args.id)
+        say(f"inference #{kept.id} is {kept.status}: {kept.title}  {kept.citation}")
+        return
+    found = memory.inferences.get_inference(args.id)
+    confirm(
+        args.yes,
+        f"Drop inference #{found.id} {found.title!r}? [y/N] ",
+        refused=f"dropping inference {found.id} needs a yes",
+        declined="nothing dropped",
+    )
+    gone = memory.inferences.drop(found.id)
+    again = f"; signal #{gone.signal_id} is new again" if gone.signal_id else ""
+    say(f"inference #{gone.id} dropped{again}: {gone.title}")
+
+
 COMMANDS: dict[str, Callable[[Memory, argparse.Namespace], None]] = {
     "index": cmd_index,
     "stats": cmd_stats,
@@ -734,6 +758,7 @@ COMMANDS: dict[str, Callable[[Memory, argparse.Namespace], None]] = {
     "signals": cmd_signals,
     "signal": cmd_signal,
     "inferences": cmd_inferences,
+    "inference": cmd_inference,
 }
 
 

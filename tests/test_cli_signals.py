@@ -50,3 +50,22 @@ def test_signals_triage_and_inferences(cfg: Config) -> None:
     assert json.loads(cli(cfg, "inferences", "--json").stdout)["inferences"][0]["status"] == (
         "stale"
     )
+
+
+def test_a_stale_inference_confirmed_again_or_dropped(cfg: Config) -> None:
+    with Memory(cfg) as memory:
+        a = memory.notes.save("Fact A", "cold cache on Mondays", "past", by="person").note
+        b = memory.notes.save("Fact B", "deploys on Mondays", "past", by="person").note
+        minted = memory.inferences.mint(
+            "Mondays", "both", 0.5, confirmed=True, evidence_note_ids=[a.id, b.id]
+        )
+        memory.notes.update(a.id, body="warm cache on Mondays", by="person")
+    iid = str(minted.id)
+    kept = cli(cfg, "inference", "confirm", iid)
+    assert kept.returncode == 0 and f"inference #{iid} is active" in kept.stdout, kept.stderr
+    asked = cli(cfg, "inference", "drop", iid)  # no terminal to ask on: refused
+    assert asked.returncode == 1 and "NOT_CONFIRMED" in asked.stderr
+    dropped = cli(cfg, "inference", "drop", iid, "--yes")
+    assert dropped.returncode == 0 and f"inference #{iid} dropped" in dropped.stdout
+    assert json.loads(cli(cfg, "inferences", "--json").stdout)["inferences"] == []
+    assert cli(cfg, "inference", "confirm", iid).stderr.startswith("memtui: NOT_FOUND")

@@ -507,7 +507,7 @@ def test_mint_refused_without_boolean_true(memory: Memory, confirmed: object) ->
     assert memory.inferences.list() == []
 
 
-def test_mint_staleness_and_provenance(memory: Memory) -> None:
+def test_mint_staleness_provenance_keep_and_drop(memory: Memory) -> None:
     a = memory.notes.save("Fact A", "the cache is cold on Mondays", "past", by="person").note
     b = memory.notes.save("Fact B", "[[Nowhere]] deploys happen on Mondays", "past", by="person")
     (signal,) = memory.signals.list().signals
@@ -534,6 +534,21 @@ def test_mint_staleness_and_provenance(memory: Memory) -> None:
     (changed,) = [e for e in full.evidence if e.state == "changed"]
     assert "-the cache is cold on Mondays" in (changed.diff or "")
     assert memory.signals.counts().stale_inferences == 1
+    # Its person keeps it on its evidence as it reads now (the deleted note leaves it) ...
+    kept = memory.inferences.keep(minted.id)
+    assert kept.status == "active" and [e.ref for e in kept.evidence] == [str(a.id)]
+    assert memory.signals.counts().stale_inferences == 0
+    memory.notes.delete(a.id, by="person")
+    with pytest.raises(InvalidArgument, match="no evidence left"):
+        memory.inferences.keep(minted.id)
+    with pytest.raises(NotFound):
+        memory.inferences.keep(minted.id + 1)
+    # ... or drops it, and the signal it came from is new again.
+    assert memory.inferences.drop(minted.id).id == minted.id
+    assert memory.inferences.list() == []
+    assert memory.signals.get(signal.id).status == "new"
+    with pytest.raises(NotFound):
+        memory.inferences.drop(minted.id)
 
 
 def test_mint_bad_evidence_writes_nothing(memory: Memory) -> None:

@@ -229,7 +229,7 @@ async def test_the_evidence_note_opens_in_the_notes_view(signalled: Memory) -> N
         )
 
 
-async def test_stale_inferences_are_marked_and_provenance_shows_each_state(
+async def test_stale_inferences_are_marked_shown_confirmed_again_and_dropped(
     signalled: Memory,
 ) -> None:
     notes = {n.title: n.id for n in signalled.notes.list()}
@@ -273,6 +273,25 @@ async def test_stale_inferences_are_marked_and_provenance_shows_each_state(
         await pilot.pause()
         diff = str(prov.query_one("#provenance-diff", Static).content)
         assert "+" in diff and "canary" in diff
+        # Its person still holds it: c, asked once, rests it on its evidence as it reads now.
+        await pilot.press("c")
+        await until(pilot, lambda: isinstance(app.screen, Confirm))
+        await pilot.press("y")
+        await until(pilot, lambda: prov.inference is not None and prov.inference.status == "active")
+        assert {e.title for e in prov.inference.evidence} == {"Auth decisions", "Deploy plan"}
+        await pilot.press("escape")
+        await until(pilot, lambda: listing.inferences[str(inf.id)].status == "active")
+        await pilot.press("c")
+        await pilot.pause()
+        assert app.screen is listing, "an active inference has nothing to confirm"
+        await pilot.press("d")
+        await until(pilot, lambda: isinstance(app.screen, Confirm))
+        await pilot.press("n")
+        await pilot.press("d")
+        await until(pilot, lambda: isinstance(app.screen, Confirm))
+        await pilot.press("y")
+        await until(pilot, lambda: not listing.inferences)
+        assert signalled.inferences.list() == []
 
 
 async def test_the_sidebar_counts_follow_new_notes(signalled: Memory) -> None:
@@ -302,6 +321,8 @@ async def test_every_signals_key_has_an_id_and_a_palette_entry(signalled: Memory
         "snooze.date",
         "mint.save",
         "inference.provenance",
+        "inference.keep",
+        "inference.drop",
         "provenance.open",
     } <= binding_ids()
     app = MemtuiApp(signalled, upkeep=False)

@@ -118,12 +118,43 @@ class Inferences:
             new_id = store.add_inference(
                 conn,
                 store.InferenceRow(0, title, summary, float(confidence), signal_id, created),
-                [
-                    store.EvidenceRow(kind, key, name, text, store.text_hash(text))
-                    for (kind, key), (name, text) in sorted(evidence.items())
-                ],
+                _rows(evidence),
             )
         return self.get_inference(new_id)
+
+    # -- a stale inference: its person keeps or drops it (the TUI and the CLI: not MCP) ----
+
+    def keep(self, inference_id: int) -> Inference:
+        """A stale inference its person still holds: each piece of evidence is recorded as it
+        reads now, and one deleted since leaves it. Refused when none is left: drop it."""
+        validate.positive("inference_id", inference_id)
+        with db.translated(self.config.db_path), self._writer.transaction() as conn:
+            if not store.inferences(conn, [inference_id]):
+                raise NotFound(f"inference {inference_id} not found", "list them with inferences")
+            kept = store.evidence(conn, inference_id)
+            now = _evidence_now(
+                conn,
+                [int(e.ref) for e in kept if e.kind == "note"],
+                [e.ref for e in kept if e.kind == "message"],
+            )
+            if not now:
+                raise InvalidArgument(
+                    f"inference {inference_id} has no evidence left: all it rested on is deleted",
+                    "drop it instead",
+                )
+            store.put_evidence(conn, inference_id, _rows(now))
+        return self.get_inference(inference_id)
+
+    def drop(self, inference_id: int) -> Inference:
+        """Delete an inference; the signal it came from is new again (no inference holds
+        it). Answers the inference as it was."""
+        gone = self.get_inference(inference_id)
+        with db.translated(self.config.db_path), self._writer.transaction() as conn:
+            store.drop_inference(conn, inference_id)
+            signal = store.get(conn, gone.signal_id) if gone.signal_id is not None else None
+            if signal is not None and signal.status == "synthesized":
+                store.set_status(conn, signal.id, "new", None, _now())
+        return gone
 
     def list(self, status: str | None = None) -> list[Inference]:
         """Every inference, newest first, each re-checked against the store first."""
@@ -284,6 +315,14 @@ def _diff(before: str, after: str) -> str:
         before.splitlines(), after.splitlines(), "at mint", "now", lineterm="", n=1
     )
     return "\n".join(lines)
+
+
+def _rows(evidence: dict[tuple[str, str], tuple[str, str]]) -> list[store.EvidenceRow]:
+    """Evidence as it reads now (`_evidence_now`), to be kept with its hash."""
+    return [
+        store.EvidenceRow(kind, key, name, text, store.text_hash(text))
+        for (kind, key), (name, text) in sorted(evidence.items())
+    ]
 
 
 def _uuids(conn: sqlite3.Connection, message_ids: Sequence[int]) -> list[str]:

@@ -254,11 +254,19 @@ def add_inference(
         ),
     )
     new_id = int(cur.lastrowid or 0)
+    put_evidence(conn, new_id, evidence)
+    return new_id
+
+
+def put_evidence(
+    conn: sqlite3.Connection, inference_id: int, evidence: Sequence[EvidenceRow]
+) -> None:
+    """An inference's evidence, in place of what it held."""
+    conn.execute("DELETE FROM inference_evidence WHERE inference_id = ?", (inference_id,))
     conn.executemany(
         "INSERT INTO inference_evidence VALUES (?, ?, ?, ?, ?, ?)",
-        [(new_id, e.kind, e.ref, e.title, e.text, e.hash) for e in evidence],
+        [(inference_id, e.kind, e.ref, e.title, e.text, e.hash) for e in evidence],
     )
-    return new_id
 
 
 def drop_inference(conn: sqlite3.Connection, inference_id: int) -> None:

@@ -51,11 +51,12 @@ class Confirm(ModalScreen[bool]):
         Binding("n,escape", "answer(False)", "No", id="confirm.no"),
     ]
 
-    def __init__(self, question: str, detail: str, yes: str) -> None:
+    def __init__(self, question: str, detail: str, yes: str, no: str = "Keep") -> None:
         super().__init__()
         self.question = question
         self.detail = detail
         self.yes = yes
+        self.no = no
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
@@ -63,7 +64,7 @@ class Confirm(ModalScreen[bool]):
             yield Label(self.detail, classes="dialog-hint")
             with Horizontal():
                 yield Button(f"{self.yes} (y)", variant="error", id="yes")
-                yield Button("Keep (n)", id="no")
+                yield Button(f"{self.no} (n)", id="no")
 
     def on_mount(self) -> None:
         self.query_one("#no", Button).focus()

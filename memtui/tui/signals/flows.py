@@ -127,3 +127,58 @@ def mint(
         app.call_from_thread(then, minted)
 
     app.run_worker(write, thread=True, group=WRITES, exit_on_error=False)
+
+
+def keep(app: MemtuiApp, inference: Inference, then: Callable[[], None] | None = None) -> None:
+    """A stale inference its person still holds rests on its evidence as it reads now (its
+    diffs since the mint are gone after)."""
+
+    def write() -> str | None:
+        kept = app.ask(lambda: app.memory.inferences.keep(inference.id))
+        return None if kept is None else f"inference #{kept.id} confirmed: {kept.citation}"
+
+    detail = (
+        "it rests on each note and message as it reads now; one deleted since leaves it, "
+        "and the diffs since the mint are gone"
+    )
+    question = f"Does {inference.title!r} still hold?"
+    _asked(app, (question, detail, "Confirm", "Not now"), write, then)
+
+
+def drop(app: MemtuiApp, inference: Inference, then: Callable[[], None] | None = None) -> None:
+    """The inference is deleted, and the signal it came from is new again."""
+
+    def write() -> str | None:
+        gone = app.ask(lambda: app.memory.inferences.drop(inference.id))
+        if gone is None:
+            return None
+        again = f"; signal #{gone.signal_id} is new again" if gone.signal_id else ""
+        return f"inference #{gone.id} dropped{again}"
+
+    detail = "it is deleted" + ("; its signal is new again" if inference.signal_id else "")
+    _asked(app, (f"Drop {inference.title!r}?", detail, "Drop", "Keep"), write, then)
+
+
+def _asked(
+    app: MemtuiApp,
+    question: tuple[str, str, str, str],
+    write: Callable[[], str | None],
+    then: Callable[[], None] | None,
+) -> None:
+    """Asked once (question, detail, yes, no); a yes runs `write` in a worker, whose answer
+    is said, and then `then`."""
+    from memtui.tui.forms import Confirm
+
+    def run() -> None:
+        said = write()
+        if said is None:
+            return
+        app.call_from_thread(app.notify, said)
+        if then is not None:
+            app.call_from_thread(then)
+
+    def answered(yes: bool | None) -> None:
+        if yes:
+            app.run_worker(run, thread=True, group=WRITES, exit_on_error=False)
+
+    app.push_screen(Confirm(*question), answered)

@@ -1,5 +1,6 @@
 """The person's inferences, stale ones marked, and the provenance of one: each note or
-message it rests on, unchanged, changed (with the diff since the mint) or deleted.
+message it rests on, unchanged, changed (with the diff since the mint) or deleted. On either
+screen the person confirms a stale one again (c) or drops one (d).
 
 Listing and getting re-check the evidence in the engine: both run in a worker."""
 
@@ -56,6 +57,8 @@ class InferencesScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "back", "Back", id="screen.back"),
         Binding("p", "provenance", "Provenance", id="inference.provenance"),
+        Binding("c", "keep", "Confirm", id="inference.keep"),
+        Binding("d", "drop", "Drop", id="inference.drop"),
         Binding("s", "status", "Status", id="inferences.status"),
         Binding("S", "signals", "Signals", id="inferences.signals"),
     ]
@@ -93,8 +96,11 @@ class InferencesScreen(Screen[None]):
             self.reload()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "provenance":
+        if action in ("provenance", "drop"):
             return bool(self.inferences)
+        if action == "keep":
+            i = self._current()
+            return i is not None and i.status == "stale"
         return True
 
     def reload(self) -> None:
@@ -148,6 +154,7 @@ class InferencesScreen(Screen[None]):
 
     @on(DataTable.RowHighlighted, "#inference-table")
     def _show_summary(self) -> None:
+        self.refresh_bindings()
         i = self._current()
         shown = Text()
         if i is not None:
@@ -162,6 +169,14 @@ class InferencesScreen(Screen[None]):
     def action_provenance(self) -> None:
         if i := self._current():
             flows.provenance(self.app, i.id)
+
+    def action_keep(self) -> None:
+        if (i := self._current()) and i.status == "stale":
+            flows.keep(self.app, i, then=self.reload)
+
+    def action_drop(self) -> None:
+        if i := self._current():
+            flows.drop(self.app, i, then=self.reload)
 
     def action_status(self) -> None:
         order: list[str | None] = [None, "active", "stale"]
@@ -197,6 +212,8 @@ class ProvenanceScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "back", "Back", id="screen.back"),
         Binding("o", "open", "Open", id="provenance.open"),
+        Binding("c", "keep", "Confirm", id="inference.keep"),
+        Binding("d", "drop", "Drop", id="inference.drop"),
     ]
 
     def __init__(self, inference_id: int) -> None:
@@ -223,6 +240,10 @@ class ProvenanceScreen(Screen[None]):
         if action == "open":
             e = self._current()
             return e is not None and e.state != "deleted"
+        if action == "keep":
+            return self.inference is not None and self.inference.status == "stale"
+        if action == "drop":
+            return self.inference is not None
         return True
 
     @work(thread=True, exclusive=True, group="provenance", exit_on_error=False)
@@ -306,6 +327,14 @@ class ProvenanceScreen(Screen[None]):
             flows.open_message(self.app, m)
         else:
             self.notify("this message's place in its session is not known here")
+
+    def action_keep(self) -> None:
+        if self.inference is not None and self.inference.status == "stale":
+            flows.keep(self.app, self.inference, then=self.load)
+
+    def action_drop(self) -> None:
+        if self.inference is not None:
+            flows.drop(self.app, self.inference, then=self.dismiss)
 
     def action_back(self) -> None:
         self.dismiss()
