@@ -99,6 +99,21 @@ def test_related_messages_the_projects_first_then_others(project: Memory, claude
     assert len(found) == 3 and "garden" in found[0] and "refund" in "".join(found[1:])
 
 
+def test_related_holds_no_rule_and_no_note_only_nearest(project: Memory) -> None:
+    """A rule Claude saved waits for the person's approval, and is never injected, Related
+    included; an approved one is the house rules'. A note that is only the nearest by
+    meaning, however far, is not related."""
+    project.notes.save(
+        "Always squash", "Squash every refund webhook pull request.", "rule", by="agent"
+    )
+    related = project.context.get(lines.CWD, "refund webhook pull request", 4000).sections[-1]
+    assert related.heading == "Related" and "Refund decision" in related.text
+    assert "Always squash" not in related.text and "Always run ruff" not in related.text
+    assert "Garden plan" not in related.text  # no word of the query, not near in meaning
+    nothing = project.context.get(lines.CWD, "zebra saxophone", 4000)
+    assert "## Related" not in nothing.text, nothing.text
+
+
 @pytest.mark.parametrize("budget", [50, 60, 80, 120, 200, 400, 1000, 4000, 32_000])
 def test_context_never_over_budget(project: Memory, budget: int) -> None:
     ctx = project.context.get(lines.CWD, "refund webhook", budget)
