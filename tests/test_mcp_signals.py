@@ -63,6 +63,8 @@ async def test_triage_and_mint_over_mcp(server: Server, memory: Memory) -> None:
         )
         assert snoozed["status"] == "snoozed"
         assert (await ok(client, "get_signals"))["signals"] == []
+        every = (await ok(client, "get_signals", status="all"))["signals"]
+        assert [s["status"] for s in every] == ["snoozed"]  # as the CLI's --status all
         await ok(client, "update_signal_status", id=signal["id"], status="new")
         note_id = signal["notes"][0]["id"]
         for confirmed in (None, "yes", 1, False):

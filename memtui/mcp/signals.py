@@ -41,12 +41,13 @@ def register(server: Server) -> None:
 
     def get_signals(
         type: SignalType | None = None,
-        status: Literal["new", "dismissed", "snoozed", "synthesized"] = "new",
+        status: Literal["new", "dismissed", "snoozed", "synthesized", "all"] = "new",
     ) -> Annotated[CallToolResult, SignalListOutput]:
         """Patterns memtui found in the notes and conversations (dangling links, stale state
         notes, tag bursts, hidden arcs, recurring errors), with their evidence; the newest 50
         and the total. Show them to the person; only the person decides what they mean."""
-        return structured(engine().signals.list(type, status, MAX_SIGNALS))
+        chosen = None if status == "all" else status
+        return structured(engine().signals.list(type, chosen, MAX_SIGNALS))
 
     def update_signal_status(
         id: Id,
