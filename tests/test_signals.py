@@ -692,6 +692,26 @@ def test_export_import_carries_triage_and_inferences(
         assert again.inferences == (0, 0, 1)
 
 
+def test_drop_leaves_a_signal_another_inference_holds(memory: Memory, tmp_path: Path) -> None:
+    """An import can bring a second inference on one signal (an export from before a drop
+    and a mint again): dropping one of them leaves the signal synthesized."""
+    a = memory.notes.save("A", "[[Nowhere]] and the cache", "past", by="person").note
+    (signal,) = memory.signals.list().signals
+    first = memory.inferences.mint(
+        "Cache", "why", 0.6, confirmed=True, evidence_note_ids=[a.id], signal_id=signal.id
+    )
+    path = tmp_path / "out.jsonl"
+    memory.transfer.export(path)
+    memory.inferences.drop(first.id)
+    second = memory.inferences.mint("Cache again", "why", 0.7, confirmed=True, signal_id=signal.id)
+    assert memory.transfer.import_(path).inferences == (1, 0, 0)
+    assert {i.signal_id for i in memory.inferences.list()} == {signal.id}
+    memory.inferences.drop(second.id)
+    assert memory.signals.get(signal.id).status == "synthesized"
+    memory.inferences.drop(first.id)
+    assert memory.signals.get(signal.id).status == "new"
+
+
 def test_import_bad_inference_line_imports_nothing(memory: Memory, tmp_path: Path) -> None:
     path = tmp_path / "bad.jsonl"
     note = {"type": "note", "id": 1, "title": "T", "layer": "past", "body": "x"}
