@@ -93,10 +93,13 @@ def test_related_messages_the_projects_first_then_others(project: Memory, claude
     messages = [line for line in related.text.splitlines() if line.startswith("- 20")]
     assert len(messages) == 3
     assert "far away" not in "".join(messages[:2])
-    # With only one message of its own, the project's comes first and others fill in.
-    alone = project.context.get("/home/dev/garden", "refund webhook retries twice", 4000)
+    # With only one message of its own, the project's comes first and others fill in ...
+    alone = project.context.get("/home/dev/garden", "refund webhook retries, garden notes", 4000)
     found = [line for line in alone.sections[-1].text.splitlines() if line.startswith("- 20")]
     assert len(found) == 3 and "garden" in found[0] and "refund" in "".join(found[1:])
+    # ... when it is related: not only the nearest by meaning among the full-text matches.
+    apart = project.context.get("/home/dev/garden", "refund webhook retries twice", 4000)
+    assert "garden" not in apart.sections[-1].text
 
 
 def test_related_holds_no_rule_and_no_note_only_nearest(project: Memory) -> None:

@@ -123,6 +123,29 @@ def test_the_token_vectors_are_mapped_and_encode_as_model2vec_loads_them(
     assert np.array_equal(ours, expected)
 
 
+def test_a_vocabulary_quantized_model_loads_and_both_lanes_agree(tmp_path: Path) -> None:
+    """$MEMTUI_MODEL may name a vocabulary-quantized model2vec model (fewer token vectors, a
+    token mapping and weights): the batches' model must keep both, or it does not load."""
+    from model2vec import StaticModel
+
+    base = StaticModel.from_pretrained(bundled_model_path())
+    rng = np.random.default_rng(0)
+    StaticModel(
+        vectors=np.asarray(base.embedding[:500], dtype=np.float32),
+        tokenizer=base.tokenizer,
+        config=base.config,
+        normalize=True,
+        weights=rng.uniform(0.2, 2.0, len(base.tokens)).astype(np.float32),
+        token_mapping=rng.integers(0, 500, len(base.tokens)).astype(np.int64),
+    ).save_pretrained(tmp_path / "quantized")
+    quantized = Embedder(str(tmp_path / "quantized"))
+    texts = [f"retry the flaky checkout test {i}" for i in range(20)]
+    theirs = StaticModel.from_pretrained(tmp_path / "quantized", normalize=True)
+    expected = theirs.encode(texts, max_length=MAX_TOKENS, use_multiprocessing=False)
+    assert np.allclose(quantized.encode(texts), expected, atol=1e-6)  # the batches' lane
+    assert np.allclose(quantized.encode(texts[:2]), expected[:2], atol=1e-6)  # a query's
+
+
 def test_a_bulk_encode_gives_the_vectors_of_a_small_one(embedder: Embedder) -> None:
     """Inside `bulk()` the token vectors are averaged from a float32 copy (twice as fast as
     from float16): the vectors are the ones a search's query path gives, to rounding, the

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import threading
 import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -690,6 +691,52 @@ def test_export_import_carries_triage_and_inferences(
         assert (back.id, back.status, back.signal_id) == (minted.id, "active", second.id)
         again = fresh.transfer.import_(path)
         assert again.inferences == (0, 0, 1)
+
+
+def test_drop_leaves_a_signal_another_inference_holds(memory: Memory, tmp_path: Path) -> None:
+    """An import can bring a second inference on one signal (an export from before a drop
+    and a mint again): dropping one of them leaves the signal synthesized."""
+    a = memory.notes.save("A", "[[Nowhere]] and the cache", "past", by="person").note
+    (signal,) = memory.signals.list().signals
+    first = memory.inferences.mint(
+        "Cache", "why", 0.6, confirmed=True, evidence_note_ids=[a.id], signal_id=signal.id
+    )
+    path = tmp_path / "out.jsonl"
+    memory.transfer.export(path)
+    memory.inferences.drop(first.id)
+    second = memory.inferences.mint("Cache again", "why", 0.7, confirmed=True, signal_id=signal.id)
+    assert memory.transfer.import_(path).inferences == (1, 0, 0)
+    assert {i.signal_id for i in memory.inferences.list()} == {signal.id}
+    memory.inferences.drop(second.id)
+    assert memory.signals.get(signal.id).status == "synthesized"
+    memory.inferences.drop(first.id)
+    assert memory.signals.get(signal.id).status == "new"
+
+
+def test_an_inference_dropped_meanwhile_is_not_dropped_twice(memory: Memory, cfg: Config) -> None:
+    """Two processes drop one inference at once: the one that waited for the other's write
+    finds it gone (NOT_FOUND), not 'dropped' a second time."""
+    from memtui.store import signals as signals_store
+
+    note = memory.notes.save("A", "the cache", "past", by="person").note
+    minted = memory.inferences.mint(
+        "Cache", "why", 0.6, confirmed=True, evidence_note_ids=[note.id]
+    )
+    outcome: list[object] = []
+
+    def drop() -> None:
+        try:
+            outcome.append(memory.inferences.drop(minted.id))
+        except NotFound as exc:
+            outcome.append(exc)
+
+    with Memory(cfg) as other, other.inferences._writer.transaction() as conn:
+        waiting = threading.Thread(target=drop)
+        waiting.start()  # it reads the inference, then waits for this write to end
+        time.sleep(0.5)
+        signals_store.drop_inference(conn, minted.id)
+    waiting.join(timeout=30)
+    assert len(outcome) == 1 and isinstance(outcome[0], NotFound), outcome
 
 
 def test_import_bad_inference_line_imports_nothing(memory: Memory, tmp_path: Path) -> None:

@@ -150,9 +150,15 @@ class Inferences:
         it). Answers the inference as it was."""
         gone = self.get_inference(inference_id)
         with db.translated(self.config.db_path), self._writer.transaction() as conn:
+            # Read again under the write lock: another process may have dropped it since.
+            (row,) = store.inferences(conn, [inference_id]) or [None]
+            if row is None:
+                raise NotFound(f"inference {inference_id} not found", "list them with inferences")
             store.drop_inference(conn, inference_id)
-            signal = store.get(conn, gone.signal_id) if gone.signal_id is not None else None
-            if signal is not None and signal.status == "synthesized":
+            signal = store.get(conn, row.signal_id) if row.signal_id is not None else None
+            # An import can bring a second inference on the same signal: it still holds it.
+            held = signal is not None and store.holds(conn, signal.id)
+            if signal is not None and signal.status == "synthesized" and not held:
                 store.set_status(conn, signal.id, "new", None, _now())
         return gone
 

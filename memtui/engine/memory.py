@@ -172,8 +172,12 @@ class Memory:
             if h.note.layer != "rule" and ("fts" in h.found_by or h.note.id in near)
         ]
         lines = [f"- note #{h.note.id} {h.note.title}: {h.snippet}" for h in notes[:3]]
-        found = self.history.search(query, "hybrid", limit=10)
-        hits = found.results if found.fts_total or found.vector_total else []
+        hits = self.history.search(query, "hybrid", limit=10).results
+        if any("fts" not in h.found_by for h in hits):
+            # Hybrid lists the nearest by meaning however far, beside the full-text matches.
+            found = self.history.search(query, "vector", limit=10).results
+            near_messages = {h.uuid for h in found if h.score >= NEAR}
+            hits = [h for h in hits if "fts" in h.found_by or h.uuid in near_messages]
         if cwd:  # the project of cwd: at it, under it, or holding it
             here = cwd.rstrip("/") + "/"
             hits.sort(key=lambda h: not _nested(h.project.rstrip("/") + "/", here))

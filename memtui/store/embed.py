@@ -86,8 +86,16 @@ class _Lane:
 
 
 def _sibling(model: StaticModel, vectors: np.ndarray, tokenizer: Tokenizer) -> StaticModel:
-    """`model` over other token vectors, or with a tokenizer of its own."""
-    return type(model)(vectors=vectors, tokenizer=tokenizer, config=model.config, normalize=True)
+    """`model` over other token vectors, or with a tokenizer of its own (a vocabulary-quantized
+    model's weights and token mapping kept: without them it does not load)."""
+    return type(model)(
+        vectors=vectors,
+        tokenizer=tokenizer,
+        config=model.config,
+        normalize=True,
+        weights=model.weights,
+        token_mapping=model.token_mapping,
+    )
 
 
 class Embedder:
@@ -103,14 +111,15 @@ class Embedder:
             raise ModelUnavailable(f"{source}: {str(path)!r} is not a model2vec model folder")
         try:
             loaded = _load(path)
+            own = type(loaded.tokenizer).from_str(loaded.tokenizer.to_str())
+            batches = _sibling(loaded, loaded.embedding, own)
         except Exception as exc:  # a damaged folder fails in many ways inside model2vec
             first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
             raise ModelUnavailable(
                 f"{source}: cannot load a model2vec model from {str(path)!r}: {first}"
             ) from exc
         self._small = _Lane(loaded)
-        own = type(loaded.tokenizer).from_str(loaded.tokenizer.to_str())
-        self._batches = _Lane(_sibling(loaded, loaded.embedding, own))
+        self._batches = _Lane(batches)
         self._in_bulk = False
         self.dim: int = int(loaded.dim)
         self.name: str = str(path)

@@ -274,6 +274,12 @@ def drop_inference(conn: sqlite3.Connection, inference_id: int) -> None:
     conn.execute("DELETE FROM inferences WHERE id = ?", (inference_id,))
 
 
+def holds(conn: sqlite3.Connection, signal_id: int) -> bool:
+    """Whether an inference rests on the signal (it stays synthesized)."""
+    sql = "SELECT 1 FROM inferences WHERE signal_id = ? LIMIT 1"
+    return conn.execute(sql, (signal_id,)).fetchone() is not None
+
+
 def text_hash(text: str) -> str:
     """An evidence's hash: of its text at mint time, compared with its text now."""
     return hashlib.sha256(text.encode()).hexdigest()
