@@ -130,7 +130,7 @@ class Inferences:
         validate.positive("inference_id", inference_id)
         with db.translated(self.config.db_path), self._writer.transaction() as conn:
             if not store.inferences(conn, [inference_id]):
-                raise NotFound(f"inference {inference_id} not found", "list them with inferences")
+                raise _unknown(inference_id)
             kept = store.evidence(conn, inference_id)
             now = _evidence_now(
                 conn,
@@ -153,7 +153,7 @@ class Inferences:
             # Read again under the write lock: another process may have dropped it since.
             (row,) = store.inferences(conn, [inference_id]) or [None]
             if row is None:
-                raise NotFound(f"inference {inference_id} not found", "list them with inferences")
+                raise _unknown(inference_id)
             store.drop_inference(conn, inference_id)
             signal = store.get(conn, row.signal_id) if row.signal_id is not None else None
             # An import can bring a second inference on the same signal: it still holds it.
@@ -177,7 +177,7 @@ class Inferences:
         with db.translated(self.config.db_path):
             found = checked(self._conn(), [inference_id], diffs=True)
         if not found:
-            raise NotFound(f"inference {inference_id} not found", "list them with list_inferences")
+            raise _unknown(inference_id)
         return found[0]
 
     # -- export and import (engine/transfer.py writes and reads the records) ----------------
@@ -321,6 +321,13 @@ def _diff(before: str, after: str) -> str:
         before.splitlines(), after.splitlines(), "at mint", "now", lineterm="", n=1
     )
     return "\n".join(lines)
+
+
+def _unknown(inference_id: int) -> NotFound:
+    return NotFound(
+        f"inference {inference_id} not found",
+        "list them with list_inferences (memtui inferences in a shell)",
+    )
 
 
 def _rows(evidence: dict[tuple[str, str], tuple[str, str]]) -> list[store.EvidenceRow]:

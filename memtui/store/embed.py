@@ -156,7 +156,7 @@ class Embedder:
         float16: averaging float16 rows takes twice as long (numpy converts each element), and
         a catch-up embeds hundreds of thousands of texts. The copy (46 MB for the bundled
         model) is private to the process and gone after; a search embeds its query through
-        the shared float16 mapping (the vectors agree to 1e-6)."""
+        the shared float16 mapping (the vectors agree to a cosine of 0.999999)."""
         lane = self._batches
         model = lane.model
         plain = model.weights is None and model.token_mapping is None
