@@ -291,6 +291,21 @@ def test_question_words_do_not_weigh_in(ft: FullText) -> None:
     assert ids_of(ft, "when did we last talk about the staging migration?") == [1]
 
 
+def test_a_clitic_goes_with_its_word(ft: FullText) -> None:
+    """ "grandmother's" is the word grandmother: its "s", alone, found every "let's"."""
+    ft.write(
+        [
+            doc(1, "my grandmother baked the cake"),
+            doc(2, "let's check the logs; here's the trace"),
+            doc(3, "we'll ship what they've built"),
+        ]
+    )
+    assert ids_of(ft, "grandmother's recipe") == [1]
+    assert ids_of(ft, "grandmother\u2019s") == [1]
+    assert ids_of(ft, "they've shipped") == [3]
+    assert "s" not in ft.terms("grandmother's")
+
+
 def test_a_query_of_small_words_still_searches(ft: FullText) -> None:
     ft.write([doc(1, "what was it"), doc(2, "a plain note")])
     assert ids_of(ft, "what was it") == [1]

@@ -68,8 +68,15 @@ _FORMAT_FILE = "memtui-format"
 LONG_TOKEN = 256  # bytes; a SHA-512 in hex is 128
 MIN_PREFIX = 3  # "mi*" would expand to thousands of terms and say little
 # How a query is cut into words: word characters joined by . / : - @ stay one word (a phrase);
-# a trailing * makes the last part a prefix.
-_WORD = re.compile(r"\w+(?:[./:@\-]\w+)*\*?")
+# a trailing * makes the last part a prefix. An English clitic ('s, 're, 'll, 't ...) goes with
+# its word and is dropped: alone, "s" would find every "let's" and "here's".
+_WORD = re.compile(r"(\w+(?:[./:@\-]\w+)*)(?:['\u2019](?:s|re|ve|ll|d|m|t)\b)?(\*?)", re.IGNORECASE)
+
+
+def _words(text: str) -> list[str]:
+    return [word + star for word, star in _WORD.findall(text)]
+
+
 _HEX_PREFIX = re.compile(r"(?=[a-f]*\d)[0-9a-f]{7,39}")
 _PHRASE = re.compile(r'"([^"]*)"')
 
@@ -437,20 +444,20 @@ class FullText:
         searcher = self._searcher()
         total = 0.0
         for text in [query] if isinstance(query, str) else query:
-            words = list(dict.fromkeys(_WORD.findall(_PHRASE.sub(" ", text))))[:_MAX_WORDS]
+            words = list(dict.fromkeys(_words(_PHRASE.sub(" ", text))))[:_MAX_WORDS]
             content = [w for w in words if w.lower() not in STOP_WORDS] or words
             total += sum(self._idf(w, searcher) for w in content)
         return total
 
     def searchable(self, text: str) -> bool:
         """Whether `text` has anything the index can look for (a word, not only marks)."""
-        return any(self._stem.analyze(w.rstrip("*")) for w in _WORD.findall(text))
+        return any(self._stem.analyze(w.rstrip("*")) for w in _words(text))
 
     def terms(self, query: str | list[str]) -> list[str]:
         """Query words lowercased, each followed by its stems, for prefix highlighting."""
         out: dict[str, None] = {}
         for text in [query] if isinstance(query, str) else query:
-            for word in (w.rstrip("*") for w in _WORD.findall(text)[:_MAX_WORDS]):
+            for word in (w.rstrip("*") for w in _words(text)[:_MAX_WORDS]):
                 stems = self._stem.analyze(word)
                 if stems:
                     out[word.lower()] = None
@@ -518,7 +525,7 @@ class FullText:
 
     def _text_query(self, text: str, searcher: _Searchers) -> Query | None:
         phrases = [q for p in _PHRASE.findall(text) if (q := self._stemmed_text(p)) is not None]
-        words = list(dict.fromkeys(_WORD.findall(_PHRASE.sub(" ", text))))[:_MAX_WORDS]
+        words = list(dict.fromkeys(_words(_PHRASE.sub(" ", text))))[:_MAX_WORDS]
         # Words like "when", "did", "last" match most messages: left in, they let a long
         # message full of them outrank the answer. A query of nothing else keeps them.
         content = [w for w in words if w.lower() not in STOP_WORDS] or (
