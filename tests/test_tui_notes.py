@@ -519,19 +519,32 @@ async def test_a_provisional_rule_is_approved_from_its_view(noted: Memory) -> No
         await until(pilot, lambda: "waiting" not in text_of(view))
 
 
+async def editor_from_a_message(
+    pilot: Pilot[None], app: MemtuiApp, archived: Memory, key: str
+) -> MessageBlock:
+    """The busiest session open, an answer of Claude's with text focused and `key` pressed:
+    the editor is up. Returns the message."""
+    await until(pilot, lambda: isinstance(app.screen, BrowseScreen))
+    busiest = max(archived.history.list_sessions(), key=lambda i: i.message_count)
+    app.push_screen(SessionScreen(busiest.session_id))
+    await until(pilot, lambda: isinstance(app.screen, SessionScreen))
+    session = app.screen
+    await until(pilot, lambda: len(session.query(MessageBlock)) > 3)
+    block = next(
+        b
+        for b in session.query(MessageBlock)
+        if b.message.kind == "assistant" and b.message.text.strip()
+    )
+    block.focus()
+    await pilot.press(key)
+    await until(pilot, lambda: isinstance(app.screen, NoteEditor))
+    return block
+
+
 async def test_save_a_message_of_a_session_as_a_past_note(archived: Memory) -> None:
     app = MemtuiApp(archived, upkeep=False)
     async with app.run_test(size=SIZE) as pilot:
-        await until(pilot, lambda: isinstance(app.screen, BrowseScreen))
-        busiest = max(archived.history.list_sessions(), key=lambda i: i.message_count)
-        app.push_screen(SessionScreen(busiest.session_id))
-        await until(pilot, lambda: isinstance(app.screen, SessionScreen))
-        session = app.screen
-        await until(pilot, lambda: len(session.query(MessageBlock)) > 3)
-        block = next(b for b in session.query(MessageBlock) if b.message.kind == "assistant")
-        block.focus()
-        await pilot.press("S")  # the whole exchange
-        await until(pilot, lambda: isinstance(app.screen, NoteEditor))
+        block = await editor_from_a_message(pilot, app, archived, "S")  # the whole exchange
         editor = app.screen
         body = editor.query_one("#note-body", TextArea).text
         assert "**you:**" in body and "**claude:**" in body
@@ -553,7 +566,7 @@ async def test_save_a_message_of_a_session_as_a_past_note(archived: Memory) -> N
         assert source.session_id == block.message.session_id
         await pilot.press("tab", "enter")  # the source is the first thing to open
         await until(
-            pilot, lambda: isinstance(app.screen, SessionScreen) and app.screen is not session
+            pilot, lambda: isinstance(app.screen, SessionScreen) and app.screen is not block.screen
         )
         opened = app.screen
         assert isinstance(opened, SessionScreen) and opened.at == block.message.message_index
@@ -562,20 +575,7 @@ async def test_save_a_message_of_a_session_as_a_past_note(archived: Memory) -> N
 async def test_save_the_highlighted_message_alone(archived: Memory) -> None:
     app = MemtuiApp(archived, upkeep=False)
     async with app.run_test(size=SIZE) as pilot:
-        await until(pilot, lambda: isinstance(app.screen, BrowseScreen))
-        busiest = max(archived.history.list_sessions(), key=lambda i: i.message_count)
-        app.push_screen(SessionScreen(busiest.session_id))
-        await until(pilot, lambda: isinstance(app.screen, SessionScreen))
-        session = app.screen
-        await until(pilot, lambda: len(session.query(MessageBlock)) > 3)
-        block = next(
-            b
-            for b in session.query(MessageBlock)
-            if b.message.kind == "assistant" and b.message.text.strip()
-        )
-        block.focus()
-        await pilot.press("s")  # this message, not its exchange
-        await until(pilot, lambda: isinstance(app.screen, NoteEditor))
+        block = await editor_from_a_message(pilot, app, archived, "s")  # not its exchange
         editor = app.screen
         body = editor.query_one("#note-body", TextArea).text
         assert body.endswith(block.message.text.strip()[-40:]) and "**you:**" not in body
@@ -598,15 +598,7 @@ async def test_save_the_highlighted_message_alone(archived: Memory) -> None:
 async def test_the_editors_hint_from_a_conversation_fits_80_columns(archived: Memory) -> None:
     app = MemtuiApp(archived, upkeep=False)
     async with app.run_test(size=(80, 24)) as pilot:
-        await until(pilot, lambda: isinstance(app.screen, BrowseScreen))
-        busiest = max(archived.history.list_sessions(), key=lambda i: i.message_count)
-        app.push_screen(SessionScreen(busiest.session_id))
-        await until(pilot, lambda: isinstance(app.screen, SessionScreen))
-        session = app.screen
-        await until(pilot, lambda: len(session.query(MessageBlock)) > 3)
-        next(b for b in session.query(MessageBlock) if b.message.kind == "assistant").focus()
-        await pilot.press("s")
-        await until(pilot, lambda: isinstance(app.screen, NoteEditor))
+        await editor_from_a_message(pilot, app, archived, "s")
         hint = str(app.screen.query_one("#editor-hint", Static).render())
         assert hint.startswith("new note from a conversation")
         assert hint.endswith("ctrl+s save · escape cancel") and len(hint) <= 76, hint
