@@ -833,15 +833,23 @@ async def test_project_lines_fit_after_the_terminal_narrows(archive: Memory) -> 
     async with app.run_test(size=(160, 48)) as pilot:
         browse = await browse_ready(pilot, app)
         listing = browse.query_one("#projects", OptionList)
+        wide = listing.scrollable_content_region.width
         await pilot.resize_terminal(80, 24)
-        await pilot.pause()
-        await pilot.pause()
-        width = listing.scrollable_content_region.width
-        for index in range(listing.option_count):
-            if index == listing.highlighted:
-                continue  # the highlighted project shows its whole path, on as many lines
-            line = listing.get_option_at_index(index).prompt
-            assert isinstance(line, Text) and line.cell_len <= width, line.plain
+
+        def lines_fit() -> bool:
+            """Once the sidebar has narrowed, every line but the highlighted one (its whole
+            path, on as many lines as it takes) fits it."""
+            width = listing.scrollable_content_region.width
+            lines = [
+                listing.get_option_at_index(i).prompt
+                for i in range(listing.option_count)
+                if i != listing.highlighted
+            ]
+            return width < wide and all(
+                isinstance(line, Text) and line.cell_len <= width for line in lines
+            )
+
+        await until(pilot, lines_fit, timeout=10)
 
 
 async def test_a_hit_only_in_a_tool_result_opens_its_fold(with_tools: Memory) -> None:
