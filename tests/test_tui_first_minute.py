@@ -486,16 +486,18 @@ async def test_the_status_line_keeps_its_counts_at_80_columns_while_indexing(
         await browse_ready(pilot, app)
         app.mcp_address = "MCP http://127.0.0.1:10013/mcp"
         app.post_message(Progress(ProgressEvent("transcripts", 3, 100, 1.0)))
-        await pilot.pause(0.2)
         status = app.screen.query_one(StatusLine)
+
+        def phase() -> str:
+            return str(status.query_one("#status-phase", Static).render())
+
+        await until(pilot, lambda: phase() == "reading transcripts 3%")
         counts = status.query_one("#status-counts", Static)
         assert str(counts.render()) == "6 sessions · 187 msgs"
         assert counts.size.width >= len("6 sessions · 187 msgs"), "whole, not …"
-        assert str(status.query_one("#status-phase", Static).render()) == "reading transcripts 3%"
         assert str(status.query_one("#status-mcp", Static).render()) == "MCP :10013"
         await pilot.resize_terminal(140, 40)
-        await pilot.pause(0.2)
-        assert "vectors next" in str(status.query_one("#status-phase", Static).render())
+        await until(pilot, lambda: "vectors next" in phase())
         assert "http://127.0.0.1:10013/mcp" in str(status.query_one("#status-mcp").render())
 
 
