@@ -177,15 +177,12 @@ async def test_browse_to_a_session_and_expand_a_tool_call(indexed: Memory) -> No
         await pilot.pause(0.1)
         padding = block.styles.padding
         await pilot.click(block, offset=(padding.left + 3, block.fold_row(call) + padding.top))
-        await until(pilot, lambda: call.open)
-        await pilot.pause(0.1)
-        assert block.size.height > folded_height, "the call's arguments are shown"
+        await until(pilot, lambda: call.open and block.size.height > folded_height)
         assert call.body.splitlines()[0].strip() in shown(block)
         thinker = next(b for b in session.query(MessageBlock) if b.message.thinking)
         assert thinker.message.thinking.split()[0] not in shown(thinker), "thinking is hidden"
         await pilot.press("t")
-        await pilot.pause(0.1)
-        assert thinker.message.thinking.split()[0] in shown(thinker)
+        await until(pilot, lambda: thinker.message.thinking.split()[0] in shown(thinker))
         await pilot.press("escape")
         assert isinstance(app.screen, BrowseScreen)
 

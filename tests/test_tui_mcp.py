@@ -71,5 +71,8 @@ async def test_a_taken_port_is_a_notice_not_a_crash(memory: Memory) -> None:
 async def test_no_mcp_says_so(memory: Memory) -> None:
     app = MemtuiApp(memory, upkeep=False, mcp_port=None)
     async with app.run_test(size=(140, 40)) as pilot:
-        await pilot.pause(0.1)
-        assert str(app.screen.query_one("#status-mcp").render()) == "MCP off"
+
+        def said() -> list[str]:  # the browse screen may not be up yet: no match, no error
+            return [str(w.render()) for w in app.screen.query("#status-mcp")]
+
+        await until(pilot, lambda: said() == ["MCP off"])
