@@ -131,12 +131,7 @@ class Inferences:
         with db.translated(self.config.db_path), self._writer.transaction() as conn:
             if not store.inferences(conn, [inference_id]):
                 raise _unknown(inference_id)
-            kept = store.evidence(conn, inference_id)
-            now = _evidence_now(
-                conn,
-                [int(e.ref) for e in kept if e.kind == "note"],
-                [e.ref for e in kept if e.kind == "message"],
-            )
+            now = _evidence_of(conn, store.evidence(conn, inference_id))
             if not now:
                 raise InvalidArgument(
                     f"inference {inference_id} has no evidence left: all it rested on is deleted",
@@ -249,11 +244,7 @@ def checked(
     out = []
     for row in store.inferences(conn, ids):
         kept = store.evidence(conn, row.id)
-        now = _evidence_now(
-            conn,
-            [int(e.ref) for e in kept if e.kind == "note"],
-            [e.ref for e in kept if e.kind == "message"],
-        )
+        now = _evidence_of(conn, kept)
         evidence = []
         for e in kept:
             current = now.get((e.kind, e.ref))
@@ -347,6 +338,17 @@ def _uuids(conn: sqlite3.Connection, message_ids: Sequence[int]) -> list[str]:
         )
         out += [r[0] for r in rows if r[0]]
     return sorted(out)
+
+
+def _evidence_of(
+    conn: sqlite3.Connection, kept: Sequence[store.EvidenceRow]
+) -> dict[tuple[str, str], tuple[str, str]]:
+    """`_evidence_now` of the notes and messages an inference kept."""
+    return _evidence_now(
+        conn,
+        [int(e.ref) for e in kept if e.kind == "note"],
+        [e.ref for e in kept if e.kind == "message"],
+    )
 
 
 def _evidence_now(

@@ -54,20 +54,18 @@ def set_status(
 ) -> None:
     """new, dismissed or snoozed (until a duration like `7d` or a date) in a worker."""
 
-    def write() -> None:
+    def write() -> str | None:
         changed = app.ask(
             lambda: app.memory.signals.update_status(signal.id, status, snooze_until=until)
         )
         if changed is None:
-            return
+            return None
         said = {"new": "back to new", "dismissed": "dismissed"}.get(status)
         if said is None:
             said = f"snoozed until {(changed.snooze_until or '')[:16].replace('T', ' ')}"
-        app.call_from_thread(app.notify, f"signal #{signal.id} {said}")
-        if then is not None:
-            app.call_from_thread(then)
+        return f"signal #{signal.id} {said}"
 
-    app.run_worker(write, thread=True, group=WRITES, exit_on_error=False)
+    _write(app, write, then)
 
 
 def dismiss(app: MemtuiApp, signal: Signal, then: Callable[[], None] | None = None) -> None:
@@ -165,9 +163,21 @@ def _asked(
     write: Callable[[], str | None],
     then: Callable[[], None] | None,
 ) -> None:
-    """Asked once (question, detail, yes, no); a yes runs `write` in a worker, whose answer
-    is said, and then `then`."""
+    """Asked once (question, detail, yes, no); a yes runs `write` as `_write` does."""
     from memtui.tui.forms import Confirm
+
+    def answered(yes: bool | None) -> None:
+        if yes:
+            _write(app, write, then)
+
+    app.push_screen(Confirm(*question), answered)
+
+
+def _write(
+    app: MemtuiApp, write: Callable[[], str | None], then: Callable[[], None] | None
+) -> None:
+    """`write` in a worker; what it answers is said, then `then` runs on the screen's thread.
+    None (an engine error, already notified by `app.ask`) ends it there."""
 
     def run() -> None:
         said = write()
@@ -177,8 +187,4 @@ def _asked(
         if then is not None:
             app.call_from_thread(then)
 
-    def answered(yes: bool | None) -> None:
-        if yes:
-            app.run_worker(run, thread=True, group=WRITES, exit_on_error=False)
-
-    app.push_screen(Confirm(*question), answered)
+    app.run_worker(run, thread=True, group=WRITES, exit_on_error=False)
