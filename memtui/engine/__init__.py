@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from memtui.config import Config, load
 from memtui.engine.notes_types import (
     AUTHORS,
+    FORMATS,
     LAYERS,
     MAX_BODY_BYTES,
     MAX_DUPLICATE,
@@ -21,6 +22,7 @@ from memtui.engine.notes_types import (
     Author,
     Flashbacks,
     FolderCount,
+    Format,
     HouseRules,
     ImportReport,
     Layer,
@@ -105,6 +107,7 @@ def __getattr__(name: str) -> object:
 
 __all__ = [
     "AUTHORS",
+    "FORMATS",
     "LAYERS",
     "MAX_BODY_BYTES",
     "MAX_DUPLICATE",
@@ -123,6 +126,7 @@ __all__ = [
     "DoctorReport",
     "Flashbacks",
     "FolderCount",
+    "Format",
     "History",
     "HouseRules",
     "ImportReport",

@@ -23,23 +23,21 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING, Any, Literal, get_args
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
 from memtui.engine import frontmatter
 from memtui.engine.inferences import Portable
-from memtui.engine.notes_types import ON_CONFLICT, ImportReport, Note, OnConflict
+from memtui.engine.notes_types import FORMATS, ON_CONFLICT, Format, ImportReport, Note, OnConflict
 from memtui.engine.signal_types import SIGNAL_STATUSES, SIGNAL_TYPES
 from memtui.errors import InvalidArgument
 from memtui.store.signals import EvidenceRow, InferenceRow, SignalRow
 
-if TYPE_CHECKING:  # the CLI reads FORMATS for --help: the notes service loads the store
+if TYPE_CHECKING:
     from memtui.engine.inferences import Inferences
     from memtui.engine.notes import Notes
 
-Format = Literal["jsonl", "markdown"]
-FORMATS: tuple[Format, ...] = get_args(Format)
 HEADER = "memtui-export"
 VERSION = 1
 MAX_ID = 2**63 - 1  # SQLite's largest integer
