@@ -19,7 +19,14 @@ from memtui.config import Config
 from memtui.engine import frontmatter
 from memtui.engine.memory import Memory
 from memtui.engine.notes_types import Note
-from memtui.engine.transfer import _note_from_markdown, _read_jsonl, file_name, note_markdown
+from memtui.engine.transfer import (
+    _note_from_markdown,
+    _read_jsonl,
+    edited_note,
+    file_name,
+    note_for_editing,
+    note_markdown,
+)
 from memtui.errors import InvalidArgument
 
 # -- front matter -----------------------------------------------------------------------------
@@ -501,3 +508,22 @@ def test_titles_and_folders_that_start_with_a_dot_round_trip(
     summary = empty.transfer.import_(vault)
     assert summary.added == 4
     assert snapshot(empty) == snapshot(memory)
+
+
+def test_an_edited_note_reads_its_fields_as_an_import_does() -> None:
+    """`memtui note edit`'s front matter is read by the same code as a Markdown import: tags
+    written Obsidian's older way split alike, a list where one value goes refused alike."""
+    text = note_for_editing(Note(3, "T", "body\n", "past", "f", ["a"], "t", "t", "person"))
+    assert edited_note(text) == {
+        "title": "T",
+        "layer": "past",
+        "folder": "f",
+        "tags": ["a"],
+        "body": "body\n",
+    }
+    assert edited_note(text.replace("tags:\n  - a", "tags: a, b"))["tags"] == ["a", "b"]
+    bad = text.replace("layer: past", "layer: [a, b]")
+    with pytest.raises(InvalidArgument, match="layer must be one value"):
+        edited_note(bad)
+    with pytest.raises(InvalidArgument, match="layer must be one value"):
+        _note_from_markdown(bad, Path("T.md"), 0.0)

@@ -7,11 +7,11 @@ import sys
 import tempfile
 from argparse import Namespace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from memtui.cli.base import JSON, Family, arg, id_of, text, whole, yes
 from memtui.cli.say import ask, confirm, fail, print_json, say, when
-from memtui.engine import FORMATS, LAYERS, MAX_BODY_BYTES, ON_CONFLICT, frontmatter, to_dict
+from memtui.engine import FORMATS, LAYERS, MAX_BODY_BYTES, ON_CONFLICT, to_dict
 from memtui.errors import InvalidArgument, MemtuiError
 
 if TYPE_CHECKING:
@@ -153,50 +153,6 @@ def _read_body(source: str) -> str:
         fail(f"INVALID_ARGUMENT: body ({name}) is not UTF-8 text")
 
 
-EDIT_FIELDS = ("title", "layer", "folder", "tags")
-
-
-def note_for_editing(n: Note) -> str:
-    """A note as the Markdown `note edit` opens: the fields a person may change as front
-    matter, the others as comments."""
-    fields = {"title": n.title, "layer": n.layer, "folder": n.folder, "tags": n.tags}
-    status = f" ({n.status})" if n.status else ""
-    comments = [
-        f"note {n.id}{status} · created {n.created} by {n.author} · updated {n.updated}",
-        "change title, layer, folder or tags here; the body follows the closing ---",
-    ]
-    return frontmatter.dump(fields, n.body, comments)
-
-
-def edited_fields(text: str) -> dict[str, Any]:
-    """The fields and body of an edited note; InvalidArgument names what is wrong."""
-    parts = frontmatter.split(text)
-    if parts is None:
-        raise InvalidArgument(
-            "the front matter is gone", "keep the fields between two lines of ---"
-        )
-    fields, body = parts
-    unknown = sorted(set(fields) - set(EDIT_FIELDS))
-    if unknown:
-        raise InvalidArgument(
-            f"unknown field {unknown[0]!r} in the front matter",
-            f"the fields are {', '.join(EDIT_FIELDS)}",
-        )
-    if "title" not in fields:
-        raise InvalidArgument("title is missing from the front matter")
-    tags = fields.get("tags") or []
-    for name in ("title", "layer", "folder"):
-        if isinstance(fields.get(name), list):
-            raise InvalidArgument(f"{name} must be one value, not a list")
-    return {
-        "title": fields["title"] or "",
-        "layer": fields.get("layer") or "",
-        "folder": fields.get("folder") or "",
-        "tags": [tags] if isinstance(tags, str) else tags,
-        "body": body,
-    }
-
-
 @family.command(
     "note edit",
     "edit a note in $VISUAL or $EDITOR",
@@ -218,6 +174,8 @@ def note_edit(memory: Memory, args: Namespace) -> None:
         _save_edit(memory, before, _utf8(data))
         say(f"saved note #{before.id}")
         return
+    from memtui.engine import note_for_editing
+
     original = note_for_editing(before)
     fd, name = tempfile.mkstemp(prefix=f"memtui-note-{before.id}-", suffix=".md")
     draft = Path(name)
@@ -260,7 +218,9 @@ def _utf8(data: bytes) -> str:
 
 def _save_edit(memory: Memory, before: Note, text: str) -> None:
     """Save an edited note, unless someone else changed it since it was opened."""
-    fields = edited_fields(text)
+    from memtui.engine import edited_note
+
+    fields = edited_note(text)
     now = memory.notes.get(before.id).note
     if now.updated != before.updated:
         raise InvalidArgument(

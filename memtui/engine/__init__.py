@@ -85,6 +85,7 @@ if TYPE_CHECKING:
     from memtui.engine.memory import Memory
     from memtui.engine.notes import Notes
     from memtui.engine.rules import house_rules
+    from memtui.engine.transfer import edited_note, note_for_editing
     from memtui.engine.upkeep import Upkeep
     from memtui.ingest.pipeline import IngestReport
 
@@ -96,6 +97,8 @@ _HEAVY = {
     "IngestReport": "memtui.ingest.pipeline",
     "Notes": "memtui.engine.notes",
     "house_rules": "memtui.engine.rules",  # SQLite only: MCP's initialize reads it
+    "note_for_editing": "memtui.engine.transfer",
+    "edited_note": "memtui.engine.transfer",
 }
 
 
@@ -176,7 +179,9 @@ __all__ = [
     "TagCount",
     "ToolCallView",
     "Upkeep",
+    "edited_note",
     "house_rules",
     "load",
+    "note_for_editing",
     "to_dict",
 ]

@@ -650,6 +650,21 @@ def _modified(mtime: float) -> str:
     return _timestamp(datetime.fromtimestamp(mtime, UTC).isoformat(), "the file's time")
 
 
+def _one(fields: Mapping[str, frontmatter.Value], name: str) -> str | None:
+    """A field that holds one value; None when it is not there or empty."""
+    value = fields.get(name)
+    if isinstance(value, list):
+        raise InvalidArgument(f"{name} must be one value, not a list")
+    return None if value is None else str(value)
+
+
+def _tags(fields: Mapping[str, frontmatter.Value]) -> list[str]:
+    tags = fields.get("tags") or []
+    if isinstance(tags, str):  # `tags: one` or Obsidian's older `tags: a, b`
+        tags = [t for t in re.split(r"[,\s]+", tags) if t]
+    return [str(t).lstrip("#") for t in tags]
+
+
 def _note_from_markdown(text: str, relative: Path, mtime: float) -> Note:
     """A note from its file: the front matter's fields, else the file's name, folder and
     modification time."""
@@ -657,14 +672,9 @@ def _note_from_markdown(text: str, relative: Path, mtime: float) -> Note:
     fields, body = parts if parts is not None else ({}, text)
 
     def one(name: str, default: str | None = None) -> str | None:
-        value = fields.get(name)
-        if isinstance(value, list):
-            raise InvalidArgument(f"{name!r} is a list, not one value")
+        value = _one(fields, name)
         return default if value is None else value
 
-    tags = fields.get("tags") or []
-    if isinstance(tags, str):  # `tags: one` or Obsidian's older `tags: a, b`
-        tags = [t for t in re.split(r"[,\s]+", tags) if t]
     note_id = one("id")
     if note_id is not None and not (
         note_id.isascii() and note_id.isdigit() and 1 <= int(note_id) <= MAX_ID
@@ -680,7 +690,7 @@ def _note_from_markdown(text: str, relative: Path, mtime: float) -> Note:
             body=body,
             layer=one("layer", "past") or "past",
             folder="" if folder == "." else folder,
-            tags=[str(t).lstrip("#") for t in tags],
+            tags=_tags(fields),
             created=created,
             updated=_timestamp(one("updated", created) or created, "updated"),
             author=one("author", "person") or "person",
@@ -690,6 +700,52 @@ def _note_from_markdown(text: str, relative: Path, mtime: float) -> Note:
         )
     )
     return note
+
+
+EDIT_FIELDS = ("title", "layer", "folder", "tags")
+
+
+def note_for_editing(n: Note) -> str:
+    """A note as a person edits it in a text editor: the fields they may change as front
+    matter (the others as comments), the body below."""
+    fields: dict[str, frontmatter.Value] = {
+        "title": n.title,
+        "layer": n.layer,
+        "folder": n.folder,
+        "tags": n.tags,
+    }
+    status = f" ({n.status})" if n.status else ""
+    comments = [
+        f"note {n.id}{status} · created {n.created} by {n.author} · updated {n.updated}",
+        "change title, layer, folder or tags here; the body follows the closing ---",
+    ]
+    return frontmatter.dump(fields, n.body, comments)
+
+
+def edited_note(text: str) -> dict[str, Any]:
+    """The title, layer, folder, tags and body of `note_for_editing`'s text as edited, for
+    `Notes.update`; InvalidArgument names what is wrong."""
+    parts = frontmatter.split(text)
+    if parts is None:
+        raise InvalidArgument(
+            "the front matter is gone", "keep the fields between two lines of ---"
+        )
+    fields, body = parts
+    unknown = sorted(set(fields) - set(EDIT_FIELDS))
+    if unknown:
+        raise InvalidArgument(
+            f"unknown field {unknown[0]!r} in the front matter",
+            f"the fields are {', '.join(EDIT_FIELDS)}",
+        )
+    if "title" not in fields:
+        raise InvalidArgument("title is missing from the front matter")
+    return {
+        "title": _one(fields, "title") or "",
+        "layer": _one(fields, "layer") or "",
+        "folder": _one(fields, "folder") or "",
+        "tags": _tags(fields),
+        "body": body,
+    }
 
 
 # -- files ------------------------------------------------------------------------------------
