@@ -112,9 +112,7 @@ def reindex(memory: Memory, args: Namespace) -> None:
 )
 def doctor(args: Namespace) -> None:
     """The store first, as SQLite sees it; then, if it opens, what the indexes lack."""
-    from memtui.engine import Memory
-    from memtui.engine.doctor import check_store, clear_damage_mark, recover_store
-    from memtui.engine.forget import RECEIPTS
+    from memtui.engine import Memory, check_store, clear_damage_mark, rebuild_store
 
     cfg = config.load()
     config.setup_logging(cfg.log_dir)
@@ -134,7 +132,7 @@ def doctor(args: Namespace) -> None:
     salvage = check.salvage
     assert salvage is not None
     say(f"  kept: {salvage.saved()}, read from the damaged file")
-    say(f"  kept forgotten: {salvage.forgets()} (from it and {RECEIPTS})")
+    say(f"  kept forgotten: {salvage.forgets()}")
     say(f"  lost: {salvage.lost_text()}")
     if check.sessions is None:
         say(
@@ -157,19 +155,14 @@ def doctor(args: Namespace) -> None:
         refused="rebuilding the damaged store loses what is listed as lost: it needs a yes",
         declined="nothing changed",
     )
-    recovery = recover_store(cfg, salvage)
-    say(f"moved the damaged store to {recovery.aside}")
-    with Memory(cfg) as memory:
-        try:
-            memory.transfer.import_(recovery.export, "overwrite")
-            recovery.export.unlink()  # no copy a later forget would miss
-            say(f"saved: {recovery.salvage.saved()}")
-        except InvalidArgument as exc:  # damaged bytes that read as a bad note
-            say(f"not saved: {exc} (memtui import {recovery.export} after fixing it)")
-        say(f"lost: {recovery.salvage.lost_text()}")
-        report = with_progress(lambda on: memory.upkeep.ingest(on_progress=on))
-    assert report is not None
-    say(summary(report).replace("indexed:", "rebuilt:"))
+    done = with_progress(lambda on: rebuild_store(cfg, salvage, on))
+    say(f"moved the damaged store to {done.aside}")
+    if done.not_saved:
+        say(f"not saved: {done.not_saved} (memtui import {done.export} after fixing it)")
+    else:
+        say(f"saved: {done.salvage.saved()}")
+    say(f"lost: {done.salvage.lost_text()}")
+    say(summary(done.report).replace("indexed:", "rebuilt:"))
 
 
 def _doctor_indexes(memory: Memory, args: Namespace) -> None:

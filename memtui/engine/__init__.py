@@ -80,6 +80,7 @@ from memtui.progress import OnProgress, ProgressEvent
 from memtui.store.health import IndexHealth
 
 if TYPE_CHECKING:
+    from memtui.engine.doctor import check_store, clear_damage_mark, rebuild_store
     from memtui.engine.forget import Receipt
     from memtui.engine.history import History
     from memtui.engine.memory import Memory
@@ -90,6 +91,9 @@ if TYPE_CHECKING:
     from memtui.ingest.pipeline import IngestReport
 
 _HEAVY = {
+    "check_store": "memtui.engine.doctor",  # doctor: runs on a store too damaged to open
+    "clear_damage_mark": "memtui.engine.doctor",
+    "rebuild_store": "memtui.engine.doctor",
     "Receipt": "memtui.engine.forget",
     "Memory": "memtui.engine.memory",
     "History": "memtui.engine.history",
@@ -179,9 +183,12 @@ __all__ = [
     "TagCount",
     "ToolCallView",
     "Upkeep",
+    "check_store",
+    "clear_damage_mark",
     "edited_note",
     "house_rules",
     "load",
     "note_for_editing",
+    "rebuild_store",
     "to_dict",
 ]
