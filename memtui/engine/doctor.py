@@ -34,7 +34,7 @@ from memtui.engine.notes_types import Note
 from memtui.engine.transfer import export_jsonl, inference_record, signal_record
 from memtui.errors import InvalidArgument
 from memtui.progress import OnProgress
-from memtui.store import db
+from memtui.store import access, db
 from memtui.store.db import DAMAGED_MARK
 from memtui.store.notes import COLUMNS as NOTE_COLUMNS
 from memtui.store.notes import row as note_row
@@ -114,7 +114,13 @@ class Rebuilt:
 
 
 def check_store(config: Config) -> StoreCheck:
-    """The store file as SQLite sees it, read-only, whatever state it is in."""
+    """The store file as SQLite sees it, read-only, whatever state it is in. A data dir
+    memtui cannot use as it stands (another user's, on a read-only file system, a mode
+    without write) is StoreUnavailable, saying what to do: it is not damage, and moving
+    such a store aside to rebuild it would lose what only it holds."""
+    problem = access.unavailable(config.data_dir)
+    if problem is not None:
+        raise problem
     path = config.db_path
     transcripts = _transcripts(config.claude_dir)
     if not path.exists():
@@ -386,8 +392,9 @@ def _count(n: int, what: str) -> str:
 
 
 def _transcripts(root: Path) -> int:
-    if not root.is_dir():
+    try:
+        return sum(1 for _ in root.glob("*/*.jsonl")) + sum(
+            1 for _ in root.glob("*/*/subagents/*.jsonl")
+        )
+    except OSError:  # a folder this user cannot read: none a rebuild could read either
         return 0
-    return sum(1 for _ in root.glob("*/*.jsonl")) + sum(
-        1 for _ in root.glob("*/*/subagents/*.jsonl")
-    )
