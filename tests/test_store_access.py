@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import corpus
 import pytest
 
 from memtui.config import Config
@@ -169,3 +170,41 @@ def test_a_data_dir_the_user_cannot_write_is_unavailable_not_damaged(cfg: Config
     finally:
         cfg.data_dir.chmod(0o700)
     assert files_of(cfg.data_dir) == before
+
+
+def fill(disk: Path, leave: int) -> None:
+    """Write until the disk has no room left, then give `leave` bytes back."""
+    filler = disk / "filler"
+    with open(filler, "wb", buffering=0) as out:
+        try:
+            while True:
+                out.write(b"\0" * 65536)
+        except OSError:
+            pass
+    os.truncate(filler, max(filler.stat().st_size - leave, 0))
+
+
+def leftovers(folder: Path) -> list[str]:
+    """Half-built indexes and snapshots: `text.new`, `text.new.damaged`, `.vectors-….tmp`."""
+    return [p.name for p in folder.rglob("*") if p.name.endswith((".new", ".damaged", ".tmp"))]
+
+
+@pytest.mark.parametrize("room", [0, 256 * 1024], ids=["no-room", "room-to-read"])
+def test_a_full_disk_is_one_line_and_leaves_nothing_behind(
+    cfg: Config, tmp_path: Path, room: int
+) -> None:
+    """With no room at all even reading fails; with a little, reindex fails part way."""
+    as_root()
+    corpus.generate(cfg.claude_dir, messages=400, seed=5)
+    with tmpfs(tmp_path / "disk", "24m") as disk:
+        full = Config(disk / "data", cfg.claude_dir, cfg.log_dir)
+        assert memtui(full, "index").returncode == 0
+        fill(disk, room)
+        for args in (("reindex",), ("doctor",), ("doctor", "--repair")):
+            result = memtui(full, *args)
+            if result.returncode or args == ("reindex",):
+                assert one_line_error(result), (args, result.stderr)
+                assert result.stderr.startswith("memtui: STORE_UNAVAILABLE: disk is full")
+            assert not leftovers(full.index_dir), (args, leftovers(full.index_dir))
+        (disk / "filler").unlink()
+        assert memtui(full, "doctor").returncode == 0

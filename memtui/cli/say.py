@@ -77,11 +77,15 @@ def confirm(yes: bool, question: str, *, refused: str, declined: str) -> None:
 
 
 def with_progress(work: Callable[[Callable[[ProgressEvent], None]], _T]) -> _T:
-    """Run `work` with a progress bar on stderr, one row a phase, fed by the engine's events."""
+    """Run `work` with a progress bar on stderr (at a terminal), one row a phase, fed by the
+    engine's events."""
     from rich.console import Console
     from rich.progress import Progress
 
-    with Progress(*_bar_columns(), transient=True, console=Console(stderr=True)) as bar:
+    err = Console(stderr=True)
+    if not err.is_terminal:  # a bar redrawn into a pipe or a log is noise
+        return work(lambda _event: None)
+    with Progress(*_bar_columns(), transient=True, console=err) as bar:
         tasks: dict[str, TaskID] = {}
 
         def on_progress(event: ProgressEvent) -> None:

@@ -135,6 +135,7 @@ def check_store(config: Config) -> StoreCheck:
     try:
         conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5)
     except sqlite3.Error as exc:
+        _not_the_files(config, exc)
         return StoreCheck(
             "damaged", [str(exc)], transcripts=transcripts, salvage=salvage(config, path)
         )
@@ -142,6 +143,7 @@ def check_store(config: Config) -> StoreCheck:
         try:
             rows = [r[0] for r in conn.execute(f"PRAGMA integrity_check({_CHECK_LINES})")]
         except sqlite3.DatabaseError as exc:
+            _not_the_files(config, exc)
             rows = [str(exc)]
         sessions = lost = None
         try:
@@ -159,6 +161,15 @@ def check_store(config: Config) -> StoreCheck:
     if rows == ["ok"]:
         return StoreCheck("ok", sessions=sessions, lost=lost, transcripts=transcripts)
     return StoreCheck("damaged", rows, sessions, lost, transcripts, salvage(config, path))
+
+
+def _not_the_files(config: Config, exc: sqlite3.Error) -> None:
+    """Raise StoreUnavailable when SQLite could not read the store for a reason of the
+    disk's (full: it could not even read a WAL store) rather than the file's bytes."""
+    if isinstance(exc, sqlite3.OperationalError) and "malformed" not in str(exc):
+        problem = db.unusable(config.data_dir, exc)
+        if problem is not None:
+            raise problem from exc
 
 
 def recover_store(config: Config, found: Salvage) -> Recovery:
