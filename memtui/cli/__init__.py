@@ -37,9 +37,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     try:
         run(args)
     except MemtuiError as exc:
-        from memtui.cli.say import fail
+        from memtui.cli.say import error_line, fail
 
-        fail(exc.line())
+        fail(error_line(exc))
     except BrokenPipeError:
         # The reader went away (`memtui show ... | head -1`): stop quietly, as cat does.
         devnull = os.open(os.devnull, os.O_WRONLY)

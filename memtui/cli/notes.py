@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from memtui.cli.base import JSON, Family, arg, id_of, text, whole, yes
-from memtui.cli.say import ask, confirm, fail, print_json, say, when
+from memtui.cli.say import ask, confirm, error_line, fail, print_json, say, when
 from memtui.engine import FORMATS, LAYERS, MAX_BODY_BYTES, ON_CONFLICT, to_dict
 from memtui.errors import InvalidArgument, MemtuiError
 
@@ -195,10 +195,10 @@ def note_edit(memory: Memory, args: Namespace) -> None:
         try:
             _save_edit(memory, before, _utf8(data))
         except MemtuiError as exc:
-            if ask(f"{exc.line()}\nedit again? [Y/n] ", default=True):
+            if ask(f"{error_line(exc)}\nedit again? [Y/n] ", default=True):
                 continue
             fail(
-                f"{exc.line()}; nothing saved, your edit is kept in {draft} "
+                f"{error_line(exc)}; nothing saved, your edit is kept in {draft} "
                 f"(fix it, then: memtui note edit {before.id} --from {draft})"
             )
         draft.unlink()

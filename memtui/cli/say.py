@@ -8,7 +8,7 @@ import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
-from memtui.errors import NotConfirmed
+from memtui.errors import MemtuiError, NotConfirmed
 
 if TYPE_CHECKING:  # rich: imported where it prints (not in `memtui mcp` nor the hook)
     from rich.console import Console
@@ -39,6 +39,20 @@ def say(*parts: object, **kwargs: Any) -> None:
     """`print` for a person: every human line of the CLI goes through it (stored text
     holds whatever a transcript held)."""
     print(*(shown(str(p)) for p in parts), **kwargs)
+
+
+# The CLI's words for the MCP tools and arguments the engine's messages name in backticks.
+NAMES = {
+    "get_signals": "`memtui signals --status all`",
+    "list_inferences": "`memtui inferences`",
+    "snooze_until": "--until",
+    "on_conflict": "--on-conflict",
+}
+
+
+def error_line(exc: MemtuiError) -> str:
+    """An engine error as the CLI says it: in its own commands and options."""
+    return exc.line(NAMES)
 
 
 def fail(message: str) -> NoReturn:

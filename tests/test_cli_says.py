@@ -1,0 +1,45 @@
+"""What the CLI says, as a person reads it: its own commands and options in its errors (never
+an MCP tool's or argument's name), one similarity scale, counts that read right, columns that
+line up, and hit headers a pipe gets whole."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from memtui.config import Config
+from memtui.engine import Memory
+from tests.cli_run import memtui, one_line_error
+
+MCP_NAMES = re.compile(r"get_signals|list_inferences|snooze_until|note_id|on_conflict")
+
+
+def test_errors_name_the_cli_commands_and_options(cfg: Config) -> None:
+    with Memory(cfg) as memory:
+        memory.notes.save("Fact", "See [[Runbook]].", "past", by="person")
+        past = memory.notes.save("Old", "a past note", "past", by="person").note
+    (signal,) = json.loads(memtui(cfg, "signals", "--json").stdout)["signals"]
+    missing = memtui(cfg, "signal", "dismiss", "999")
+    assert one_line_error(missing) and "NOT_FOUND" in missing.stderr
+    assert "memtui signals" in missing.stderr
+    when = memtui(cfg, "signal", "snooze", str(signal["id"]), "--until", "tomorrow")
+    assert one_line_error(when) and "--until" in when.stderr
+    rule = memtui(cfg, "rules", "approve", str(past.id))
+    assert one_line_error(rule) and f"note {past.id} is a past note" in rule.stderr
+    gone = memtui(cfg, "inference", "confirm", "999")
+    assert one_line_error(gone) and "memtui inferences" in gone.stderr
+    for said in (missing, when, rule, gone):
+        assert not MCP_NAMES.search(said.stderr), said.stderr
+
+
+def test_an_import_conflict_names_on_conflict(cfg: Config, tmp_path: Path) -> None:
+    with Memory(cfg) as memory:
+        note = memory.notes.save("Plan", "first", "state", by="person").note
+    export = f"{tmp_path}/notes.jsonl"
+    assert memtui(cfg, "export", export).returncode == 0
+    with Memory(cfg) as memory:
+        memory.notes.update(note.id, body="second", by="person")
+    clash = memtui(cfg, "import", export)
+    assert one_line_error(clash) and "--on-conflict skip" in clash.stderr, clash.stderr
+    assert not MCP_NAMES.search(clash.stderr)
