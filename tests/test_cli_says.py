@@ -43,3 +43,13 @@ def test_an_import_conflict_names_on_conflict(cfg: Config, tmp_path: Path) -> No
     clash = memtui(cfg, "import", export)
     assert one_line_error(clash) and "--on-conflict skip" in clash.stderr, clash.stderr
     assert not MCP_NAMES.search(clash.stderr)
+
+
+def test_a_similar_note_is_said_as_similarity(cfg: Config) -> None:
+    body = "Deploys go out on Tuesday mornings after the checkout tests pass."
+    with Memory(cfg) as memory:
+        memory.notes.save("Deploy day", body, "state", by="person")
+    saved = memtui(cfg, "note", "add", "--title", "Deploys", "--layer", "state", "-", stdin=body)
+    assert saved.returncode == 0, saved.stderr
+    said = re.search(r"similarity (\d\.\d\d)", saved.stdout)
+    assert said and float(said.group(1)) > 0.9 and "distance" not in saved.stdout, saved.stdout

@@ -109,15 +109,18 @@ def note_add(memory: Memory, args: Namespace) -> None:
     for similar in result.similar:
         say(
             f"  similar: #{similar.note.id} {similar.note.title!r} "
-            f"(distance {similar.distance:.2f}: update it instead? memtui note edit "
+            f"(similarity {1 - similar.distance:.2f}: update it instead? memtui note edit "
             f"{similar.note.id})"
         )
     for back in result.flashbacks.notes:
-        say(f"  flashback: #{back.note.id} {back.note.title!r}, {back.age_days} days older")
+        say(
+            f"  flashback: #{back.note.id} {back.note.title!r}, {back.age_days} days older, "
+            f"similarity {1 - back.distance:.2f}"
+        )
     for past in result.flashbacks.sessions:
         say(
             f"  flashback: {past.project}, session {past.session_id[:8]}#{past.message_index}, "
-            f"{past.age_days} days ago"
+            f"{past.age_days} days ago, similarity {1 - past.distance:.2f}"
         )
 
 
