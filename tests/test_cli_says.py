@@ -11,6 +11,7 @@ from pathlib import Path
 from memtui.config import Config
 from memtui.engine import Memory
 from tests.cli_run import memtui, one_line_error
+from tests.lines import assistant, text, user, write
 
 MCP_NAMES = re.compile(r"get_signals|list_inferences|snooze_until|note_id|on_conflict")
 
@@ -45,6 +46,16 @@ def test_an_import_conflict_names_on_conflict(cfg: Config, tmp_path: Path) -> No
     assert not MCP_NAMES.search(clash.stderr)
 
 
+def test_inferences_of_a_status_none_has_say_so(cfg: Config) -> None:
+    assert "no inferences yet" in memtui(cfg, "inferences").stderr
+    with Memory(cfg) as memory:
+        fact = memory.notes.save("Fact", "cold on Mondays", "past", by="person").note
+        memory.inferences.mint("Mondays", "cold", 0.5, confirmed=True, evidence_note_ids=[fact.id])
+    stale = memtui(cfg, "inferences", "--status", "stale")
+    assert stale.returncode == 0 and stale.stdout == ""
+    assert "no stale inferences (1 active)" in stale.stderr, stale.stderr
+
+
 def test_a_similar_note_is_said_as_similarity(cfg: Config) -> None:
     body = "Deploys go out on Tuesday mornings after the checkout tests pass."
     with Memory(cfg) as memory:
@@ -53,3 +64,37 @@ def test_a_similar_note_is_said_as_similarity(cfg: Config) -> None:
     assert saved.returncode == 0, saved.stderr
     said = re.search(r"similarity (\d\.\d\d)", saved.stdout)
     assert said and float(said.group(1)) > 0.9 and "distance" not in saved.stdout, saved.stdout
+
+
+def test_stats_counts_notes_signals_and_inferences(cfg: Config) -> None:
+    with Memory(cfg) as memory:
+        fact = memory.notes.save("Fact", "See [[Runbook]].", "past", by="person").note
+        memory.notes.save("Lint", "Lint first.", "rule", by="agent")
+        memory.inferences.mint("M", "cold", 0.5, confirmed=True, evidence_note_ids=[fact.id])
+    memtui(cfg, "signals")  # detection runs when signals are listed
+    plain = memtui(cfg, "stats").stdout
+    assert re.search(r"^notes +2 \(1 past, 1 rule\)", plain, re.M), plain
+    assert re.search(r"^signals +1 new", plain, re.M), plain
+    assert re.search(r"^inferences +1 \(1 active\)", plain, re.M), plain
+    doc = json.loads(memtui(cfg, "stats", "--json").stdout)
+    assert doc["notes"] == {"past": 1, "rule": 1}
+    assert doc["signals"] == {"new": 1}
+    assert doc["inferences"] == {"active": 1}
+
+
+def archive(cfg: Config, project: str) -> str:
+    session = "dddd5555-long"
+    write(
+        cfg.claude_dir / "-long" / f"{session}.jsonl",
+        user("l1", "the flamingo checkout question", session, cwd=project)
+        + assistant("l2", "msg_l2", text("the flamingo answer"), session, cwd=project),
+    )
+    assert memtui(cfg, "index").returncode == 0
+    return session
+
+
+def test_counts_read_as_words(cfg: Config) -> None:
+    archive(cfg, "/home/dev/one")
+    line = memtui(cfg, "projects").stdout
+    assert " 1 session " in line and "1 sessions" not in line, line
+    assert " 2 messages " in line

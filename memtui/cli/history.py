@@ -8,7 +8,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from memtui.cli.base import JSON, Family, arg, one_of, text, whole
-from memtui.cli.say import console, print_json, say, shown, when
+from memtui.cli.say import console, plural, print_json, say, shown, when
 from memtui.engine import MODES, ROLES, to_dict
 from memtui.engine.validate import REACH
 
@@ -118,8 +118,8 @@ def projects(memory: Memory, args: Namespace) -> None:
         memory.history.list_projects(),
         args.json,
         lambda p: (
-            f"{when(p.last_activity)}  {p.sessions:>5,} sessions  "
-            f"{p.messages:>8,} messages  {p.project}"
+            f"{when(p.last_activity)}  {p.sessions:>5,} {plural(p.sessions, 'session'):<8}  "
+            f"{p.messages:>8,} {plural(p.messages, 'message'):<8}  {p.project}"
         ),
     )
 

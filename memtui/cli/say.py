@@ -70,6 +70,11 @@ def when(timestamp: str | None) -> str:
     return f"{(timestamp or '')[:16].replace('T', ' '):<16}"
 
 
+def plural(n: int, word: str) -> str:
+    """`word` as it goes with `n`: 1 session, 2 sessions."""
+    return word if n == 1 else f"{word}s"
+
+
 def ask(question: str, default: bool) -> bool:
     """A yes or no typed at the terminal (Enter: `default`); with no terminal, no."""
     if not sys.stdin.isatty():

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from argparse import Namespace
+from collections import Counter
 from typing import TYPE_CHECKING
 
 from memtui.cli.base import JSON, Family, arg, id_of, text, whole, yes
@@ -72,7 +73,10 @@ def inferences(memory: Memory, args: Namespace) -> None:
         print_json({"inferences": to_dict(found)})
         return
     if not found:
-        say("no inferences yet", file=sys.stderr)
+        every = Counter(i.status for i in memory.inferences.list(None)) if args.status else {}
+        have = ", ".join(f"{n:,} {status}" for status, n in sorted(every.items()))
+        said = f"no {args.status} inferences ({have})" if have else "no inferences yet"
+        say(said, file=sys.stderr)
     for i in found:
         say(f"#{i.id:<5} {i.status:<7} {i.title}  {i.citation}")
         for e in i.evidence:

@@ -5,13 +5,14 @@ from __future__ import annotations
 import sys
 import threading
 from argparse import Namespace
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from memtui import config
 from memtui.cli.base import JSON, Family, arg, existing_dir, id_of, one_of, text, yes
 from memtui.cli.say import confirm, fail, print_json, say, summary, with_progress
-from memtui.engine import InvalidArgument, to_dict
+from memtui.engine import LAYERS, InvalidArgument, to_dict
+from memtui.engine.signal_types import INFERENCE_STATUSES, SIGNAL_STATUSES
 
 if TYPE_CHECKING:
     from memtui.engine import IngestReport, Memory, ProgressEvent
@@ -73,6 +74,9 @@ def stats(memory: Memory, args: Namespace) -> None:
     say(f"files         {stats.files:,} ({stats.skipped_lines:,} skipped lines)")
     if stats.unreadable_files:
         say(f"unreadable    {stats.unreadable_files:,} entries at the last ingest (see the log)")
+    say(f"notes         {_counted(stats.notes, LAYERS)}")
+    say(f"signals       {_by_status(stats.signals, SIGNAL_STATUSES)}")
+    say(f"inferences    {_counted(stats.inferences, INFERENCE_STATUSES)}")
     say(f"store         {stats.store_bytes / 1e6:,.1f} MB")
     say(f"last ingest   {stats.last_ingest or 'never'}")
     if stats.index:
@@ -88,6 +92,17 @@ def stats(memory: Memory, args: Namespace) -> None:
         say(f"full text     {health.fts_docs:,} docs, {health.fts_bytes / 1e6:,.1f} MB")
         say(f"vectors       {health.vectors:,} vectors, {health.vector_bytes / 1e6:,.1f} MB")
         say(f"indexes       {state}")
+
+
+def _by_status(counts: dict[str, int], order: Sequence[str]) -> str:
+    """`2 new, 1 dismissed`: each kind there is, in `order`."""
+    return ", ".join(f"{counts[k]:,} {k}" for k in order if counts.get(k)) or "0"
+
+
+def _counted(counts: dict[str, int], order: Sequence[str]) -> str:
+    """`3 (2 past, 1 rule)`: the total, then each kind there is."""
+    total = sum(counts.values())
+    return f"{total:,} ({_by_status(counts, order)})" if total else "0"
 
 
 @family.command("reindex", "rebuild Tantivy and hnswlib from the store of record")
