@@ -6,7 +6,10 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 from pathlib import Path
+
+import pytest
 
 from memtui.config import Config
 from memtui.engine import Memory
@@ -98,3 +101,21 @@ def test_counts_read_as_words(cfg: Config) -> None:
     line = memtui(cfg, "projects").stdout
     assert " 1 session " in line and "1 sessions" not in line, line
     assert " 2 messages " in line
+
+
+@pytest.fixture
+def indexed(cfg: Config) -> Config:
+    archive(cfg, "/home/dev/one")
+    return cfg
+
+
+def test_doctor_lines_up_and_fails_with_a_code(indexed: Config) -> None:
+    healthy = memtui(indexed, "doctor")
+    assert healthy.returncode == 0, healthy.stderr
+    columns = {line.index(" ok") for line in healthy.stdout.splitlines() if line.endswith(" ok")}
+    assert len(columns) == 1, healthy.stdout
+    shutil.rmtree(indexed.index_dir / "vectors")
+    broken = memtui(indexed, "doctor")
+    assert broken.returncode == 1
+    assert broken.stderr.startswith("memtui: INDEX_DAMAGED: ") and "--repair" in broken.stderr
+    assert len(broken.stderr.strip().splitlines()) == 1, broken.stderr

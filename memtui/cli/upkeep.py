@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING
 
 from memtui import config
 from memtui.cli.base import JSON, Family, arg, existing_dir, id_of, one_of, text, yes
-from memtui.cli.say import confirm, fail, print_json, say, summary, with_progress
-from memtui.engine import LAYERS, InvalidArgument, to_dict
+from memtui.cli.say import confirm, print_json, say, summary, with_progress
+from memtui.engine import LAYERS, IndexDamaged, InvalidArgument, StoreCorrupt, to_dict
 from memtui.engine.signal_types import INFERENCE_STATUSES, SIGNAL_STATUSES
 
 if TYPE_CHECKING:
@@ -107,9 +107,7 @@ def _counted(counts: dict[str, int], order: Sequence[str]) -> str:
 
 @family.command("reindex", "rebuild Tantivy and hnswlib from the store of record")
 def reindex(memory: Memory, args: Namespace) -> None:
-    done = with_progress(lambda on: memory.upkeep.reindex(on))
-    if not done:
-        fail("reindex cancelled: the old indexes are still in place")
+    with_progress(lambda on: memory.upkeep.reindex(on))
     health = memory.upkeep.stats().index
     assert health is not None
     say(
@@ -137,7 +135,7 @@ def doctor(args: Namespace) -> None:
         with Memory(cfg) as memory:
             _doctor_indexes(memory, args)
         return
-    say(f"{'store':<10} {'empty (0 bytes)' if check.state == 'empty' else 'damaged'}")
+    say(f"{'store':<{_COLUMN}}{'empty (0 bytes)' if check.state == 'empty' else 'damaged'}")
     for problem in check.problems:
         say(f"  {problem}")
     say(
@@ -160,10 +158,7 @@ def doctor(args: Namespace) -> None:
             "transcripts Claude Code has deleted"
         )
     if not args.repair:
-        fail(
-            "the store is damaged: restore memtui.db from a backup, or run "
-            "memtui doctor --repair to rebuild it from the transcripts (the damaged file is kept)"
-        )
+        raise _damaged()
     confirm(
         args.yes,
         "Rebuild the store, losing what is listed as lost?",
@@ -180,11 +175,22 @@ def doctor(args: Namespace) -> None:
     say(summary(done.report).replace("indexed:", "rebuilt:"))
 
 
+_COLUMN = 17  # the widest name ("notes full text") and two spaces
+
+
+def _damaged() -> StoreCorrupt:
+    return StoreCorrupt(
+        "the store is damaged",
+        "restore memtui.db from a backup, or run memtui doctor --repair to rebuild it from the"
+        " transcripts (the damaged file is kept)",
+    )
+
+
 def _doctor_indexes(memory: Memory, args: Namespace) -> None:
     report = memory.upkeep.doctor(repair=args.repair)
-    say(f"{'store':<10} {report.store}")
+    say(f"{'store':<{_COLUMN}}{report.store}")
     if report.store != "ok":
-        fail("the store is damaged: restore memtui.db from a backup (the indexes can be rebuilt)")
+        raise _damaged()
     for name, (missing, extra) in report.differences.items():
         status = (
             "ok" if not (missing or extra) else f"{len(missing):,} missing, {len(extra):,} extra"
@@ -193,16 +199,22 @@ def _doctor_indexes(memory: Memory, args: Namespace) -> None:
             status = f"made by another model: {len(missing):,} to embed again"
         elif name == "vectors" and report.to_embed:
             status += f" · {report.to_embed:,} newer messages to embed (`memtui index` does it)"
-        say(f"{name:<10} {status}")
+        say(f"{name:<{_COLUMN}}{status}")
     masked = memory.upkeep.masked_counts()
     kinds = ", ".join(f"{n:,} {kind}" for kind, n in masked.items())
-    say(f"{'secrets':<10} {sum(masked.values()):,} masked" + (f" ({kinds})" if kinds else ""))
-    if report.repaired:
-        say("repaired" if report.ok else "differences remain after repair")
+    say(f"{'secrets':<{_COLUMN}}{sum(masked.values()):,} masked" + (f" ({kinds})" if kinds else ""))
+    if report.repaired and report.ok:
+        say("repaired")
+    elif report.repaired:
+        raise IndexDamaged(
+            "the indexes still differ from the store after the repair",
+            "run memtui reindex to build both again from the store; nothing is lost",
+        )
     elif not report.ok:
-        say("run memtui doctor --repair to fix")
-    if not report.ok:
-        raise SystemExit(1)
+        raise IndexDamaged(
+            "the indexes differ from the store",
+            "run memtui doctor --repair to fix them from the store; nothing is lost",
+        )
 
 
 @family.command(
