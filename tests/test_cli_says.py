@@ -103,6 +103,14 @@ def test_counts_read_as_words(cfg: Config) -> None:
     assert " 2 messages " in line
 
 
+def test_piped_hit_headers_are_never_wrapped(cfg: Config) -> None:
+    project = "/home/dev/" + "a-very-long-project-folder-name/" * 4 + "shop"
+    session = archive(cfg, project)
+    out = memtui(cfg, "search", "flamingo", "--mode", "fts").stdout
+    headers = [line for line in out.splitlines() if line.startswith(session[:8])]
+    assert len(headers) == 2 and all(project in h and h.endswith("fts") for h in headers), out
+
+
 @pytest.fixture
 def indexed(cfg: Config) -> Config:
     archive(cfg, "/home/dev/one")

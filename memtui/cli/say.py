@@ -152,12 +152,15 @@ def summary(report: IngestReport) -> str:
 
 
 def console() -> Console:
-    """A rich console for stdout. rich exits 1 on a closed pipe; `memtui search ... | head -1`
-    exits as `show` does (141)."""
+    """A rich console for stdout. Into a pipe or a file it wraps nothing (rich would wrap at
+    80 columns, cutting a hit's header in two for grep). rich exits 1 on a closed pipe;
+    `memtui search ... | head -1` exits as `show` does (141)."""
     from rich.console import Console
 
     class PipedConsole(Console):
         def on_broken_pipe(self) -> None:
             raise BrokenPipeError
 
-    return PipedConsole(highlight=False)
+    out = PipedConsole(highlight=False)
+    out.soft_wrap = not out.is_terminal
+    return out
