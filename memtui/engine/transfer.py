@@ -16,6 +16,7 @@ each file whole (a temporary file renamed into place).
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 import tempfile
@@ -157,7 +158,11 @@ class Transfer:
             if note.id == 0:  # the stored note of that title, if any: a conflict, not a twin
                 note.id = titled.get(note.title.strip().casefold(), next_id)
                 next_id += note.id == next_id
-        same = {i for i, n in enumerate(notes) if stored.get(n.id) == n}
+        same = {
+            i
+            for i, n in enumerate(notes)
+            if _content(n, all_fields=True) == _content(stored.get(n.id), all_fields=True)
+        }
         for i, when in enumerate(changed):
             old = stored.get(notes[i].id)
             if i not in same and old is not None and notes[i].updated <= old.updated < when:
@@ -481,7 +486,8 @@ def inference_from_record(f: Fields) -> Portable:
 def note_markdown(note: Note, name: str | None = None, folder: str | None = None) -> str:
     """A note as an Obsidian Markdown file: every field in the front matter (`aliases` holds
     the title when the file's `name` could not, `folder` the folder when the file's `folder`
-    could not), the body as written."""
+    could not), the body as written, and a newline that ends the file (a body need not end
+    with one; reading the file takes it off again)."""
     fields: dict[str, frontmatter.Value] = {
         "title": note.title,
         "layer": note.layer,
@@ -497,7 +503,7 @@ def note_markdown(note: Note, name: str | None = None, folder: str | None = None
     }
     if name is not None and name != note.title:
         fields["aliases"] = [note.title]
-    return frontmatter.dump(fields, note.body)
+    return frontmatter.dump(fields, note.body) + "\n"
 
 
 def file_name(title: str) -> str:
@@ -610,9 +616,17 @@ def _check_not_edited(root: Path, earlier: Mapping[str, Note], notes: list[Note]
         )
 
 
-def _content(note: Note) -> tuple[object, ...]:
-    """What a person edits in a note's file (its times and author are memtui's)."""
-    return (note.title, note.body, note.layer, note.folder, note.tags, note.status)
+def _content(note: Note | None, all_fields: bool = False) -> object:
+    """What a person edits in a note's file (its times and author are memtui's), or with
+    `all_fields` all of it: to compare a note read from a file with the one stored. The body
+    without a last newline: an export before every file ended with one wrote a body's own
+    last newline as the file's, and reading a file takes one off."""
+    if note is None:
+        return None
+    body = note.body.removesuffix("\n")
+    if all_fields:
+        return dataclasses.replace(note, body=body)
+    return (note.title, body, note.layer, note.folder, note.tags, note.status)
 
 
 def _prune_empty(root: Path) -> None:
@@ -680,6 +694,8 @@ def _note_from_markdown(text: str, relative: Path, mtime: float) -> Note:
         note_id.isascii() and note_id.isdigit() and 1 <= int(note_id) <= MAX_ID
     ):
         raise InvalidArgument(f"id must be a whole number from 1 to {MAX_ID:,}, not {note_id!r}")
+    if note_id is not None:  # a file memtui wrote: it ended the file with a newline of its own
+        body = body.removesuffix("\n")
     modified = _modified(mtime)
     created = _timestamp(one("created", modified) or modified, "created")
     folder = one("folder") or relative.parent.as_posix()
