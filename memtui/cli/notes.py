@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from memtui.cli.base import JSON, Family, arg, id_of, text, whole, yes
-from memtui.cli.say import ask, confirm, error_line, fail, print_json, say, when
+from memtui.cli.say import ask, confirm, error_line, fail, plural, print_json, say, when
 from memtui.engine import FORMATS, LAYERS, MAX_BODY_BYTES, ON_CONFLICT, to_dict
 from memtui.errors import InvalidArgument, MemtuiError
 
@@ -175,7 +175,7 @@ def note_edit(memory: Memory, args: Namespace) -> None:
         except OSError as exc:
             fail(f"INVALID_ARGUMENT: cannot read {args.source}: {exc.strerror or exc}")
         _save_edit(memory, before, _utf8(data))
-        say(f"saved note #{before.id}")
+        _saved(memory, before)
         return
     from memtui.engine import note_for_editing
 
@@ -205,7 +205,7 @@ def note_edit(memory: Memory, args: Namespace) -> None:
                 f"(fix it, then: memtui note edit {before.id} --from {draft})"
             )
         draft.unlink()
-        say(f"saved note #{before.id}")
+        _saved(memory, before)
         return
 
 
@@ -233,6 +233,17 @@ def _save_edit(memory: Memory, before: Note, text: str) -> None:
     changed = {k: v for k, v in fields.items() if v != getattr(before, k)}
     if changed:
         memory.notes.update(before.id, by="person", **changed)
+
+
+def _saved(memory: Memory, before: Note) -> None:
+    """Say the edit is saved and, after a rename, how many notes' [[links]] now name the
+    new title (the notes service rewrote them)."""
+    say(f"saved note #{before.id}")
+    now = memory.notes.get(before.id)
+    if now.note.title != before.title and now.backlinks:
+        n = len(now.backlinks)
+        verb = "names" if n == 1 else "name"
+        say(f"  renamed: {n:,} {plural(n, 'note')} linking to it now {verb} it {now.note.title!r}")
 
 
 def _run_editor(path: Path) -> str:
