@@ -323,17 +323,25 @@ class Notes:
                 store.update(conn, new)
                 store.set_links(conn, note_id, note_fields.links(new.body))
                 if new.title != old.title:
-                    self._relink(conn, note_id, store.key(old.title), new.title)
+                    self._relink(conn, note_id, store.key(old.title), new.title, author)
         self._indexed()
         return _note(new)
 
-    def _relink(self, conn: sqlite3.Connection, note_id: int, old_key: str, title: str) -> None:
-        """Links to a renamed note follow it: the bodies linking to it name its new title."""
+    def _relink(
+        self, conn: sqlite3.Connection, note_id: int, old_key: str, title: str, by: str
+    ) -> None:
+        """Links to a renamed note follow it: the bodies linking to it name its new title.
+        Not in a rule or a past note when the agent renames (or merges): their text is the
+        person's and what happened, so their links keep the old title and dangle. Refusing
+        the rename instead would tell the agent which rules link to its note."""
         for r in store.backlinks(conn, note_id):
+            if by == "agent" and r.layer in ("rule", "past"):
+                continue
             body = note_fields.renamed(r.body, old_key, title)
             if body != r.body:
                 store.set_body(conn, r.id, body)
                 store.set_links(conn, r.id, note_fields.links(body))
+        store.unlink_renamed(conn, note_id)
 
     def _stored(self, conn: sqlite3.Connection, note_id: int) -> store.NoteRow:
         row = store.get(conn, note_id)
@@ -369,7 +377,7 @@ class Notes:
             with store.writing(conn):
                 gone = self._stored(conn, note_id)
                 target = self._stored(conn, into)
-                self._relink(conn, note_id, store.key(gone.title), target.title)
+                self._relink(conn, note_id, store.key(gone.title), target.title, author)
                 old = self._stored(conn, into)  # again: its own links to `gone` follow too
                 body = note_fields.body(
                     f"{old.body.rstrip()}\n\n## {gone.title}\n\n{gone.body.strip()}\n".lstrip()
