@@ -324,8 +324,8 @@ async def test_the_agents_rename_merge_and_delete_leave_rules_and_past_notes_alo
         followed = (await ok(client, "get_note", id=plan))["note"]["body"]
         assert followed == f"Next: [[{hostile}]]."
         await ok(client, "delete_note", id=checklist)
-        # A note of that title again, merged away by the agent: links to it lead to the note
-        # it went into, in state notes only.
+        # A note of that title again, merged by the agent into another (MCP has no merge
+        # tool; the TUI's merge is the engine's, guarded the same way).
         again = (
             await ok(client, "save_note", title="Release Checklist", content="Tag.", layer="state")
         )["note"]["id"]
@@ -570,3 +570,54 @@ async def test_search_and_list_say_which_rules_wait_for_approval(archive: Memory
         archive.notes.approve(rule_id)
         for seen in await statuses():
             assert seen[rule_id] == "approved"
+
+
+async def test_forget_reaches_only_the_families_served(memory: Memory) -> None:
+    """Issue 25: `memtui mcp --tools history` could delete notes through forget's note_id.
+    A family served reaches its own data only: with history, forget takes a session or a
+    project; with notes, a note; with both, any of them."""
+    plan = memory.notes.save(PLAN, "Migrate next week.", "state", by="agent").note
+    for families, arguments in (
+        (("history",), ["session_id", "project", "confirmed"]),
+        (("notes",), ["note_id", "confirmed"]),
+        (("history", "notes"), ["session_id", "project", "note_id", "confirmed"]),
+    ):
+        async with connect(build_server(Engine(memory=memory), families=families)) as client:
+            tools = {t.name: t for t in (await client.list_tools()).tools}
+            assert list(tools["forget"].input_schema["properties"]) == arguments, families
+    async with connect(build_server(Engine(memory=memory), families=("history",))) as client:
+        refused = await error(
+            client, "forget", {"note_id": plan.id, "confirmed": True}, "INVALID_ARGUMENT"
+        )
+        assert "forgetting a note needs the notes family" in refused, refused
+        assert "note" not in (await client.list_tools()).tools[-1].description.casefold()
+    assert memory.notes.get(plan.id).note == plan
+    async with connect(build_server(Engine(memory=memory), families=("notes",))) as client:
+        refused = await error(
+            client, "forget", {"session_id": CHECKOUT, "confirmed": True}, "INVALID_ARGUMENT"
+        )
+        assert "forgetting a session needs the history family" in refused, refused
+        receipt = await ok(client, "forget", note_id=plan.id, confirmed=True)
+        assert (receipt["what"], receipt["notes"]) == ("note", 1)
+
+
+def test_memtui_mcp_tools_history_cannot_forget_a_note(memory: Memory) -> None:
+    """The same through `memtui mcp --tools history` and the SDK's client over stdio: the tool
+    list answered before the SDK loads has no note_id, and a call with one is refused."""
+    plan = memory.notes.save(PLAN, "Migrate next week.", "state", by="agent").note
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "memtui", "mcp", "--tools", "history"],
+        cwd=ROOT,
+        env=server_env(memory.config),
+    )
+
+    async def session() -> None:
+        async with Client(params, mode="legacy") as client:
+            tools = {t.name: t for t in (await client.list_tools()).tools}
+            assert "note_id" not in tools["forget"].input_schema["properties"]
+            refused = await client.call_tool("forget", {"note_id": plan.id, "confirmed": True})
+            assert refused.is_error and text_of(refused).startswith("INVALID_ARGUMENT: ")
+
+    anyio.run(session)
+    assert memory.notes.get(plan.id).note == plan
