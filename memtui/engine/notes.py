@@ -21,7 +21,7 @@ from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
 from memtui.config import Config
-from memtui.engine import note_fields, sessions, validate
+from memtui.engine import lookalike, note_fields, sessions, validate
 from memtui.engine.flashbacks import NOTE_POOL, ref
 from memtui.engine.flashbacks import find as find_flashbacks
 from memtui.engine.notes_types import (
@@ -66,7 +66,7 @@ log = logging.getLogger(__name__)
 SIMILAR_MAX = 5  # similar notes named on save
 
 
-def _note(r: store.NoteRow) -> Note:
+def _note(r: store.NoteRow, twins: dict[int, int] | None = None) -> Note:
     return Note(
         r.id,
         r.title,
@@ -80,6 +80,7 @@ def _note(r: store.NoteRow) -> Note:
         r.status,
         r.source_session,
         r.source_uuid,
+        None if twins is None else twins.get(r.id),
     )
 
 
@@ -168,6 +169,7 @@ class Notes:
         self._messages = messages
         self._writer: sqlite3.Connection | None = None
         self._write_lock = threading.Lock()
+        self._twins: tuple[int, dict[int, int]] = (-1, {})  # (note_seq, look-alike titles)
 
     def _folder(self, value: object, name: str = "folder") -> str:
         """A folder checked, then masked (a marker is a valid folder part)."""
@@ -415,10 +417,19 @@ class Notes:
         note_id = note_fields.note_id(note_id)
         with db.translated(self._db_path):
             conn = self._conn()
+            twins = self._lookalikes(conn)
             row = self._stored(conn, note_id)
             links = [NoteLink(t, s, i) for t, s, i in store.links(conn, note_id)]
             back = [ref(r) for r in store.backlinks(conn, note_id)]
-            return NoteDetail(_note(row), links, back, self._source(conn, row))
+            return NoteDetail(_note(row, twins), links, back, self._source(conn, row))
+
+    def _lookalikes(self, conn: sqlite3.Connection) -> dict[int, int]:
+        """The notes whose titles look like another's, read again only when a note changed.
+        The mark is read first: titles newer than it are read again next time, never kept."""
+        seq = store.note_seq(conn)
+        if self._twins[0] != seq:
+            self._twins = (seq, lookalike.twins(store.titles_by_id(conn)))
+        return self._twins[1]
 
     def _source(self, conn: sqlite3.Connection, row: store.NoteRow) -> NoteSource | None:
         if not row.source_session:
@@ -455,7 +466,9 @@ class Notes:
         validate.page(limit, offset)
         f, t, lay = self._filters(folder, tag, layer)
         with db.translated(self._db_path):
-            return [_note(r) for r in store.listing(self._conn(), f, t, lay, limit, offset)]
+            conn = self._conn()
+            twins = self._lookalikes(conn)
+            return [_note(r, twins) for r in store.listing(conn, f, t, lay, limit, offset)]
 
     def count(
         self, folder: str | None = None, tag: str | None = None, layer: Layer | None = None
@@ -498,8 +511,10 @@ class Notes:
                 f"status must be one of {', '.join(RULE_STATUSES)}, not {status!r}"
             )
         with db.translated(self._db_path):
-            rows = store.rules(self._conn(), status)
-        return [_note(r) for r in (rows if status is None else reversed(rows))]
+            conn = self._conn()
+            twins = self._lookalikes(conn)
+            rows = store.rules(conn, status)
+        return [_note(r, twins) for r in (rows if status is None else reversed(rows))]
 
     def house_rules(self, max_chars: int | None = None) -> HouseRules:
         return read_house_rules(self.config, max_chars)

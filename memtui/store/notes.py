@@ -239,6 +239,10 @@ def id_by_title(conn: sqlite3.Connection, title: str) -> int | None:
     return hit[0] if hit else None
 
 
+def titles_by_id(conn: sqlite3.Connection) -> list[tuple[int, str]]:
+    return [(r[0], r[1]) for r in conn.execute("SELECT id, title FROM notes")]
+
+
 def titles_taken(conn: sqlite3.Connection, prefix: str) -> set[str]:
     """The title keys starting with `prefix` (casefolded)."""
     return {

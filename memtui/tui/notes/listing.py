@@ -328,7 +328,11 @@ class NotesScreen(Screen[None]):
 
 
 def note_title(note: Note) -> Text:
-    return Text(note.title, overflow="ellipsis", no_wrap=True)
+    """The title; one that looks like another note's (confusable letters) says which."""
+    shown = Text(note.title, overflow="ellipsis", no_wrap=True)
+    if note.looks_like is not None:
+        shown.append(f"  ⚠ looks like #{note.looks_like}", style="bold yellow")
+    return shown
 
 
 def layer_cell(app: MemtuiApp, note: Note) -> Text:
