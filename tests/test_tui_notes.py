@@ -764,12 +764,12 @@ async def test_a_rule_whose_title_only_looks_like_another_is_marked(noted: Memor
         screen = await notes_screen(pilot)
         table = screen.query_one(NoteTable)
         titles = {key: str(table.get_cell(key, "title")) for key in screen.notes}
-        assert titles[str(second)].endswith(f"looks like #{first}"), titles
-        assert titles[str(first)].endswith(f"looks like #{second}"), titles
+        assert titles[str(second)] == f"⚠ looks like #{first} \u0430lways run ruff", titles
+        assert titles[str(first)] == f"⚠ looks like #{second} Always run ruff", titles
         await pilot.press("R")
         await until(pilot, lambda: isinstance(app.screen, RulesScreen))
         rules = app.screen
         assert isinstance(rules, RulesScreen)
         await until(pilot, lambda: len(rules.waiting) == 2)
         shown = rules.query_one(NoteTable)
-        assert str(shown.get_cell(str(second), "title")).endswith(f"looks like #{first}")
+        assert str(shown.get_cell(str(second), "title")).startswith(f"⚠ looks like #{first} ")
