@@ -773,3 +773,7 @@ async def test_a_rule_whose_title_only_looks_like_another_is_marked(noted: Memor
         await until(pilot, lambda: len(rules.waiting) == 2)
         shown = rules.query_one(NoteTable)
         assert str(shown.get_cell(str(second), "title")).startswith(f"⚠ looks like #{first} ")
+        shown.move_cursor(row=shown.get_row_index(str(second)))
+        preview = rules.query_one("#rule-text", Static)
+        said = f"looks like note #{first}'s"
+        await until(pilot, lambda: said in getattr(preview.content, "markup", ""))

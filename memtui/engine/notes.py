@@ -333,9 +333,9 @@ class Notes:
         self, conn: sqlite3.Connection, note_id: int, old_key: str, title: str, by: str
     ) -> None:
         """Links to a renamed note follow it: the bodies linking to it name its new title.
-        Not in a rule or a past note when the agent renames (or merges): their text is the
-        person's and what happened, so their links keep the old title and dangle. Refusing
-        the rename instead would tell the agent which rules link to its note."""
+        Not in a rule or a past note when the agent renames or merges: a rule is the person's
+        text and a past note says what happened, so their links keep the old title and
+        dangle. Refusing the rename instead would tell the agent which rules link to it."""
         for r in store.backlinks(conn, note_id):
             if by == "agent" and r.layer in ("rule", "past"):
                 continue

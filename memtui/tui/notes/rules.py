@@ -119,7 +119,9 @@ class RulesScreen(Screen[None]):
             shown.update("")
             return
         theme = CODE_THEME[self.app.current_theme.dark]
-        shown.update(Markdown(f"# {rule.title}\n\n{rule.body}", code_theme=theme))
+        alike = rule.looks_like
+        warn = "" if alike is None else f"**⚠ Its title looks like note #{alike}'s.**\n\n"
+        shown.update(Markdown(f"# {rule.title}\n\n{warn}{rule.body}", code_theme=theme))
 
     @on(DataTable.RowSelected, "#rule-table")
     def _open(self, event: DataTable.RowSelected) -> None:
