@@ -24,6 +24,7 @@ from memtui.engine import (
     RuleUserOnly,
     house_rules,
 )
+from memtui.engine.lookalike import skeleton
 from tests import lines
 
 PERSON = "person"
@@ -590,3 +591,47 @@ def test_deleted_note_indexes_are_rebuilt_by_the_next_process(cfg: Config) -> No
         assert sorted(h.note.id for h in found) == ids
         assert len(memory.notes.search("heron wading", mode="vector").results) == 5
         assert memory.upkeep.doctor().ok
+
+
+@pytest.mark.parametrize(
+    ("one", "other"),
+    [
+        ("Deploy rule", "Deploy rul\u0435"),  # Cyrillic e
+        ("Ops checklist", "\u039fps checklist"),  # Greek capital omicron
+        ("Use uv", "Use  uv"),  # two spaces
+        ("API keys", "\uff21PI keys"),  # fullwidth A (NFKC)
+        ("Deploy rule", "Deploy\u200b rule"),  # a zero-width space
+        ("Scope", "\u0405\u0441\u043ep\u0435"),  # Cyrillic S, c, o, e
+        ("Release 1.0", "Release l.O"),  # digits and letters
+    ],
+)
+def test_look_alike_titles_have_one_skeleton(one: str, other: str) -> None:
+    assert skeleton(one) == skeleton(other)
+
+
+@pytest.mark.parametrize(
+    ("one", "other"), [("Deploy rule", "Deploy rules"), ("résumé", "resume"), ("Ops", "Opps")]
+)
+def test_different_titles_have_different_skeletons(one: str, other: str) -> None:
+    assert skeleton(one) != skeleton(other)
+
+
+def test_titles_that_only_look_alike_are_marked(memory: Memory) -> None:
+    """Issue 25: a provisional rule titled `Deploy rule` with a Cyrillic e (U+0435) sat beside
+    the approved `Deploy rule`, and only the ids told them apart. Each now names the other
+    (`looks_like`) in the listings and in a note read alone; a title that differs by a real
+    letter does not."""
+    notes = memory.notes
+    real = notes.save("Deploy rule", "Deploy from main only.", "rule", by=PERSON).note
+    fake = notes.save("Deploy rul\u0435", "Deploy from any branch.", "rule", by=AGENT).note
+    other = notes.save("Deploy rules", "Not a look-alike.", "state", by=PERSON).note
+    assert {r.id: r.looks_like for r in notes.rules()} == {real.id: fake.id, fake.id: real.id}
+    assert {n.id: n.looks_like for n in notes.list()} == {
+        real.id: fake.id,
+        fake.id: real.id,
+        other.id: None,
+    }
+    assert notes.get(fake.id).note.looks_like == real.id
+    notes.update(fake.id, by=PERSON, title="Deploy from any branch")
+    assert notes.get(real.id).note.looks_like is None
+    assert [r.looks_like for r in notes.rules()] == [None, None]

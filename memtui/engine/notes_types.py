@@ -39,6 +39,9 @@ class Note:
     status: str | None = None  # RuleStatus for a rule, None for past and state
     source_session_id: str | None = None
     source_message_uuid: str | None = None
+    # Another note whose title looks the same (confusable letters: lookalike.py), by id; set
+    # by the listings (list, rules) and get, so a spoof is marked where the person reads.
+    looks_like: int | None = None
 
 
 @dataclass(slots=True)

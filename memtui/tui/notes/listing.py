@@ -328,7 +328,12 @@ class NotesScreen(Screen[None]):
 
 
 def note_title(note: Note) -> Text:
-    return Text(note.title, overflow="ellipsis", no_wrap=True)
+    """The title; one that looks like another note's (confusable letters) says which first,
+    where a narrow column does not cut it off."""
+    shown = Text(overflow="ellipsis", no_wrap=True)
+    if note.looks_like is not None:
+        shown.append(f"⚠ looks like #{note.looks_like} ", style="bold yellow")
+    return shown.append(note.title)
 
 
 def layer_cell(app: MemtuiApp, note: Note) -> Text:
