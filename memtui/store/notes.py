@@ -147,6 +147,14 @@ def set_body(conn: sqlite3.Connection, note_id: int, body: str) -> None:
     conn.execute("UPDATE notes SET body = ?, seq = ? WHERE id = ?", (body, next_seq(conn), note_id))
 
 
+def set_source(conn: sqlite3.Connection, note_id: int, session: str, uuid: str | None) -> None:
+    """The conversation a note came from (a merge hands it to the note merged into)."""
+    conn.execute(
+        "UPDATE notes SET source_session = ?, source_uuid = ? WHERE id = ?",
+        (session, uuid, note_id),
+    )
+
+
 def delete(conn: sqlite3.Connection, note_id: int) -> None:
     conn.execute("DELETE FROM notes WHERE id = ?", (note_id,))
     conn.execute("DELETE FROM note_tags WHERE note_id = ?", (note_id,))
