@@ -10,19 +10,25 @@ from pathlib import Path
 
 import pytest
 from textual.pilot import Pilot
-from textual.widgets import Input, SelectionList, Static
+from textual.widgets import Input, OptionList, SelectionList, Static
 
 from memtui.engine import Memory
 from memtui.engine.signal_types import Signal
 from memtui.tui.app import MemtuiApp, binding_ids
 from memtui.tui.browse import BrowseScreen
 from memtui.tui.forms import Confirm
+from memtui.tui.notes.editor import BodyArea, NoteEditor
 from memtui.tui.notes.listing import NoteTable
 from memtui.tui.notes.view import NoteScreen
 from memtui.tui.session import SessionScreen
 from memtui.tui.signals.area import SignalsArea
 from memtui.tui.signals.dialogs import MintForm, Snooze
-from memtui.tui.signals.inferences import InferencesScreen, InferenceTable, ProvenanceScreen
+from memtui.tui.signals.inferences import (
+    InferencesScreen,
+    InferenceTable,
+    ProvenanceList,
+    ProvenanceScreen,
+)
 from memtui.tui.signals.listing import EvidenceList, SignalsScreen, SignalTable, TypeList
 from tests.tui_support import settled, small_archive, until
 
@@ -111,6 +117,43 @@ async def test_dismiss_asks_once_then_the_engine_has_it(signalled: Memory) -> No
         await highlight(pilot, screen, RUNBOOK)
         await pilot.press("u")
         await until(pilot, lambda: signalled.signals.get(sid).status == "new")
+
+
+async def test_the_signals_keep_focus_and_the_cursor_through_empty_statuses(
+    signalled: Memory,
+) -> None:
+    """s through snoozed, dismissed and synthesized (none of each) to any status: the list
+    still has the keys, and d asks about the signal that was highlighted, not the first."""
+    app = MemtuiApp(signalled, upkeep=False)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await signals_screen(pilot)
+        table = screen.query_one(SignalTable)
+        await pilot.press("G")
+        await until(pilot, lambda: table.cursor_row == 2)
+        last = screen._current()
+        assert last is not None
+        for status in ("snoozed", "dismissed", "synthesized", None):
+            await pilot.press("s")
+            await until(pilot, lambda s=status: screen.status == s and not _loading(app))
+        await until(pilot, lambda: len(screen.signals) == 3)
+        assert table.has_focus
+        current = screen._current()
+        assert current is not None and current.id == last.id
+        await pilot.press("g")
+        await until(pilot, lambda: table.cursor_row == 0)
+        await pilot.press("G")
+        await until(pilot, lambda: table.cursor_row == 2)
+        await pilot.press("k")
+        await until(pilot, lambda: table.cursor_row == 1)
+        wanted = screen._current()
+        assert wanted is not None
+        await pilot.press("d")
+        await until(pilot, lambda: isinstance(app.screen, Confirm))
+        assert isinstance(app.screen, Confirm) and wanted.title in app.screen.question
+
+
+def _loading(app: MemtuiApp) -> bool:
+    return any(w.group == "signals" and not w.is_finished for w in app.workers)
 
 
 @pytest.mark.parametrize(("keys", "until_prefix"), [("7", None), ("t", "2031-01-02")])
@@ -292,6 +335,69 @@ async def test_stale_inferences_are_marked_shown_confirmed_again_and_dropped(
         await pilot.press("y")
         await until(pilot, lambda: not listing.inferences)
         assert signalled.inferences.list() == []
+
+
+async def test_the_inferences_and_the_provenance_follow_an_evidence_note_edited_elsewhere(
+    signalled: Memory,
+) -> None:
+    """An evidence note edited from a shell: the Inferences screen says stale while on it;
+    the provenance follows an edit made from it (open the note, edit, come back) and one
+    made from a shell while it is shown."""
+    notes = {n.title: n.id for n in signalled.notes.list()}
+    inf = signalled.inferences.mint(
+        "Links run ahead of notes",
+        "Notes link to pages not written yet.",
+        0.6,
+        confirmed=True,
+        evidence_note_ids=[notes["Deploy plan"], notes["Auth decisions"]],
+    )
+    app = MemtuiApp(signalled, upkeep=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, BrowseScreen))
+        await pilot.press("i")
+        await until(pilot, lambda: isinstance(app.screen, InferencesScreen) and app.screen.loaded)
+        listing = app.screen
+        assert isinstance(listing, InferencesScreen)
+        assert listing.inferences[str(inf.id)].status == "active"
+        with Memory(signalled.config) as shell:  # `memtui note edit` in another terminal
+            shell.notes.update(notes["Deploy plan"], by="person", body="Rollback first.")
+        await until(pilot, lambda: listing.inferences[str(inf.id)].status == "stale", timeout=8)
+        table = listing.query_one(InferenceTable)
+        assert "stale" in str(table.get_cell(str(inf.id), "state"))
+
+        await pilot.press("p")
+        await until(
+            pilot,
+            lambda: isinstance(app.screen, ProvenanceScreen) and app.screen.inference is not None,
+        )
+        prov = app.screen
+        assert isinstance(prov, ProvenanceScreen)
+
+        def state(title: str) -> str:
+            assert prov.inference is not None
+            return next(e.state for e in prov.inference.evidence if e.title == title)
+
+        assert state("Auth decisions") == "unchanged"
+        at = next(i for i, e in enumerate(prov.inference.evidence) if e.title == "Auth decisions")
+        prov.query_one("#provenance-list", OptionList).highlighted = at
+        await pilot.press("o")
+        await until(pilot, lambda: isinstance(app.screen, NoteScreen) and app.screen.detail)
+        await pilot.press("e")
+        await until(pilot, lambda: isinstance(app.screen, NoteEditor))
+        app.screen.query_one(BodyArea).focus()
+        await pilot.press("end", "x", "ctrl+s")
+        await until(pilot, lambda: isinstance(app.screen, NoteScreen))
+        await pilot.press("escape")
+        await until(pilot, lambda: app.screen is prov)
+        await until(pilot, lambda: state("Auth decisions") == "changed", timeout=8)
+        assert prov.query_one(ProvenanceList).highlighted == at  # the cursor stayed
+        assert "changed" in str(prov.query_one(ProvenanceList).get_option_at_index(at).prompt)
+
+        signalled.inferences.keep(inf.id)  # confirmed again, from a shell: active
+        await until(pilot, lambda: prov.inference is not None and prov.inference.status == "active")
+        with Memory(signalled.config) as shell:
+            shell.notes.update(notes["Auth decisions"], by="person", body="Edited once more.")
+        await until(pilot, lambda: state("Auth decisions") == "changed", timeout=8)
 
 
 async def test_the_sidebar_counts_follow_new_notes(signalled: Memory) -> None:

@@ -22,7 +22,7 @@ from textual.widgets.option_list import Option
 from memtui.engine import ProjectInfo, SessionInfo
 from memtui.tui import forget
 from memtui.tui.format import home_short, one_line, short_names, short_when, when
-from memtui.tui.messages import ArchiveChanged
+from memtui.tui.messages import ArchiveChanged, StoreChanged
 from memtui.tui.notes import flows as notes_flows
 from memtui.tui.notes.listing import NotesArea
 from memtui.tui.session import SessionScreen
@@ -257,6 +257,19 @@ class BrowseScreen(Screen[None]):
 
     def on_archive_changed(self, message: ArchiveChanged) -> None:
         self.show_projects(message.projects)
+
+    def on_store_changed(self, _: StoreChanged) -> None:
+        self._read_areas()
+
+    def on_screen_resume(self) -> None:
+        self._read_areas()  # what changed while another screen was on top
+
+    def _read_areas(self) -> None:
+        """The notes, signals and inferences counts of the sidebar, read again."""
+        for area in self.query(NotesArea):
+            area.load()
+        for signals in self.query(SignalsArea):
+            signals.load()
 
     def show_projects(self, projects: list[ProjectInfo]) -> None:
         had_projects = bool(self.projects)

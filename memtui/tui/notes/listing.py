@@ -1,8 +1,9 @@
 """The notes: layers, folders and tags with their counts beside the list of notes, newest
 first; and the Notes entry of the main screen's sidebar that leads here.
 
-Notes change from elsewhere too (Claude saves them over MCP, in this process or another),
-so both poll a cheap signature of the notes and reload when it moves."""
+Notes change from elsewhere too (Claude saves them over MCP, in this process or another):
+when the store changes (tui/watcher.py), both read a cheap signature of the notes and
+reload when it moved."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from textual.widgets.option_list import Option
 
 from memtui.engine import LAYERS, FolderCount, Note, TagCount
 from memtui.tui.format import when
+from memtui.tui.messages import StoreChanged
 from memtui.tui.notes import flows
 from memtui.tui.notes.view import layer_colour
 from memtui.tui.status import Keys, StatusLine
@@ -30,7 +32,6 @@ if TYPE_CHECKING:
     from memtui.tui.app import MemtuiApp
 
 LISTED = 200  # notes in the table at once; the title says how many more a filter reaches
-POLL = 2.0  # seconds between looks for notes written elsewhere
 ALL = "all"
 RULES = "rules"
 
@@ -80,7 +81,7 @@ class Overview:
 
 def signature(app: MemtuiApp) -> Signature | None:
     """What moves when any note is written, deleted or approved: how many there are, the
-    last one written, how many rules wait. Three small reads, for the poll."""
+    last one written, how many rules wait. Three small reads, on each change of the store."""
 
     return app.ask(lambda: _signature(app.memory.notes))
 
@@ -180,10 +181,12 @@ class NotesScreen(Screen[None]):
     def on_mount(self) -> None:
         self.sub_title = "notes"
         self.reload()
-        self.set_interval(POLL, self.poll)
 
     def on_screen_resume(self) -> None:
         self.reload()
+
+    def on_store_changed(self, _: StoreChanged) -> None:
+        self.poll()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in ("edit", "delete"):
@@ -356,7 +359,6 @@ class NotesArea(Vertical):
     def on_mount(self) -> None:
         self.seen: Signature | None = None
         self.load()
-        self.set_interval(POLL, self.load)
 
     @work(thread=True, exclusive=True, group="notes-area", exit_on_error=False)
     def load(self) -> None:

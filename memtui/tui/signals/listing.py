@@ -1,8 +1,9 @@
 """The signals: by type and status (new first), the evidence of the highlighted one beside
 it, and the keys that triage it: d dismiss, z snooze, u back to new, m mint an inference.
 
-Detection runs in a worker (the engine re-runs it only when notes or messages changed), and
-the screen polls the cheap counts to reload when something new is found."""
+Detection runs in a worker (the engine re-runs it only when notes or messages changed): on
+each change of the store the screen runs it and reads the cheap counts, and reloads when
+they moved."""
 
 from __future__ import annotations
 
@@ -19,11 +20,11 @@ from textual.widgets.option_list import Option
 
 from memtui.engine.signal_types import SIGNAL_TYPES, Counts, Signal
 from memtui.tui.format import when
+from memtui.tui.messages import StoreChanged
 from memtui.tui.signals import flows
 from memtui.tui.status import Keys, StatusLine
 from memtui.tui.tables import ListTable
 
-POLL = 2.0  # seconds between looks for new signals (notes written elsewhere)
 ALL = "all"
 STATUS_ORDER: tuple[str | None, ...] = ("new", "snoozed", "dismissed", "synthesized", None)
 TYPE_NAMES = {
@@ -92,6 +93,10 @@ class SignalsScreen(Screen[None]):
         self.signals: dict[str, Signal] = {}
         self.loaded = False
         self.seen: Counts | None = None
+        # Through a status with no signals the table is hidden (Textual moves the focus to
+        # the types): the signal that was highlighted, and whether the table had the focus.
+        self._kept: str | None = None
+        self._refocus = False
 
     def compose(self) -> ComposeResult:
         yield StatusLine()
@@ -117,11 +122,13 @@ class SignalsScreen(Screen[None]):
     def on_mount(self) -> None:
         self.sub_title = "signals"
         self.reload()
-        self.set_interval(POLL, self.poll)
 
     def on_screen_resume(self) -> None:
         if self.loaded:
             self.reload()
+
+    def on_store_changed(self, _: StoreChanged) -> None:
+        self.poll()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         current = self._current()
@@ -170,8 +177,9 @@ class SignalsScreen(Screen[None]):
         self.loaded = True
         self.seen = counts
         table = self.query_one(SignalTable)
-        keep = self._current_id()
+        keep = self._current_id() or self._kept
         at = table.cursor_row
+        focused = table.has_focus or self._refocus
         table.clear()
         self.signals = {str(s.id): s for s in found}
         for s in found:
@@ -200,6 +208,10 @@ class SignalsScreen(Screen[None]):
         )
         self.query_one("#signals-empty", Static).update(empty)
         self.set_class(not found, "-empty")
+        self._kept = None if found else keep
+        self._refocus = focused and not found
+        if found and focused:
+            table.focus()
         self._show_evidence()
         self.refresh_bindings()
 
