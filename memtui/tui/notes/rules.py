@@ -16,8 +16,8 @@ from textual.widgets import DataTable, Static
 
 from memtui.engine import Note
 from memtui.tui.format import when
-from memtui.tui.notes import flows
 from memtui.tui.messages import StoreChanged
+from memtui.tui.notes import flows
 from memtui.tui.notes.listing import NoteTable
 from memtui.tui.session import CODE_THEME
 from memtui.tui.status import Keys, StatusLine
