@@ -305,6 +305,83 @@ async def test_edit_a_note_and_the_engine_has_it(noted: Memory) -> None:
         assert (stored.title, stored.body) == ("Release steps", "Tag, build, sign, publish.")
 
 
+async def test_the_editor_starts_in_the_body_when_the_title_is_filled_in(noted: Memory) -> None:
+    """e then typing writes in the body, the title kept; so does a dangling link's editor.
+    A new blank note starts in its title."""
+    app = MemtuiApp(noted, upkeep=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_note(pilot, "Release checklist")
+        await pilot.press("e")
+        await until(pilot, lambda: isinstance(app.screen, NoteEditor))
+        editor = app.screen
+        await until(pilot, lambda: editor.focused is editor.query_one("#note-body"))
+        await pilot.press(*"Then ")
+        assert editor.query_one("#note-title", Input).value == "Release checklist"
+        assert editor.query_one("#note-body", TextArea).text == "Then Tag, build, publish."
+        await pilot.press("ctrl+s")
+        await note_view(pilot, "Release checklist")
+        await pilot.press("escape", "escape")
+        await open_note(pilot, "Refresh token rotation")
+        await pilot.press("tab", "tab", "enter")  # Later page: no note has that title yet
+        await until(pilot, lambda: isinstance(app.screen, NoteEditor))
+        editor = app.screen
+        await until(pilot, lambda: editor.focused is editor.query_one("#note-body"))
+        await pilot.press(*"Soon.")
+        assert editor.query_one("#note-title", Input).value == "Later page"
+        assert editor.query_one("#note-body", TextArea).text == "Soon."
+        await pilot.press("escape", "y")
+        await until(pilot, lambda: isinstance(app.screen, NoteScreen))
+        await pilot.press("n")
+        await until(pilot, lambda: isinstance(app.screen, NoteEditor))
+        editor = app.screen
+        await until(pilot, lambda: editor.focused is editor.query_one("#note-title"))
+
+
+async def test_an_edit_of_a_note_changed_elsewhere_meanwhile_is_refused_and_kept(
+    noted: Memory,
+) -> None:
+    """The CLI's guard, now the engine's: the editor stays open with the person's text and
+    says why, and the other edit is not overwritten."""
+    app = MemtuiApp(noted, upkeep=False)
+    async with app.run_test(size=SIZE) as pilot:
+        view = await open_note(pilot, "Release checklist")
+        await pilot.press("e")
+        await until(pilot, lambda: isinstance(app.screen, NoteEditor))
+        editor = app.screen
+        with Memory(noted.config) as shell:  # `memtui note edit` in another terminal
+            shell.notes.update(view.note_id, by="person", body="Tag, build, sign, publish.")
+        await set_body(pilot, editor, "Mine: tag and publish.")
+        await pilot.press("ctrl+s")
+        await until(
+            pilot, lambda: any("changed elsewhere" in n.message for n in app._notifications)
+        )
+        await settled(pilot)
+        assert app.screen is editor
+        assert editor.query_one("#note-body", TextArea).text == "Mine: tag and publish."
+        assert noted.notes.get(view.note_id).note.body == "Tag, build, sign, publish."
+        message = next(n.message for n in app._notifications if "changed elsewhere" in n.message)
+        assert message.startswith("INVALID_ARGUMENT: note ")
+        await pilot.press("ctrl+s")  # told, the person saves theirs over it
+        await until(pilot, lambda: app.screen is view)
+        assert noted.notes.get(view.note_id).note.body == "Mine: tag and publish."
+
+
+async def test_a_rename_says_how_many_notes_links_it_rewrote(noted: Memory) -> None:
+    app = MemtuiApp(noted, upkeep=False)
+    async with app.run_test(size=SIZE) as pilot:
+        view = await open_note(pilot, "Auth decisions")  # Refresh token rotation links to it
+        await pilot.press("e")
+        await until(pilot, lambda: isinstance(app.screen, NoteEditor))
+        app.screen.query_one("#note-title", Input).value = "Token decisions"
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: app.screen is view)
+        said = [n.message for n in app._notifications]
+        assert (
+            "saved 'Token decisions'; the links in 1 other note now read [[Token decisions]]"
+            in said
+        )
+
+
 async def test_the_person_edits_a_past_note_and_a_rule(noted: Memory) -> None:
     """The guards are for agents: the person changes a past note and a rule."""
     app = MemtuiApp(noted, upkeep=False)
