@@ -672,6 +672,69 @@ async def test_save_the_highlighted_message_alone(archived: Memory) -> None:
         assert stored.layer == "past" and stored.body == body
 
 
+IDE_PROMPT = (
+    "<ide_selection>The user selected the lines 10 to 12 from /home/dev/shop-api/audio.ts:\n"
+    "const node = new AudioWorkletNode(ctx, 'meter');\n\nThis may or may not be related to "
+    "the current task.</ide_selection>\nwhy does the meter node drop frames when the tab is "
+    "in the background and the laptop runs on battery?"
+)
+PERFECT = (
+    "Perfect! The AudioWorklet migration is complete. Let me provide you with a summary of "
+    "what changed and why the meter no longer drops frames."
+)
+
+
+@pytest.fixture
+def said(memory: Memory, claude_dir: Path) -> Memory:
+    """One exchange as Claude Code writes it from an IDE: the prompt wrapped in a selection."""
+    lines.write(
+        claude_dir / "-shop" / "s-ide.jsonl",
+        lines.user("u-ide", IDE_PROMPT, "s-ide")
+        + lines.assistant("a-ide", "msg_ide", lines.text(PERFECT), "s-ide"),
+    )
+    memory.upkeep.ingest(wait=True)
+    return memory
+
+
+@pytest.mark.parametrize("key", ["s", "S"])
+async def test_a_note_from_a_conversation_is_titled_with_the_persons_words(
+    said: Memory, key: str
+) -> None:
+    """Short, cut at a word, no tags, no ellipsis: what the person asked."""
+    app = MemtuiApp(said, upkeep=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, BrowseScreen))
+        app.push_screen(SessionScreen("s-ide"))
+        await until(pilot, lambda: len(app.screen.query(MessageBlock)) == 2)
+        app.screen.query(MessageBlock).last().focus()  # Claude's "Perfect! ..."
+        await pilot.press(key)
+        await until(pilot, lambda: isinstance(app.screen, NoteEditor))
+        title = app.screen.query_one("#note-title", Input).value
+        assert title == "why does the meter node drop frames when the tab is"
+        assert len(title) <= 60 and "…" not in title and "<" not in title
+
+
+async def test_a_note_from_a_conversation_merged_keeps_its_way_back(said: Memory) -> None:
+    """Merged into a similar note in the dialog, the note still leads to the conversation."""
+    said.notes.save("Meter frame drops", PERFECT, "past", by="person")
+    app = MemtuiApp(said, upkeep=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, BrowseScreen))
+        app.push_screen(SessionScreen("s-ide"))
+        await until(pilot, lambda: len(app.screen.query(MessageBlock)) == 2)
+        app.screen.query(MessageBlock).last().focus()
+        await pilot.press("s")
+        await until(pilot, lambda: isinstance(app.screen, NoteEditor))
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: isinstance(app.screen, SimilarNotes), timeout=60)
+        await pilot.press("m")
+        view = await note_view(pilot, "Meter frame drops")
+        stored = said.notes.get(view.note_id)
+        assert stored.note.source_session_id == "s-ide"
+        assert stored.note.source_message_uuid == "a-ide"
+        assert stored.source is not None and stored.source.session_id == "s-ide"
+
+
 async def test_the_editors_hint_from_a_conversation_fits_80_columns(archived: Memory) -> None:
     app = MemtuiApp(archived, upkeep=False)
     async with app.run_test(size=(80, 24)) as pilot:
