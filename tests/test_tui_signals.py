@@ -16,6 +16,7 @@ from memtui.engine import Memory
 from memtui.engine.signal_types import Signal
 from memtui.tui.app import MemtuiApp, binding_ids
 from memtui.tui.browse import BrowseScreen
+from memtui.tui.format import when
 from memtui.tui.forms import Confirm
 from memtui.tui.notes.editor import BodyArea, NoteEditor
 from memtui.tui.notes.listing import NoteTable
@@ -510,6 +511,76 @@ async def test_the_mint_forms_buttons_show_on_an_80_by_24_terminal(archived: Mem
         for button in ("#mint", "#cancel"):
             region = app.screen.query_one(button).region
             assert region.height and region.bottom <= 24, (button, region)
+
+
+@pytest.fixture
+def two_arcs(archived: Memory) -> Memory:
+    """Two hidden arcs (three unlinked notes alike, across folders, each) beside the
+    corpus's recurring errors."""
+    arcs = {
+        "AudioWorklet meter drops frames in background tabs": "audio",
+        "Meter node loses frames when the tab is hidden": "perf",
+        "Background tab throttles the audio meter worklet": "notes",
+        "Deploy needs the canary first": "ops",
+        "Canary deploy before every release": "release",
+        "Every deploy goes through the canary stage": "runbooks",
+    }
+    for i, (title, folder) in enumerate(arcs.items()):
+        body = (
+            "The AudioWorklet meter node drops frames when the browser tab is in the background."
+            if i < 3
+            else "Every deploy goes to the canary stage first and waits for its health checks."
+        )
+        archived.notes.save(title, body, "past", by="person", folder=folder)
+    archived.signals.detect()
+    assert len(archived.signals.list(type="hidden_arc").signals) == 2
+    return archived
+
+
+def title_cells(table: SignalTable) -> list[str]:
+    """The title column as drawn, row by row."""
+    lines = [table.render_line(y).text for y in range(1, table.row_count + 1)]
+    start = table.render_line(0).text.index("Title")
+    return [line[start:].strip() for line in lines]
+
+
+async def test_signal_titles_at_80_columns_differ_and_end_at_a_word(two_arcs: Memory) -> None:
+    app = MemtuiApp(two_arcs, upkeep=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await signals_screen(pilot)
+        await settled(pilot)
+        table = screen.query_one(SignalTable)
+        shown = list(zip(screen.signals.values(), title_cells(table), strict=True))
+        arcs = [cell for s, cell in shown if s.type == "hidden_arc"]
+        assert len(arcs) == 2 and arcs[0] != arcs[1], arcs
+        for signal, cell in shown:
+            if cell.endswith("…"):  # cut: after a whole word of the title
+                kept = cell.removesuffix("…")
+                assert signal.title.startswith(kept), (signal.title, cell)
+                assert signal.title[len(kept)] == " ", (signal.title, cell)
+
+
+async def test_message_evidence_has_its_dates_and_the_mint_form_tells_rows_apart(
+    archived: Memory,
+) -> None:
+    signal = recurring(archived)
+    app = MemtuiApp(archived, upkeep=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await signals_screen(pilot, signal.title)
+        evidence = screen.query_one(EvidenceList)
+        for k, m in enumerate(signal.messages):
+            assert when(m.timestamp) in str(evidence.get_option_at_index(k).prompt)
+        await pilot.press("m")
+        await until(pilot, lambda: isinstance(app.screen, MintForm))
+        await settled(pilot)
+        rows = app.screen.query_one(SelectionList)
+        prompts = [str(rows.get_option_at_index(k).prompt) for k in range(rows.option_count)]
+        assert len(set(prompts)) == len(prompts) == len(signal.messages)
+        for m, prompt in zip(signal.messages, prompts, strict=True):
+            assert when(m.timestamp) in prompt
+        # every row on screen, without focusing the list first
+        assert rows.region.height >= rows.option_count, rows.region
+        assert rows.region.bottom <= 24 - 1
 
 
 async def test_the_row_tables_offer_no_sideways_keys(signalled: Memory) -> None:

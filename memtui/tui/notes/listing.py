@@ -20,7 +20,7 @@ from textual.widgets import DataTable, OptionList, Static
 from textual.widgets.option_list import Option
 
 from memtui.engine import LAYERS, FolderCount, Note, TagCount
-from memtui.tui.format import when
+from memtui.tui.format import WordCut, when
 from memtui.tui.messages import StoreChanged
 from memtui.tui.notes import flows
 from memtui.tui.notes.view import layer_colour
@@ -330,8 +330,8 @@ class NotesScreen(Screen[None]):
         self.dismiss()
 
 
-def note_title(note: Note) -> Text:
-    return Text(note.title, overflow="ellipsis", no_wrap=True)
+def note_title(note: Note) -> WordCut:
+    return WordCut(Text(note.title))
 
 
 def layer_cell(app: MemtuiApp, note: Note) -> Text:

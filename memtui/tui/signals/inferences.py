@@ -20,7 +20,7 @@ from textual.widgets import DataTable, OptionList, Static
 from textual.widgets.option_list import Option
 
 from memtui.engine.signal_types import Evidence, Inference, MessageRef
-from memtui.tui.format import when
+from memtui.tui.format import WordCut, when
 from memtui.tui.messages import StoreChanged
 from memtui.tui.signals import flows
 from memtui.tui.status import Keys, StatusLine
@@ -135,7 +135,7 @@ class InferencesScreen(Screen[None]):
                 status_mark(i),
                 Text(f"{i.confidence:.2f}", justify="right"),
                 when(i.created)[:10],
-                Text(i.title, overflow="ellipsis", no_wrap=True),
+                WordCut(Text(i.title)),
                 key=str(i.id),
             )
         if keep in self.inferences:

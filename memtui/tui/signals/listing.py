@@ -19,7 +19,7 @@ from textual.widgets import DataTable, OptionList, Static
 from textual.widgets.option_list import Option
 
 from memtui.engine.signal_types import SIGNAL_TYPES, Counts, Signal
-from memtui.tui.format import when
+from memtui.tui.format import WordCut, when
 from memtui.tui.messages import StoreChanged
 from memtui.tui.signals import flows
 from memtui.tui.status import Keys, StatusLine
@@ -108,11 +108,7 @@ class SignalsScreen(Screen[None]):
                 yield TypeList(*options, id="signal-types")
             with Vertical(id="signals-pane"):
                 yield Static("Signals", id="signals-title")
-                table = SignalTable(id="signal-table", cursor_type="row", zebra_stripes=True)
-                table.add_column("Type", key="type", width=15)
-                table.add_column("Status", key="status", width=11)
-                table.add_column("Title", key="title")
-                yield table
+                yield SignalTable(id="signal-table", cursor_type="row", zebra_stripes=True)
                 yield Static("", id="signal-detail")
                 yield Static("Evidence", id="evidence-title")
                 yield EvidenceList(id="evidence-list")
@@ -180,15 +176,21 @@ class SignalsScreen(Screen[None]):
         keep = self._current_id() or self._kept
         at = table.cursor_row
         focused = table.has_focus or self._refocus
-        table.clear()
+        # One status shown: its column would repeat it on every row, the titles get the room
+        table.clear(columns=(status is None) != ("status" in table.columns))
+        if not table.columns:
+            table.add_column("Type", key="type", width=15)
+            if status is None:
+                table.add_column("Status", key="status", width=11)
+            table.add_column("Title", key="title")
+            table.fit()
         self.signals = {str(s.id): s for s in found}
         for s in found:
-            table.add_row(
-                Text(TYPE_NAMES.get(s.type, s.type), style="bold"),
-                status_cell(s),
-                Text(s.title, overflow="ellipsis", no_wrap=True),
-                key=str(s.id),
-            )
+            cells = [Text(TYPE_NAMES.get(s.type, s.type), style="bold")]
+            if status is None:
+                cells.append(status_cell(s))
+            cells.append(WordCut(Text(s.title)))
+            table.add_row(*cells, key=str(s.id))
         if keep in self.signals:
             table.move_cursor(row=table.get_row_index(keep), animate=False)
         elif found:
@@ -251,6 +253,7 @@ class SignalsScreen(Screen[None]):
             options.append(Option(shown, id=f"note:{n.id}"))
         for i, m in enumerate(s.messages):
             shown = Text("message  ", style="dim")
+            shown.append(f"{when(m.timestamp) or 'undated'}  ")
             shown.append(m.session_title or "(untitled)", style="bold")
             shown.append(f" #{m.message_index}  ", style="dim")
             shown.append(m.snippet.replace("\n", " "))
