@@ -948,6 +948,36 @@ async def test_the_demo_says_it_is_the_demo_and_can_be_left(archive: Memory) -> 
     assert app.return_value == "leave-demo"
 
 
+async def test_the_main_screens_footer_shows_the_way_to_notes_signals_inferences(
+    archive: Memory,
+) -> None:
+    """Not only in ? : n, s and i are in the footer at 80 columns, with quit, keys, search."""
+    app = MemtuiApp(archive, upkeep=False)
+    async with app.run_test(size=SMALL) as pilot:
+        await browse_ready(pilot, app)
+        await settled(pilot)
+        shown = {k.key: k for k in app.screen.query("FooterKey")}  # type: ignore[attr-defined]
+        for key in ("n", "s", "i", "q", "question_mark", "slash"):
+            assert key in shown, (key, sorted(shown))
+            assert 0 < shown[key].region.right <= SMALL[0], (key, shown[key].region)
+
+
+async def test_the_demo_is_left_from_any_screen(archive: Memory) -> None:
+    app = MemtuiApp(archive, upkeep=False, demo=True)
+    async with app.run_test(size=SMALL) as pilot:
+        await browse_ready(pilot, app)
+        await pilot.press("n")
+        await until(pilot, lambda: not isinstance(app.screen, BrowseScreen))
+        await pilot.press("ctrl+d")
+    assert app.return_value == "leave-demo"
+    app = MemtuiApp(archive, upkeep=False)  # not the demo: nothing to leave
+    async with app.run_test(size=SMALL) as pilot:
+        await browse_ready(pilot, app)
+        await pilot.press("ctrl+d")
+        await settled(pilot)
+        assert app.is_running and isinstance(app.screen, BrowseScreen)
+
+
 def test_tmux_clipboard_is_none_outside_tmux(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("TMUX", raising=False)
     assert actions.tmux_clipboard() is None

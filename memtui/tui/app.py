@@ -61,6 +61,9 @@ class MemtuiApp(App[str | None]):
         Binding("ctrl+c", "interrupt", "Quit", show=False, priority=True, id="app.interrupt"),
         Binding("question_mark", "keys", "Keys", id="app.keys"),
         Binding("slash", "search", "Search", id="app.search"),
+        # From every screen (a field's own ctrl+d, delete, comes first); the status line
+        # says it while the demo runs.
+        Binding("ctrl+d", "leave_demo", "Leave demo", show=False, id="browse.leave_demo"),
     ]
 
     counts: reactive[str] = reactive("")
@@ -265,6 +268,14 @@ class MemtuiApp(App[str | None]):
         self.action_quit()
 
     # -- everywhere -------------------------------------------------------------------------
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "leave_demo":
+            return self.demo
+        return True
+
+    def action_leave_demo(self) -> None:
+        self.exit("leave-demo")
 
     def action_keys(self) -> None:
         if self.screen.query("HelpPanel"):

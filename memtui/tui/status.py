@@ -32,7 +32,7 @@ class StatusLine(Horizontal):
 
     def on_mount(self) -> None:
         if getattr(self.app, "demo", False):
-            self.query_one("#status-name", Static).update("memtui · demo")
+            self.query_one("#status-name", Static).update("memtui · demo (^d leaves)")
         self.watch(self.app, "counts", self._counts)
         self.watch(self.app, "progress", self._progress)
         self.watch(self.app, "mcp_address", self._mcp)
@@ -99,6 +99,9 @@ class Keys(Footer):
     opening a session cost."""
 
     _shown: tuple[tuple[str, str, bool], ...] | None = None
+
+    def __init__(self) -> None:
+        super().__init__(compact=True)  # 80 columns hold a screen's keys, the palette's too
 
     def bindings_changed(self, screen: Screen[object]) -> None:
         shown = tuple(
