@@ -501,6 +501,35 @@ async def test_the_status_line_keeps_its_counts_at_80_columns_while_indexing(
         assert "http://127.0.0.1:10013/mcp" in str(status.query_one("#status-mcp").render())
 
 
+@pytest.mark.parametrize("demo", [False, True])
+async def test_the_counts_stay_whole_at_80_columns_while_every_phase_runs(
+    archive: Memory, demo: bool
+) -> None:
+    """Transcripts read, full text and vectors under way, the MCP address shown: the
+    message count stays (the phases say less instead)."""
+    app = MemtuiApp(archive, upkeep=False, demo=demo)
+    async with app.run_test(size=SMALL) as pilot:
+        await browse_ready(pilot, app)
+        app.mcp_address = "MCP http://127.0.0.1:10013/mcp"
+        status = app.screen.query_one(StatusLine)
+        for event in (
+            ProgressEvent("transcripts", 100, 100, 1.0),
+            ProgressEvent("full text", 45, 100, 1.0),
+            ProgressEvent("vectors", 10, 100, 1.0),
+        ):
+            app.post_message(Progress(event))  # one at a time: a flood folds into the last
+            await until(pilot, lambda e=event: e.phase in status.phases)
+        phase = status.query_one("#status-phase", Static)
+        await settled(pilot)
+        app.counts = "12 projects · 1,323 sessions · 161,204 messages"  # a larger archive's
+        counts = status.query_one("#status-counts", Static)
+        await until(pilot, lambda: str(counts.render()) == "1,323 sessions · 161,204 msgs")
+        await pilot.pause()  # laid out anew
+        assert counts.size.width >= len("1,323 sessions · 161,204 msgs"), "whole, not cut"
+        assert "vectors 10%" in str(phase.render())
+        assert phase.region.right <= status.query_one("#status-mcp").region.x
+
+
 def _shown_keys(screen):  # type: ignore[no-untyped-def]
     return [
         (b.key, b, enabled, tip)
