@@ -8,6 +8,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
+from textual.coordinate import Coordinate
 from textual.pilot import Pilot
 from textual.widgets import Input, OptionList, Select, Static, TextArea
 
@@ -162,7 +163,8 @@ async def test_folders_tags_and_layers_filter_the_list(noted: Memory) -> None:
         assert titles[0] == "Always run ruff" and len(titles) == 4, "newest first"
         filters = screen.query_one(FilterList)
         shown = {o.id: str(o.prompt) for o in filters.options if o.id}
-        assert shown["folder:auth"] == "auth  1" and shown["tag:auth"] == "#auth  2"
+        # a folder counts the notes under it too, as choosing it lists them
+        assert shown["folder:auth"] == "auth  2" and shown["tag:auth"] == "#auth  2"
         assert shown["layer:past"] == "past  2"
         for option, expected in [
             ("folder:auth", {"Auth decisions", "Refresh token rotation"}),  # and its subfolders
@@ -173,6 +175,37 @@ async def test_folders_tags_and_layers_filter_the_list(noted: Memory) -> None:
             filters.highlighted = [o.id for o in filters.options].index(option)
             await pilot.press("enter")
             await until(pilot, lambda e=expected: {n.title for n in screen.notes.values()} == e)
+
+
+async def test_folders_show_as_a_tree_and_todays_notes_with_their_time(noted: Memory) -> None:
+    for run in ("run1", "run2"):
+        noted.notes.save(f"perf {run}", "numbers", "past", by="person", folder=f"perf/{run}")
+    app = MemtuiApp(noted, upkeep=False)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await notes_screen(pilot)
+        filters = screen.query_one(FilterList)
+        folders = [
+            (o.id, str(o.prompt)) for o in filters.options if (o.id or "").startswith("folder:")
+        ]
+        assert folders == [
+            ("folder:auth", "auth  2"),
+            ("folder:auth/tokens", "  tokens  1"),
+            ("folder:house", "house  1"),
+            ("folder:ops", "ops  1"),
+            ("folder:perf", "perf  2"),
+            ("folder:perf/run1", "  run1  1"),
+            ("folder:perf/run2", "  run2  1"),
+        ]
+        table = screen.query_one(NoteTable)
+        today = datetime.now().astimezone().strftime("%H:%M")
+        updated = str(table.get_cell_at(Coordinate(0, 0)))
+        assert updated.startswith("today ") and updated[6:] <= today
+        filters.focus()
+        filters.highlighted = [o.id for o in filters.options].index("folder:perf")
+        await pilot.press("enter")
+        await until(
+            pilot, lambda: {n.title for n in screen.notes.values()} == {"perf run1", "perf run2"}
+        )
 
 
 async def test_a_note_shows_its_links_backlinks_and_opens_a_link(noted: Memory) -> None:

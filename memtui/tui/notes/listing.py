@@ -8,6 +8,7 @@ reload when it moved."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
@@ -167,7 +168,7 @@ class NotesScreen(Screen[None]):
             with Vertical(id="notes-pane"):
                 yield Static("Notes", id="notes-title")
                 table = NoteTable(id="note-table", cursor_type="row", zebra_stripes=True)
-                table.add_column("Updated", key="updated", width=10)
+                table.add_column("Updated", key="updated", width=11)
                 table.add_column("Layer", key="layer", width=6)
                 table.add_column("Folder", key="folder", width=12)
                 table.add_column("Title", key="title")
@@ -229,8 +230,8 @@ class NotesScreen(Screen[None]):
             options.append(None)
             options.append(Option(Text("Folders", style="bold"), disabled=True))
             options += [
-                Option(counted(f.folder or "(no folder)", f.count), id=f"folder:{f.folder}")
-                for f in o.folders
+                Option(counted(label, count), id=f"folder:{path}")
+                for path, label, count in folder_tree(o.folders)
             ]
         if o.tags:
             options.append(None)
@@ -274,7 +275,7 @@ class NotesScreen(Screen[None]):
         self.notes = {str(n.id): n for n in listed}
         for n in listed:
             table.add_row(
-                when(n.updated)[:10],
+                updated_cell(n.updated),
                 layer_cell(self.app, n),
                 Text(n.folder, overflow="ellipsis", no_wrap=True, style="dim"),
                 note_title(n),
@@ -328,6 +329,32 @@ class NotesScreen(Screen[None]):
 
     def action_back(self) -> None:
         self.dismiss()
+
+
+def folder_tree(folders: list[FolderCount]) -> list[tuple[str, str, int]]:
+    """The folders as a tree: (path, label, count) with each parent before its children,
+    even one that holds no note itself; a label is the folder's last part, indented by its
+    depth; a count takes in the notes below (choosing a folder lists them too)."""
+    totals: dict[str, int] = {}
+    for f in folders:
+        parts = f.folder.split("/")
+        for depth in range(1, len(parts) + 1):
+            path = "/".join(parts[:depth])
+            totals[path] = totals.get(path, 0) + f.count
+    tree = []
+    for path in sorted(totals, key=lambda p: p.casefold().split("/")):
+        depth = path.count("/")
+        label = "  " * depth + path.rsplit("/", 1)[-1] if path else "(no folder)"
+        tree.append((path, label, totals[path]))
+    return tree
+
+
+def updated_cell(timestamp: str) -> str:
+    """`today 14:02` for a note written today (a list of today's notes is not a column of
+    one date), the date otherwise."""
+    stamp = when(timestamp)
+    today = datetime.now().astimezone().strftime("%Y-%m-%d")
+    return f"today {stamp[11:]}" if stamp.startswith(today) else stamp[:10]
 
 
 def note_title(note: Note) -> WordCut:
