@@ -353,8 +353,11 @@ def updated_cell(timestamp: str) -> str:
     """`today 14:02` for a note written today (a list of today's notes is not a column of
     one date), the date otherwise."""
     stamp = when(timestamp)
-    today = datetime.now().astimezone().strftime("%Y-%m-%d")
-    return f"today {stamp[11:]}" if stamp.startswith(today) else stamp[:10]
+    return f"today {stamp[11:]}" if stamp.startswith(today()) else stamp[:10]
+
+
+def today() -> str:
+    return datetime.now().astimezone().strftime("%Y-%m-%d")
 
 
 def note_title(note: Note) -> WordCut:

@@ -80,7 +80,7 @@ class SignalsScreen(Screen[None]):
         Binding("u", "renew", "Back to new", id="signal.new"),
         Binding("m", "mint", "Mint", id="signal.mint"),
         Binding("s", "status", "Status", id="signals.status"),
-        Binding("o", "open_evidence", "Open evidence", id="signals.open"),
+        Binding("o", "open_evidence", "Open evidence", show=False, id="signals.open"),
         Binding("i", "inferences", "Inferences", id="signals.inferences"),
         Binding("left", "focus_types", "Types", show=False, id="signals.types"),
         Binding("tab", "focus_evidence", "Evidence", show=False, id="signals.evidence"),
