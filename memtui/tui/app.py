@@ -230,7 +230,9 @@ class MemtuiApp(App[str | None]):
     def on_store_changed(self, _: StoreChanged) -> None:
         """Something was committed: the screen on top reads again what it shows (a screen
         under it does when it comes back), and the archive's lists follow."""
-        self.screen.post_message(StoreChanged())
+        if not self.screen_stack:  # the app is ending: its screens are gone
+            return
+        self.screen_stack[-1].post_message(StoreChanged())
         self.check_archive()
 
     @work(thread=True, exclusive=True, group="archive-check", exit_on_error=False)

@@ -187,7 +187,7 @@ class NotesScreen(Screen[None]):
         self.reload()
 
     def on_store_changed(self, _: StoreChanged) -> None:
-        self.poll()
+        self.follow_store()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in ("edit", "delete"):
@@ -200,8 +200,8 @@ class NotesScreen(Screen[None]):
         self.load_overview()
         self.load_notes(self.filter)
 
-    @work(thread=True, exclusive=True, group="poll", exit_on_error=False)
-    def poll(self) -> None:
+    @work(thread=True, exclusive=True, group="follow", exit_on_error=False)
+    def follow_store(self) -> None:
         if not self.is_current or self.seen is None or signature(self.app) == self.seen.signature:
             return
         now = overview(self.app)

@@ -124,7 +124,7 @@ class SignalsScreen(Screen[None]):
             self.reload()
 
     def on_store_changed(self, _: StoreChanged) -> None:
-        self.poll()
+        self.follow_store()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         current = self._current()
@@ -153,8 +153,8 @@ class SignalsScreen(Screen[None]):
         if found is not None:
             self.app.call_from_thread(self.show, type, status, found.signals, counts)
 
-    @work(thread=True, exclusive=True, group="signals-poll", exit_on_error=False)
-    def poll(self) -> None:
+    @work(thread=True, exclusive=True, group="signals-follow", exit_on_error=False)
+    def follow_store(self) -> None:
         """Detection (a no-op on an unchanged corpus), then the counts: a reload only when
         they moved."""
         if not self.is_current or not self.loaded:
