@@ -41,6 +41,7 @@ from memtui.engine.notes_types import (
     SessionFlashback,
     SimilarNote,
     TagCount,
+    UpdatedNote,
 )
 from memtui.engine.types import (
     MODE_ALIASES,
@@ -171,6 +172,7 @@ __all__ = [
     "StoreUnavailable",
     "TagCount",
     "ToolCallView",
+    "UpdatedNote",
     "Upkeep",
     "house_rules",
     "load",

@@ -50,6 +50,7 @@ from memtui.engine.notes_types import (
     SaveResult,
     SimilarNote,
     TagCount,
+    UpdatedNote,
 )
 from memtui.engine.rules import house_rules as read_house_rules
 from memtui.engine.search import DEPTH, fuse, snippet
@@ -281,8 +282,11 @@ class Notes:
         tags: Sequence[str] | None = None,
         folder: str | None = None,
         layer: Layer | None = None,
-    ) -> Note:
-        """Change the fields given (None: unchanged). An agent may change `state` notes only."""
+        expected_updated: str | None = None,
+    ) -> UpdatedNote:
+        """Change the fields given (None: unchanged). An agent may change `state` notes only.
+        `expected_updated`: the note's `updated` when the caller read it; a note changed
+        since (elsewhere, while it was being edited) is refused, not overwritten."""
         note_id = note_fields.note_id(note_id)
         author = note_fields.author(by)
         new_title = None if title is None else self._mask(note_fields.title(title))
@@ -296,6 +300,11 @@ class Notes:
             conn = self._write()
             with store.writing(conn):
                 old = self._stored(conn, note_id)
+                if expected_updated is not None and old.updated != expected_updated:
+                    raise InvalidArgument(
+                        f"note {note_id} was changed elsewhere ({old.updated}) while you edited it",
+                        "compare it with the note as saved now, and edit again",
+                    )
                 if author == "agent":
                     guard(conn, old, new_body, new_tags, "change")
                     if new_layer == "rule":
@@ -324,18 +333,21 @@ class Notes:
                     self._title_free(conn, new.title, note_id)
                 store.update(conn, new)
                 store.set_links(conn, note_id, note_fields.links(new.body))
+                relinked = 0
                 if new.title != old.title:
-                    self._relink(conn, note_id, store.key(old.title), new.title, author)
+                    relinked = self._relink(conn, note_id, store.key(old.title), new.title, author)
         self._indexed()
-        return _note(new)
+        return UpdatedNote(**dataclasses.asdict(_note(new)), relinked=relinked)
 
     def _relink(
         self, conn: sqlite3.Connection, note_id: int, old_key: str, title: str, by: str
-    ) -> None:
+    ) -> int:
         """Links to a renamed note follow it: the bodies linking to it name its new title.
         Not in a rule or a past note when the agent renames or merges: a rule is the person's
         text and a past note says what happened, so their links keep the old title and
-        dangle. Refusing the rename instead would tell the agent which rules link to it."""
+        dangle. Refusing the rename instead would tell the agent which rules link to it.
+        Answers how many notes were rewritten."""
+        relinked = 0
         for r in store.backlinks(conn, note_id):
             if by == "agent" and r.layer in ("rule", "past"):
                 continue
@@ -343,7 +355,9 @@ class Notes:
             if body != r.body:
                 store.set_body(conn, r.id, body)
                 store.set_links(conn, r.id, note_fields.links(body))
+                relinked += 1
         store.unlink_renamed(conn, note_id)
+        return relinked
 
     def _stored(self, conn: sqlite3.Connection, note_id: int) -> store.NoteRow:
         row = store.get(conn, note_id)
@@ -368,7 +382,8 @@ class Notes:
     def merge(self, note_id: int, into: int, *, by: Author) -> Note:
         """Merge note `note_id` into note `into`, all or nothing, in one transaction: its text
         goes under its title at the end of `into`, its tags join, links to it lead to `into`,
-        and it is deleted. The merged note `into` is returned."""
+        its source conversation too when `into` has none, and it is deleted. The merged note
+        `into` is returned."""
         note_id = note_fields.note_id(note_id)
         into = note_fields.note_id(into, "into")
         author = note_fields.author(by)
@@ -389,6 +404,10 @@ class Notes:
                     guard(conn, old, body, tags, "change")
                     guard(conn, gone, None, None, "delete")
                 new = dataclasses.replace(old, body=body, tags=tags, updated=note_fields.now())
+                if new.source_session is None and gone.source_session is not None:
+                    # the merged text still leads back to the conversation it came from
+                    new.source_session, new.source_uuid = gone.source_session, gone.source_uuid
+                    store.set_source(conn, into, new.source_session, new.source_uuid)
                 store.update(conn, new)
                 store.set_links(conn, into, note_fields.links(body))
                 store.delete(conn, note_id)

@@ -119,6 +119,14 @@ class Flashbacks:
 
 
 @dataclass(slots=True)
+class UpdatedNote(Note):
+    """A note as an update left it, and how many other notes' `[[links]]` now name its
+    new title (a rename rewrites them)."""
+
+    relinked: int = 0
+
+
+@dataclass(slots=True)
 class SaveResult:
     note: Note
     similar: list[SimilarNote]  # nearer than MEMTUI_SIMILAR_DIST, nearest first

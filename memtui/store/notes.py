@@ -156,6 +156,14 @@ def unlink_renamed(conn: sqlite3.Connection, note_id: int) -> None:
     )
 
 
+def set_source(conn: sqlite3.Connection, note_id: int, session: str, uuid: str | None) -> None:
+    """The conversation a note came from (a merge hands it to the note merged into)."""
+    conn.execute(
+        "UPDATE notes SET source_session = ?, source_uuid = ? WHERE id = ?",
+        (session, uuid, note_id),
+    )
+
+
 def delete(conn: sqlite3.Connection, note_id: int) -> None:
     conn.execute("DELETE FROM notes WHERE id = ?", (note_id,))
     conn.execute("DELETE FROM note_tags WHERE note_id = ?", (note_id,))

@@ -16,8 +16,9 @@ from textual.widgets import DataTable, Static
 
 from memtui.engine import Note
 from memtui.tui.format import when
+from memtui.tui.messages import StoreChanged
 from memtui.tui.notes import flows
-from memtui.tui.notes.listing import POLL, NoteTable, note_title
+from memtui.tui.notes.listing import NoteTable, note_title
 from memtui.tui.session import CODE_THEME
 from memtui.tui.status import Keys, StatusLine
 
@@ -62,9 +63,11 @@ class RulesScreen(Screen[None]):
     def on_mount(self) -> None:
         self.sub_title = "rules to approve"
         self.load()
-        self.set_interval(POLL, self.load)
 
     def on_screen_resume(self) -> None:
+        self.load()
+
+    def on_store_changed(self, _: StoreChanged) -> None:
         self.load()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
