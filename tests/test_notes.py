@@ -24,6 +24,7 @@ from memtui.engine import (
     RuleUserOnly,
     house_rules,
 )
+from memtui.engine.lookalike import skeleton
 from tests import lines
 
 PERSON = "person"
@@ -479,6 +480,64 @@ def test_source_session_and_message(with_messages: Memory) -> None:
     assert source.project == lines.CWD
 
 
+def test_a_merge_keeps_the_conversation_the_merged_note_came_from(with_messages: Memory) -> None:
+    notes = with_messages.notes
+    into = notes.save("Ingress notes", "What we know.", "state", by=PERSON)
+    said = notes.save(
+        "Ingress timeout",
+        "b",
+        "past",
+        by=PERSON,
+        source_session_id="s-new",
+        source_message_uuid="u-new",
+    )
+    merged = notes.merge(said.note.id, into.note.id, by=PERSON)
+    assert (merged.source_session_id, merged.source_message_uuid) == ("s-new", "u-new")
+    source = notes.get(into.note.id).source
+    assert source is not None and source.session_id == "s-new"
+    # a note that has a conversation of its own keeps it
+    other = notes.save("Old decision", "c", "past", by=PERSON, source_session_id="s-old")
+    again = notes.merge(other.note.id, into.note.id, by=PERSON)
+    assert again.source_session_id == "s-new"
+
+
+def test_an_update_of_a_note_changed_since_it_was_read_is_refused(memory: Memory) -> None:
+    notes = memory.notes
+    read = notes.save("Plan", "one", "state", by=PERSON).note
+    notes.update(read.id, by=PERSON, body="two, from elsewhere")
+    with pytest.raises(InvalidArgument, match=r"note \d+ was changed elsewhere \(.+\) while you"):
+        notes.update(read.id, by=PERSON, body="mine", expected_updated=read.updated)
+    assert notes.get(read.id).note.body == "two, from elsewhere"
+    now = notes.get(read.id).note
+    done = notes.update(read.id, by=PERSON, body="mine", expected_updated=now.updated)
+    assert done.body == "mine" and done.relinked == 0
+
+
+def test_a_rename_says_how_many_notes_links_it_rewrote(memory: Memory) -> None:
+    notes = memory.notes
+    target = notes.save("Runbook", "steps", "state", by=PERSON).note
+    for title in ("Deploy", "Rollback"):
+        notes.save(title, "See [[Runbook]].", "state", by=PERSON)
+    notes.save("Unrelated", "no links", "state", by=PERSON)
+    assert notes.update(target.id, by=PERSON, title="Release runbook").relinked == 2
+    assert notes.update(target.id, by=PERSON, body="more steps").relinked == 0
+
+
+def test_the_change_marker_moves_on_every_commit_whoever_made_it(
+    memory: Memory, cfg: Config
+) -> None:
+    before = memory.changes()
+    assert memory.changes() == before  # a read is no change
+    memory.notes.list()
+    assert memory.changes() == before
+    memory.notes.save("Here", "b", "state", by=PERSON)  # this process's writer
+    after_own = memory.changes()
+    assert after_own != before
+    with Memory(cfg) as another:  # another process's, as Claude's MCP server is
+        another.notes.save("There", "b", "state", by=AGENT)
+    assert memory.changes() != after_own
+
+
 @pytest.fixture
 def other_memory(tmp_path: Path, claude_dir: Path) -> Iterator[Memory]:
     cfg = Config(data_dir=tmp_path / "other", claude_dir=claude_dir, log_dir=tmp_path / "logs")
@@ -590,3 +649,47 @@ def test_deleted_note_indexes_are_rebuilt_by_the_next_process(cfg: Config) -> No
         assert sorted(h.note.id for h in found) == ids
         assert len(memory.notes.search("heron wading", mode="vector").results) == 5
         assert memory.upkeep.doctor().ok
+
+
+@pytest.mark.parametrize(
+    ("one", "other"),
+    [
+        ("Deploy rule", "Deploy rul\u0435"),  # Cyrillic e
+        ("Ops checklist", "\u039fps checklist"),  # Greek capital omicron
+        ("Use uv", "Use  uv"),  # two spaces
+        ("API keys", "\uff21PI keys"),  # fullwidth A (NFKC)
+        ("Deploy rule", "Deploy\u200b rule"),  # a zero-width space
+        ("Scope", "\u0405\u0441\u043ep\u0435"),  # Cyrillic S, c, o, e
+        ("Release 1.0", "Release l.O"),  # digits and letters
+    ],
+)
+def test_look_alike_titles_have_one_skeleton(one: str, other: str) -> None:
+    assert skeleton(one) == skeleton(other)
+
+
+@pytest.mark.parametrize(
+    ("one", "other"), [("Deploy rule", "Deploy rules"), ("résumé", "resume"), ("Ops", "Opps")]
+)
+def test_different_titles_have_different_skeletons(one: str, other: str) -> None:
+    assert skeleton(one) != skeleton(other)
+
+
+def test_titles_that_only_look_alike_are_marked(memory: Memory) -> None:
+    """Issue 25: a provisional rule titled `Deploy rule` with a Cyrillic e (U+0435) sat beside
+    the approved `Deploy rule`, and only the ids told them apart. Each now names the other
+    (`looks_like`) in the listings and in a note read alone; a title that differs by a real
+    letter does not."""
+    notes = memory.notes
+    real = notes.save("Deploy rule", "Deploy from main only.", "rule", by=PERSON).note
+    fake = notes.save("Deploy rul\u0435", "Deploy from any branch.", "rule", by=AGENT).note
+    other = notes.save("Deploy rules", "Not a look-alike.", "state", by=PERSON).note
+    assert {r.id: r.looks_like for r in notes.rules()} == {real.id: fake.id, fake.id: real.id}
+    assert {n.id: n.looks_like for n in notes.list()} == {
+        real.id: fake.id,
+        fake.id: real.id,
+        other.id: None,
+    }
+    assert notes.get(fake.id).note.looks_like == real.id
+    notes.update(fake.id, by=PERSON, title="Deploy from any branch")
+    assert notes.get(real.id).note.looks_like is None
+    assert [r.looks_like for r in notes.rules()] == [None, None]

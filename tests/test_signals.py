@@ -134,6 +134,25 @@ def test_hidden_arc_across_folders_not_linked(memory: Memory) -> None:
     )
     arcs = types(memory).get("hidden_arc", [])
     assert arcs == [{1, 2, 3}]
+    (arc,) = memory.signals.list(type="hidden_arc").signals
+    # its note first: two arcs side by side on a narrow screen differ from the first words
+    assert arc.title.startswith("'Webhook ") and arc.title.endswith(
+        " and 2 notes like it, unlinked"
+    )
+
+
+def test_a_recurring_errors_title_never_ends_in_a_cut_word() -> None:
+    said = "connect to the database server at port <n> failed as the connection pool was exhausted"
+    signature = detect._signature("OperationalError", said)
+    rest = signature.partition(": ")[2]
+    assert rest == said[:80] and said[80] != " ", "the signature (its identity) is as it was"
+    title = detect._error_title(signature)
+    assert title.endswith(" …")
+    words = title.removeprefix("OperationalError: ").removesuffix(" …").split()
+    assert words == said.split()[: len(words)] and len(words) == len(rest.split()) - 1
+    assert detect._error_title("ZeroDivisionError: division by zero") == (
+        "ZeroDivisionError: division by zero"
+    )
 
 
 def test_hidden_arc_quiet_when_linked_or_covered(memory: Memory) -> None:

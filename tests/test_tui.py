@@ -17,14 +17,14 @@ from textual.pilot import Pilot
 from textual.widgets import Input
 
 from memtui.config import Config
-from memtui.engine import Memory
+from memtui.engine import Memory, MessageView
 from memtui.tui import actions, demo, settings
 from memtui.tui.app import MemtuiApp
 from memtui.tui.browse import BrowseScreen, SessionList
-from memtui.tui.format import clip_lines, marked
+from memtui.tui.format import clip_lines, marked, one_line
 from memtui.tui.results import ROWS, ResultList
 from memtui.tui.search import SearchScreen
-from memtui.tui.session import WINDOW, Fold, MessageBlock, MessageList, SessionScreen
+from memtui.tui.session import WINDOW, Fold, MessageBlock, MessageList, SessionScreen, matches
 from tests import lines
 from tests.tui_support import live_session, small_archive, until, whole_query_answered
 
@@ -212,6 +212,57 @@ async def test_find_in_a_session_and_step_through_hits(indexed: Memory) -> None:
         assert session.query_one(".-hit", MessageBlock).message.message_index == first
         await pilot.press("N")  # wraps to the last hit
         await until(pilot, lambda: session.hit == len(session.hits) - 1)
+
+
+def folded_word(messages: list[MessageView]) -> tuple[str, int]:
+    """A word whose first message is a tool's output, past what its closed fold shows."""
+    for m in messages:
+        out = (m.tool_output or m.text).lower() if m.kind == "tool_result" else ""
+        for word in out.split():
+            if not word.isalpha() or len(word) < 6 or word in one_line(out, 60).lower():
+                continue
+            first = next(i for i, x in enumerate(messages) if matches(x, word))
+            if messages[first] is m:
+                return word, m.message_index
+    raise AssertionError("the corpus has a tool output with a word past its fold's title")
+
+
+async def test_a_find_hit_inside_a_folded_tool_result_is_shown_open(indexed: Memory) -> None:
+    """The hit lands on the fold holding it, opened; escape closes the find bar and stays
+    in the session (a second escape leaves it)."""
+    app = MemtuiApp(indexed, upkeep=False)
+    word, index = folded_word(indexed.history.session_messages(LIVE)[1])
+    async with app.run_test(size=SIZE) as pilot:
+        session = await open_session(pilot, app, LIVE)
+        await pilot.press("slash", *word, "enter")
+        await until(pilot, lambda: session.hit == 0)
+        block = session.query_one(".-hit", MessageBlock)
+        assert block.message.message_index == index
+        assert any(f.open for f in block.folds)
+        await until(pilot, lambda: word in shown(block).lower())
+        find = session.query_one("#find", Input)
+        assert find.has_class("-open")
+        await pilot.press("escape")  # the bar still shows what was found: it closes first
+        await until(pilot, lambda: not find.has_class("-open"))
+        assert app.screen is session
+        await pilot.press("slash", "escape")  # in the bar: the same
+        await until(pilot, lambda: not find.has_class("-open"))
+        assert app.screen is session
+        await pilot.press("n")  # the bar is closed: n still steps through the hits
+        await until(pilot, lambda: session.hit == 1 % len(session.hits))
+        await pilot.press("escape")
+        await until(pilot, lambda: isinstance(app.screen, BrowseScreen))
+
+
+async def test_thinking_in_a_session_without_any_says_so(indexed: Memory) -> None:
+    _, messages = indexed.history.session_messages(LIVE)
+    assert not any(m.thinking for m in messages)
+    app = MemtuiApp(indexed, upkeep=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_session(pilot, app, LIVE)
+        await until(pilot, lambda: bool(app.screen.query(MessageBlock)))
+        await pilot.press("t")
+        await until(pilot, lambda: any("has no thinking" in n.message for n in app._notifications))
 
 
 async def test_resume_runs_claude_in_the_sessions_directory(

@@ -501,6 +501,35 @@ async def test_the_status_line_keeps_its_counts_at_80_columns_while_indexing(
         assert "http://127.0.0.1:10013/mcp" in str(status.query_one("#status-mcp").render())
 
 
+@pytest.mark.parametrize("demo", [False, True])
+async def test_the_counts_stay_whole_at_80_columns_while_every_phase_runs(
+    archive: Memory, demo: bool
+) -> None:
+    """Transcripts read, full text and vectors under way, the MCP address shown: the
+    message count stays (the phases say less instead)."""
+    app = MemtuiApp(archive, upkeep=False, demo=demo)
+    async with app.run_test(size=SMALL) as pilot:
+        await browse_ready(pilot, app)
+        app.mcp_address = "MCP http://127.0.0.1:10013/mcp"
+        status = app.screen.query_one(StatusLine)
+        for event in (
+            ProgressEvent("transcripts", 100, 100, 1.0),
+            ProgressEvent("full text", 45, 100, 1.0),
+            ProgressEvent("vectors", 10, 100, 1.0),
+        ):
+            app.post_message(Progress(event))  # one at a time: a flood folds into the last
+            await until(pilot, lambda e=event: e.phase in status.phases)
+        phase = status.query_one("#status-phase", Static)
+        await settled(pilot)
+        app.counts = "12 projects · 1,323 sessions · 161,204 messages"  # a larger archive's
+        counts = status.query_one("#status-counts", Static)
+        await until(pilot, lambda: str(counts.render()) == "1,323 sessions · 161,204 msgs")
+        await pilot.pause()  # laid out anew
+        assert counts.size.width >= len("1,323 sessions · 161,204 msgs"), "whole, not cut"
+        assert "vectors 10%" in str(phase.render())
+        assert phase.region.right <= status.query_one("#status-mcp").region.x
+
+
 def _shown_keys(screen):  # type: ignore[no-untyped-def]
     return [
         (b.key, b, enabled, tip)
@@ -946,6 +975,36 @@ async def test_the_demo_says_it_is_the_demo_and_can_be_left(archive: Memory) -> 
         assert "demo" in str(app.screen.query_one("#status-name", Static).render())
         await pilot.press("ctrl+d")
     assert app.return_value == "leave-demo"
+
+
+async def test_the_main_screens_footer_shows_the_way_to_notes_signals_inferences(
+    archive: Memory,
+) -> None:
+    """Not only in ? : n, s and i are in the footer at 80 columns, with quit, keys, search."""
+    app = MemtuiApp(archive, upkeep=False)
+    async with app.run_test(size=SMALL) as pilot:
+        await browse_ready(pilot, app)
+        await settled(pilot)
+        shown = {k.key: k for k in app.screen.query("FooterKey")}  # type: ignore[attr-defined]
+        for key in ("n", "s", "i", "q", "question_mark", "slash"):
+            assert key in shown, (key, sorted(shown))
+            assert 0 < shown[key].region.right <= SMALL[0], (key, shown[key].region)
+
+
+async def test_the_demo_is_left_from_any_screen(archive: Memory) -> None:
+    app = MemtuiApp(archive, upkeep=False, demo=True)
+    async with app.run_test(size=SMALL) as pilot:
+        await browse_ready(pilot, app)
+        await pilot.press("n")
+        await until(pilot, lambda: not isinstance(app.screen, BrowseScreen))
+        await pilot.press("ctrl+d")
+    assert app.return_value == "leave-demo"
+    app = MemtuiApp(archive, upkeep=False)  # not the demo: nothing to leave
+    async with app.run_test(size=SMALL) as pilot:
+        await browse_ready(pilot, app)
+        await pilot.press("ctrl+d")
+        await settled(pilot)
+        assert app.is_running and isinstance(app.screen, BrowseScreen)
 
 
 def test_tmux_clipboard_is_none_outside_tmux(monkeypatch: pytest.MonkeyPatch) -> None:

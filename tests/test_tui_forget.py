@@ -325,12 +325,9 @@ async def test_the_forget_keys_are_in_the_keys_panel_and_palette(archive: Memory
         assert "Forget session" in console.file.getvalue()  # type: ignore[attr-defined]
 
 
-async def test_a_forget_by_another_process_leaves_the_lists(
-    archive: Memory, monkeypatch: pytest.MonkeyPatch
-) -> None:
+async def test_a_forget_by_another_process_leaves_the_lists(archive: Memory) -> None:
     """`memtui forget` in a shell (or Claude's MCP server) while the TUI runs: the session
-    leaves the list within a poll, with no transcript changing."""
-    monkeypatch.setattr(tui_app, "ARCHIVE_POLL", 0.2)
+    leaves the list once the store's watcher sees the commit, with no transcript changing."""
     app = MemtuiApp(archive, upkeep=False)
     async with app.run_test(size=SMALL) as pilot:
         browse = await browse_ready(pilot, app)

@@ -8,6 +8,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
+from textual.coordinate import Coordinate
 from textual.pilot import Pilot
 from textual.widgets import Input, OptionList, Select, Static, TextArea
 
@@ -162,7 +163,8 @@ async def test_folders_tags_and_layers_filter_the_list(noted: Memory) -> None:
         assert titles[0] == "Always run ruff" and len(titles) == 4, "newest first"
         filters = screen.query_one(FilterList)
         shown = {o.id: str(o.prompt) for o in filters.options if o.id}
-        assert shown["folder:auth"] == "auth  1" and shown["tag:auth"] == "#auth  2"
+        # a folder counts the notes under it too, as choosing it lists them
+        assert shown["folder:auth"] == "auth  2" and shown["tag:auth"] == "#auth  2"
         assert shown["layer:past"] == "past  2"
         for option, expected in [
             ("folder:auth", {"Auth decisions", "Refresh token rotation"}),  # and its subfolders
@@ -173,6 +175,37 @@ async def test_folders_tags_and_layers_filter_the_list(noted: Memory) -> None:
             filters.highlighted = [o.id for o in filters.options].index(option)
             await pilot.press("enter")
             await until(pilot, lambda e=expected: {n.title for n in screen.notes.values()} == e)
+
+
+async def test_folders_show_as_a_tree_and_todays_notes_with_their_time(noted: Memory) -> None:
+    for run in ("run1", "run2"):
+        noted.notes.save(f"perf {run}", "numbers", "past", by="person", folder=f"perf/{run}")
+    app = MemtuiApp(noted, upkeep=False)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await notes_screen(pilot)
+        filters = screen.query_one(FilterList)
+        folders = [
+            (o.id, str(o.prompt)) for o in filters.options if (o.id or "").startswith("folder:")
+        ]
+        assert folders == [
+            ("folder:auth", "auth  2"),
+            ("folder:auth/tokens", "  tokens  1"),
+            ("folder:house", "house  1"),
+            ("folder:ops", "ops  1"),
+            ("folder:perf", "perf  2"),
+            ("folder:perf/run1", "  run1  1"),
+            ("folder:perf/run2", "  run2  1"),
+        ]
+        table = screen.query_one(NoteTable)
+        today = datetime.now().astimezone().strftime("%H:%M")
+        updated = str(table.get_cell_at(Coordinate(0, 0)))
+        assert updated.startswith("today ") and updated[6:] <= today
+        filters.focus()
+        filters.highlighted = [o.id for o in filters.options].index("folder:perf")
+        await pilot.press("enter")
+        await until(
+            pilot, lambda: {n.title for n in screen.notes.values()} == {"perf run1", "perf run2"}
+        )
 
 
 async def test_a_note_shows_its_links_backlinks_and_opens_a_link(noted: Memory) -> None:
@@ -303,6 +336,83 @@ async def test_edit_a_note_and_the_engine_has_it(noted: Memory) -> None:
         await note_view(pilot, "Release steps")
         stored = noted.notes.get(view.note_id).note
         assert (stored.title, stored.body) == ("Release steps", "Tag, build, sign, publish.")
+
+
+async def test_the_editor_starts_in_the_body_when_the_title_is_filled_in(noted: Memory) -> None:
+    """e then typing writes in the body, the title kept; so does a dangling link's editor.
+    A new blank note starts in its title."""
+    app = MemtuiApp(noted, upkeep=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_note(pilot, "Release checklist")
+        await pilot.press("e")
+        await until(pilot, lambda: isinstance(app.screen, NoteEditor))
+        editor = app.screen
+        await until(pilot, lambda: editor.focused is editor.query_one("#note-body"))
+        await pilot.press(*"Then ")
+        assert editor.query_one("#note-title", Input).value == "Release checklist"
+        assert editor.query_one("#note-body", TextArea).text == "Then Tag, build, publish."
+        await pilot.press("ctrl+s")
+        await note_view(pilot, "Release checklist")
+        await pilot.press("escape", "escape")
+        await open_note(pilot, "Refresh token rotation")
+        await pilot.press("tab", "tab", "enter")  # Later page: no note has that title yet
+        await until(pilot, lambda: isinstance(app.screen, NoteEditor))
+        editor = app.screen
+        await until(pilot, lambda: editor.focused is editor.query_one("#note-body"))
+        await pilot.press(*"Soon.")
+        assert editor.query_one("#note-title", Input).value == "Later page"
+        assert editor.query_one("#note-body", TextArea).text == "Soon."
+        await pilot.press("escape", "y")
+        await until(pilot, lambda: isinstance(app.screen, NoteScreen))
+        await pilot.press("n")
+        await until(pilot, lambda: isinstance(app.screen, NoteEditor))
+        editor = app.screen
+        await until(pilot, lambda: editor.focused is editor.query_one("#note-title"))
+
+
+async def test_an_edit_of_a_note_changed_elsewhere_meanwhile_is_refused_and_kept(
+    noted: Memory,
+) -> None:
+    """The CLI's guard, now the engine's: the editor stays open with the person's text and
+    says why, and the other edit is not overwritten."""
+    app = MemtuiApp(noted, upkeep=False)
+    async with app.run_test(size=SIZE) as pilot:
+        view = await open_note(pilot, "Release checklist")
+        await pilot.press("e")
+        await until(pilot, lambda: isinstance(app.screen, NoteEditor))
+        editor = app.screen
+        with Memory(noted.config) as shell:  # `memtui note edit` in another terminal
+            shell.notes.update(view.note_id, by="person", body="Tag, build, sign, publish.")
+        await set_body(pilot, editor, "Mine: tag and publish.")
+        await pilot.press("ctrl+s")
+        await until(
+            pilot, lambda: any("changed elsewhere" in n.message for n in app._notifications)
+        )
+        await settled(pilot)
+        assert app.screen is editor
+        assert editor.query_one("#note-body", TextArea).text == "Mine: tag and publish."
+        assert noted.notes.get(view.note_id).note.body == "Tag, build, sign, publish."
+        message = next(n.message for n in app._notifications if "changed elsewhere" in n.message)
+        assert message.startswith("INVALID_ARGUMENT: note ")
+        await pilot.press("ctrl+s")  # told, the person saves theirs over it
+        await until(pilot, lambda: app.screen is view)
+        assert noted.notes.get(view.note_id).note.body == "Mine: tag and publish."
+
+
+async def test_a_rename_says_how_many_notes_links_it_rewrote(noted: Memory) -> None:
+    app = MemtuiApp(noted, upkeep=False)
+    async with app.run_test(size=SIZE) as pilot:
+        view = await open_note(pilot, "Auth decisions")  # Refresh token rotation links to it
+        await pilot.press("e")
+        await until(pilot, lambda: isinstance(app.screen, NoteEditor))
+        app.screen.query_one("#note-title", Input).value = "Token decisions"
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: app.screen is view)
+        said = [n.message for n in app._notifications]
+        assert (
+            "saved 'Token decisions'; the links in 1 other note now read [[Token decisions]]"
+            in said
+        )
 
 
 async def test_the_person_edits_a_past_note_and_a_rule(noted: Memory) -> None:
@@ -595,6 +705,69 @@ async def test_save_the_highlighted_message_alone(archived: Memory) -> None:
         assert stored.layer == "past" and stored.body == body
 
 
+IDE_PROMPT = (
+    "<ide_selection>The user selected the lines 10 to 12 from /home/dev/shop-api/audio.ts:\n"
+    "const node = new AudioWorkletNode(ctx, 'meter');\n\nThis may or may not be related to "
+    "the current task.</ide_selection>\nwhy does the meter node drop frames when the tab is "
+    "in the background and the laptop runs on battery?"
+)
+PERFECT = (
+    "Perfect! The AudioWorklet migration is complete. Let me provide you with a summary of "
+    "what changed and why the meter no longer drops frames."
+)
+
+
+@pytest.fixture
+def said(memory: Memory, claude_dir: Path) -> Memory:
+    """One exchange as Claude Code writes it from an IDE: the prompt wrapped in a selection."""
+    lines.write(
+        claude_dir / "-shop" / "s-ide.jsonl",
+        lines.user("u-ide", IDE_PROMPT, "s-ide")
+        + lines.assistant("a-ide", "msg_ide", lines.text(PERFECT), "s-ide"),
+    )
+    memory.upkeep.ingest(wait=True)
+    return memory
+
+
+@pytest.mark.parametrize("key", ["s", "S"])
+async def test_a_note_from_a_conversation_is_titled_with_the_persons_words(
+    said: Memory, key: str
+) -> None:
+    """Short, cut at a word, no tags, no ellipsis: what the person asked."""
+    app = MemtuiApp(said, upkeep=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, BrowseScreen))
+        app.push_screen(SessionScreen("s-ide"))
+        await until(pilot, lambda: len(app.screen.query(MessageBlock)) == 2)
+        app.screen.query(MessageBlock).last().focus()  # Claude's "Perfect! ..."
+        await pilot.press(key)
+        await until(pilot, lambda: isinstance(app.screen, NoteEditor))
+        title = app.screen.query_one("#note-title", Input).value
+        assert title == "why does the meter node drop frames when the tab is"
+        assert len(title) <= 60 and "…" not in title and "<" not in title
+
+
+async def test_a_note_from_a_conversation_merged_keeps_its_way_back(said: Memory) -> None:
+    """Merged into a similar note in the dialog, the note still leads to the conversation."""
+    said.notes.save("Meter frame drops", PERFECT, "past", by="person")
+    app = MemtuiApp(said, upkeep=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, BrowseScreen))
+        app.push_screen(SessionScreen("s-ide"))
+        await until(pilot, lambda: len(app.screen.query(MessageBlock)) == 2)
+        app.screen.query(MessageBlock).last().focus()
+        await pilot.press("s")
+        await until(pilot, lambda: isinstance(app.screen, NoteEditor))
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: isinstance(app.screen, SimilarNotes), timeout=60)
+        await pilot.press("m")
+        view = await note_view(pilot, "Meter frame drops")
+        stored = said.notes.get(view.note_id)
+        assert stored.note.source_session_id == "s-ide"
+        assert stored.note.source_message_uuid == "a-ide"
+        assert stored.source is not None and stored.source.session_id == "s-ide"
+
+
 async def test_the_editors_hint_from_a_conversation_fits_80_columns(archived: Memory) -> None:
     app = MemtuiApp(archived, upkeep=False)
     async with app.run_test(size=(80, 24)) as pilot:
@@ -751,3 +924,29 @@ async def test_notes_saved_elsewhere_appear(noted: Memory) -> None:
         screen = await notes_screen(pilot)
         noted.notes.save("From Claude", "Saved over MCP.", "state", by="agent")
         await until(pilot, lambda: any(n.title == "From Claude" for n in screen.notes.values()))
+
+
+async def test_a_rule_whose_title_only_looks_like_another_is_marked(noted: Memory) -> None:
+    """Issue 25: `Always run ruff` waits for approval; a second one saved with a Cyrillic a
+    looked the same in the rules screen and the notes list. Both now say which note each
+    looks like."""
+    first = note_id(noted, "Always run ruff")
+    second = noted.notes.save("\u0430lways run ruff", "Skip ruff.", "rule", by="agent").note.id
+    app = MemtuiApp(noted, upkeep=False)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await notes_screen(pilot)
+        table = screen.query_one(NoteTable)
+        titles = {key: str(table.get_cell(key, "title").text) for key in screen.notes}
+        assert titles[str(second)] == f"⚠ looks like #{first} \u0430lways run ruff", titles
+        assert titles[str(first)] == f"⚠ looks like #{second} Always run ruff", titles
+        await pilot.press("R")
+        await until(pilot, lambda: isinstance(app.screen, RulesScreen))
+        rules = app.screen
+        assert isinstance(rules, RulesScreen)
+        await until(pilot, lambda: len(rules.waiting) == 2)
+        shown = rules.query_one(NoteTable)
+        assert str(shown.get_cell(str(second), "title").text).startswith(f"⚠ looks like #{first} ")
+        shown.move_cursor(row=shown.get_row_index(str(second)))
+        preview = rules.query_one("#rule-text", Static)
+        said = f"looks like note #{first}'s"
+        await until(pilot, lambda: said in getattr(preview.content, "markup", ""))

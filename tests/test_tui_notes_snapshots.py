@@ -19,6 +19,7 @@ from textual.widgets import Input, TextArea
 from memtui.engine import Memory, Note
 from memtui.tui.app import MemtuiApp
 from memtui.tui.browse import BrowseScreen
+from memtui.tui.notes import listing
 from memtui.tui.notes.editor import NoteEditor
 from memtui.tui.notes.listing import NotesScreen
 from memtui.tui.notes.rules import RulesScreen
@@ -102,6 +103,7 @@ NOTES = [
 def fixed_place(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
     monkeypatch.setenv("TZ", "UTC")
+    monkeypatch.setattr(listing, "today", lambda: "2026-11-03")  # the newest note's day
     time.tzset()
     yield
     monkeypatch.undo()

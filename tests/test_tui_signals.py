@@ -10,19 +10,26 @@ from pathlib import Path
 
 import pytest
 from textual.pilot import Pilot
-from textual.widgets import Input, SelectionList, Static
+from textual.widgets import Input, OptionList, SelectionList, Static
 
 from memtui.engine import Memory
 from memtui.engine.signal_types import Signal
 from memtui.tui.app import MemtuiApp, binding_ids
 from memtui.tui.browse import BrowseScreen
+from memtui.tui.format import when
 from memtui.tui.forms import Confirm
+from memtui.tui.notes.editor import BodyArea, NoteEditor
 from memtui.tui.notes.listing import NoteTable
 from memtui.tui.notes.view import NoteScreen
 from memtui.tui.session import SessionScreen
 from memtui.tui.signals.area import SignalsArea
 from memtui.tui.signals.dialogs import MintForm, Snooze
-from memtui.tui.signals.inferences import InferencesScreen, InferenceTable, ProvenanceScreen
+from memtui.tui.signals.inferences import (
+    InferencesScreen,
+    InferenceTable,
+    ProvenanceList,
+    ProvenanceScreen,
+)
 from memtui.tui.signals.listing import EvidenceList, SignalsScreen, SignalTable, TypeList
 from tests.tui_support import settled, small_archive, until
 
@@ -111,6 +118,43 @@ async def test_dismiss_asks_once_then_the_engine_has_it(signalled: Memory) -> No
         await highlight(pilot, screen, RUNBOOK)
         await pilot.press("u")
         await until(pilot, lambda: signalled.signals.get(sid).status == "new")
+
+
+async def test_the_signals_keep_focus_and_the_cursor_through_empty_statuses(
+    signalled: Memory,
+) -> None:
+    """s through snoozed, dismissed and synthesized (none of each) to any status: the list
+    still has the keys, and d asks about the signal that was highlighted, not the first."""
+    app = MemtuiApp(signalled, upkeep=False)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await signals_screen(pilot)
+        table = screen.query_one(SignalTable)
+        await pilot.press("G")
+        await until(pilot, lambda: table.cursor_row == 2)
+        last = screen._current()
+        assert last is not None
+        for status in ("snoozed", "dismissed", "synthesized", None):
+            await pilot.press("s")
+            await until(pilot, lambda s=status: screen.status == s and not _loading(app))
+        await until(pilot, lambda: len(screen.signals) == 3)
+        assert table.has_focus
+        current = screen._current()
+        assert current is not None and current.id == last.id
+        await pilot.press("g")
+        await until(pilot, lambda: table.cursor_row == 0)
+        await pilot.press("G")
+        await until(pilot, lambda: table.cursor_row == 2)
+        await pilot.press("k")
+        await until(pilot, lambda: table.cursor_row == 1)
+        wanted = screen._current()
+        assert wanted is not None
+        await pilot.press("d")
+        await until(pilot, lambda: isinstance(app.screen, Confirm))
+        assert isinstance(app.screen, Confirm) and wanted.title in app.screen.question
+
+
+def _loading(app: MemtuiApp) -> bool:
+    return any(w.group == "signals" and not w.is_finished for w in app.workers)
 
 
 @pytest.mark.parametrize(("keys", "until_prefix"), [("7", None), ("t", "2031-01-02")])
@@ -294,6 +338,69 @@ async def test_stale_inferences_are_marked_shown_confirmed_again_and_dropped(
         assert signalled.inferences.list() == []
 
 
+async def test_the_inferences_and_the_provenance_follow_an_evidence_note_edited_elsewhere(
+    signalled: Memory,
+) -> None:
+    """An evidence note edited from a shell: the Inferences screen says stale while on it;
+    the provenance follows an edit made from it (open the note, edit, come back) and one
+    made from a shell while it is shown."""
+    notes = {n.title: n.id for n in signalled.notes.list()}
+    inf = signalled.inferences.mint(
+        "Links run ahead of notes",
+        "Notes link to pages not written yet.",
+        0.6,
+        confirmed=True,
+        evidence_note_ids=[notes["Deploy plan"], notes["Auth decisions"]],
+    )
+    app = MemtuiApp(signalled, upkeep=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, BrowseScreen))
+        await pilot.press("i")
+        await until(pilot, lambda: isinstance(app.screen, InferencesScreen) and app.screen.loaded)
+        listing = app.screen
+        assert isinstance(listing, InferencesScreen)
+        assert listing.inferences[str(inf.id)].status == "active"
+        with Memory(signalled.config) as shell:  # `memtui note edit` in another terminal
+            shell.notes.update(notes["Deploy plan"], by="person", body="Rollback first.")
+        await until(pilot, lambda: listing.inferences[str(inf.id)].status == "stale", timeout=8)
+        table = listing.query_one(InferenceTable)
+        assert "stale" in str(table.get_cell(str(inf.id), "state"))
+
+        await pilot.press("p")
+        await until(
+            pilot,
+            lambda: isinstance(app.screen, ProvenanceScreen) and app.screen.inference is not None,
+        )
+        prov = app.screen
+        assert isinstance(prov, ProvenanceScreen)
+
+        def state(title: str) -> str:
+            assert prov.inference is not None
+            return next(e.state for e in prov.inference.evidence if e.title == title)
+
+        assert state("Auth decisions") == "unchanged"
+        at = next(i for i, e in enumerate(prov.inference.evidence) if e.title == "Auth decisions")
+        prov.query_one("#provenance-list", OptionList).highlighted = at
+        await pilot.press("o")
+        await until(pilot, lambda: isinstance(app.screen, NoteScreen) and app.screen.detail)
+        await pilot.press("e")
+        await until(pilot, lambda: isinstance(app.screen, NoteEditor))
+        app.screen.query_one(BodyArea).focus()
+        await pilot.press("end", "x", "ctrl+s")
+        await until(pilot, lambda: isinstance(app.screen, NoteScreen))
+        await pilot.press("escape")
+        await until(pilot, lambda: app.screen is prov)
+        await until(pilot, lambda: state("Auth decisions") == "changed", timeout=8)
+        assert prov.query_one(ProvenanceList).highlighted == at  # the cursor stayed
+        assert "changed" in str(prov.query_one(ProvenanceList).get_option_at_index(at).prompt)
+
+        signalled.inferences.keep(inf.id)  # confirmed again, from a shell: active
+        await until(pilot, lambda: prov.inference is not None and prov.inference.status == "active")
+        with Memory(signalled.config) as shell:
+            shell.notes.update(notes["Auth decisions"], by="person", body="Edited once more.")
+        await until(pilot, lambda: state("Auth decisions") == "changed", timeout=8)
+
+
 async def test_the_sidebar_counts_follow_new_notes(signalled: Memory) -> None:
     app = MemtuiApp(signalled, upkeep=False)
     async with app.run_test(size=SIZE) as pilot:
@@ -404,6 +511,76 @@ async def test_the_mint_forms_buttons_show_on_an_80_by_24_terminal(archived: Mem
         for button in ("#mint", "#cancel"):
             region = app.screen.query_one(button).region
             assert region.height and region.bottom <= 24, (button, region)
+
+
+@pytest.fixture
+def two_arcs(archived: Memory) -> Memory:
+    """Two hidden arcs (three unlinked notes alike, across folders, each) beside the
+    corpus's recurring errors."""
+    arcs = {
+        "AudioWorklet meter drops frames in background tabs": "audio",
+        "Meter node loses frames when the tab is hidden": "perf",
+        "Background tab throttles the audio meter worklet": "notes",
+        "Deploy needs the canary first": "ops",
+        "Canary deploy before every release": "release",
+        "Every deploy goes through the canary stage": "runbooks",
+    }
+    for i, (title, folder) in enumerate(arcs.items()):
+        body = (
+            "The AudioWorklet meter node drops frames when the browser tab is in the background."
+            if i < 3
+            else "Every deploy goes to the canary stage first and waits for its health checks."
+        )
+        archived.notes.save(title, body, "past", by="person", folder=folder)
+    archived.signals.detect()
+    assert len(archived.signals.list(type="hidden_arc").signals) == 2
+    return archived
+
+
+def title_cells(table: SignalTable) -> list[str]:
+    """The title column as drawn, row by row."""
+    lines = [table.render_line(y).text for y in range(1, table.row_count + 1)]
+    start = table.render_line(0).text.index("Title")
+    return [line[start:].strip() for line in lines]
+
+
+async def test_signal_titles_at_80_columns_differ_and_end_at_a_word(two_arcs: Memory) -> None:
+    app = MemtuiApp(two_arcs, upkeep=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await signals_screen(pilot)
+        await settled(pilot)
+        table = screen.query_one(SignalTable)
+        shown = list(zip(screen.signals.values(), title_cells(table), strict=True))
+        arcs = [cell for s, cell in shown if s.type == "hidden_arc"]
+        assert len(arcs) == 2 and arcs[0] != arcs[1], arcs
+        for signal, cell in shown:
+            if cell.endswith("…"):  # cut: after a whole word of the title
+                kept = cell.removesuffix("…")
+                assert signal.title.startswith(kept), (signal.title, cell)
+                assert signal.title[len(kept)] == " ", (signal.title, cell)
+
+
+async def test_message_evidence_has_its_dates_and_the_mint_form_tells_rows_apart(
+    archived: Memory,
+) -> None:
+    signal = recurring(archived)
+    app = MemtuiApp(archived, upkeep=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await signals_screen(pilot, signal.title)
+        evidence = screen.query_one(EvidenceList)
+        for k, m in enumerate(signal.messages):
+            assert when(m.timestamp) in str(evidence.get_option_at_index(k).prompt)
+        await pilot.press("m")
+        await until(pilot, lambda: isinstance(app.screen, MintForm))
+        await settled(pilot)
+        rows = app.screen.query_one(SelectionList)
+        prompts = [str(rows.get_option_at_index(k).prompt) for k in range(rows.option_count)]
+        assert len(set(prompts)) == len(prompts) == len(signal.messages)
+        for m, prompt in zip(signal.messages, prompts, strict=True):
+            assert when(m.timestamp) in prompt
+        # every row on screen, without focusing the list first
+        assert rows.region.height >= rows.option_count, rows.region
+        assert rows.region.bottom <= 24 - 1
 
 
 async def test_the_row_tables_offer_no_sideways_keys(signalled: Memory) -> None:

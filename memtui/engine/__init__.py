@@ -43,6 +43,7 @@ from memtui.engine.notes_types import (
     SessionFlashback,
     SimilarNote,
     TagCount,
+    UpdatedNote,
 )
 from memtui.engine.types import (
     MODE_ALIASES,
@@ -182,6 +183,7 @@ __all__ = [
     "StoreUnavailable",
     "TagCount",
     "ToolCallView",
+    "UpdatedNote",
     "Upkeep",
     "check_store",
     "clear_damage_mark",

@@ -220,7 +220,8 @@ def hidden_arcs(
         out.append(
             Found(
                 "hidden_arc",
-                f"{len(group)} notes about the same thing, unlinked: {meta[seed][2]!r} …",
+                # the note first: two arcs side by side differ in their first words
+                f"{meta[seed][2]!r} and {len(group) - 1} notes like it, unlinked",
                 f"close in meaning across {len(folders)} folders and {days:.0f} days, "
                 "with no link between them",
                 group,
@@ -336,6 +337,8 @@ _NORMALISE = [
 _SENTENCE_END = re.compile(r"[.?!](?=\s|$)")
 MAX_SIGNATURES = 4  # per message: a log dump holds dozens, and the first few say enough
 ERROR_TITLE = " keeps coming back"  # after the signature, in a recurring_error's title
+ERROR_TITLE_CHARS = 100  # of the signature in that title
+SIGNATURE_REST = 80  # characters of what follows an error's name in its signature
 
 
 def _trim(rest: str) -> str:
@@ -360,11 +363,23 @@ def _key(signature: str) -> str:
     return f"{name}: {rest.strip(' .,:;()[]')}" if said else signature
 
 
+def _error_title(signature: str) -> str:
+    """The signature as a title, never ending in a cut word: where `_signature` (or the
+    title's own limit) cut it, it ends at the last whole word, with an ellipsis."""
+    name, said, rest = signature.partition(": ")
+    title = signature
+    if said and len(rest) >= SIGNATURE_REST:
+        title = f"{name}: {rest.rsplit(' ', 1)[0]} …" if " " in rest else signature
+    if len(title) > ERROR_TITLE_CHARS:
+        title = title[: ERROR_TITLE_CHARS - 1].rsplit(" ", 1)[0] + " …"
+    return title
+
+
 def _signature(name: str, rest: str) -> str:
     rest = _SENTENCE_END.split(rest[:160], maxsplit=1)[0]  # what follows is words about it
     for rx, sub in _NORMALISE:
         rest = rx.sub(sub, rest)
-    rest = _trim(rest)[:80]
+    rest = _trim(rest)[:SIGNATURE_REST]
     return f"{name}: {rest}" if rest else name
 
 
@@ -492,7 +507,7 @@ def recurring_errors(conn: sqlite3.Connection, mentioned: Callable[[str], bool])
         out.append(
             Found(
                 "recurring_error",
-                f"{sig[:100]}{ERROR_TITLE}",
+                f"{_error_title(sig)}{ERROR_TITLE}",
                 f"seen in {len(sightings)} sessions over {days:.0f} days, in {where}; "
                 "no note mentions it",
                 [],

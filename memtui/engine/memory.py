@@ -77,6 +77,14 @@ class Memory:
         if upgrade:
             self.finish_interrupted()
 
+    def changes(self) -> int:
+        """A number that moves whenever anything is committed to the store, by this process
+        or another: SQLite's data_version on the calling thread's read connection (which
+        never writes, so every commit is another's). Compare numbers read on one thread. A
+        front end watches this one number instead of polling each thing it shows."""
+        with translated(self.config.db_path):
+            return int(self._readers.get().execute("PRAGMA data_version").fetchone()[0])
+
     # -- trust: forget, and the work a crash or an upgrade left ----------------------------
 
     def unfinished(self) -> bool:

@@ -21,7 +21,7 @@ from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
 from memtui.config import Config
-from memtui.engine import note_fields, sessions, validate
+from memtui.engine import lookalike, note_fields, sessions, validate
 from memtui.engine.flashbacks import NOTE_POOL, ref
 from memtui.engine.flashbacks import find as find_flashbacks
 from memtui.engine.notes_types import (
@@ -50,6 +50,7 @@ from memtui.engine.notes_types import (
     SaveResult,
     SimilarNote,
     TagCount,
+    UpdatedNote,
 )
 from memtui.engine.rules import house_rules as read_house_rules
 from memtui.engine.search import DEPTH, fuse, snippet
@@ -66,7 +67,7 @@ log = logging.getLogger(__name__)
 SIMILAR_MAX = 5  # similar notes named on save
 
 
-def _note(r: store.NoteRow) -> Note:
+def _note(r: store.NoteRow, twins: dict[int, int] | None = None) -> Note:
     return Note(
         r.id,
         r.title,
@@ -80,6 +81,7 @@ def _note(r: store.NoteRow) -> Note:
         r.status,
         r.source_session,
         r.source_uuid,
+        None if twins is None else twins.get(r.id),
     )
 
 
@@ -168,6 +170,7 @@ class Notes:
         self._messages = messages
         self._writer: sqlite3.Connection | None = None
         self._write_lock = threading.Lock()
+        self._twins: tuple[int, dict[int, int]] = (-1, {})  # (note_seq, look-alike titles)
 
     def _folder(self, value: object, name: str = "folder") -> str:
         """A folder checked, then masked (a marker is a valid folder part)."""
@@ -279,8 +282,11 @@ class Notes:
         tags: Sequence[str] | None = None,
         folder: str | None = None,
         layer: Layer | None = None,
-    ) -> Note:
-        """Change the fields given (None: unchanged). An agent may change `state` notes only."""
+        expected_updated: str | None = None,
+    ) -> UpdatedNote:
+        """Change the fields given (None: unchanged). An agent may change `state` notes only.
+        `expected_updated`: the note's `updated` when the caller read it; a note changed
+        since (elsewhere, while it was being edited) is refused, not overwritten."""
         note_id = note_fields.note_id(note_id)
         author = note_fields.author(by)
         new_title = None if title is None else self._mask(note_fields.title(title))
@@ -294,6 +300,11 @@ class Notes:
             conn = self._write()
             with store.writing(conn):
                 old = self._stored(conn, note_id)
+                if expected_updated is not None and old.updated != expected_updated:
+                    raise InvalidArgument(
+                        f"note {note_id} was changed elsewhere ({old.updated}) while you edited it",
+                        "compare it with the note as saved now, and edit again",
+                    )
                 if author == "agent":
                     guard(conn, old, new_body, new_tags, "change")
                     if new_layer == "rule":
@@ -322,18 +333,31 @@ class Notes:
                     self._title_free(conn, new.title, note_id)
                 store.update(conn, new)
                 store.set_links(conn, note_id, note_fields.links(new.body))
+                relinked = 0
                 if new.title != old.title:
-                    self._relink(conn, note_id, store.key(old.title), new.title)
+                    relinked = self._relink(conn, note_id, store.key(old.title), new.title, author)
         self._indexed()
-        return _note(new)
+        return UpdatedNote(**dataclasses.asdict(_note(new)), relinked=relinked)
 
-    def _relink(self, conn: sqlite3.Connection, note_id: int, old_key: str, title: str) -> None:
-        """Links to a renamed note follow it: the bodies linking to it name its new title."""
+    def _relink(
+        self, conn: sqlite3.Connection, note_id: int, old_key: str, title: str, by: str
+    ) -> int:
+        """Links to a renamed note follow it: the bodies linking to it name its new title.
+        Not in a rule or a past note when the agent renames or merges: a rule is the person's
+        text and a past note says what happened, so their links keep the old title and
+        dangle. Refusing the rename instead would tell the agent which rules link to it.
+        Answers how many notes were rewritten."""
+        relinked = 0
         for r in store.backlinks(conn, note_id):
+            if by == "agent" and r.layer in ("rule", "past"):
+                continue
             body = note_fields.renamed(r.body, old_key, title)
             if body != r.body:
                 store.set_body(conn, r.id, body)
                 store.set_links(conn, r.id, note_fields.links(body))
+                relinked += 1
+        store.unlink_renamed(conn, note_id)
+        return relinked
 
     def _stored(self, conn: sqlite3.Connection, note_id: int) -> store.NoteRow:
         row = store.get(conn, note_id)
@@ -358,7 +382,8 @@ class Notes:
     def merge(self, note_id: int, into: int, *, by: Author) -> Note:
         """Merge note `note_id` into note `into`, all or nothing, in one transaction: its text
         goes under its title at the end of `into`, its tags join, links to it lead to `into`,
-        and it is deleted. The merged note `into` is returned."""
+        its source conversation too when `into` has none, and it is deleted. The merged note
+        `into` is returned."""
         note_id = note_fields.note_id(note_id)
         into = note_fields.note_id(into, "into")
         author = note_fields.author(by)
@@ -369,7 +394,7 @@ class Notes:
             with store.writing(conn):
                 gone = self._stored(conn, note_id)
                 target = self._stored(conn, into)
-                self._relink(conn, note_id, store.key(gone.title), target.title)
+                self._relink(conn, note_id, store.key(gone.title), target.title, author)
                 old = self._stored(conn, into)  # again: its own links to `gone` follow too
                 body = note_fields.body(
                     f"{old.body.rstrip()}\n\n## {gone.title}\n\n{gone.body.strip()}\n".lstrip()
@@ -379,6 +404,10 @@ class Notes:
                     guard(conn, old, body, tags, "change")
                     guard(conn, gone, None, None, "delete")
                 new = dataclasses.replace(old, body=body, tags=tags, updated=note_fields.now())
+                if new.source_session is None and gone.source_session is not None:
+                    # the merged text still leads back to the conversation it came from
+                    new.source_session, new.source_uuid = gone.source_session, gone.source_uuid
+                    store.set_source(conn, into, new.source_session, new.source_uuid)
                 store.update(conn, new)
                 store.set_links(conn, into, note_fields.links(body))
                 store.delete(conn, note_id)
@@ -407,10 +436,19 @@ class Notes:
         note_id = note_fields.note_id(note_id)
         with db.translated(self._db_path):
             conn = self._conn()
+            twins = self._lookalikes(conn)
             row = self._stored(conn, note_id)
             links = [NoteLink(t, s, i) for t, s, i in store.links(conn, note_id)]
             back = [ref(r) for r in store.backlinks(conn, note_id)]
-            return NoteDetail(_note(row), links, back, self._source(conn, row))
+            return NoteDetail(_note(row, twins), links, back, self._source(conn, row))
+
+    def _lookalikes(self, conn: sqlite3.Connection) -> dict[int, int]:
+        """The notes whose titles look like another's, read again only when a note changed.
+        The mark is read first: titles newer than it are read again next time, never kept."""
+        seq = store.note_seq(conn)
+        if self._twins[0] != seq:
+            self._twins = (seq, lookalike.twins(store.titles_by_id(conn)))
+        return self._twins[1]
 
     def _source(self, conn: sqlite3.Connection, row: store.NoteRow) -> NoteSource | None:
         if not row.source_session:
@@ -447,7 +485,9 @@ class Notes:
         validate.page(limit, offset)
         f, t, lay = self._filters(folder, tag, layer)
         with db.translated(self._db_path):
-            return [_note(r) for r in store.listing(self._conn(), f, t, lay, limit, offset)]
+            conn = self._conn()
+            twins = self._lookalikes(conn)
+            return [_note(r, twins) for r in store.listing(conn, f, t, lay, limit, offset)]
 
     def count(
         self, folder: str | None = None, tag: str | None = None, layer: Layer | None = None
@@ -490,8 +530,10 @@ class Notes:
                 f"status must be one of {', '.join(RULE_STATUSES)}, not {status!r}"
             )
         with db.translated(self._db_path):
-            rows = store.rules(self._conn(), status)
-        return [_note(r) for r in (rows if status is None else reversed(rows))]
+            conn = self._conn()
+            twins = self._lookalikes(conn)
+            rows = store.rules(conn, status)
+        return [_note(r, twins) for r in (rows if status is None else reversed(rows))]
 
     def house_rules(self, max_chars: int | None = None) -> HouseRules:
         return read_house_rules(self.config, max_chars)

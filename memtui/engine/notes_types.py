@@ -41,6 +41,9 @@ class Note:
     status: str | None = None  # RuleStatus for a rule, None for past and state
     source_session_id: str | None = None
     source_message_uuid: str | None = None
+    # Another note whose title looks the same (confusable letters: lookalike.py), by id; set
+    # by the listings (list, rules) and get, so a spoof is marked where the person reads.
+    looks_like: int | None = None
 
 
 @dataclass(slots=True)
@@ -115,6 +118,14 @@ class SessionFlashback:
 class Flashbacks:
     notes: list[NoteFlashback] = field(default_factory=list)
     sessions: list[SessionFlashback] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class UpdatedNote(Note):
+    """A note as an update left it, and how many other notes' `[[links]]` now name its
+    new title (a rename rewrites them)."""
+
+    relinked: int = 0
 
 
 @dataclass(slots=True)

@@ -1,23 +1,50 @@
 """`forget` over MCP: one destructive tool, refused unless `confirmed` is the boolean true.
 
+A family served reaches its own data only, so forget's arguments are those of the families
+served: a session or a project with history, a note with notes (`--tools history` cannot
+forget a note). It is registered after the families, last in the list.
+
 `confirmed` takes any JSON value on purpose: "yes", 1, false or nothing at all must come back
 as NOT_CONFIRMED (what to do instead), not as a type error.
 """
 
 from __future__ import annotations
 
+import inspect
+from collections.abc import Sequence
 from typing import Annotated, Any
 
 from mcp.types import CallToolResult
 from pydantic import Field, StrictInt, StrictStr
 
 from memtui.engine import Receipt
+from memtui.mcp.handshake import FORGETTING, forgets
 from memtui.mcp.server import Server, output_model, structured
 
 ReceiptOutput = output_model(Receipt)
+NoteId = Annotated[StrictInt, Field(ge=1, description="A note id")]
+
+ARGUMENTS = {"history": ("session_id", "project"), "notes": ("note_id",)}
+NEEDS = {
+    "session_id": "forgetting a session needs the history family",
+    "project": "forgetting a project needs the history family",
+    "note_id": "forgetting a note needs the notes family",
+}
+# What forget removes, by the families it reaches: (its title, what the description names).
+REACHES = {
+    "history": ("Forget a session or project", "session or project (and its future sessions)"),
+    "notes": ("Forget a note", "note"),
+    "history,notes": (
+        "Forget a session, project or note",
+        "session, project (and its future sessions) or note",
+    ),
+}
 
 
-def register(server: Server) -> None:
+def register(server: Server, families: Sequence[str]) -> None:
+    reach = forgets(families)
+    if not reach:
+        return
     engine = server.engine
 
     def forget(
@@ -29,7 +56,7 @@ def register(server: Server) -> None:
             StrictStr | None,
             Field(max_length=1000, pattern=r"^/", description="A project's directory"),
         ] = None,
-        note_id: Annotated[StrictInt | None, Field(ge=1, description="A note id")] = None,
+        note_id: NoteId | None = None,
         confirmed: Annotated[
             Any,
             Field(
@@ -40,15 +67,26 @@ def register(server: Server) -> None:
             ),
         ] = None,
     ) -> Annotated[CallToolResult, ReceiptOutput]:
-        """Remove one session, project (and its future sessions) or note from every file
-        memtui keeps, for good, only when the person asked. Give exactly one of session_id,
-        project, note_id. Returns a receipt: counts, time, a SHA-256 of the removed ids."""
         return structured(
             engine().forget(session_id, project, note_id, confirmed=confirmed, by="agent")
         )
 
-    server.engine_tool(forget, title="Forget a session, project or note", read_only=False)
-    tool = server._tool_manager.get_tool("forget")
-    assert tool is not None and tool.annotations is not None
-    tool.annotations.destructive_hint = True
-    tool.annotations.idempotent_hint = False
+    taken = [name for family in FORGETTING if family in families for name in ARGUMENTS[family]]
+    whole = inspect.signature(forget, eval_str=True)
+    kept = [p for p in whole.parameters.values() if p.name in (*taken, "confirmed")]
+    if taken == ["note_id"]:  # the one thing to forget: required
+        kept[0] = kept[0].replace(annotation=NoteId, default=inspect.Parameter.empty)
+    forget.__signature__ = whole.replace(parameters=kept)  # type: ignore[attr-defined]
+    title, what = REACHES[reach]
+    choose = f" Give exactly one of {', '.join(taken)}." if len(taken) > 1 else ""
+    forget.__doc__ = (
+        f"Remove one {what} from every file memtui keeps, for good, only when the person "
+        f"asked.{choose} Returns a receipt: counts, time, a SHA-256 of the removed ids."
+    )
+    server.engine_tool(
+        forget,
+        title=title,
+        read_only=False,
+        destructive=True,
+        absent={name: why for name, why in NEEDS.items() if name not in taken},
+    )

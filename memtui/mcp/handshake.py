@@ -23,6 +23,7 @@ from typing import Any
 from memtui.engine import Config
 
 FAMILIES = ("history", "notes", "signals")  # the tool families, in the order they are registered
+FORGETTING = ("history", "notes")  # the families whose data `forget` reaches
 
 GUIDE = {
     "history": """\
@@ -86,6 +87,17 @@ def instructions(config: Config, families: Sequence[str]) -> str:
             "mention them if the user asks what memtui has noticed."
         )
     return "\n\n".join(parts)
+
+
+def forgets(families: Sequence[str]) -> str:
+    """Which `forget` a server of `families` has, as wire.json names it ("history,notes"),
+    or "" for none."""
+    return ",".join(f for f in FORGETTING if f in families)
+
+
+def by_version(entry: dict[str, Any], version: str) -> Any:
+    """A wire.json item list at `version`: its own, else the one for every version."""
+    return entry.get(version, entry.get("all"))
 
 
 def id_key(request_id: Any) -> str:
@@ -216,11 +228,14 @@ class Early:
             result["instructions"] = self.instructions
         if method in LISTS:
             found = self._wire["families"]
-            result[LISTS[method]] = [
+            items = [
                 item
                 for family in self.families
-                for item in found[family][method].get(version, found[family][method].get("all"))
+                for item in by_version(found[family][method], version)
             ]
+            if method == "tools/list" and (reach := forgets(self.families)):
+                items += by_version(self._wire["forget"][reach], version)
+            result[LISTS[method]] = items
         return result
 
 

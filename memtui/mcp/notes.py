@@ -19,6 +19,7 @@ from memtui.engine import (
     FolderCount,
     InvalidArgument,
     Layer,
+    Note,
     NoteDetail,
     NoteSearchResponse,
     PastImmutable,
@@ -143,7 +144,10 @@ def register(server: Server) -> None:
         notes = engine().notes
         listed = notes.list(folder=folder, tag=tag, limit=limit)
         shown = ("id", "title", "layer", "folder", "tags", "updated", "status")
-        refs = [{k: v for k, v in to_dict(n).items() if k in shown} for n in listed]
+        refs = [
+            {k: v for k, v in to_dict(n).items() if k in shown or (k == "looks_like" and v)}
+            for n in listed
+        ]
         total = notes.count(folder=folder, tag=tag)
         return structured(NoteList(notes=refs, total=total))
 
@@ -231,7 +235,7 @@ def register(server: Server) -> None:
             text = notes.house_rules().text or "## House rules\n\n(none approved yet)\n"
             if waiting:
                 text += "\n## Awaiting the user's approval (not in force)\n\n"
-                text += "".join(f"- {r.title} (note {r.id})\n" for r in waiting)
+                text += "".join(f"- {r.title} (note {r.id}{_looks_like(r)})\n" for r in waiting)
             return text
 
         return await resource(read, "memtui://rules")
@@ -243,6 +247,10 @@ def register(server: Server) -> None:
     )
     def save_session(focus: str = "") -> str:
         return SAVE_SESSION.format(focus=f"\nFocus on: {focus}\n" if focus else "")
+
+
+def _looks_like(note: Note) -> str:
+    return "" if note.looks_like is None else f"; its title looks like note {note.looks_like}'s"
 
 
 def amendment(exc: PastImmutable) -> CallToolResult:

@@ -124,6 +124,7 @@ class Server(MCPServer):
         self._refuse_long_uris()
         self._arguments: dict[str, tuple[str, ...]] = {}
         self._expects: dict[str, dict[str, str]] = {}
+        self._absent: dict[str, dict[str, str]] = {}
 
     def read_instructions_per_connection(self, families: Sequence[str]) -> None:
         """Fresh instructions (the house rules may have changed) for each `initialize` and
@@ -176,9 +177,11 @@ class Server(MCPServer):
         read_only: bool = True,
         destructive: bool = False,
         expects: dict[str, str] | None = None,
+        absent: dict[str, str] | None = None,
     ) -> None:
         """Register `fn` (one engine call, run on a worker thread within TOOL_SECONDS);
-        `expects`: what an argument must be, said instead of pydantic's words for it."""
+        `expects`: what an argument must be, said instead of pydantic's words for it;
+        `absent`: why an argument this server leaves out is not taken."""
 
         @functools.wraps(fn)
         async def bounded(*args: P.args, **kwargs: P.kwargs) -> CallToolResult:
@@ -208,6 +211,7 @@ class Server(MCPServer):
         )
         self._arguments[fn.__name__] = tuple(tool.parameters.get("properties", {}))
         self._expects[fn.__name__] = expects or {}
+        self._absent[fn.__name__] = absent or {}
 
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
@@ -219,9 +223,11 @@ class Server(MCPServer):
         unknown = [key for key in arguments if key not in valid]
         if unknown:
             names = ", ".join(repr(k) for k in unknown)
+            why = [self._absent[name][k] for k in unknown if k in self._absent[name]]
+            served = f"; {'; '.join(why)}, not served here (memtui mcp --tools)" if why else ""
             return failure(
                 f"{INVALID}: {name} takes no argument {names} "
-                f"(its arguments are: {', '.join(valid) or 'none'})"
+                f"(its arguments are: {', '.join(valid) or 'none'}){served}"
             )
         try:
             result = await super().call_tool(name, arguments, context)
@@ -298,18 +304,18 @@ def build_server(
     families: Sequence[str] = FAMILIES,
     told: str | None = None,
 ) -> Server:
-    """The server with the tool groups of `families` registered (`forget` with history);
-    HTTP passes its token check and auth. `told`: the instructions, fixed (stdio answered
-    the handshake with them before the SDK was loaded); else they are read again for every
-    new connection, so a rule the person approves is in the next one's."""
+    """The server with the tool groups of `families` registered, then `forget` for the data
+    they reach; HTTP passes its token check and auth. `told`: the instructions, fixed (stdio
+    answered the handshake with them before the SDK was loaded); else they are read again
+    for every new connection, so a rule the person approves is in the next one's."""
     from memtui.mcp import forget, history, notes, signals
 
-    groups = {"history": (history, forget), "notes": (notes,), "signals": (signals,)}
+    groups = {"history": history, "notes": notes, "signals": signals}
     server = Server(engine, told or instructions(engine.config, families), token_verifier, auth)
     if told is None:
         server.read_instructions_per_connection(families)
     for family in FAMILIES:
         if family in families:
-            for group in groups[family]:
-                group.register(server)
+            groups[family].register(server)
+    forget.register(server, families)
     return server

@@ -8,6 +8,7 @@ fresh connection per protocol version, with nothing about the archive needed (no
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections.abc import Sequence
 from typing import Any
@@ -23,10 +24,12 @@ from memtui.mcp.handshake import (
     ENVELOPE_CLIENT,
     ENVELOPE_VERSION,
     FAMILIES,
+    FORGETTING,
     LISTS,
     MODERN,
     VERSIONS,
     WIRE,
+    forgets,
 )
 from memtui.mcp.server import Server, build_server
 
@@ -103,9 +106,15 @@ def answers(families: Sequence[str]) -> dict[str, dict[str, Any]]:
     return found
 
 
+def versions(items: dict[str, Any]) -> dict[str, Any]:
+    """Items by version, once for every version unless they differ."""
+    same = all(i == items[MODERN] for i in items.values())
+    return {"all": items[MODERN]} if same else items
+
+
 def build() -> dict[str, Any]:
-    """The whole of wire.json: the answers with their lists emptied, and each family's items
-    (once for every version, unless they differ)."""
+    """The whole of wire.json: the answers with their lists emptied, each family's items, and
+    `forget` apart, as it is for each set of the families whose data it reaches."""
     every = answers(FAMILIES)
     refusals = every.pop("refusals")
     for results in every.values():
@@ -118,12 +127,22 @@ def build() -> dict[str, Any]:
     for family in FAMILIES:
         own = answers([family])
         own.pop("refusals")
-        families[family] = {}
-        for method, key in LISTS.items():
-            items = {version: own[version][method][key] for version in own}
-            same = all(i == items[MODERN] for i in items.values())
-            families[family][method] = {"all": items[MODERN]} if same else items
-    return {"answers": every, "families": families, "refusals": refusals}
+        families[family] = {
+            method: versions(
+                {v: [i for i in own[v][method][key] if i.get("name") != "forget"] for v in own}
+            )
+            for method, key in LISTS.items()
+        }
+    forget: dict[str, dict[str, Any]] = {}
+    for n in range(1, len(FORGETTING) + 1):
+        for reach in itertools.combinations(FORGETTING, n):
+            own = answers(reach)
+            own.pop("refusals")
+            tools = {v: own[v]["tools/list"]["tools"] for v in own}
+            forget[forgets(reach)] = versions(
+                {v: [t for t in listed if t["name"] == "forget"] for v, listed in tools.items()}
+            )
+    return {"answers": every, "families": families, "forget": forget, "refusals": refusals}
 
 
 def main() -> None:

@@ -147,6 +147,23 @@ def set_body(conn: sqlite3.Connection, note_id: int, body: str) -> None:
     conn.execute("UPDATE notes SET body = ?, seq = ? WHERE id = ?", (body, next_seq(conn), note_id))
 
 
+def unlink_renamed(conn: sqlite3.Connection, note_id: int) -> None:
+    """After a rename: links still naming the note's old title no longer lead to it."""
+    conn.execute(
+        """UPDATE note_links SET target_id = NULL WHERE target_id = ?
+             AND target_key != (SELECT title_key FROM notes WHERE id = ?)""",
+        (note_id, note_id),
+    )
+
+
+def set_source(conn: sqlite3.Connection, note_id: int, session: str, uuid: str | None) -> None:
+    """The conversation a note came from (a merge hands it to the note merged into)."""
+    conn.execute(
+        "UPDATE notes SET source_session = ?, source_uuid = ? WHERE id = ?",
+        (session, uuid, note_id),
+    )
+
+
 def delete(conn: sqlite3.Connection, note_id: int) -> None:
     conn.execute("DELETE FROM notes WHERE id = ?", (note_id,))
     conn.execute("DELETE FROM note_tags WHERE note_id = ?", (note_id,))
@@ -228,6 +245,10 @@ def refs(conn: sqlite3.Connection, ids: Sequence[int]) -> dict[int, RefRow]:
 def id_by_title(conn: sqlite3.Connection, title: str) -> int | None:
     hit = conn.execute("SELECT id FROM notes WHERE title_key = ?", (key(title),)).fetchone()
     return hit[0] if hit else None
+
+
+def titles_by_id(conn: sqlite3.Connection) -> list[tuple[int, str]]:
+    return [(r[0], r[1]) for r in conn.execute("SELECT id, title FROM notes")]
 
 
 def titles_taken(conn: sqlite3.Connection, prefix: str) -> set[str]:

@@ -27,21 +27,22 @@ from memtui.tui import actions, settings
 from memtui.tui.browse import BrowseScreen, ProjectList, SessionList
 from memtui.tui.forget import ForgetReceipt
 from memtui.tui.forms import Confirm, Prompt
-from memtui.tui.messages import ArchiveChanged, Progress
+from memtui.tui.messages import ArchiveChanged, Progress, StoreChanged
 from memtui.tui.notes.keys import SCOPES as NOTES_SCOPES
 from memtui.tui.results import ResultList
 from memtui.tui.search import SearchScreen
 from memtui.tui.session import MessageBlock, MessageList, SessionScreen, warm_drawing
 from memtui.tui.signals.keys import SCOPES as SIGNALS_SCOPES
+from memtui.tui.watcher import StoreWatcher
 
 _T = TypeVar("_T")
 
 STOP_WAIT = 30.0  # seconds `memtui` waits, after the screen is gone, for the index to stop
 MCP_STOP_WAIT = 3.0  # seconds the HTTP server gets to close its connections
+STOP_WATCHER = 2.0  # seconds the store's watcher gets to notice the app ends
 MCP_PORT = 10013  # SPEC's port for the HTTP MCP server
 COUNT_EVERY = 1.0  # seconds between reads of the counts and lists while an index runs
 WARM_AFTER = 0.5  # seconds after start: the first screen is drawn before the model loads
-ARCHIVE_POLL = 3.0  # seconds between looks for changes another process made
 
 
 class MemtuiApp(App[str | None]):
@@ -60,6 +61,9 @@ class MemtuiApp(App[str | None]):
         Binding("ctrl+c", "interrupt", "Quit", show=False, priority=True, id="app.interrupt"),
         Binding("question_mark", "keys", "Keys", id="app.keys"),
         Binding("slash", "search", "Search", id="app.search"),
+        # From every screen (a field's own ctrl+d, delete, comes first); the status line
+        # says it while the demo runs.
+        Binding("ctrl+d", "leave_demo", "Leave demo", show=False, id="browse.leave_demo"),
     ]
 
     counts: reactive[str] = reactive("")
@@ -90,6 +94,7 @@ class MemtuiApp(App[str | None]):
         self._mcp_task: asyncio.Task[None] | None = None
         self._counted = 0.0  # when the counts were last read during an index
         self._version: tuple[int, str] | None = None  # the archive's, as the lists show it
+        self._watcher = StoreWatcher(memory.changes, self._store_changed, self.stop)
 
     def on_mount(self) -> None:
         theme = settings.load_theme(self.config_dir)
@@ -110,7 +115,7 @@ class MemtuiApp(App[str | None]):
             self.notify(f"keymap: {problem}", severity="warning", timeout=12)
         self.push_screen(BrowseScreen())
         self.refresh_counts()
-        self.set_interval(ARCHIVE_POLL, self.poll_archive)
+        self._watcher.start()
         self.set_timer(WARM_AFTER, self.warm)
         if self._upkeep:
             self.upkeep_done.clear()
@@ -182,7 +187,9 @@ class MemtuiApp(App[str | None]):
             self.upkeep_done.set()
 
     async def on_unmount(self) -> None:
-        self.stop.set()  # however the app ends, the writer stops at its next batch
+        self.stop.set()  # however the app ends, the writer and the watcher stop
+        if self._watcher.is_alive():
+            await asyncio.to_thread(self._watcher.join, STOP_WATCHER)
         if self._mcp_task is not None:
             # Wait for uvicorn to shut down: a task left to the loop's teardown is cancelled
             # mid-lifespan, and logs a traceback.
@@ -217,8 +224,19 @@ class MemtuiApp(App[str | None]):
     def refresh_counts(self) -> None:
         self._changed()
 
-    @work(thread=True, exclusive=True, group="poll", exit_on_error=False)
-    def poll_archive(self) -> None:
+    def _store_changed(self) -> None:
+        self.post_message(StoreChanged())
+
+    def on_store_changed(self, _: StoreChanged) -> None:
+        """Something was committed: the screen on top reads again what it shows (a screen
+        under it does when it comes back), and the archive's lists follow."""
+        if not self.screen_stack:  # the app is ending: its screens are gone
+            return
+        self.screen_stack[-1].post_message(StoreChanged())
+        self.check_archive()
+
+    @work(thread=True, exclusive=True, group="archive-check", exit_on_error=False)
+    def check_archive(self) -> None:
         """Another memtui (a `memtui forget`, Claude's MCP server) may change the archive
         without a transcript changing: read the lists again when its version moves."""
         try:
@@ -252,6 +270,14 @@ class MemtuiApp(App[str | None]):
         self.action_quit()
 
     # -- everywhere -------------------------------------------------------------------------
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "leave_demo":
+            return self.demo
+        return True
+
+    def action_leave_demo(self) -> None:
+        self.exit("leave-demo")
 
     def action_keys(self) -> None:
         if self.screen.query("HelpPanel"):

@@ -22,7 +22,7 @@ from textual.widgets.option_list import Option
 from memtui.engine import ProjectInfo, SessionInfo
 from memtui.tui import forget
 from memtui.tui.format import home_short, one_line, short_names, short_when, when
-from memtui.tui.messages import ArchiveChanged
+from memtui.tui.messages import ArchiveChanged, StoreChanged
 from memtui.tui.notes import flows as notes_flows
 from memtui.tui.notes.listing import NotesArea
 from memtui.tui.session import SessionScreen
@@ -58,7 +58,7 @@ class SessionList(ScrollView, can_focus=True, inherit_bindings=False):
         Binding("pageup", "page(-1)", "Page up", show=False, id="go.page_up"),
         Binding("home,g", "first", "Top", show=False, id="go.top"),
         Binding("end,G", "last", "Bottom", show=False, id="go.bottom"),
-        Binding("enter", "open", "Open", id="list.open"),
+        Binding("enter", "open", "Open", show=False, id="list.open"),
         Binding(
             forget.KEY, "screen.forget_session", "Forget session", show=False, id="session.forget"
         ),
@@ -189,14 +189,14 @@ class BrowseScreen(Screen[None]):
     AUTO_FOCUS = "#sessions"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("r", "resume", "Resume", id="session.resume"),
-        Binding("y", "copy", "Copy", id="session.copy"),
-        Binding("e", "export", "Export", id="session.export"),
+        # At 80 columns the footer holds the ways to the other areas (n, s, i) before these
+        Binding("y", "copy", "Copy", show=False, id="session.copy"),
+        Binding("e", "export", "Export", show=False, id="session.export"),
         Binding("d", "demo", "Open demo", id="browse.demo"),
-        Binding("n", "notes", "Notes", show=False, id="browse.notes"),
-        Binding("ctrl+d", "leave_demo", "Leave demo", id="browse.leave_demo"),
+        Binding("n", "notes", "Notes", id="browse.notes"),
         Binding("w", "warmups", "Warm-ups", show=False, id="browse.warmups"),
-        Binding("s", "signals", "Signals", show=False, id="browse.signals"),
-        Binding("i", "inferences", "Inferences", show=False, id="browse.inferences"),
+        Binding("s", "signals", "Signals", id="browse.signals"),
+        Binding("i", "inferences", "Inferences", id="browse.inferences"),
         Binding("escape", "focus_projects", "Projects", show=False, id="browse.projects"),
     ]
 
@@ -237,8 +237,6 @@ class BrowseScreen(Screen[None]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "demo":
             return self.loaded and not self.projects and not self.app.demo and not self._busy()
-        if action == "leave_demo":
-            return self.app.demo
         if action in ("resume", "copy", "export", "forget_session"):
             return self._current() is not None
         if action == "forget_project":
@@ -257,6 +255,19 @@ class BrowseScreen(Screen[None]):
 
     def on_archive_changed(self, message: ArchiveChanged) -> None:
         self.show_projects(message.projects)
+
+    def on_store_changed(self, _: StoreChanged) -> None:
+        self._read_areas()
+
+    def on_screen_resume(self) -> None:
+        self._read_areas()  # what changed while another screen was on top
+
+    def _read_areas(self) -> None:
+        """The notes, signals and inferences counts of the sidebar, read again."""
+        for area in self.query(NotesArea):
+            area.load()
+        for signals in self.query(SignalsArea):
+            signals.load()
 
     def show_projects(self, projects: list[ProjectInfo]) -> None:
         had_projects = bool(self.projects)
@@ -418,9 +429,6 @@ class BrowseScreen(Screen[None]):
 
     def action_notes(self) -> None:
         notes_flows.notes(self.app)
-
-    def action_leave_demo(self) -> None:
-        self.app.exit("leave-demo")
 
     def action_warmups(self) -> None:
         self.warmups = not self.warmups

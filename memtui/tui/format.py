@@ -8,6 +8,8 @@ from collections.abc import Iterable
 from datetime import datetime
 from pathlib import Path
 
+from rich.console import Console, ConsoleOptions, RenderResult
+from rich.measure import Measurement
 from rich.style import Style
 from rich.text import Text
 
@@ -90,6 +92,35 @@ def hit_words(snippet: str) -> list[str]:
 def one_line(text: str, width: int) -> str:
     flat = " ".join(text.split())
     return flat if len(flat) <= width else flat[: width - 1] + "…"
+
+
+def cut_at_word(text: Text, width: int) -> Text:
+    """`text` on one line of `width` cells: when too long, cut after its last whole word
+    that fits, with an ellipsis (`…port <n> faile` reads as a typo); a word longer than
+    half the room is cut where it must."""
+    if text.cell_len <= width:
+        return text
+    room = max(1, width - 1)
+    cut = text.plain.rfind(" ", 0, room + 1)
+    end = cut if cut > room // 2 else room
+    line = text[:end].copy()
+    line.rstrip()
+    line.append("…")
+    line.truncate(width)  # wide characters take two cells
+    return line
+
+
+class WordCut:
+    """A table cell of one line that, too long for its column, is cut at a word."""
+
+    def __init__(self, text: Text) -> None:
+        self.text = text
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        yield cut_at_word(self.text, options.max_width)
+
+    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
+        return Measurement(1, self.text.cell_len)
 
 
 def clip_lines(text: Text, width: int, count: int) -> list[Text]:

@@ -28,3 +28,12 @@ class ArchiveChanged(Message, bubble=False):
 
     def can_replace(self, message: Message) -> bool:
         return isinstance(message, ArchiveChanged)
+
+
+class StoreChanged(Message, bubble=False):
+    """Something was committed to the store (tui/watcher.py): the app hands it to the screen
+    on top, which reads again what it shows (those under it read when they come back). A
+    flood folds into one."""
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, StoreChanged)

@@ -430,6 +430,7 @@ class SessionScreen(Screen[None]):
         self.fold_subagents = False
         self.hits: list[int] = []  # positions in the message list
         self.hit = -1
+        self.needle = ""  # what the find bar found, lowercased
 
     def compose(self) -> ComposeResult:
         yield StatusLine()
@@ -500,10 +501,13 @@ class SessionScreen(Screen[None]):
                 block.add_class("-hit")
 
     def action_back(self) -> None:
+        """An open find bar closes first (its hits stay: n and N still step), then the
+        session is left."""
         find = self.query_one("#find", Input)
-        if find.has_focus:
+        if find.has_class("-open"):
             find.remove_class("-open")
-            self.query_one(MessageList).focus()
+            if find.has_focus:
+                self.query_one(MessageList).focus()
             return
         self.dismiss()
 
@@ -515,6 +519,7 @@ class SessionScreen(Screen[None]):
     @on(Input.Submitted, "#find")
     async def _find(self, event: Input.Submitted) -> None:
         needle = event.value.strip().lower()
+        self.needle = needle
         view = self.query_one(MessageList)
         self.hits = [i for i, m in enumerate(view.messages) if needle and matches(m, needle)]
         self.hit = -1
@@ -531,9 +536,30 @@ class SessionScreen(Screen[None]):
             return
         self.hit = (self.hit + direction) % len(self.hits)
         position = self.hits[self.hit]
-        await self.query_one(MessageList).goto(position)
+        view = self.query_one(MessageList)
+        await view.goto(position)
         self._mark(position)
         self._title()
+        self._show_in_fold(view, position)
+
+    def _show_in_fold(self, view: MessageList, position: int) -> None:
+        """A hit in a tool's call or output opens its fold; when the message's own text does
+        not hold it, the view goes to the fold."""
+        index = view.messages[position].message_index
+        block = next(
+            (b for b in view.query(MessageBlock) if b.message.message_index == index), None
+        )
+        if block is None or not self.needle:
+            return
+        block.open_folds_with([self.needle])
+        holding = next((f for f in block.folds if f.open and self.needle in f.body.lower()), None)
+        if holding is None or self.needle in block.message.text.lower():
+            return
+
+        def to_fold() -> None:
+            view.scroll_to(y=block.virtual_region.y + block.fold_row(holding), animate=False)
+
+        view.call_after_refresh(to_fold)
 
     async def action_next_hit(self) -> None:
         await self._step(1)
@@ -560,6 +586,9 @@ class SessionScreen(Screen[None]):
         return True
 
     def action_toggle_thinking(self) -> None:
+        if self.info is not None and not any(m.thinking for m in self.messages):
+            self.notify("this session has no thinking")
+            return
         self.query_one(MessageList).toggle_thinking()
 
     async def action_top(self) -> None:

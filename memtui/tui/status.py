@@ -31,8 +31,6 @@ class StatusLine(Horizontal):
         yield Static("", id="status-mcp")
 
     def on_mount(self) -> None:
-        if getattr(self.app, "demo", False):
-            self.query_one("#status-name", Static).update("memtui · demo")
         self.watch(self.app, "counts", self._counts)
         self.watch(self.app, "progress", self._progress)
         self.watch(self.app, "mcp_address", self._mcp)
@@ -48,6 +46,9 @@ class StatusLine(Horizontal):
     def on_resize(self) -> None:
         """Below NARROW columns each part says less, so the counts keep their room beside
         an index's progress and the MCP address."""
+        if getattr(self.app, "demo", False):
+            name = "memtui · demo" + ("" if self._narrow() else " (ctrl+d leaves)")
+            self.query_one("#status-name", Static).update(name)
         self._counts(self.app.counts)
         self._show_phase()
         self._mcp(self.app.mcp_address)
@@ -57,7 +58,6 @@ class StatusLine(Horizontal):
             self.phases.clear()
         elif event.total > 0:
             self.phases[event.phase] = event
-        self.set_class(bool(self.phases), "-indexing")
         self._show_phase()
 
     def _show_phase(self) -> None:
@@ -75,11 +75,15 @@ class StatusLine(Horizontal):
 
 def building(phases: dict[str, ProgressEvent], next_too: bool = True) -> str:
     """What an index run is building now, and (`next_too`) what comes after: `reading
-    transcripts 45% · vectors next`."""
+    transcripts 45% · vectors next`. Without `next_too` (a narrow screen) the phases done
+    are left out while another runs."""
     if not phases:
         return ""
     parts = []
+    running = {n for n, e in phases.items() if e.done < e.total}
     for name, e in phases.items():
+        if not next_too and running and name not in running:
+            continue
         label = PHASE_LABEL.get(name, name)
         if e.done >= e.total and name == "vectors":
             parts.append("saving vectors…")
@@ -99,6 +103,9 @@ class Keys(Footer):
     opening a session cost."""
 
     _shown: tuple[tuple[str, str, bool], ...] | None = None
+
+    def __init__(self) -> None:
+        super().__init__(compact=True)  # 80 columns hold a screen's keys, the palette's too
 
     def bindings_changed(self, screen: Screen[object]) -> None:
         shown = tuple(

@@ -1,5 +1,7 @@
 """A message, or the exchange it belongs to, as a new `past` note: prefilled from the
-conversation, keeping its session and message as the note's source."""
+conversation, keeping its session and message as the note's source. Its title is what the
+person asked, in a few words: the prompt of the exchange, without what Claude Code wraps
+around it (`<ide_selection>…</ide_selection>`, `<system-reminder>`, a command's tags)."""
 
 from __future__ import annotations
 
@@ -7,15 +9,25 @@ import re
 from typing import TYPE_CHECKING
 
 from memtui.engine import MessageView, NoteDraft, SessionInfo
-from memtui.tui.format import ROLE_LABEL, one_line, project_name, when
+from memtui.tui.format import ROLE_LABEL, project_name, when
 from memtui.tui.notes import flows
 
 if TYPE_CHECKING:
     from memtui.tui.app import MemtuiApp
 
-TITLE_CHARS = 70
+TITLE_CHARS = 60  # cut at a word before this, never with an ellipsis
 BODY_CHARS = 20_000  # a prefill a person can still read and cut; the engine takes 100 KB
 _NOT_IN_TITLE = re.compile(r"\[\[|\]\]|\|")  # what a title may not hold
+# A tag whose name has a _ or - is a machine's (ide_selection, system-reminder,
+# command-name): it goes with what it holds. Other tags go, their words stay.
+_MACHINE_BLOCK = re.compile(r"<([a-z][a-z0-9]*[_-][a-z0-9_-]*)\b[^>]*>.*?</\1\s*>", re.S | re.I)
+_MACHINE_OPEN = re.compile(r"<[a-z][a-z0-9]*[_-][a-z0-9_-]*\b[^>]*>.*", re.S | re.I)
+_TAG = re.compile(r"</?[a-zA-Z][\w-]*(\s[^<>]*)?>")
+_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")  # [words](url): the words
+_MARKS = re.compile(r"^\s*(#+|>+|[-*+]\s|\d+\.\s)\s*|`+|\*\*|__|~~", re.M)
+_SENTENCE_END = re.compile(r"(?<=[.?!])\s+")
+_TRAILING = " .,;:-\u2013\u2014"  # and the en and em dashes
+_DANGLING = {"a", "an", "the", "of", "to", "in", "on", "at", "and", "or", "for", "with", "by"}
 
 
 def exchange(messages: list[MessageView], position: int) -> list[MessageView]:
@@ -35,8 +47,10 @@ def draft(
     chosen = exchange(messages, position) if whole_exchange else [messages[position]]
     said = [m for m in chosen if m.kind in ("prompt", "assistant") and m.text.strip()]
     said = said or [messages[position]]
-    first = next((m.text for m in said if m.kind == "prompt"), "") or said[0].text
-    title = one_line(_NOT_IN_TITLE.sub(" ", first), TITLE_CHARS) or info.title or "From a session"
+    asked = exchange(messages, position)[0]
+    candidates = [asked.text if asked.kind == "prompt" else "", *(m.text for m in said)]
+    candidates.append(info.title)
+    title = next((t for t in map(short_title, candidates) if t), "From a session")
     lines = [f"From a conversation in {project_name(info.project)}, {when(said[0].timestamp)}."]
     for m in said:
         who = ROLE_LABEL.get(m.role, m.role)
@@ -46,6 +60,31 @@ def draft(
     if len(body) > BODY_CHARS:
         body = body[:BODY_CHARS].rstrip() + "\n\n…"
     return NoteDraft(title, body, "past", project_name(info.project), [])
+
+
+def title_words(text: str) -> str:
+    """`text` on one line without markup: machine tags with what they hold, other tags,
+    Markdown's marks, what a title may not hold."""
+    text = _MACHINE_BLOCK.sub(" ", text)
+    text = _MACHINE_OPEN.sub(" ", text)  # one cut before it closes: the rest is its too
+    text = _TAG.sub(" ", text)
+    text = _LINK.sub(r"\1", text)
+    text = _MARKS.sub("", text)
+    return " ".join(_NOT_IN_TITLE.sub(" ", text).split())
+
+
+def short_title(text: str) -> str:
+    """A note title from `text`: its first sentence of three words or more (a "Perfect!"
+    says nothing), cut at a word within TITLE_CHARS; "" when nothing is left."""
+    words = title_words(text)
+    sentences = _SENTENCE_END.split(words)
+    first = next((s for s in sentences if len(s.split()) >= 3), words)
+    if len(first) > TITLE_CHARS:
+        words = first[: TITLE_CHARS + 1].split(" ")[:-1] or [first[:TITLE_CHARS]]
+        while len(words) > 1 and words[-1].lower() in _DANGLING:  # not "... in the"
+            words.pop()
+        first = " ".join(words)
+    return first.rstrip(_TRAILING)
 
 
 def save_from_session(

@@ -19,7 +19,8 @@ from textual.widgets import Input, Label, OptionList, Select, TextArea
 from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
-from memtui.engine import LAYERS, Note, NoteDraft, SaveResult
+from memtui.engine import LAYERS, Note, NoteDraft, SaveResult, UpdatedNote
+from memtui.errors import MemtuiError
 from memtui.tui.forms import Confirm
 from memtui.tui.notes import flows
 from memtui.tui.notes.dialogs import SimilarNotes
@@ -83,7 +84,7 @@ class BodyArea(TextArea):
 
 
 class NoteEditor(Screen[None]):
-    AUTO_FOCUS = "#note-title"
+    AUTO_FOCUS = ""  # the body, or the title of a note that has none yet (on_mount)
     DEFAULT_CSS = """
     #editor { padding: 0 1; height: 1fr; }
     #editor-fields, #editor-more { height: 3; }
@@ -154,6 +155,9 @@ class NoteEditor(Screen[None]):
         self.sub_title = "edit note" if self.note is not None else "new note"
         for name, label in LABELS.items():
             self.query_one(f"#{name}").border_title = label
+        # Typing goes where the note is written; a title given is kept, not selected to be
+        # typed over.
+        self.query_one("#note-body" if self.draft.title.strip() else "#note-title").focus()
         self.load_names()
 
     @work(thread=True, exit_on_error=False)
@@ -271,20 +275,7 @@ class NoteEditor(Screen[None]):
         notes = self.app.memory.notes
         try:
             if self.note is not None:
-                note_id = self.note.id
-                updated = self.app.ask(
-                    lambda: notes.update(
-                        note_id,
-                        by=flows.PERSON,
-                        title=v.title,
-                        body=v.body,
-                        tags=v.tags,
-                        folder=v.folder,
-                        layer=v.layer,  # type: ignore[arg-type]
-                    )
-                )
-                if updated is not None:
-                    self.app.call_from_thread(self._updated, updated)
+                self._update(self.note, v)
                 return
             source = self.source
             result = self.app.ask(
@@ -304,8 +295,43 @@ class NoteEditor(Screen[None]):
         finally:
             self.saving = False
 
-    def _updated(self, note: Note) -> None:
-        self.notify(f"saved {note.title!r}")
+    def _update(self, note: Note, v: NoteDraft) -> None:
+        """Save over `note` as it was read; if it was changed elsewhere since, the engine
+        refuses, and the editor stays with the person's text (a second ctrl+s saves it
+        over the other version, knowingly)."""
+        notes = self.app.memory.notes
+        try:
+            updated = notes.update(
+                note.id,
+                by=flows.PERSON,
+                title=v.title,
+                body=v.body,
+                tags=v.tags,
+                folder=v.folder,
+                layer=v.layer,  # type: ignore[arg-type]
+                expected_updated=note.updated,
+            )
+        except MemtuiError as exc:
+            self.app.call_from_thread(self.notify, exc.line(), severity="error", timeout=12)
+            now = self.app.ask(lambda: notes.get(note.id).note)
+            if now is not None and now.updated != note.updated:
+                self.note = now  # the version a second ctrl+s knowingly saves over
+                self.app.call_from_thread(
+                    self.notify,
+                    "your text is still here: ctrl+s again saves it over that version, "
+                    "escape leaves it",
+                    severity="warning",
+                    timeout=12,
+                )
+            return
+        self.app.call_from_thread(self._updated, updated)
+
+    def _updated(self, note: UpdatedNote) -> None:
+        said = f"saved {note.title!r}"
+        if note.relinked:  # a rename: the notes linking to it name the new title
+            many = f"{note.relinked} other note{'s' * (note.relinked != 1)}"
+            said += f"; the links in {many} now read [[{note.title}]]"
+        self.notify(said)
         self.dismiss()
 
     def _saved(self, result: SaveResult) -> None:

@@ -1,12 +1,14 @@
 """The notes: layers, folders and tags with their counts beside the list of notes, newest
 first; and the Notes entry of the main screen's sidebar that leads here.
 
-Notes change from elsewhere too (Claude saves them over MCP, in this process or another),
-so both poll a cheap signature of the notes and reload when it moves."""
+Notes change from elsewhere too (Claude saves them over MCP, in this process or another):
+when the store changes (tui/watcher.py), both read a cheap signature of the notes and
+reload when it moved."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
@@ -19,7 +21,8 @@ from textual.widgets import DataTable, OptionList, Static
 from textual.widgets.option_list import Option
 
 from memtui.engine import LAYERS, FolderCount, Note, TagCount
-from memtui.tui.format import when
+from memtui.tui.format import WordCut, when
+from memtui.tui.messages import StoreChanged
 from memtui.tui.notes import flows
 from memtui.tui.notes.view import layer_colour
 from memtui.tui.status import Keys, StatusLine
@@ -30,7 +33,6 @@ if TYPE_CHECKING:
     from memtui.tui.app import MemtuiApp
 
 LISTED = 200  # notes in the table at once; the title says how many more a filter reaches
-POLL = 2.0  # seconds between looks for notes written elsewhere
 ALL = "all"
 RULES = "rules"
 
@@ -80,7 +82,7 @@ class Overview:
 
 def signature(app: MemtuiApp) -> Signature | None:
     """What moves when any note is written, deleted or approved: how many there are, the
-    last one written, how many rules wait. Three small reads, for the poll."""
+    last one written, how many rules wait. Three small reads, on each change of the store."""
 
     return app.ask(lambda: _signature(app.memory.notes))
 
@@ -166,7 +168,7 @@ class NotesScreen(Screen[None]):
             with Vertical(id="notes-pane"):
                 yield Static("Notes", id="notes-title")
                 table = NoteTable(id="note-table", cursor_type="row", zebra_stripes=True)
-                table.add_column("Updated", key="updated", width=10)
+                table.add_column("Updated", key="updated", width=11)
                 table.add_column("Layer", key="layer", width=6)
                 table.add_column("Folder", key="folder", width=12)
                 table.add_column("Title", key="title")
@@ -180,10 +182,12 @@ class NotesScreen(Screen[None]):
     def on_mount(self) -> None:
         self.sub_title = "notes"
         self.reload()
-        self.set_interval(POLL, self.poll)
 
     def on_screen_resume(self) -> None:
         self.reload()
+
+    def on_store_changed(self, _: StoreChanged) -> None:
+        self.follow_store()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in ("edit", "delete"):
@@ -196,8 +200,8 @@ class NotesScreen(Screen[None]):
         self.load_overview()
         self.load_notes(self.filter)
 
-    @work(thread=True, exclusive=True, group="poll", exit_on_error=False)
-    def poll(self) -> None:
+    @work(thread=True, exclusive=True, group="follow", exit_on_error=False)
+    def follow_store(self) -> None:
         if not self.is_current or self.seen is None or signature(self.app) == self.seen.signature:
             return
         now = overview(self.app)
@@ -226,8 +230,8 @@ class NotesScreen(Screen[None]):
             options.append(None)
             options.append(Option(Text("Folders", style="bold"), disabled=True))
             options += [
-                Option(counted(f.folder or "(no folder)", f.count), id=f"folder:{f.folder}")
-                for f in o.folders
+                Option(counted(label, count), id=f"folder:{path}")
+                for path, label, count in folder_tree(o.folders)
             ]
         if o.tags:
             options.append(None)
@@ -271,7 +275,7 @@ class NotesScreen(Screen[None]):
         self.notes = {str(n.id): n for n in listed}
         for n in listed:
             table.add_row(
-                when(n.updated)[:10],
+                updated_cell(n.updated),
                 layer_cell(self.app, n),
                 Text(n.folder, overflow="ellipsis", no_wrap=True, style="dim"),
                 note_title(n),
@@ -327,8 +331,42 @@ class NotesScreen(Screen[None]):
         self.dismiss()
 
 
-def note_title(note: Note) -> Text:
-    return Text(note.title, overflow="ellipsis", no_wrap=True)
+def folder_tree(folders: list[FolderCount]) -> list[tuple[str, str, int]]:
+    """The folders as a tree: (path, label, count) with each parent before its children,
+    even one that holds no note itself; a label is the folder's last part, indented by its
+    depth; a count takes in the notes below (choosing a folder lists them too)."""
+    totals: dict[str, int] = {}
+    for f in folders:
+        parts = f.folder.split("/")
+        for depth in range(1, len(parts) + 1):
+            path = "/".join(parts[:depth])
+            totals[path] = totals.get(path, 0) + f.count
+    tree = []
+    for path in sorted(totals, key=lambda p: p.casefold().split("/")):
+        depth = path.count("/")
+        label = "  " * depth + path.rsplit("/", 1)[-1] if path else "(no folder)"
+        tree.append((path, label, totals[path]))
+    return tree
+
+
+def updated_cell(timestamp: str) -> str:
+    """`today 14:02` for a note written today (a list of today's notes is not a column of
+    one date), the date otherwise."""
+    stamp = when(timestamp)
+    return f"today {stamp[11:]}" if stamp.startswith(today()) else stamp[:10]
+
+
+def today() -> str:
+    return datetime.now().astimezone().strftime("%Y-%m-%d")
+
+
+def note_title(note: Note) -> WordCut:
+    """The title, cut at a word; one that looks like another note's (confusable letters)
+    says which first, where a narrow column does not cut it off."""
+    shown = Text()
+    if note.looks_like is not None:
+        shown.append(f"⚠ looks like #{note.looks_like} ", style="bold yellow")
+    return WordCut(shown.append(note.title))
 
 
 def layer_cell(app: MemtuiApp, note: Note) -> Text:
@@ -356,7 +394,6 @@ class NotesArea(Vertical):
     def on_mount(self) -> None:
         self.seen: Signature | None = None
         self.load()
-        self.set_interval(POLL, self.load)
 
     @work(thread=True, exclusive=True, group="notes-area", exit_on_error=False)
     def load(self) -> None:

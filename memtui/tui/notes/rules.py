@@ -16,8 +16,9 @@ from textual.widgets import DataTable, Static
 
 from memtui.engine import Note
 from memtui.tui.format import when
+from memtui.tui.messages import StoreChanged
 from memtui.tui.notes import flows
-from memtui.tui.notes.listing import POLL, NoteTable
+from memtui.tui.notes.listing import NoteTable, note_title
 from memtui.tui.session import CODE_THEME
 from memtui.tui.status import Keys, StatusLine
 
@@ -62,9 +63,11 @@ class RulesScreen(Screen[None]):
     def on_mount(self) -> None:
         self.sub_title = "rules to approve"
         self.load()
-        self.set_interval(POLL, self.load)
 
     def on_screen_resume(self) -> None:
+        self.load()
+
+    def on_store_changed(self, _: StoreChanged) -> None:
         self.load()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
@@ -89,7 +92,7 @@ class RulesScreen(Screen[None]):
         self.waiting = {str(r.id): r for r in waiting}
         self.approved = approved
         for r in waiting:
-            table.add_row(when(r.created), Text(r.title, overflow="ellipsis"), key=str(r.id))
+            table.add_row(when(r.created), note_title(r), key=str(r.id))
         if keep in self.waiting:
             table.move_cursor(row=table.get_row_index(keep), animate=False)
         title = Text.assemble(
@@ -119,7 +122,9 @@ class RulesScreen(Screen[None]):
             shown.update("")
             return
         theme = CODE_THEME[self.app.current_theme.dark]
-        shown.update(Markdown(f"# {rule.title}\n\n{rule.body}", code_theme=theme))
+        alike = rule.looks_like
+        warn = "" if alike is None else f"**⚠ Its title looks like note #{alike}'s.**\n\n"
+        shown.update(Markdown(f"# {rule.title}\n\n{warn}{rule.body}", code_theme=theme))
 
     @on(DataTable.RowSelected, "#rule-table")
     def _open(self, event: DataTable.RowSelected) -> None:

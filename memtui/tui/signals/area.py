@@ -1,7 +1,8 @@
 """The Signals and Inferences entries of the main screen's sidebar: new signals and stale
-inferences, counted. Every few seconds (while the main screen is on top) detection runs in
-a worker, a read when nothing changed, and the counts are read from SQLite; so a note saved
-here or by Claude shows in the counts without a key."""
+inferences, counted. When the store changes (while the main screen is on top, and when it
+comes back) detection runs in a worker, a read when nothing it looks at changed, and the
+counts are read from SQLite; so a note saved here or by Claude shows in the counts without
+a key."""
 
 from __future__ import annotations
 
@@ -15,7 +16,6 @@ from textual.widgets.option_list import Option
 from memtui.engine.signal_types import Counts
 from memtui.tui.signals import flows
 
-POLL = 2.0  # seconds between looks, as the Notes entry
 SIGNALS = "signals"
 INFERENCES = "inferences"
 
@@ -46,7 +46,6 @@ class SignalsArea(Vertical):
 
     def on_mount(self) -> None:
         self.load()
-        self.set_interval(POLL, self.load)
 
     @work(thread=True, exclusive=True, group="signals-area", exit_on_error=False)
     def load(self) -> None:

@@ -17,6 +17,7 @@ from textual.widgets.option_list import Option
 from textual.widgets.selection_list import Selection
 
 from memtui.engine.signal_types import Inference, Signal
+from memtui.tui.format import when
 from memtui.tui.forms import Confirm
 from memtui.tui.signals import flows
 
@@ -105,11 +106,16 @@ class MintForm(ModalScreen[None]):
         DIALOG_CSS
         + """
     MintForm .signals-dialog { width: 100; }
-    /* the buttons are the form's only key hints: the fields scroll, they stay in view */
-    MintForm VerticalScroll { height: auto; max-height: 70vh; }
-    MintForm TextArea { height: 5; }
-    MintForm SelectionList { height: auto; max-height: 8; }
-    MintForm #mint-confidence { width: 12; }
+    /* Compact fields, so that at 80x24 the evidence shows whole beside them; the buttons
+    are the form's only key hints: when the fields must scroll, they stay in view */
+    MintForm VerticalScroll { height: auto; max-height: 1fr; }
+    MintForm .signals-dialog Input, MintForm TextArea { margin-bottom: 1; }
+    MintForm TextArea { height: 3; }
+    MintForm #mint-confidence-line { height: 1; margin-bottom: 1; }
+    MintForm #mint-confidence-line Label { width: auto; padding-right: 1; }
+    MintForm #mint-confidence { width: 8; margin-bottom: 0; }
+    MintForm SelectionList { height: auto; max-height: 10; border: none; padding: 0; }
+    MintForm #mint-buttons { margin-top: 1; }
     """
     )
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -128,27 +134,17 @@ class MintForm(ModalScreen[None]):
             yield Label(f"Mint an inference from signal #{s.id}", classes="dialog-title")
             with VerticalScroll():
                 yield Label("Title", classes="dialog-hint")
-                yield Input(s.title, id="mint-title")
+                yield Input(s.title, id="mint-title", compact=True)
                 yield Label("Summary: what you conclude", classes="dialog-hint")
-                yield TextArea(s.detail, id="mint-summary", soft_wrap=True)
-                yield Label("Confidence, 0 to 1", classes="dialog-hint")
-                yield Input("0.7", id="mint-confidence")
+                yield TextArea(s.detail, id="mint-summary", soft_wrap=True, compact=True)
+                with Horizontal(id="mint-confidence-line"):
+                    yield Label("Confidence, 0 to 1", classes="dialog-hint")
+                    yield Input("0.7", id="mint-confidence", compact=True)
                 yield Label("Evidence (space takes one out or back)", classes="dialog-hint")
-                evidence: list[Selection[str]] = [
-                    Selection(Text(f"note  {n.title}"), f"note:{n.id}", True) for n in s.notes
-                ]
-                evidence += [
-                    Selection(
-                        Text(f"message  {m.session_title} #{m.message_index}: {m.snippet}"),
-                        f"message:{m.uuid}",
-                        True,
-                    )
-                    for m in s.messages
-                ]
-                yield SelectionList[str](*evidence, id="mint-evidence")
-            with Horizontal():
-                yield Button("Mint… (ctrl+s)", variant="primary", id="mint")
-                yield Button("Cancel (esc)", id="cancel")
+                yield SelectionList[str](*evidence_rows(s), id="mint-evidence")
+            with Horizontal(id="mint-buttons"):
+                yield Button("Mint… (ctrl+s)", variant="primary", id="mint", compact=True)
+                yield Button("Cancel (esc)", id="cancel", compact=True)
 
     def on_mount(self) -> None:
         self.query_one("#mint-title", Input).focus()
@@ -198,3 +194,22 @@ class MintForm(ModalScreen[None]):
 
     def action_cancel(self) -> None:
         self.dismiss(None)
+
+
+def evidence_rows(s: Signal) -> list[Selection[str]]:
+    """One line each, told apart by what differs first: a note's title, folder and date;
+    a message's date and conversation (the same error reads the same in each)."""
+    rows: list[Selection[str]] = []
+    for n in s.notes:
+        line = Text("note     ", style="dim", no_wrap=True, overflow="ellipsis")
+        line.append(n.title, style="bold")
+        line.append(f"  {n.folder or '(no folder)'} · {when(n.updated)}", style="dim")
+        rows.append(Selection(line, f"note:{n.id}", True))
+    for m in s.messages:
+        line = Text("message  ", style="dim", no_wrap=True, overflow="ellipsis")
+        line.append(f"{when(m.timestamp) or 'undated'}  ")
+        line.append(m.session_title or "(untitled)", style="bold")
+        line.append(f" #{m.message_index}  ", style="dim")
+        line.append(" ".join(m.snippet.split()))
+        rows.append(Selection(line, f"message:{m.uuid}", True))
+    return rows

@@ -2,7 +2,9 @@
 message it rests on, unchanged, changed (with the diff since the mint) or deleted. On either
 screen the person confirms a stale one again (c) or drops one (d).
 
-Listing and getting re-check the evidence in the engine: both run in a worker."""
+Listing and getting re-check the evidence in the engine: both run in a worker, again
+whenever the store changes (a note edited anywhere may make one stale) and when the screen
+comes back."""
 
 from __future__ import annotations
 
@@ -18,7 +20,8 @@ from textual.widgets import DataTable, OptionList, Static
 from textual.widgets.option_list import Option
 
 from memtui.engine.signal_types import Evidence, Inference, MessageRef
-from memtui.tui.format import when
+from memtui.tui.format import WordCut, when
+from memtui.tui.messages import StoreChanged
 from memtui.tui.signals import flows
 from memtui.tui.status import Keys, StatusLine
 from memtui.tui.tables import ListTable
@@ -95,6 +98,10 @@ class InferencesScreen(Screen[None]):
         if self.loaded:
             self.reload()
 
+    def on_store_changed(self, _: StoreChanged) -> None:
+        if self.loaded:
+            self.reload()
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in ("provenance", "drop"):
             return bool(self.inferences)
@@ -115,6 +122,8 @@ class InferencesScreen(Screen[None]):
     def show(self, status: str | None, found: list[Inference]) -> None:
         if status != self.status:
             return
+        if self.loaded and found == list(self.inferences.values()):
+            return  # nothing moved: the cursor and the summary stay as they are
         self.loaded = True
         table = self.query_one(InferenceTable)
         keep = self._current_id()
@@ -126,7 +135,7 @@ class InferencesScreen(Screen[None]):
                 status_mark(i),
                 Text(f"{i.confidence:.2f}", justify="right"),
                 when(i.created)[:10],
-                Text(i.title, overflow="ellipsis", no_wrap=True),
+                WordCut(Text(i.title)),
                 key=str(i.id),
             )
         if keep in self.inferences:
@@ -236,6 +245,14 @@ class ProvenanceScreen(Screen[None]):
         self.sub_title = f"inference #{self.inference_id}"
         self.load()
 
+    def on_screen_resume(self) -> None:
+        if self.inference is not None:  # back from its evidence, which may have changed
+            self.load()
+
+    def on_store_changed(self, _: StoreChanged) -> None:
+        if self.inference is not None:
+            self.load()
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "open":
             e = self._current()
@@ -261,6 +278,10 @@ class ProvenanceScreen(Screen[None]):
         self.app.call_from_thread(self.show, found, messages)
 
     def show(self, found: Inference, messages: dict[str, MessageRef]) -> None:
+        if found == self.inference and messages == self.messages:
+            return  # nothing moved: the cursor and the diff stay as they are
+        listing = self.query_one(ProvenanceList)
+        at = listing.highlighted
         self.inference = found
         self.messages = messages
         head = Text.assemble((f"#{found.id} {found.title}", "bold"), "  ", status_mark(found))
@@ -278,10 +299,9 @@ class ProvenanceScreen(Screen[None]):
             line.append(f"  #{e.ref}" if e.kind == "note" else f"  {e.ref[:8]}", style="dim")
             line.truncate(300)
             options.append(Option(line, id=str(k)))
-        listing = self.query_one(ProvenanceList)
         listing.set_options(options)
         if options:
-            listing.highlighted = 0
+            listing.highlighted = min(at or 0, len(options) - 1)
         self._show_diff()
         self.refresh_bindings()
 

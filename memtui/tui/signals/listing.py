@@ -1,8 +1,9 @@
 """The signals: by type and status (new first), the evidence of the highlighted one beside
 it, and the keys that triage it: d dismiss, z snooze, u back to new, m mint an inference.
 
-Detection runs in a worker (the engine re-runs it only when notes or messages changed), and
-the screen polls the cheap counts to reload when something new is found."""
+Detection runs in a worker (the engine re-runs it only when notes or messages changed): on
+each change of the store the screen runs it and reads the cheap counts, and reloads when
+they moved."""
 
 from __future__ import annotations
 
@@ -18,12 +19,12 @@ from textual.widgets import DataTable, OptionList, Static
 from textual.widgets.option_list import Option
 
 from memtui.engine.signal_types import SIGNAL_TYPES, Counts, Signal
-from memtui.tui.format import when
+from memtui.tui.format import WordCut, when
+from memtui.tui.messages import StoreChanged
 from memtui.tui.signals import flows
 from memtui.tui.status import Keys, StatusLine
 from memtui.tui.tables import ListTable
 
-POLL = 2.0  # seconds between looks for new signals (notes written elsewhere)
 ALL = "all"
 STATUS_ORDER: tuple[str | None, ...] = ("new", "snoozed", "dismissed", "synthesized", None)
 TYPE_NAMES = {
@@ -79,7 +80,7 @@ class SignalsScreen(Screen[None]):
         Binding("u", "renew", "Back to new", id="signal.new"),
         Binding("m", "mint", "Mint", id="signal.mint"),
         Binding("s", "status", "Status", id="signals.status"),
-        Binding("o", "open_evidence", "Open evidence", id="signals.open"),
+        Binding("o", "open_evidence", "Open evidence", show=False, id="signals.open"),
         Binding("i", "inferences", "Inferences", id="signals.inferences"),
         Binding("left", "focus_types", "Types", show=False, id="signals.types"),
         Binding("tab", "focus_evidence", "Evidence", show=False, id="signals.evidence"),
@@ -92,6 +93,10 @@ class SignalsScreen(Screen[None]):
         self.signals: dict[str, Signal] = {}
         self.loaded = False
         self.seen: Counts | None = None
+        # Through a status with no signals the table is hidden (Textual moves the focus to
+        # the types): the signal that was highlighted, and whether the table had the focus.
+        self._kept: str | None = None
+        self._refocus = False
 
     def compose(self) -> ComposeResult:
         yield StatusLine()
@@ -103,11 +108,7 @@ class SignalsScreen(Screen[None]):
                 yield TypeList(*options, id="signal-types")
             with Vertical(id="signals-pane"):
                 yield Static("Signals", id="signals-title")
-                table = SignalTable(id="signal-table", cursor_type="row", zebra_stripes=True)
-                table.add_column("Type", key="type", width=15)
-                table.add_column("Status", key="status", width=11)
-                table.add_column("Title", key="title")
-                yield table
+                yield SignalTable(id="signal-table", cursor_type="row", zebra_stripes=True)
                 yield Static("", id="signal-detail")
                 yield Static("Evidence", id="evidence-title")
                 yield EvidenceList(id="evidence-list")
@@ -117,11 +118,13 @@ class SignalsScreen(Screen[None]):
     def on_mount(self) -> None:
         self.sub_title = "signals"
         self.reload()
-        self.set_interval(POLL, self.poll)
 
     def on_screen_resume(self) -> None:
         if self.loaded:
             self.reload()
+
+    def on_store_changed(self, _: StoreChanged) -> None:
+        self.follow_store()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         current = self._current()
@@ -150,8 +153,8 @@ class SignalsScreen(Screen[None]):
         if found is not None:
             self.app.call_from_thread(self.show, type, status, found.signals, counts)
 
-    @work(thread=True, exclusive=True, group="signals-poll", exit_on_error=False)
-    def poll(self) -> None:
+    @work(thread=True, exclusive=True, group="signals-follow", exit_on_error=False)
+    def follow_store(self) -> None:
         """Detection (a no-op on an unchanged corpus), then the counts: a reload only when
         they moved."""
         if not self.is_current or not self.loaded:
@@ -170,17 +173,24 @@ class SignalsScreen(Screen[None]):
         self.loaded = True
         self.seen = counts
         table = self.query_one(SignalTable)
-        keep = self._current_id()
+        keep = self._current_id() or self._kept
         at = table.cursor_row
-        table.clear()
+        focused = table.has_focus or self._refocus
+        # One status shown: its column would repeat it on every row, the titles get the room
+        table.clear(columns=(status is None) != ("status" in table.columns))
+        if not table.columns:
+            table.add_column("Type", key="type", width=15)
+            if status is None:
+                table.add_column("Status", key="status", width=11)
+            table.add_column("Title", key="title")
+            table.fit()
         self.signals = {str(s.id): s for s in found}
         for s in found:
-            table.add_row(
-                Text(TYPE_NAMES.get(s.type, s.type), style="bold"),
-                status_cell(s),
-                Text(s.title, overflow="ellipsis", no_wrap=True),
-                key=str(s.id),
-            )
+            cells = [Text(TYPE_NAMES.get(s.type, s.type), style="bold")]
+            if status is None:
+                cells.append(status_cell(s))
+            cells.append(WordCut(Text(s.title)))
+            table.add_row(*cells, key=str(s.id))
         if keep in self.signals:
             table.move_cursor(row=table.get_row_index(keep), animate=False)
         elif found:
@@ -200,6 +210,10 @@ class SignalsScreen(Screen[None]):
         )
         self.query_one("#signals-empty", Static).update(empty)
         self.set_class(not found, "-empty")
+        self._kept = None if found else keep
+        self._refocus = focused and not found
+        if found and focused:
+            table.focus()
         self._show_evidence()
         self.refresh_bindings()
 
@@ -239,6 +253,7 @@ class SignalsScreen(Screen[None]):
             options.append(Option(shown, id=f"note:{n.id}"))
         for i, m in enumerate(s.messages):
             shown = Text("message  ", style="dim")
+            shown.append(f"{when(m.timestamp) or 'undated'}  ")
             shown.append(m.session_title or "(untitled)", style="bold")
             shown.append(f" #{m.message_index}  ", style="dim")
             shown.append(m.snippet.replace("\n", " "))
