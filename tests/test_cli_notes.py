@@ -555,7 +555,7 @@ def test_a_rename_says_which_links_it_rewrote(noted: Config, tmp_path: Path) -> 
     assert renamed.returncode == 0, renamed.stderr
     assert renamed.stdout.splitlines() == [
         "saved note #2",
-        "  renamed: 1 note linking to it now names it 'Provider move'",
+        "  the links in 1 other note now read [[Provider move]]",
     ]
     assert (
         "[[Provider move]]"

@@ -15,7 +15,7 @@ from memtui.engine import FORMATS, LAYERS, MAX_BODY_BYTES, ON_CONFLICT, to_dict
 from memtui.errors import InvalidArgument, MemtuiError
 
 if TYPE_CHECKING:
-    from memtui.engine import Memory, Note
+    from memtui.engine import Memory, Note, UpdatedNote
 
 family = Family()
 NOTE_ID = id_of("note")
@@ -174,8 +174,7 @@ def note_edit(memory: Memory, args: Namespace) -> None:
             data = Path(args.source).read_bytes()
         except OSError as exc:
             fail(f"INVALID_ARGUMENT: cannot read {args.source}: {exc.strerror or exc}")
-        _save_edit(memory, before, _utf8(data))
-        _saved(memory, before)
+        _saved(before.id, _save_edit(memory, before, _utf8(data)))
         return
     from memtui.engine import note_for_editing
 
@@ -196,7 +195,7 @@ def note_edit(memory: Memory, args: Namespace) -> None:
         if problem:
             fail(f"{problem}: nothing saved, your edit is kept in {draft}")
         try:
-            _save_edit(memory, before, _utf8(data))
+            saved = _save_edit(memory, before, _utf8(data))
         except MemtuiError as exc:
             if ask(f"{error_line(exc)}\nedit again? [Y/n] ", default=True):
                 continue
@@ -205,7 +204,7 @@ def note_edit(memory: Memory, args: Namespace) -> None:
                 f"(fix it, then: memtui note edit {before.id} --from {draft})"
             )
         draft.unlink()
-        _saved(memory, before)
+        _saved(before.id, saved)
         return
 
 
@@ -219,8 +218,9 @@ def _utf8(data: bytes) -> str:
         ) from None
 
 
-def _save_edit(memory: Memory, before: Note, text: str) -> None:
-    """Save an edited note, unless someone else changed it since it was opened."""
+def _save_edit(memory: Memory, before: Note, text: str) -> UpdatedNote | None:
+    """Save an edited note, unless someone else changed it since it was opened; None when
+    the edit changed nothing."""
     from memtui.engine import edited_note
 
     fields = edited_note(text)
@@ -231,19 +231,16 @@ def _save_edit(memory: Memory, before: Note, text: str) -> None:
             "compare it with memtui note show and edit again",
         )
     changed = {k: v for k, v in fields.items() if v != getattr(before, k)}
-    if changed:
-        memory.notes.update(before.id, by="person", **changed)
+    return memory.notes.update(before.id, by="person", **changed) if changed else None
 
 
-def _saved(memory: Memory, before: Note) -> None:
-    """Say the edit is saved and, after a rename, how many notes' [[links]] now name the
-    new title (the notes service rewrote them)."""
-    say(f"saved note #{before.id}")
-    now = memory.notes.get(before.id)
-    if now.note.title != before.title and now.backlinks:
-        n = len(now.backlinks)
-        verb = "names" if n == 1 else "name"
-        say(f"  renamed: {n:,} {plural(n, 'note')} linking to it now {verb} it {now.note.title!r}")
+def _saved(note_id: int, saved: UpdatedNote | None) -> None:
+    """Say the edit is saved and, after a rename, in how many other notes the notes service
+    rewrote the [[links]] to it."""
+    say(f"saved note #{note_id}")
+    if saved is not None and saved.relinked:
+        many = f"{saved.relinked:,} other {plural(saved.relinked, 'note')}"
+        say(f"  the links in {many} now read [[{saved.title}]]")
 
 
 def _run_editor(path: Path) -> str:
