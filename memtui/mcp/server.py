@@ -21,6 +21,7 @@ import anyio.to_thread
 import pydantic_core
 from mcp.server.auth.provider import TokenVerifier
 from mcp.server.auth.settings import AuthSettings
+from mcp.server.context import CallNext, ServerRequestContext
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.mcpserver.utilities.func_metadata import FuncMetadata
@@ -28,7 +29,10 @@ from mcp.server.models import InitializationOptions
 from mcp.shared.exceptions import MCPError
 from mcp.types import (
     INVALID_PARAMS,
+    INVALID_REQUEST,
     CallToolResult,
+    GetPromptResult,
+    InputRequiredResult,
     ReadResourceRequestParams,
     RequestParams,
     TextContent,
@@ -39,7 +43,7 @@ from pydantic import BaseModel, Field, ValidationError, create_model
 from memtui import __version__
 from memtui.engine import Busy, MemtuiError
 from memtui.mcp.engine import Engine
-from memtui.mcp.handshake import FAMILIES, instructions
+from memtui.mcp.handshake import FAMILIES, INITIALIZED_ALREADY, instructions
 
 log = logging.getLogger(__name__)
 
@@ -121,6 +125,7 @@ class Server(MCPServer):
             auth=auth,
         )
         self.engine = engine
+        self._lowlevel_server.middleware.append(initialize_once)
         self._refuse_long_uris()
         self._arguments: dict[str, tuple[str, ...]] = {}
         self._expects: dict[str, dict[str, str]] = {}
@@ -209,6 +214,39 @@ class Server(MCPServer):
         self._arguments[fn.__name__] = tuple(tool.parameters.get("properties", {}))
         self._expects[fn.__name__] = expects or {}
 
+    async def get_prompt(
+        self,
+        name: str,
+        arguments: dict[str, Any] | None = None,
+        context: Context[Any, Any] | None = None,
+    ) -> GetPromptResult | InputRequiredResult:
+        """The SDK's, but an unknown prompt, a missing argument or one it does not take is
+        invalid params, said as a tool's bad argument is (the SDK answers code 0, or -32603
+        on a 2026-07-28 connection, and logs a traceback)."""
+        prompt = self._prompt_manager.get_prompt(name)
+        if prompt is None:
+            known = ", ".join(p.name for p in self._prompt_manager.list_prompts())
+            raise MCPError(
+                code=INVALID_PARAMS,
+                message=f"NOT_FOUND: no prompt named {name!r} (the prompts are: {known})",
+            )
+        declared = [a.name for a in prompt.arguments or []]
+        given = arguments or {}
+        missing = [a.name for a in prompt.arguments or [] if a.required and a.name not in given]
+        unknown = [key for key in given if key not in declared]
+        if missing or unknown:
+            wrong = (
+                f"needs the argument {', '.join(map(repr, missing))}"
+                if missing
+                else f"takes no argument {', '.join(map(repr, unknown))}"
+            )
+            raise MCPError(
+                code=INVALID_PARAMS,
+                message=f"{INVALID}: the prompt {name} {wrong} "
+                f"(its arguments are: {', '.join(declared) or 'none'})",
+            )
+        return await super().get_prompt(name, arguments, context)
+
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
     ) -> CallToolResult:
@@ -232,6 +270,15 @@ class Server(MCPServer):
             return failure(f"INTERNAL_ERROR: {name} failed unexpectedly (the log says why)")
         assert isinstance(result, CallToolResult)
         return result
+
+
+async def initialize_once(ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> Any:
+    """MCP's lifecycle has one initialization per connection: a second `initialize` is
+    refused (the SDK would answer it, whatever version it names), as stdio refuses it before
+    the SDK is ready."""
+    if ctx.method == "initialize" and ctx.session.client_params is not None:
+        raise MCPError(code=INVALID_REQUEST, message=INITIALIZED_ALREADY)
+    return await call_next(ctx)
 
 
 def lean_schema(schema: dict[str, Any]) -> dict[str, Any]:

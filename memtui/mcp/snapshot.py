@@ -1,6 +1,7 @@
-"""`wire.json`: the SDK's answers to the handshake and the lists, for handshake.py to give
-before the SDK is imported. `python -m memtui.mcp.snapshot` writes it again after a tool,
-resource or prompt changes or the SDK is upgraded (tests/test_mcp_stdio.py says when).
+"""`wire.json`: the SDK's answers to the handshake and the lists, and the methods it serves at
+each protocol version, for handshake.py to give before the SDK is imported. `python -m
+memtui.mcp.snapshot` writes it again after a tool, resource or prompt changes or the SDK is
+upgraded (tests/test_mcp_wire.py says when).
 
 The answers are the SDK's own: each is asked of the real server over in-memory streams, on a
 fresh connection per protocol version, with nothing about the archive needed (no call opens it).
@@ -15,6 +16,7 @@ from typing import Any
 import anyio
 from mcp.shared.message import SessionMessage
 from mcp_types import JSONRPCError, JSONRPCResponse, jsonrpc_message_adapter
+from mcp_types.methods import CLIENT_REQUESTS, SPEC_CLIENT_METHODS
 
 from memtui.config import load
 from memtui.mcp.engine import Engine
@@ -103,9 +105,21 @@ def answers(families: Sequence[str]) -> dict[str, dict[str, Any]]:
     return found
 
 
+def methods(server: Server) -> dict[str, dict[str, list[str]]]:
+    """For each protocol version, the request methods the SDK knows at it ("known": any other
+    is -32601 Method not found) and those of them it has a handler for ("served")."""
+    handled = set(server._lowlevel_server._request_handlers)
+    own = handled - SPEC_CLIENT_METHODS  # a method of memtui's own is known at every version
+    found = {}
+    for version in (*VERSIONS, MODERN):
+        known = {m for m, v in CLIENT_REQUESTS if v == version} | own
+        found[version] = {"known": sorted(known), "served": sorted(known & handled)}
+    return found
+
+
 def build() -> dict[str, Any]:
-    """The whole of wire.json: the answers with their lists emptied, and each family's items
-    (once for every version, unless they differ)."""
+    """The whole of wire.json: the answers with their lists emptied, each family's items
+    (once for every version, unless they differ), and the methods served at each version."""
     every = answers(FAMILIES)
     refusals = every.pop("refusals")
     for results in every.values():
@@ -123,7 +137,13 @@ def build() -> dict[str, Any]:
             items = {version: own[version][method][key] for version in own}
             same = all(i == items[MODERN] for i in items.values())
             families[family][method] = {"all": items[MODERN]} if same else items
-    return {"answers": every, "families": families, "refusals": refusals}
+    server = build_server(Engine(load()), told=PLACEHOLDER)
+    return {
+        "answers": every,
+        "families": families,
+        "methods": methods(server),
+        "refusals": refusals,
+    }
 
 
 def main() -> None:
