@@ -12,7 +12,7 @@ from mcp.types import CallToolResult
 from pydantic import Field, StrictInt, StrictStr
 
 from memtui.engine import Receipt
-from memtui.mcp.server import Server, output_model, structured
+from memtui.mcp.tools import Server, output_model, structured
 
 ReceiptOutput = output_model(Receipt)
 
@@ -20,6 +20,9 @@ ReceiptOutput = output_model(Receipt)
 def register(server: Server) -> None:
     engine = server.engine
 
+    @server.engine_tool(
+        title="Forget a session, project or note", read_only=False, destructive=True
+    )
     def forget(
         session_id: Annotated[
             StrictStr | None,
@@ -46,9 +49,3 @@ def register(server: Server) -> None:
         return structured(
             engine().forget(session_id, project, note_id, confirmed=confirmed, by="agent")
         )
-
-    server.engine_tool(forget, title="Forget a session, project or note", read_only=False)
-    tool = server._tool_manager.get_tool("forget")
-    assert tool is not None and tool.annotations is not None
-    tool.annotations.destructive_hint = True
-    tool.annotations.idempotent_hint = False

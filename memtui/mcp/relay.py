@@ -27,7 +27,8 @@ from mcp_types import (
 )
 
 from memtui.mcp.handshake import ACKNOWLEDGED, LISTEN, given_key, id_key, malformed, problem
-from memtui.mcp.server import TOOL_SECONDS, Server, build_server
+from memtui.mcp.server import build_server
+from memtui.mcp.tools import TOOL_SECONDS, Server
 
 if TYPE_CHECKING:
     from memtui.mcp.stdio import Signalled, Wire

@@ -30,7 +30,8 @@ from memtui.mcp.handshake import (
     VERSIONS,
     WIRE,
 )
-from memtui.mcp.server import Server, build_server
+from memtui.mcp.server import build_server
+from memtui.mcp.tools import Server
 
 PLACEHOLDER = "(instructions)"
 CLIENT = {"name": "memtui-snapshot", "version": "0"}
