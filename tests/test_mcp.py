@@ -15,9 +15,10 @@ from mcp.types import CallToolResult, TextContent
 
 from memtui.engine import Busy, Memory
 from memtui.engine.render import READ_BYTES
-from memtui.mcp import server as mcp_server
+from memtui.mcp import tools as mcp_tools
 from memtui.mcp.engine import Engine
-from memtui.mcp.server import Server, build_server, run_bounded
+from memtui.mcp.server import build_server
+from memtui.mcp.tools import Server, run_bounded
 from tests.lines import user, write
 from tests.mcp_data import ARGUMENTS, BILLING, CHECKOUT, CRAWL, CRAWLER, SHOP, build
 
@@ -461,7 +462,7 @@ async def test_recall_prompt(server: Server) -> None:
 
 
 async def test_a_call_that_runs_too_long_answers_busy(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(mcp_server, "TOOL_SECONDS", 0.2)
+    monkeypatch.setattr(mcp_tools, "TOOL_SECONDS", 0.2)
     started = time.monotonic()
     with pytest.raises(Busy, match="took longer"):
         await run_bounded(lambda: time.sleep(2), "slow")

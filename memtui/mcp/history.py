@@ -7,15 +7,12 @@ each body is one engine call whose dataclass is the structured result.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
-from typing import Annotated, Literal, TypedDict, TypeVar
+from typing import Annotated, Literal, TypedDict
 
-from mcp.server.mcpserver.exceptions import ResourceError
 from mcp.types import CallToolResult
 from pydantic import Field, StrictInt, StrictStr
 
 from memtui.engine import (
-    MemtuiError,
     Mode,
     Order,
     ProjectInfo,
@@ -28,15 +25,9 @@ from memtui.engine import (
     to_dict,
 )
 from memtui.engine.types import ModeAlias
-from memtui.mcp.server import Server, output_model, run_bounded, structured
+from memtui.mcp.args import Cwd, Limit, QueryText, Text, When
+from memtui.mcp.tools import Server, output_model, resource, structured
 
-T = TypeVar("T")
-
-MAX_QUERY = 4_000
-MAX_TEXT = 1_000  # ids, paths and filters: generous, but no megabyte "project"
-
-Text = Annotated[StrictStr, Field(max_length=MAX_TEXT)]
-QueryText = Annotated[StrictStr, Field(min_length=1, max_length=MAX_QUERY)]
 Concepts = Annotated[list[QueryText], Field(min_length=2, max_length=5)]
 SessionId = Annotated[
     StrictStr,
@@ -46,22 +37,6 @@ SessionId = Annotated[
         description="A session id or a unique prefix",
     ),
 ]
-Cwd = Annotated[
-    StrictStr,
-    Field(
-        max_length=MAX_TEXT,
-        pattern=r"^/",
-        description="An absolute working directory: that project only",
-    ),
-]
-When = Annotated[
-    StrictStr,
-    Field(
-        max_length=40,
-        description="ISO 8601 date or date-time",
-    ),
-]
-Limit = Annotated[StrictInt, Field(ge=1, le=50)]
 
 
 SearchOutput = output_model(SearchResponse)
@@ -81,6 +56,10 @@ class ProjectList(TypedDict):
 def register(server: Server) -> None:
     engine = server.engine
 
+    @server.engine_tool(
+        title="Search past conversations",
+        expects={"query": "a string (1-4,000 characters), or a list of 2-5 such strings"},
+    )
     def search_history(
         query: Annotated[
             QueryText | Concepts,
@@ -138,6 +117,7 @@ def register(server: Server) -> None:
             return structured(response, search_markdown(response))
         return structured(response)
 
+    @server.engine_tool(title="Page through a session")
     def get_session(
         session_id: SessionId,
         offset: Annotated[StrictInt, Field(ge=0, le=10_000)] = 0,
@@ -153,6 +133,7 @@ def register(server: Server) -> None:
         page = engine().history.get_session(session_id, offset, limit, order, search)
         return structured(page)
 
+    @server.engine_tool(title="Read a session as Markdown")
     def read_session(
         session_id: SessionId,
         start_line: Annotated[StrictInt | None, Field(ge=1)] = None,
@@ -163,6 +144,7 @@ def register(server: Server) -> None:
         part = engine().history.read_session(session_id, start_line, end_line)
         return structured(part, read_markdown(part))
 
+    @server.engine_tool(title="Recent sessions")
     def get_recent_sessions(
         cwd: Cwd | None = None, limit: Limit = 5
     ) -> Annotated[CallToolResult, SessionList]:
@@ -170,25 +152,16 @@ def register(server: Server) -> None:
         all projects."""
         return structured(SessionList(sessions=engine().history.recent_sessions(cwd, limit)))
 
+    @server.engine_tool(title="List projects")
     def list_projects() -> Annotated[CallToolResult, ProjectList]:
         """Every project with its counts and last activity: the `project` to filter by."""
         return structured(ProjectList(projects=engine().history.list_projects()))
 
+    @server.engine_tool(title="Archive statistics")
     def memory_stats() -> Annotated[CallToolResult, StatsOutput]:
         """How much memtui holds, when it last ingested, and whether its indexes are in
         step."""
         return structured(engine().upkeep.stats())
-
-    server.engine_tool(
-        search_history,
-        title="Search past conversations",
-        expects={"query": "a string (1-4,000 characters), or a list of 2-5 such strings"},
-    )
-    server.engine_tool(get_session, title="Page through a session")
-    server.engine_tool(read_session, title="Read a session as Markdown")
-    server.engine_tool(get_recent_sessions, title="Recent sessions")
-    server.engine_tool(list_projects, title="List projects")
-    server.engine_tool(memory_stats, title="Archive statistics")
 
     @server.resource(
         "memtui://projects",
@@ -228,13 +201,6 @@ def register(server: Server) -> None:
     )
     def recall(question: str) -> str:
         return RECALL.format(question=question)
-
-
-async def resource(call: Callable[[], T], uri: str) -> T:
-    try:
-        return await run_bounded(call, uri)
-    except MemtuiError as exc:
-        raise ResourceError(exc.line()) from None
 
 
 RECALL = """\
