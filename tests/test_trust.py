@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 import tantivy
 
-from memtui.config import Config
+from memtui.config import Config, unnamed
 from memtui.engine.memory import Memory
 from memtui.errors import NotConfirmed
 from memtui.store import db
@@ -518,6 +518,31 @@ def test_forget_a_session_leaves_no_byte(cfg: Config) -> None:
         assert not any(_found(memory).values())
         assert memory.history.search("checkout totals", "fts").results
     _no_bytes_left(cfg.data_dir)
+
+
+def test_the_log_never_names_a_forgotten_session(cfg: Config, tmp_path: Path) -> None:
+    """Issue 25: the log (outside the data dir) kept a forgotten session's id and transcript
+    path. It names neither now, a log written before this release included."""
+    path = _forget_corpus(cfg.claude_dir)
+    session = path.stem
+    state = tmp_path / "state"
+    older = state / "memtui" / "log"  # platformdirs' user_log_dir under XDG_STATE_HOME
+    older.mkdir(parents=True)
+    (older / "memtui.log.1").write_text(
+        f"2026-11-01 10:00:00,000 7 memtui.ingest.reader INFO reading {path} from the start\n"
+        f"2026-11-01 10:00:01,000 7 memtui.mcp.server ERROR tool show failed: {session}\n"
+    )
+    env = {"XDG_STATE_HOME": str(state)}
+    assert memtui(cfg, "index", **env).returncode == 0
+    assert memtui(cfg, "forget", "--session", session, "--yes", **env).returncode == 0
+    assert memtui(cfg, "index", **env).returncode == 0
+    logs = [p for p in state.rglob("*") if p.is_file() and p.name.startswith("memtui.log")]
+    assert len(logs) == 2
+    logged = "".join(p.read_text() for p in logs)
+    hashed = unnamed(str(path), (older / "log.key").read_bytes())
+    assert logged.count(f"reading {hashed} from the start") == 2  # the old line and today's
+    for name in (session, session.upper(), str(path), path.name, path.parent.name):
+        assert name not in logged, name
 
 
 def test_forget_scrubs_the_vector_snapshot_in_place(cfg: Config) -> None:

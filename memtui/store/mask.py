@@ -23,9 +23,7 @@ import hashlib
 import hmac
 import json
 import math
-import os
 import re
-import secrets
 import sqlite3
 import string
 from collections import Counter
@@ -35,6 +33,7 @@ from pathlib import Path
 
 import orjson
 
+from memtui.config import secret_key
 from memtui.progress import Meter
 from memtui.store import db, notes, signals
 
@@ -226,7 +225,7 @@ class Masker:
         if not enabled:
             return cls(enabled=False)
         exact, patterns = read_allowlist(config_dir / ALLOW_FILE)
-        return cls(load_key(data_dir), True, exact, patterns)
+        return cls(secret_key(data_dir / KEY_FILE), True, exact, patterns)
 
     def marker(self, kind: str, value: str) -> str:
         digest = hmac.new(self.key, value.encode("utf-8", "surrogatepass"), hashlib.sha256)
@@ -349,32 +348,6 @@ def count_markers(texts: Iterable[str]) -> Counter[str]:
     for text in texts:
         counts.update(m.group(1) for m in MARKER.finditer(text))
     return counts
-
-
-def load_key(data_dir: Path) -> bytes:
-    """The data dir's masking key, made on first use, readable by its owner only."""
-    path = data_dir / KEY_FILE
-    try:
-        key = path.read_bytes()
-        if len(key) >= 32:
-            return key
-    except FileNotFoundError:
-        pass
-    data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
-    tmp = data_dir / f".{KEY_FILE}.{os.getpid()}.tmp"
-    fd = os.open(tmp, os.O_CREAT | os.O_WRONLY | os.O_TRUNC, 0o600)
-    try:
-        os.write(fd, secrets.token_bytes(32))
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-    try:
-        os.link(tmp, path)  # the first process to make a key wins; the others read it
-    except FileExistsError:
-        pass
-    finally:
-        tmp.unlink(missing_ok=True)
-    return path.read_bytes()
 
 
 def read_allowlist(path: Path) -> tuple[frozenset[str], tuple[re.Pattern[str], ...]]:
