@@ -43,10 +43,12 @@ from memtui.engine.notes_types import (
     TagCount,
 )
 from memtui.engine.types import (
+    BYS,
     MODE_ALIASES,
     MODES,
     ORDERS,
     ROLES,
+    By,
     DoctorReport,
     MessageView,
     Mode,
@@ -55,6 +57,7 @@ from memtui.engine.types import (
     Role,
     SearchResponse,
     SearchResult,
+    SessionHit,
     SessionInfo,
     SessionPage,
     SessionText,
@@ -105,6 +108,7 @@ def __getattr__(name: str) -> object:
 
 __all__ = [
     "AUTHORS",
+    "BYS",
     "LAYERS",
     "MAX_BODY_BYTES",
     "MAX_DUPLICATE",
@@ -119,6 +123,7 @@ __all__ = [
     "Ambiguous",
     "Author",
     "Busy",
+    "By",
     "Config",
     "DoctorReport",
     "Flashbacks",
@@ -162,6 +167,7 @@ __all__ = [
     "SearchResponse",
     "SearchResult",
     "SessionFlashback",
+    "SessionHit",
     "SessionInfo",
     "SessionPage",
     "SessionText",

@@ -464,6 +464,16 @@ class FullText:
                     out.update(dict.fromkeys(stems))
         return list(out)
 
+    def stems(self, text: str) -> set[str]:
+        """The stems of the words of `text` worth searching (STOP_WORDS left out)."""
+        words = _words(_PHRASE.sub(" ", text))[:_MAX_WORDS]
+        return {
+            s
+            for w in words
+            if w.lower() not in STOP_WORDS
+            for s in self._stem.analyze(w.rstrip("*"))
+        }
+
     def ids(self) -> set[int]:
         searcher = self._searcher()
         if searcher.num_docs == 0:
