@@ -58,6 +58,7 @@ AMONG = 3
 STRONG = 0.5
 TITLED = 0.1
 SESSION_DEPTH = 3
+TITLES_KEPT = 10_000
 # What is not conversation ranks below it: compaction summaries, subagents Claude Code only
 # warmed up (their prompt is WARMUP), the compaction agent (its agent id starts COMPACT_AGENT).
 NOISE, COPY = 1, 2
@@ -269,6 +270,7 @@ class Searcher:
     def __init__(self, reader: Callable[[], sqlite3.Connection], indexes: Indexes) -> None:
         self.reader = reader
         self.indexes = indexes
+        self._titles: dict[str, frozenset[str]] = {}  # a title's stems (_share)
 
     def filters(
         self,
@@ -391,7 +393,7 @@ class Searcher:
             if isinstance(query, str) and filt.role is None:  # concepts ask for what has them
                 replies = self._replies({mid for mid, _ in ranked[:ANSWERED]}, filt)
                 ranked = answered(ranked, replies)
-        ranked = self._quiet(ranked, want if by == "message" else len(ranked))
+        ranked = self._quiet(ranked, want if by == "message" else SESSION_DEPTH * want)
         if fts_total is None or fts_total <= len(matched):
             total = len(ranked)  # every match is in the list
         else:
@@ -433,8 +435,16 @@ class Searcher:
         )
 
     def _share(self, title: str, asked: set[str]) -> float:
-        """The share of the query's words (`asked`: their stems) that `title` has."""
-        return len(self.indexes.fts.stems(title) & asked) / len(asked) if asked else 0.0
+        """The share of the query's words (`asked`: their stems) that `title` has. A title's
+        stems are kept: the same conversations come back search after search."""
+        if not asked:
+            return 0.0
+        stems = self._titles.get(title)
+        if stems is None:
+            if len(self._titles) >= TITLES_KEPT:
+                self._titles.clear()
+            stems = self._titles[title] = frozenset(self.indexes.fts.stems(title))
+        return len(stems & asked) / len(asked)
 
     def _by_session(
         self, ranked: Ranking, asked: set[str]
