@@ -44,10 +44,12 @@ from memtui.engine.notes_types import (
     UpdatedNote,
 )
 from memtui.engine.types import (
+    BYS,
     MODE_ALIASES,
     MODES,
     ORDERS,
     ROLES,
+    By,
     DoctorReport,
     MessageView,
     Mode,
@@ -56,6 +58,7 @@ from memtui.engine.types import (
     Role,
     SearchResponse,
     SearchResult,
+    SessionHit,
     SessionInfo,
     SessionPage,
     SessionText,
@@ -106,6 +109,7 @@ def __getattr__(name: str) -> object:
 
 __all__ = [
     "AUTHORS",
+    "BYS",
     "LAYERS",
     "MAX_BODY_BYTES",
     "MAX_DUPLICATE",
@@ -120,6 +124,7 @@ __all__ = [
     "Ambiguous",
     "Author",
     "Busy",
+    "By",
     "Config",
     "DoctorReport",
     "Flashbacks",
@@ -163,6 +168,7 @@ __all__ = [
     "SearchResponse",
     "SearchResult",
     "SessionFlashback",
+    "SessionHit",
     "SessionInfo",
     "SessionPage",
     "SessionText",

@@ -13,11 +13,13 @@ from mcp.types import CallToolResult
 from pydantic import Field, StrictInt, StrictStr
 
 from memtui.engine import (
+    By,
     Mode,
     Order,
     ProjectInfo,
     Role,
     SearchResponse,
+    SearchResult,
     SessionInfo,
     SessionPage,
     SessionText,
@@ -91,6 +93,10 @@ def register(server: Server) -> None:
                 description="Other words the answer may use (synonyms, error text, file)",
             ),
         ] = None,
+        by: Annotated[
+            By,
+            Field(description='"session": which conversation, best first, each at its best hit'),
+        ] = "message",
         limit: Limit = 10,
         response_format: Annotated[
             Literal["json", "markdown"],
@@ -99,8 +105,8 @@ def register(server: Server) -> None:
     ) -> Annotated[CallToolResult, SearchOutput]:
         """Search all of the user's past Claude Code conversations (every project, deleted
         sessions too). Call it before answering anything about past work: what was decided,
-        tried, fixed or said, "how did we do X". Open a hit with get_session (offset near its
-        message_index) or read_session."""
+        tried, fixed or said. Lists only matches (`nearest`: not matches). Open a
+        hit with get_session (offset near its message_index)."""
         response = engine().history.search(
             query,
             mode,
@@ -112,6 +118,7 @@ def register(server: Server) -> None:
             before=before,
             alternatives=alternatives,
             limit=limit,
+            by=by,
         )
         if response_format == "markdown":
             return structured(response, search_markdown(response))
@@ -231,27 +238,55 @@ def read_markdown(part: SessionText) -> str:
 def search_markdown(response: SearchResponse) -> str:
     """Results for reading: where and when, the session's title, the snippet, the score,
     and the call that opens the hit where it is (read_session's first part of a long session
-    may end before it)."""
-    if not response.results:
-        lines = ["No matches."]
-    elif not (response.fts_total or response.vector_total):  # only the nearest, however far
-        lines = [
-            "No message has these words or comes near in meaning; "
-            f"the {len(response.results)} nearest by meaning, however far ({response.mode}):",
-            "",
-        ]
-    else:
-        lines = [f"{len(response.results)} of {response.total} matches ({response.mode})", ""]
+    may end before it). By session, a conversation a line with its best hit under it. When
+    nothing matches, it says so, and the nearest by meaning follow under their own heading."""
+    counts = []
+    if response.fts_total is not None:
+        counts.append(f"{response.fts_total:,} with the words")
+    if response.vector_total is not None:
+        counts.append(f"{response.vector_total:,} near in meaning")
+    counted = f" ({response.mode}: {', '.join(counts)})" if counts else f" ({response.mode})"
+    lines = []
     if response.note:
-        lines[:0] = [f"_{response.note}_", ""]
+        lines += [f"_{response.note}_", ""]
+    if not response.total:
+        lines.append(f"No matches{counted}.")
+    else:
+        what = "conversation" if response.by == "session" else "match"
+        plural = "" if response.total == 1 else ("s" if response.by == "session" else "es")
+        lines += [f"{len(response.results)} of {response.total:,} {what}{plural}{counted}", ""]
+    sessions = {hit.session.session_id: hit for hit in response.sessions}
     for n, r in enumerate(response.results, 1):
-        when = (r.timestamp or "")[:16].replace("T", " ")
-        title = r.session_title or "(untitled)"
+        hit = sessions.get(r.session_id)
+        if hit is not None:
+            info = hit.session
+            when = (info.last_timestamp or "")[:10]
+            lines.append(
+                f"{n}. **{info.title or '(untitled)'}** · {info.project} · {when} · "
+                f"{info.message_count:,} messages, {hit.matches} matching · score {hit.score:.3f}"
+            )
+            lines += _hit_lines(r, "   best: ")
+        else:
+            lines += _hit_lines(r, f"{n}. ")
+    if response.nearest:
         lines += [
-            f"{n}. **{title}** · {r.project} · {when} · {r.role} · score {r.score:.3f}",
-            f"   {' '.join(r.snippet.split())}",
-            f'   open: get_session(session_id="{r.session_id}", '
-            f"offset={max(r.message_index - 2, 0)}, limit=5)",
+            "",
+            f"Nearest by meaning, none near enough to count as a match "
+            f"({len(response.nearest)}, similarity as score):",
             "",
         ]
+        for n, r in enumerate(response.nearest, 1):
+            lines += _hit_lines(r, f"{n}. ")
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _hit_lines(r: SearchResult, lead: str) -> list[str]:
+    when = (r.timestamp or "")[:16].replace("T", " ")
+    title = r.session_title or "(untitled)"
+    return [
+        f"{lead}**{title}** · {r.project} · {when} · {r.role} · score {r.score:.3f}",
+        f"   {' '.join(r.snippet.split())}",
+        f'   open: get_session(session_id="{r.session_id}", '
+        f"offset={max(r.message_index - 2, 0)}, limit=5)",
+        "",
+    ]
