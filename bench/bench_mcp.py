@@ -95,8 +95,11 @@ class Server:
         self.proc.stdin.flush()
         return took
 
-    def search(self, query: str) -> dict[str, Any]:
-        args = {"name": "search_history", "arguments": {"query": query, "limit": 10}}
+    def search(self, query: str, by: str = "message") -> dict[str, Any]:
+        arguments: dict[str, Any] = {"query": query, "limit": 10}
+        if by != "message":
+            arguments["by"] = by
+        args = {"name": "search_history", "arguments": arguments}
         result = self.request("tools/call", args)["result"]
         assert not result.get("isError"), result
         return result["structuredContent"]

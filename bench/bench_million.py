@@ -15,6 +15,8 @@ One command, each phase on the same archive (the corpus and the built archive ar
    server's background catch-up checks every transcript file;
 6. four servers searching at once (one thread each, as four Claude Code windows), p50/p95,
    and their PSS together after searching (/proc/PID/smaps_rollup: Linux only);
+   4-6 again on questions as Claude sends them (`questions`: 5-12 words, half a prompt's
+   first sentence, half a question about a prompt's subject), by message and by session;
 7. vector search against exact scoring on held-back queries: recall@10 and latency; with
    `--graph`, hnswlib's graph loaded from the snapshot too (its memory, recall, latency);
 8. an SQLite FTS5 table from the same rows, p50/p95 in process (a peer's floor).
@@ -146,6 +148,50 @@ def queries(db: Path, n: int, seed: int) -> list[str]:
     return found
 
 
+# Questions as Claude asks them (5-12 words), about a prompt's subject.
+ASKING = (
+    "what did we decide about {}?",
+    "how did we fix the {} problem?",
+    "why did {} fail last time?",
+    "when did we last change {}?",
+    "where did we put the {} code?",
+    "what was wrong with {} in the end?",
+)
+
+
+def questions(db: Path, n: int, seed: int) -> list[str]:
+    """Queries of 5 to 12 words, as Claude sends them: half the first sentence of a prompt
+    of the corpus, half a question about a prompt's subject (a few of its words)."""
+    from memtui.store.fts import STOP_WORDS
+
+    conn = sqlite3.connect(db)
+    prompts = [
+        r[0]
+        for r in conn.execute(
+            "SELECT text FROM messages WHERE kind = 'prompt' AND length(text) > 40 "
+            "ORDER BY id LIMIT 20000"
+        )
+    ]
+    rng = random.Random(seed)
+    word = re.compile(r"[A-Za-z][A-Za-z_.]{2,}")
+    found: list[str] = []
+    while len(found) < n:
+        text = rng.choice(prompts)
+        if len(found) % 2 == 0:
+            first = re.split(r"(?<=[.?!])\s|\n", text.strip())[0].split()
+            asked = " ".join(first[:12])
+        else:
+            content = [w for w in word.findall(text) if w.lower() not in STOP_WORDS]
+            if len(content) < 2:
+                continue
+            k = rng.randint(2, min(4, len(content)))
+            start = rng.randrange(len(content) - k + 1)
+            asked = rng.choice(ASKING).format(" ".join(content[start : start + k]))
+        if 5 <= len(asked.split()) <= 12:
+            found.append(asked)
+    return found
+
+
 def held_back(db: Path, n: int, seed: int) -> list[str]:
     """Queries no tuning saw: half word queries of another seed, half openings of prompts
     from the newest sessions (the tuning queries come from the oldest rows)."""
@@ -161,11 +207,11 @@ def held_back(db: Path, n: int, seed: int) -> list[str]:
     return queries(db, n // 2, seed) + rng.sample(texts, n - n // 2)
 
 
-def latencies(server: Server, asked: list[str]) -> list[float]:
+def latencies(server: Server, asked: list[str], by: str = "message") -> list[float]:
     took = []
     for q in asked:
         t = time.perf_counter()
-        server.search(q)
+        server.search(q, by)
         took.append(time.perf_counter() - t)
     return took
 
@@ -174,7 +220,7 @@ def ms(values: list[float]) -> str:
     return f"p50 {pct(values, 0.5) * 1000:.1f} ms, p95 {pct(values, 0.95) * 1000:.1f} ms"
 
 
-def start_up(env: dict[str, str], asked: list[str], starts: int) -> None:
+def start_up(env: dict[str, str], asked: list[str], starts: int, what: str = "") -> None:
     inits, firsts, cpus, modes = [], [], [], []
     for n in range(starts):
         server = Server(env)
@@ -187,18 +233,18 @@ def start_up(env: dict[str, str], asked: list[str], starts: int) -> None:
         modes.append(f"{answer.get('mode')}{said}")
         server.close()
     note(
-        "`initialize` answered, from process start",
+        f"`initialize` answered, from process start{what}",
         f"median {statistics.median(inits) * 1000:.0f} ms, max {max(inits) * 1000:.0f} ms",
     )
     note(
-        "first `search_history` answer, from process start",
+        f"first `search_history` answer, from process start{what}",
         f"median {statistics.median(firsts) * 1000:.0f} ms, max {max(firsts) * 1000:.0f} ms; "
         f"CPU used by then median {statistics.median(cpus) * 1000:.0f} ms "
         f"({starts} starts; modes: {', '.join(sorted(set(modes)))})",
     )
 
 
-def one_server(env: dict[str, str], asked: list[str]) -> None:
+def one_server(env: dict[str, str], asked: list[str], by: str = "message", what: str = "") -> None:
     # During catch-up: a new server takes follow.lock and checks every transcript file.
     fresh = Server(env)
     fresh.initialize()
@@ -207,29 +253,31 @@ def one_server(env: dict[str, str], asked: list[str]) -> None:
     deadline = time.perf_counter() + 12.0
     n = 0
     while time.perf_counter() < deadline:
-        busy += latencies(fresh, [asked[n % len(asked)]])
+        busy += latencies(fresh, [asked[n % len(asked)]], by)
         n += 1
     # Idle: a server that never follows (the fresh one above still holds follow.lock, done).
     idle_server = Server(env)
     idle_server.initialize()
     idle_server.search("warm up")
     before = psutil.Process(idle_server.proc.pid).cpu_times()
-    idle = latencies(idle_server, asked)
+    idle = latencies(idle_server, asked, by)
     after = psutil.Process(idle_server.proc.pid).cpu_times()
     cpu = (after.user + after.system - before.user - before.system) / len(asked)
     idle_server.close()
     fresh.close()
     note(
-        "`search_history` over stdio, one server, idle",
+        f"`search_history` over stdio, one server, idle{what}",
         f"{ms(idle)}; the server's CPU {cpu * 1000:.1f} ms a search",
     )
     note(
-        "... during the first 12 s of a new server (its catch-up checking every file)",
+        f"... during the first 12 s of a new server (its catch-up checking every file){what}",
         f"{ms(busy)} ({len(busy)} searches; p95 {pct(busy, 0.95) / pct(idle, 0.95):.2f}x idle)",
     )
 
 
-def four_servers(env: dict[str, str], asked: list[str]) -> None:
+def four_servers(
+    env: dict[str, str], asked: list[str], by: str = "message", what: str = ""
+) -> None:
     four = [Server(env) for _ in range(4)]
     for each in four:
         each.initialize()
@@ -238,7 +286,7 @@ def four_servers(env: dict[str, str], asked: list[str]) -> None:
     took: list[list[float]] = [[] for _ in four]
 
     def drive(i: int) -> None:
-        took[i] = latencies(four[i], asked[i::4] * 2)
+        took[i] = latencies(four[i], asked[i::4] * 2, by)
 
     threads = [threading.Thread(target=drive, args=(i,)) for i in range(4)]
     for t in threads:
@@ -246,13 +294,13 @@ def four_servers(env: dict[str, str], asked: list[str]) -> None:
     for t in threads:
         t.join()
     together = [x for each in took for x in each]
-    note("four servers searching at once", f"{ms(together)} ({len(together)} searches)")
+    note(f"four servers searching at once{what}", f"{ms(together)} ({len(together)} searches)")
     time.sleep(1)
     pss = [family_kb(each.proc.pid, "Pss") / 1024 for each in four]
     for each in four:
         each.close()
     note(
-        "four servers, PSS together after searching",
+        f"four servers, PSS together after searching{what}",
         f"{sum(pss):.0f} MB ({', '.join(f'{p:.0f}' for p in pss)})",
     )
 
@@ -344,6 +392,7 @@ def main() -> None:
     parser.add_argument("--messages", type=int, default=1_050_000)
     parser.add_argument("--work", type=Path, default=Path("/tmp/memtui-million"))
     parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument("--questions", type=int, default=120, help="5-12 word questions")
     parser.add_argument("--starts", type=int, default=5, help="cold server starts to time")
     parser.add_argument("--fresh", action="store_true", help="index the archive again")
     parser.add_argument("--graph", action="store_true", help="measure hnswlib's graph too")
@@ -377,6 +426,12 @@ def main() -> None:
     start_up(env, asked, args.starts)
     one_server(env, asked)
     four_servers(env, asked)
+    # The queries Claude sends: 5-12 words, often a question; by message and by session.
+    asking = questions(data / "memtui.db", args.questions, seed=9)
+    start_up(env, asking, args.starts, what=" (questions)")
+    for by in ("message", "session"):
+        one_server(env, asking, by, what=f" (questions, by {by})")
+        four_servers(env, asking, by, what=f" (questions, by {by})")
 
     recall = in_child(
         f"QUERIES = {json.dumps(json.dumps(held_back(data / 'memtui.db', 300, seed=8)))}\n"

@@ -49,7 +49,6 @@ from blind_alternatives import BLIND
 from common import BENCH, run_child
 from quality_set import HELD_BACK, MORE, NEEDLES, Needle, queries
 
-from memtui.engine.search import fuse as engine_fuse
 from memtui.store.fts import STOP_WORDS
 
 KINDS = ("lexical", "paraphrase", "concepts", "natural")
@@ -293,11 +292,14 @@ def evaluate(projects: str, data: str) -> dict[str, Any]:
     def ranked(q: Query, mode: str, limit: int, exact: bool, alts: tuple[str, ...] = ()) -> Ranked:
         vectors._EXACT_INDEX = EXACT if exact else GRAPH
         started = time.perf_counter()
-        found = searcher.search(q.text, mode, Filters(), limit, 0, alternatives=list(alts))
-        found = found.results
+        if mode == "vector":  # the vector ranking itself, near or not (vector mode lists the near)
+            found = raw_vector(searcher, [q.text, *alts], Filters(), limit)
+        else:
+            got = searcher.search(q.text, mode, Filters(), limit, 0, alternatives=list(alts))
+            found = [(r.uuid, r.score) for r in got.results]
         name = f"{mode}{' exact' if exact else ''}{' alts' if alts else ''}"
         seconds[name] = seconds.get(name, 0.0) + time.perf_counter() - started
-        return [(r.uuid, r.score) for r in found]
+        return found
 
     def baseline(q: Query) -> Ranked:
         match = fts5_match(q.text)
@@ -352,6 +354,20 @@ def evaluate(projects: str, data: str) -> dict[str, Any]:
     }
 
 
+def raw_vector(searcher: Any, phrasings: list[Any], filt: Any, limit: int) -> Ranked:
+    """The vector ranking of `phrasings` (each message at its best), nearest first, near in
+    meaning or not: what the fusion starts from. Vector mode lists only the near ones."""
+    meaning = searcher._meaning(phrasings, filt, max(limit, DEPTH), limit)
+    best = sorted(meaning.sims.items(), key=lambda kv: (-kv[1], -kv[0]))[:limit]
+    uuid = dict(
+        searcher.reader().execute(
+            f"SELECT id, uuid FROM messages WHERE id IN ({','.join('?' * len(best))})",
+            [mid for mid, _ in best],
+        )
+    )
+    return [(uuid[mid], sim) for mid, sim in best]
+
+
 def evaluate_child(projects: Path, data: Path, model: str) -> dict[str, Any]:
     """`evaluate` in a fresh interpreter: the embedder reads MEMTUI_MODEL once per process."""
     code = f"""
@@ -403,16 +419,6 @@ Fusion = Callable[[Ranked, Ranked], list[str]]
 
 def _ids(ranking: Ranked) -> dict[str, int]:
     return {u: i for i, (u, _) in enumerate(ranking)}
-
-
-def engine(fts: Ranked, vec: Ranked, weight: float) -> list[str]:
-    """The engine's own fuse(), over uuids turned into stand-in ids; `weight` turns full-text
-    scores into the coverages it takes (FullText.weight)."""
-    ids = {u: n for n, u in enumerate(dict.fromkeys([u for u, _ in fts] + [u for u, _ in vec]))}
-    back = {n: u for u, n in ids.items()}
-    covered = [(ids[u], s / (weight or 1.0)) for u, s in fts]
-    fused = engine_fuse(covered, [(ids[u], s) for u, s in vec])
-    return [back[n] for n, _ in fused]
 
 
 def rrf(k: int, w_fts: float = 1.0, w_vec: float = 1.0) -> Fusion:
@@ -496,7 +502,6 @@ def method_ranks(result: dict[str, Any]) -> dict[str, list[tuple[Query, int]]]:
             put("fts + blind alternatives", q, r["fts_blind"])
             put("vector + blind alternatives", q, r["vector_blind_exact"])
             put("hybrid + blind alternatives", q, r["hybrid_blind_exact"])
-        put("hybrid without answers to prompts (fuse() re-fused)", q, engine(fts, vec, r["weight"]))
         for name, fuse in VARIANTS.items():
             put(name, q, fuse(fts, vec))
     return out
@@ -671,9 +676,7 @@ def main() -> None:
             result = evaluate_child(projects, args.work / f"data-{Path(model).name}", model)
         if ceiling:
             add_transformer(args.work, result, ceiling)
-        report(
-            label, result, [*MAIN, "hybrid without answers to prompts (fuse() re-fused)", *VARIANTS]
-        )
+        report(label, result, [*MAIN, *VARIANTS])
         if args.ranks:
             print_ranks(result)
         if args.save:

@@ -8,7 +8,9 @@ from __future__ import annotations
 import logging
 import logging.handlers
 import os
+import re
 from collections.abc import Callable
+from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
@@ -19,6 +21,8 @@ from memtui.errors import InvalidArgument
 
 APP = "memtui"
 LOG_BYTES = 2 * 1024 * 1024  # per log file; two old ones are kept
+LOG_FILE = "memtui.log"
+LOG_KEY = "log.key"
 _T = TypeVar("_T")
 
 
@@ -110,20 +114,107 @@ def private_dir(path: Path) -> Path:
     return path
 
 
+def secret_key(path: Path) -> bytes:
+    """A random key kept in `path`, made on first use, readable by its owner only."""
+    import secrets  # here, as hmac below: every command and hook starts by importing this file
+
+    try:
+        key = path.read_bytes()
+        if len(key) >= 32:
+            return key
+    except FileNotFoundError:
+        pass
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    fd = os.open(tmp, os.O_CREAT | os.O_WRONLY | os.O_TRUNC, 0o600)
+    try:
+        os.write(fd, secrets.token_bytes(32))
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    try:
+        os.link(tmp, path)  # the first process to make a key wins; the others read it
+    except FileExistsError:
+        pass
+    finally:
+        tmp.unlink(missing_ok=True)
+    return path.read_bytes()
+
+
+# What would name a session in the log: a transcript's path, and any UUID (a session's id, a
+# message's). Both are written as a hash keyed with `log.key`, so a forgotten session leaves
+# no name there. The log never names them rather than a forget scrubbing it: several processes
+# append to it at once and it rotates, so a scrub could never be sure to have seen every line.
+_JSONL = re.compile(r"\.jsonl\b")
+_UUID = re.compile(r"(?i)\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b")
+_PATH_ENDS = frozenset(" \t\r\n'\"")
+
+
+def unnamed(text: str, key: bytes) -> str:
+    """`text` with every transcript path (up to the space or quote before it) and every UUID
+    in it replaced by its keyed hash."""
+    if ".jsonl" in text:
+        parts: list[str] = []
+        done = 0
+        for m in _JSONL.finditer(text):
+            start = m.start()
+            while start > done and text[start - 1] not in _PATH_ENDS:
+                start -= 1
+            parts += (text[done:start], _hashed(key, "transcript", text[start : m.end()]))
+            done = m.end()
+        text = "".join(parts) + text[done:]
+    return _UUID.sub(lambda m: _hashed(key, "id", m.group(0).lower()), text)
+
+
+def _hashed(key: bytes, kind: str, name: str) -> str:
+    import hashlib
+    import hmac
+
+    digest = hmac.new(key, name.encode("utf-8", "surrogatepass"), hashlib.sha256).hexdigest()
+    return f"\u2039{kind}:{digest[:8]}\u203a"
+
+
+class _Unnamed(logging.Formatter):
+    def __init__(self, key: bytes) -> None:
+        super().__init__("%(asctime)s %(process)d %(name)s %(levelname)s %(message)s")
+        self._key = key
+
+    def format(self, record: logging.LogRecord) -> str:
+        return unnamed(super().format(record), self._key)  # the traceback's text too
+
+
 def setup_logging(log_dir: Path) -> None:
     """Log to a rotating file, never to the terminal: the TUI owns it and stdio MCP owns
     stdout. Front ends call this before anything else; the engine never does."""
     root = logging.getLogger()
     if any(isinstance(h, logging.FileHandler) for h in root.handlers):
         return
+    key = b""
     try:
+        folder = private_dir(log_dir)
+        older = not (folder / LOG_KEY).exists()
+        key = secret_key(folder / LOG_KEY)
+        if older:
+            with suppress(OSError):  # the new lines name no session all the same
+                _unname_logs(folder, key)
         handler: logging.Handler = logging.handlers.RotatingFileHandler(
-            private_dir(log_dir) / "memtui.log", maxBytes=LOG_BYTES, backupCount=2
+            folder / LOG_FILE, maxBytes=LOG_BYTES, backupCount=2
         )
     except OSError:
         handler = logging.NullHandler()
-    handler.setFormatter(
-        logging.Formatter("%(asctime)s %(process)d %(name)s %(levelname)s %(message)s")
-    )
+    handler.setFormatter(_Unnamed(key))
     root.addHandler(handler)
     root.setLevel(logging.INFO)
+
+
+def _unname_logs(folder: Path, key: bytes) -> None:
+    """Logs written before the log named no session: written again without the names."""
+    for path in folder.glob(f"{LOG_FILE}*"):
+        text = path.read_text(encoding="utf-8", errors="replace")
+        new = unnamed(text, key)
+        if new != text:
+            tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+            fd = os.open(tmp, os.O_CREAT | os.O_WRONLY | os.O_TRUNC, 0o600)
+            with os.fdopen(fd, "w", encoding="utf-8") as out:
+                out.write(new)
+            os.replace(tmp, path)

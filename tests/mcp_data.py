@@ -26,6 +26,7 @@ ARGUMENTS = {
         "before",
         "role",
         "alternatives",
+        "by",
         "limit",
         "response_format",
     ],

@@ -15,9 +15,10 @@ from mcp.types import CallToolResult, TextContent
 
 from memtui.engine import Busy, Memory
 from memtui.engine.render import READ_BYTES
-from memtui.mcp import server as mcp_server
+from memtui.mcp import tools as mcp_tools
 from memtui.mcp.engine import Engine
-from memtui.mcp.server import Server, build_server, run_bounded
+from memtui.mcp.server import build_server
+from memtui.mcp.tools import Server, run_bounded
 from tests.lines import user, write
 from tests.mcp_data import ARGUMENTS, BILLING, CHECKOUT, CRAWL, CRAWLER, SHOP, build
 
@@ -180,18 +181,45 @@ async def test_search_markdown_opens_each_hit(server: Server) -> None:
 async def test_search_markdown_says_when_nothing_matched_and_the_nearest_are_shown(
     server: Server,
 ) -> None:
-    """A word no message has still lists the nearest by meaning: Claude reads that they are
-    not matches, not "3 of 10 matches"."""
+    """A word no message has, nothing near in meaning: no results and true counts, then the
+    nearest by meaning apart and labelled, in the JSON and the Markdown alike."""
     async with connect(server) as client:
         result = await client.call_tool(
             "search_history", {"query": "zzqqxx", "response_format": "markdown"}
         )
         assert not result.is_error
-        assert result.structured_content is not None
-        assert result.structured_content["results"], "the nearest are listed however far"
+        found = result.structured_content
+        assert found is not None
+        assert found["results"] == [] and found["total"] == 0
+        assert (found["fts_total"], found["vector_total"]) == (0, 0)
+        assert found["nearest"], "the nearest are set apart however far"
         shown = text_of(result)
-        assert shown.startswith("No message has these words or comes near in meaning")
-        assert " matches (" not in shown
+        assert shown.startswith("No matches (hybrid: 0 with the words, 0 near in meaning).")
+        assert "Nearest by meaning, none near enough to count as a match" in shown
+        assert shown.count("open: get_session(") == len(found["nearest"])
+
+
+async def test_search_by_session_names_the_conversation_and_opens_it_at_its_best_hit(
+    server: Server,
+) -> None:
+    async with connect(server) as client:
+        found = await ok(client, "search_history", query="webhook", by="session", limit=5)
+        assert found["by"] == "session"
+        sessions = [hit["session"]["session_id"] for hit in found["sessions"]]
+        assert sessions == [r["session_id"] for r in found["results"]]
+        assert len(set(sessions)) == len(sessions) == found["total"] == 2
+        crawl = found["sessions"][sessions.index(CRAWL)]
+        assert crawl["matches"] > 1 and crawl["session"]["project"] == CRAWLER
+        assert crawl["session"]["message_count"] >= crawl["matches"]
+        result = await client.call_tool(
+            "search_history",
+            {"query": "webhook", "by": "session", "project": SHOP, "response_format": "markdown"},
+        )
+        shown = text_of(result)
+        assert shown.startswith("1 of 1 conversation (hybrid: 2 with the words")
+        assert "**the checkout webhook test is flaky**" in shown and "matching" in shown
+        assert f'get_session(session_id="{CHECKOUT}", offset=0, limit=5)' in shown
+        await error(client, "search_history", {"query": "x", "by": "thread"}, "INVALID_ARGUMENT")
 
 
 async def test_search_argument_rules(server: Server) -> None:
@@ -461,7 +489,7 @@ async def test_recall_prompt(server: Server) -> None:
 
 
 async def test_a_call_that_runs_too_long_answers_busy(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(mcp_server, "TOOL_SECONDS", 0.2)
+    monkeypatch.setattr(mcp_tools, "TOOL_SECONDS", 0.2)
     started = time.monotonic()
     with pytest.raises(Busy, match="took longer"):
         await run_bounded(lambda: time.sleep(2), "slow")

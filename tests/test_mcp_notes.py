@@ -22,7 +22,8 @@ from mcp.shared.exceptions import MCPError
 
 from memtui.engine import Memory
 from memtui.mcp.engine import Engine
-from memtui.mcp.server import Server, build_server
+from memtui.mcp.server import build_server
+from memtui.mcp.tools import Server
 from tests import lines
 from tests.mcp_data import CHECKOUT, build
 from tests.test_mcp import error, ok, text_of

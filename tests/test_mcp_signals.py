@@ -13,7 +13,8 @@ from mcp.types import CallToolResult, TextContent
 from memtui.config import Config
 from memtui.engine import Memory
 from memtui.mcp.engine import Engine
-from memtui.mcp.server import Server, build_server
+from memtui.mcp.server import build_server
+from memtui.mcp.tools import Server
 from tests import lines
 from tests.test_mcp_stdio import Wire
 

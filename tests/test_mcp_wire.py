@@ -214,7 +214,8 @@ def test_every_bad_line_gets_its_error_and_the_server_lives(cfg: Config, when: s
     wire = Wire(cfg)
     wire.initialize()
     if when == "after":
-        assert "result" in wire.request("ping", {})  # only the SDK answers a ping
+        recall = {"name": "recall", "arguments": {"question": "q"}}
+        assert "result" in wire.request("prompts/get", recall)  # only the SDK answers it
     for n, (line, request_id, code) in enumerate(BAD_LINES):
         before = len(answers(wire))
         wire.send(line)

@@ -13,7 +13,7 @@ import pytest
 from memtui.config import Config
 from memtui.engine import search as search_module
 from memtui.engine.memory import Memory
-from memtui.engine.search import NEAREST, SearchResponse, answered, fuse, nearest, settled
+from memtui.engine.search import SearchResponse, answered, nearest, settled
 from memtui.errors import Ambiguous, InvalidArgument, NotFound
 from tests.lines import assistant, text, user, write
 
@@ -108,10 +108,15 @@ def test_known_phrase_found_in_its_session(real: Memory, mode: str) -> None:
 
 
 def test_vector_mode_finds_by_meaning(real: Memory) -> None:
-    response = real.history.search("elixir server fails to launch", "vector", limit=5)
-    uuids = [r.uuid for r in response.results]
-    assert "7d48cbd2-6615-4dd8-87f6-38f12b8167d6" in uuids  # "mix phx.server doesnt seem to start"
+    target = "7d48cbd2-6615-4dd8-87f6-38f12b8167d6"  # "mix phx.server doesnt seem to start"
+    response = real.history.search("the phoenix server does not start", "vector", limit=5)
+    assert target in [r.uuid for r in response.results]
     assert all(r.found_by == ["vector"] for r in response.results)
+    assert response.vector_total == len(response.results) and response.nearest == []
+    # Asked in other words (elixir, launch), it is not near in meaning: no match, and the
+    # nearest, it among them, set apart.
+    apart = real.history.search("elixir server fails to launch", "vector", limit=5)
+    assert apart.results == [] and target in [r.uuid for r in apart.nearest]
 
 
 def test_tool_output_is_searchable(real: Memory) -> None:
@@ -151,8 +156,8 @@ def test_get_session_cuts_long_pages(real: Memory) -> None:
 def test_project_filter_still_fills_the_limit(made: Memory, mode: str) -> None:
     shop = made.history.search("webhook", mode, project=SHOP, limit=5)
     assert shop.results and {r.project for r in shop.results} == {SHOP}
-    # Vectors list their near neighbours, or the NEAREST few when fewer are near.
-    want = 25 if mode != "vector" else NEAREST
+    # Vectors list only their near neighbours: ten of the crawler's are.
+    want = 25 if mode != "vector" else 10
     crawler = made.history.search("webhook", mode, cwd=CRAWLER, limit=want)
     assert len(crawler.results) == want and {r.project for r in crawler.results} == {CRAWLER}
 
@@ -332,30 +337,6 @@ def test_engine_imports_no_front_end() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
-
-
-def test_full_text_that_covers_the_query_leads_the_hybrid_list() -> None:
-    # Message 1 has all of the query's words; 3 sits third in both rankings, 4 tops vectors.
-    fts = [(1, 1.0), (2, 0.7), (3, 0.65)]
-    vector = [(4, 0.9), (5, 0.85), (3, 0.8)]
-    assert [mid for mid, _ in fuse(fts, vector)][:2] == [1, 3]
-    # With no full-text hit covering the query, the vector ranking's top leads.
-    weak = [(mid, score / 2) for mid, score in fts]
-    assert [mid for mid, _ in fuse(weak, vector)][:2] == [4, 3]
-    scores = [score for _, score in fuse(fts, vector)]
-    assert scores == sorted(scores, reverse=True)
-
-
-def test_flat_full_text_keeps_the_vector_finds() -> None:
-    # A paraphrase: full text matched incidental words (a third of the query) in ten messages;
-    # vectors found 20 first. Vectors lead, and their top five all stay in the top 10.
-    fts = [(mid, 0.34 - mid / 1000) for mid in range(1, 11)]
-    vector = [(mid, 0.8 - mid / 100) for mid in range(20, 30)]
-    top = [mid for mid, _ in fuse(fts, vector)][:10]
-    assert top[0] == 20
-    assert set(range(20, 25)) <= set(top)
-    # Each ranking's own top hit stays in the top 10 whichever leads.
-    assert {1, 20} <= set(top)
 
 
 GIFT = "2026-03-02T18:00:00Z"
@@ -639,18 +620,16 @@ def test_summaries_and_warmups_rank_below_conversation_and_never_twice(
 
 
 def test_fts_total_counts_matches_and_vector_total_near_neighbours(lab: Memory) -> None:
-    from memtui.engine.search import NEAR
-
     fts = lab.history.search("snake_case_helper", "fts")
     assert (fts.total, fts.fts_total, fts.vector_total) == (1, 1, None)
     hybrid = lab.history.search("snake_case_helper", "hybrid", limit=50)
     assert hybrid.fts_total == 1 and hybrid.vector_total is not None
-    # What is listed: the one match, the near neighbours (or the nearest few), their answers.
-    assert hybrid.total == len(hybrid.results) <= 1 + max(hybrid.vector_total, NEAREST) * 2
+    # What is listed: the one match, the near neighbours, their answers; nothing else.
+    assert hybrid.total == len(hybrid.results) <= 1 + hybrid.vector_total * 2
+    assert hybrid.nearest == []
     vector = lab.history.search("snake_case_helper", "vector", limit=50)
-    near = [r for r in vector.results if r.score >= NEAR]
-    assert vector.vector_total == len(near) and vector.fts_total is None
-    assert vector.total == len(vector.results) <= max(len(near), NEAREST)
+    assert vector.fts_total is None
+    assert vector.total == len(vector.results) == vector.vector_total
     many = lab.history.search("webhook", "fts")
     assert many.fts_total == many.total == 81  # 1 in shop, 40 prompts and 40 answers in crawler
 
@@ -689,12 +668,10 @@ def test_the_vector_ranking_beside_full_text_gives_the_same_answers(
     ]
 
     def answers() -> list[list[tuple[str, int, float, list[str]]]]:
+        found = [real.history.search(**ask) for ask in asks]  # type: ignore[arg-type]
         return [
-            [
-                (r.session_id, r.message_index, r.score, r.found_by)
-                for r in real.history.search(**ask).results  # type: ignore[arg-type]
-            ]
-            for ask in asks
+            [(r.session_id, r.message_index, r.score, r.found_by) for r in f.results + f.nearest]
+            for f in found
         ]
 
     inline = answers()

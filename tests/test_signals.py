@@ -436,8 +436,9 @@ def test_inferences_are_pull_only_in_searches(memory: Memory, claude_dir: Path) 
         evidence_note_ids=[fact.note.id],
     )
     assert memory.history.search("quokka rollout", "fts").results == []
-    nearest = memory.history.search("quokka rollout", "hybrid").results
-    assert nearest and all("quokka" not in r.snippet.casefold() for r in nearest)
+    hybrid = memory.history.search("quokka rollout", "hybrid")
+    assert hybrid.results == []  # nothing has the words or is near: only the nearest, apart
+    assert hybrid.nearest and all("quokka" not in r.snippet.casefold() for r in hybrid.nearest)
     hits = memory.notes.search("quokka rollout Monday").results
     assert all("quokka" not in f"{h.note.title} {h.snippet}".casefold() for h in hits)
     assert [i.title for i in memory.inferences.list()] == ["Quokka deploys hit a cold cache"]

@@ -5,6 +5,7 @@ Secrets are built from parts at run time, so this file holds none.
 
 from __future__ import annotations
 
+import base64
 import dataclasses
 import hashlib
 import json
@@ -20,7 +21,7 @@ from pathlib import Path
 import pytest
 import tantivy
 
-from memtui.config import Config
+from memtui.config import Config, unnamed
 from memtui.engine.memory import Memory
 from memtui.errors import NotConfirmed
 from memtui.store import db
@@ -68,19 +69,107 @@ PLANTED: dict[str, tuple[str, str]] = {
     "json": ("Js" + _rnd(18), '{{"client_secret": "{}", "id": 3}}'),
     "authorization": ("Au" + _rnd(30), 'curl -H "Authorization: Bearer {}" https://api'),
     "high-entropy": (_rnd(40), "the value was {} yesterday"),
+    # Issue 25: stored unmasked until then.
+    "aws-secret-prose": (_rnd(17) + "/" + _rnd(22), "my aws secret is {} (rotate it)"),
+    "aws-secret-configure": (
+        _rnd(25) + "+" + _rnd(14),
+        "aws configure set aws_secret_access_key {} --profile prod",
+    ),
+    "aws-secret-flag": (_rnd(9) + "/" + _rnd(30), "s3cmd --aws-secret-key {} ls s3://b"),
+    "netrc": (
+        "Nr" + _rnd(14),
+        "cat ~/.netrc\nmachine api.heroku.com\n  login dev@x.io\n  password {}\n",
+    ),
+    "docker-auth": (
+        base64.b64encode(("dev:" + _rnd(20)).encode()).decode(),
+        '{{"auths": {{"ghcr.io": {{"auth": "{}"}}}}}}',
+    ),
+    "azure": (
+        base64.b64encode(_rnd(66).encode()).decode(),
+        "DefaultEndpointsProtocol=https;AccountName=shop;AccountKey={};EndpointSuffix=core.windows.net",
+    ),
+    "twilio-sid": ("AC" + _rnd(32, "0123456789abcdef"), "the twilio account is {}"),
+    "twilio-token": (_rnd(32, "0123456789abcdef"), "twilio auth token: {} (test creds)"),
+    "hex-api-key": (_rnd(32, "0123456789abcdef"), 'WEATHER_API = "{}"'),
+    "hex-key": (_rnd(32, "0123456789abcdef"), "maps_key: {}"),
+    "putty": (
+        _rnd(64) + "\n" + _rnd(24) + "=",
+        "PuTTY-User-Key-File-3: ssh-ed25519\nEncryption: none\nPublic-Lines: 1\nAAAAC3Nz\n"
+        "Private-Lines: 2\n{}\nPrivate-MAC: 0a1b",
+    ),
+    "base64-github": (
+        base64.b64encode(("ghp_" + _rnd(36)).encode()).decode(),
+        "echo {} | base64 -d",
+    ),
+    "split-anthropic": ("sk-ant-api03-" + _rnd(40) + "\n" + _rnd(20), "key:\n{}\nend"),
+    "split-github": ("ghp_" + _rnd(16) + "\n" + _rnd(20), "token was\n{}\nthen"),
+    "password-is": ("Pi" + _rnd(12), "the password is {} for the staging box"),
+    "curl-user": ("Cu" + _rnd(14), "curl -u admin:{} https://api.internal/v1"),
+    "docker-login": ("Dl" + _rnd(14), "docker login -u dev -p {} registry.example.com"),
+    "sshpass": ("Ss" + _rnd(14), "sshpass -p '{}' ssh deploy@web1"),
+    "redis-cli": ("Rc" + _rnd(14), "redis-cli -h cache -a {} ping"),
+    "openssl": ("Os" + _rnd(14), "openssl enc -aes-256-cbc -k {} -in a.txt -out a.enc"),
+    "x-api-key": ("Xa" + _rnd(24), 'curl -H "X-API-Key: {}" https://api.example.com'),
+    "private-token": ("Pt" + _rnd(20), "curl --header 'PRIVATE-TOKEN: {}' https://gitlab/api"),
 }
+# The issue-25 kinds, each with the kind of the marker it becomes.
+MARKED: dict[str, str] = {
+    "aws-secret-prose": "aws-secret-key",
+    "aws-secret-configure": "aws-secret-key",
+    "aws-secret-flag": "aws-secret-key",
+    "netrc": "password",
+    "docker-auth": "docker-auth",
+    "azure": "azure-key",
+    "twilio-sid": "twilio-sid",
+    "twilio-token": "twilio-token",
+    "hex-api-key": "api-key",
+    "hex-key": "api-key",
+    "putty": "private-key",
+    "base64-github": "github-token",
+    "split-anthropic": "anthropic-key",
+    "split-github": "github-token",
+    "password-is": "password",
+    "curl-user": "password",
+    "docker-login": "password",
+    "sshpass": "password",
+    "redis-cli": "password",
+    "openssl": "password",
+    "x-api-key": "api-key",
+    "private-token": "token",
+}
+# 192 characters of base64: wrapped at 76, as a certificate is, its last line is 40 long.
+CERT = base64.b64encode(
+    hashlib.sha512(b"cert0").digest() * 2 + hashlib.sha256(b"c").digest()[:16]
+).decode()
 NEAR_MISSES = [
     "3f9a1b2c4d5e6f708192a3b4c5d6e7f809102a3b",  # a git SHA
     "123e4567-e89b-12d3-a456-426614174000",  # a UUID
     "SGVsbG8sIHdvcmxkISBUaGlzIGlzIGEgdGVzdCBmaXh0dXJlLg==",  # a base64 fixture
     "password_hint",
     "max_tokens",
+    # Issue 25: a model's name, hashes in prose, sha256sum's output, a lockfile's integrity,
+    # an image in a data: URI.
+    "sk-learn_transformer_pipeline_v2",
+    hashlib.md5(b"app-1.4.2.tgz").hexdigest(),
+    hashlib.sha1(b"app-1.4.2.tgz").hexdigest(),
+    hashlib.sha256(b"app-1.4.2.tgz").hexdigest(),
+    "sha512-" + base64.b64encode(hashlib.sha512(b"left-pad").digest()).decode(),
+    "sha1-" + base64.b64encode(hashlib.sha1(b"left-pad").digest()).decode(),
+    "data:image/png;base64,"
+    + base64.b64encode(b"\x89PNG\r\n\x1a\n" + hashlib.sha512(b"pixel").digest() * 3).decode(),
+    CERT[152:],  # a certificate's last line: 40 characters of base64, a `+` among them
 ]
 NEAR_TEXT = (
     "commit 3f9a1b2c4d5e6f708192a3b4c5d6e7f809102a3b fixed it; request "
     "123e4567-e89b-12d3-a456-426614174000; fixture "
     '"SGVsbG8sIHdvcmxkISBUaGlzIGlzIGEgdGVzdCBmaXh0dXJlLg=="; the password_hint field; '
-    "max_tokens: 4096"
+    "max_tokens: 4096\n"
+    f"train {NEAR_MISSES[5]} on the logs; the md5 of the tarball is {NEAR_MISSES[6]} and its "
+    f"sha1 {NEAR_MISSES[7]}\n$ sha256sum app-1.4.2.tgz\n{NEAR_MISSES[8]}  app-1.4.2.tgz\n"
+    f'"integrity": "{NEAR_MISSES[9]}",\n"integrity": "{NEAR_MISSES[10]}",\n'
+    f'<img src="{NEAR_MISSES[11]}">\n-----BEGIN CERTIFICATE-----\n'
+    + "\n".join(CERT[i : i + 76] for i in range(0, len(CERT), 76))
+    + "\n-----END CERTIFICATE-----"
 )
 SESSION = "5ec7e75a-0000-4000-8000-000000000001"
 PROJECT_DIR = "-home-dev-shop-api"
@@ -198,6 +287,43 @@ def test_planted_secrets_never_reach_disk_or_answers(cfg: Config) -> None:
     assert not any(v in show.stdout for v in secret_values())
 
 
+def _marked_value(kind: str) -> str:
+    """What an issue-25 kind's marker is the keyed hash of: a token split across lines joined
+    again, a base64-encoded token decoded (so it gives the token's own marker)."""
+    value = PLANTED[kind][0]
+    if kind.startswith("split-"):
+        return value.replace("\n", "")
+    if kind == "base64-github":
+        return base64.b64decode(value).decode()
+    return value
+
+
+def test_issue_25_kinds_are_found_by_their_marker_not_their_value(cfg: Config) -> None:
+    """Issue 25: each kind went into the store as written and `search --mode fts VALUE` found
+    it. Now the value finds nothing and its marker finds the message; the hashes, UUIDs and
+    images beside them are still found."""
+    main = cfg.claude_dir / PROJECT_DIR / f"{SESSION}.jsonl"
+    for n, kind in enumerate(MARKED):  # prompts and tool output: the texts full text holds
+        write(main, user(f"k{n}", f"please look: {_planted(kind)}", SESSION))
+        write(main, _tool_result(f"o{n}", f"output:\n{_planted(kind)}\n", SESSION))
+    write(main, user("near", NEAR_TEXT, SESSION))
+    with Memory(cfg) as memory:
+        memory.upkeep.ingest()
+        for kind, marker_kind in MARKED.items():
+            for value in PLANTED[kind][0].splitlines():
+                assert not memory.history.search(value, "fts", limit=50).results, (kind, value)
+            marker = memory.masker.marker(marker_kind, _marked_value(kind))
+            digest = marker.split(":")[-1].rstrip("\u203a")
+            hits = memory.history.search(digest, "fts", limit=50).results
+            assert hits, (kind, marker)
+        for near in NEAR_MISSES:
+            assert memory.history.search(near, "fts").results, near
+    for kind in ("aws-secret-prose", "curl-user"):
+        found = memtui(cfg, "search", "--mode", "fts", "--json", PLANTED[kind][0])
+        assert found.returncode == 0, found.stderr
+        assert json.loads(found.stdout)["results"] == [], kind
+
+
 def test_every_other_stored_text_is_masked_too(cfg: Config) -> None:
     """The texts masking once missed: a transcript's gitBranch, an MCP tool's name, a URL
     with an empty user name, passwords on a command line, a note's tags and folder, a minted
@@ -271,9 +397,23 @@ def test_command_line_passwords_and_their_near_misses(tmp_path: Path) -> None:
         f"psql --password={pw} shop",
         f'tool --passwd "{pw}"',
         f"redis-cli -u redis://:{pw}@cache:6379",
+        # issue 25
+        f"curl -sS --user 'admin:{pw}' https://api",
+        f"curl -uadmin:{pw} -X POST https://api",
+        f"docker login --username dev -p '{pw}' ghcr.io",
+        f"podman login -p {pw} quay.io",
+        f"sshpass -p{pw} ssh deploy@web1",
+        f'sshpass -p "{pw}" scp a b:',
+        f"redis-cli --pass {pw} -h cache ping",
+        f"openssl enc -d -aes-256-cbc -pass pass:{pw} -in a.enc",
+        f"openssl rsa -in k.pem -passin 'pass:{pw}'",
+        f'openssl enc -aes-256-cbc -k "{pw}" -in a',
+        f"The password is `{pw}`.",
+        f"passphrase was {pw}",
+        f"machine ftp.example.org login anon password {pw}",
     ):
         assert pw not in masker.mask(line), line
-        assert masker.marker("password" if "redis" not in line else "url-password", pw) in (
+        assert masker.marker("password" if "redis://" not in line else "url-password", pw) in (
             masker.mask(line)
         ), line
     for line in (
@@ -282,8 +422,36 @@ def test_command_line_passwords_and_their_near_misses(tmp_path: Path) -> None:
         'pg_dump --password "$DB_PASSWORD" shop',
         "psql --password --host db",
         "mysql -u root -p$MYSQL_PWD shop",
+        # issue 25
+        "curl -u admin https://api | sort -u",
+        'curl -u "$API_USER:$API_PASSWORD" https://api',
+        "curl -u admin:$PASS https://api",
+        "curl --user-agent 'Mozilla/5.0 (X11: Linux)' https://api",
+        "docker login -u dev --password-stdin ghcr.io",
+        'docker login -p "$(cat ~/.pw)" ghcr.io',
+        "sshpass -e ssh deploy@web1",
+        "sshpass -f ~/.pw ssh deploy@web1",
+        "redis-cli -a $REDIS_PASSWORD ping",
+        "openssl enc -pass env:ENC_PASS -in a",
+        "openssl enc -kfile key.txt -in a",
+        "the password is wrong, try again",
+        "The password is required.",
+        "the password is stored in Vault",
+        "machine learning login page password reset",
+        "X-API-Key: <your-key>",
+        "    apiKey: NotRequired[str]",
+        'curl -H "PRIVATE-TOKEN: $GITLAB_TOKEN" https://gitlab/api',
     ):
         assert masker.mask(line) == line, line
+
+
+def test_a_token_cut_across_lines_is_joined_only_with_its_own_end() -> None:
+    masker = Masker(key=b"k" * 32)
+    token = "ghp_" + _rnd(36)
+    kept = masker.mask(f"token:\n{token}\nDone\nREADME\n")
+    assert kept == f"token:\n{masker.marker('github-token', token)}\nDone\nREADME\n"
+    for prose in ("a risk-\nfree plan", "use sk-\nlearn", "glpat-\nrotation is due"):
+        assert masker.mask(prose) == prose
 
 
 def test_precision_and_recall_on_the_planted_set() -> None:
@@ -399,6 +567,29 @@ def test_an_archive_masked_by_the_older_rules_is_masked_again(cfg: Config) -> No
     with Memory(cfg) as memory:
         info, _ = memory.history.session_messages(SESSION)
         assert (info.git_branch or "").startswith("deploy/\u2039secret:")
+
+
+def test_an_archive_at_schema_6_has_the_issue_25_kinds_masked(cfg: Config) -> None:
+    """Schema 6 stored the issue-25 kinds as written: 7 masks them and rebuilds the index."""
+    main = cfg.claude_dir / PROJECT_DIR / f"{SESSION}.jsonl"
+    for n, kind in enumerate(MARKED):
+        write(main, user(f"k{n}", f"please look: {_planted(kind)}", SESSION))
+    with Memory(_cfg(cfg, mask_secrets=False)) as memory:
+        memory.upkeep.ingest()
+        assert memory.history.search(PLANTED["curl-user"][0], "fts").results
+    conn = sqlite3.connect(cfg.db_path)
+    conn.execute("UPDATE meta SET value = '0' WHERE key = 'mask_pending'")
+    conn.execute("PRAGMA user_version = 6")
+    conn.commit()
+    conn.close()
+    result = memtui(cfg, "stats")  # any command upgrades the archive
+    assert result.returncode == 0, result.stderr
+    raw = data_bytes(cfg.data_dir)
+    with Memory(cfg) as memory:
+        for kind in MARKED:
+            for value in PLANTED[kind][0].splitlines():
+                assert value.encode() not in raw, kind
+                assert not memory.history.search(value, "fts").results, kind
 
 
 def test_an_archive_at_schema_4_has_its_notes_and_inferences_masked(cfg: Config) -> None:
@@ -518,6 +709,31 @@ def test_forget_a_session_leaves_no_byte(cfg: Config) -> None:
         assert not any(_found(memory).values())
         assert memory.history.search("checkout totals", "fts").results
     _no_bytes_left(cfg.data_dir)
+
+
+def test_the_log_never_names_a_forgotten_session(cfg: Config, tmp_path: Path) -> None:
+    """Issue 25: the log (outside the data dir) kept a forgotten session's id and transcript
+    path. It names neither now, a log written before this release included."""
+    path = _forget_corpus(cfg.claude_dir)
+    session = path.stem
+    state = tmp_path / "state"
+    older = state / "memtui" / "log"  # platformdirs' user_log_dir under XDG_STATE_HOME
+    older.mkdir(parents=True)
+    (older / "memtui.log.1").write_text(
+        f"2026-11-01 10:00:00,000 7 memtui.ingest.reader INFO reading {path} from the start\n"
+        f"2026-11-01 10:00:01,000 7 memtui.mcp.server ERROR tool show failed: {session}\n"
+    )
+    env = {"XDG_STATE_HOME": str(state)}
+    assert memtui(cfg, "index", **env).returncode == 0
+    assert memtui(cfg, "forget", "--session", session, "--yes", **env).returncode == 0
+    assert memtui(cfg, "index", **env).returncode == 0
+    logs = [p for p in state.rglob("*") if p.is_file() and p.name.startswith("memtui.log")]
+    assert len(logs) == 2
+    logged = "".join(p.read_text() for p in logs)
+    hashed = unnamed(str(path), (older / "log.key").read_bytes())
+    assert logged.count(f"reading {hashed} from the start") == 2  # the old line and today's
+    for name in (session, session.upper(), str(path), path.name, path.parent.name):
+        assert name not in logged, name
 
 
 def test_forget_scrubs_the_vector_snapshot_in_place(cfg: Config) -> None:

@@ -654,3 +654,24 @@ def test_a_second_search_of_a_query_reuses_its_shortlist_until_the_vectors_chang
     assert v.search(query, 40)[0] == (9_001, pytest.approx(0.0, abs=1e-6))
     v.remove([9_001, again[0][0]])
     assert {mid for mid, _ in v.search(query, 40)}.isdisjoint({9_001, again[0][0]})
+
+
+def test_similarities_of_given_ids_and_the_centre(filled: tuple[Vectors, np.ndarray]) -> None:
+    """A search scores its full-text matches' vectors (int8 copies of a snapshot's, exact for
+    those added since) and measures lifts from the mean of the live vectors (near.py)."""
+    v, vecs = filled
+    extra = unit(5, seed=9)
+    v.add(ids(range(3_001, 3_006)), extra, 3_005)  # unsaved: in memory only
+    v.remove([7])
+    query = unit(1, seed=4)[0]
+    wanted = [1, 7, 2_500, 3_002, 99_999]  # 7 removed, 99,999 never added
+    found = v.similarities(wanted, query)
+    assert set(found) == {1, 2_500, 3_002}
+    assert found[3_002] == pytest.approx(float(extra[1] @ query), abs=1e-6)
+    for i in (1, 2_500):
+        assert found[i] == pytest.approx(float(vecs[i - 1] @ query), abs=0.01)
+    centre, count = v.centre()
+    live = np.vstack([np.delete(vecs, 6, axis=0), extra])
+    assert count == len(live) == len(v)
+    # The snapshot's centre is kept from when it was written (7 was in it then).
+    assert np.allclose(centre, live.mean(axis=0), atol=0.01)

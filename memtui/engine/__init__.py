@@ -46,10 +46,12 @@ from memtui.engine.notes_types import (
     UpdatedNote,
 )
 from memtui.engine.types import (
+    BYS,
     MODE_ALIASES,
     MODES,
     ORDERS,
     ROLES,
+    By,
     DoctorReport,
     MessageView,
     Mode,
@@ -58,6 +60,7 @@ from memtui.engine.types import (
     Role,
     SearchResponse,
     SearchResult,
+    SessionHit,
     SessionInfo,
     SessionPage,
     SessionText,
@@ -115,6 +118,7 @@ def __getattr__(name: str) -> object:
 
 __all__ = [
     "AUTHORS",
+    "BYS",
     "FORMATS",
     "LAYERS",
     "MAX_BODY_BYTES",
@@ -130,6 +134,7 @@ __all__ = [
     "Ambiguous",
     "Author",
     "Busy",
+    "By",
     "Config",
     "DoctorReport",
     "Flashbacks",
@@ -174,6 +179,7 @@ __all__ = [
     "SearchResponse",
     "SearchResult",
     "SessionFlashback",
+    "SessionHit",
     "SessionInfo",
     "SessionPage",
     "SessionText",

@@ -283,7 +283,7 @@ def _read_store(conn: sqlite3.Connection, out: Salvage, receipts: list[dict]) ->
     with suppress(sqlite3.DatabaseError):
         gone = {i for (i,) in conn.execute("SELECT id FROM notes_gone")}
     rows, missed = _rows(conn, "notes", NOTE_COLUMNS, gone)
-    out.notes, bad = _converted(rows, lambda r: Note(*dataclasses.astuple(note_row(r))))
+    out.notes, bad = _converted(rows, _note)
     out.lost["note"] = None if missed is None else missed + bad
     signals, missed = _rows(conn, "signals", _SIGNAL_COLUMNS)
     decided, bad = _converted(signals, _signal)
@@ -375,6 +375,13 @@ def _converted(rows: list[tuple], make: Callable[[tuple], object]) -> tuple[list
         except (ValueError, TypeError, IndexError):
             bad += 1
     return out, bad
+
+
+def _note(r: tuple) -> Note:
+    note = Note(*dataclasses.astuple(note_row(r)))
+    if not isinstance(note.id, int) or note.id < 1 or None in (note.title, note.body, note.layer):
+        raise ValueError("a row torn to nulls")  # an import would refuse the whole file for it
+    return note
 
 
 def _signal(r: tuple) -> SignalRow:

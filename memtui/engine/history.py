@@ -10,6 +10,7 @@ from pathlib import Path
 from memtui.engine import render, sessions, validate
 from memtui.engine.search import Searcher, SearchResponse
 from memtui.engine.types import (
+    By,
     MessageView,
     Mode,
     Order,
@@ -143,10 +144,14 @@ class History:
         alternatives: list[str] | None = None,
         limit: int = 10,
         offset: int = 0,
+        by: By | str = "message",
     ) -> SearchResponse:
-        """Search messages. `query` is one query, or 2-5 concepts that must all match;
-        `alternatives` are other phrasings of the same question, fused with it; `cwd` is
-        another name for `project` (a working directory)."""
+        """Search messages, or with `by="session"` conversations ("which conversation was
+        it?": each one's best message in `results`, its facts in `sessions`). `query` is one
+        query, or 2-5 concepts that must all match; `alternatives` are other phrasings of the
+        same question, fused with it; `cwd` is another name for `project` (a working
+        directory). Only matches are results; when nothing matches, `nearest` holds the
+        nearest by meaning however far, to be shown apart."""
         searcher = self._searcher()
         with translated(self._db_path):
             if project is not None:
@@ -154,7 +159,9 @@ class History:
             else:  # a working directory memtui has not seen simply finds nothing
                 where = validate.optional_text("cwd", cwd)
             filt = searcher.filters(where, session, role, after, before)
-            response = searcher.search(query, mode, filt, limit, offset, alternatives=alternatives)
+            response = searcher.search(
+                query, mode, filt, limit, offset, alternatives=alternatives, by=by
+            )
             if (
                 not response.results
                 and not self._conn().execute("SELECT 1 FROM messages LIMIT 1").fetchone()

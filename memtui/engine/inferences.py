@@ -16,6 +16,7 @@ import sqlite3
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
 from memtui.config import Config
 from memtui.engine import validate
@@ -24,7 +25,9 @@ from memtui.errors import InvalidArgument, NotConfirmed, NotFound
 from memtui.store import db
 from memtui.store import notes as notes_store
 from memtui.store import signals as store
-from memtui.store.mask import Masker
+
+if TYPE_CHECKING:  # the masker's patterns take ~30 ms to load: not for the MCP handshake's counts
+    from memtui.store.mask import Masker
 
 MAX_SUMMARY = 10_000
 BUSY_MS = 200

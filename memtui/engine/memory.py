@@ -33,7 +33,7 @@ from memtui.engine.history import History
 from memtui.engine.inferences import Inferences
 from memtui.engine.notes import Notes
 from memtui.engine.notes_types import Author
-from memtui.engine.search import NEAR, Searcher
+from memtui.engine.search import Searcher
 from memtui.engine.signals import Signals
 from memtui.engine.trace import Tracer
 from memtui.engine.transfer import Transfer
@@ -166,26 +166,16 @@ class Memory:
         """The notes and past messages nearest `query`, a line each, for the context: of the
         messages, the project's first. Searched across projects and then sorted, because a
         search narrowed to a project reads the ids of every message in it (130 ms on a
-        project of 136k messages, bench/README.md), where the context has 100 ms in all."""
-        near = {
-            h.note.id
-            for h in self.notes.search(query, mode="vector", limit=10, flashbacks=False).results
-            if h.score >= NEAR
-        }
+        project of 136k messages, bench/README.md), where the context has 100 ms in all.
+        Only matches come: what has the words or is near in meaning (search.fuse)."""
         notes = [
             h
             for h in self.notes.search(query, limit=10, flashbacks=False).results
-            # A rule is the house rules' to give (a provisional one never is); a note that
-            # is only the nearest by meaning, however far, is not related.
-            if h.note.layer != "rule" and ("fts" in h.found_by or h.note.id in near)
+            # A rule is the house rules' to give (a provisional one never is).
+            if h.note.layer != "rule"
         ]
         lines = [f"- note #{h.note.id} {h.note.title}: {h.snippet}" for h in notes[:3]]
         hits = self.history.search(query, "hybrid", limit=10).results
-        if any("fts" not in h.found_by for h in hits):
-            # Hybrid lists the nearest by meaning however far, beside the full-text matches.
-            found = self.history.search(query, "vector", limit=10).results
-            near_messages = {h.uuid for h in found if h.score >= NEAR}
-            hits = [h for h in hits if "fts" in h.found_by or h.uuid in near_messages]
         if cwd:  # the project of cwd: at it, under it, or holding it
             here = cwd.rstrip("/") + "/"
             hits.sort(key=lambda h: not _nested(h.project.rstrip("/") + "/", here))

@@ -21,9 +21,10 @@ from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
 from memtui.config import Config
-from memtui.engine import lookalike, note_fields, sessions, validate
+from memtui.engine import lookalike, near, note_fields, sessions, validate
 from memtui.engine.flashbacks import NOTE_POOL, ref
 from memtui.engine.flashbacks import find as find_flashbacks
+from memtui.engine.near import NEAR_LIFT
 from memtui.engine.notes_types import (
     MAX_DUPLICATE,
     MAX_TITLE_CHARS,
@@ -53,7 +54,7 @@ from memtui.engine.notes_types import (
     UpdatedNote,
 )
 from memtui.engine.rules import house_rules as read_house_rules
-from memtui.engine.search import DEPTH, fuse, snippet
+from memtui.engine.search import DEPTH, NEAREST, fuse, snippet
 from memtui.engine.types import MODE_ALIASES, MODES
 from memtui.errors import InvalidArgument, MemtuiError, NotFound
 from memtui.store import db
@@ -555,7 +556,9 @@ class Notes:
         flashbacks: bool = True,
         project: str | None = None,
     ) -> NoteSearchResponse:
-        """Notes only, never messages: full text and vectors fused (mode "hybrid")."""
+        """Notes only, never messages: full text and vectors fused (mode "hybrid"), as
+        messages are (search.fuse). Only matches are results: notes with the words, or near
+        in meaning; when none is, `nearest` holds the nearest however far, to be shown apart."""
         query = validate.text("query", query)
         mode = MODE_ALIASES.get(mode, mode)
         if mode not in MODES:
@@ -574,8 +577,8 @@ class Notes:
             want = offset + limit
             depth = max(DEPTH, want)
             fts_ranked: list[tuple[int, float]] = []
-            vec_ranked: list[tuple[int, float]] = []
-            vec = None
+            sims: dict[int, float] = {}
+            lifts: dict[int, float] = {}
             if mode != "vector":
                 weight = index.fts.weight(query) or 1.0
                 hits = index.fts.search(query, None, depth if allowed is None else validate.REACH)
@@ -586,37 +589,54 @@ class Notes:
                 ][:depth]
             if mode != "fts" and query.strip():
                 vec = index.encode([query])[0]
-                vec_ranked = [(nid, 1.0 - d) for nid, d in index.nearest(vec, depth, allowed)]
+                base = float(vec @ near.centre(index.embedder, index.vectors))
+                sims = {nid: 1.0 - d for nid, d in index.nearest(vec, depth, allowed)}
+                missing = [nid for nid, _ in fts_ranked if nid not in sims]
+                found_too = index.similarities(missing, vec) if missing and mode == "hybrid" else {}
+                lifts = {nid: sim - base for nid, sim in (sims | found_too).items()}
+            close = {nid for nid in sims if lifts[nid] >= NEAR_LIFT}
             if mode == "fts":
                 ranked = fts_ranked
             elif mode == "vector":
-                ranked = vec_ranked
+                ranked = sorted(((n, sims[n]) for n in close), key=lambda kv: (-kv[1], -kv[0]))
             else:
-                ranked = fuse(fts_ranked, vec_ranked)
-            found = {"fts": {n for n, _ in fts_ranked}, "vector": {n for n, _ in vec_ranked}}
-            page = ranked[offset:want]
-            rows = store.many(conn, [nid for nid, _ in page])
+                ranked = fuse(fts_ranked, lifts)
+            found = {"fts": {n for n, _ in fts_ranked}, "vector": close}
             terms = index.fts.terms(query)
-            hits_out = [
-                NoteHit(
-                    ref(rows[nid]),
-                    snippet(f"{rows[nid].title}\n{rows[nid].body}", terms),
-                    round(float(score), 6),
-                    [name for name, ids in found.items() if nid in ids],
-                )
-                for nid, score in page
-                if nid in rows
-            ]
+
+            def hits_of(page: list[tuple[int, float]]) -> list[NoteHit]:
+                rows = store.many(conn, [nid for nid, _ in page])
+                return [
+                    NoteHit(
+                        ref(rows[nid]),
+                        snippet(f"{rows[nid].title}\n{rows[nid].body}", terms),
+                        round(float(score), 6),
+                        [name for name, ids in found.items() if nid in ids] or ["vector"],
+                    )
+                    for nid, score in page
+                    if nid in rows
+                ]
+
+            # Nothing matched: the nearest however far, set apart, by their similarity.
+            far = sorted(sims.items(), key=lambda kv: (-kv[1], -kv[0])) if not ranked else []
             fb = Flashbacks()
             if flashbacks and ranked and ranked[0][0] in (top := store.many(conn, [ranked[0][0]])):
                 anchor = top[ranked[0][0]]
                 anchor_vec = index.vector_of(anchor.id)
                 if anchor_vec is not None:
-                    near = index.nearest(anchor_vec, NOTE_POOL)
+                    near_notes = index.nearest(anchor_vec, NOTE_POOL)
                     fb = find_flashbacks(
-                        self.config, conn, near, self._messages, anchor, anchor_vec, project
+                        self.config, conn, near_notes, self._messages, anchor, anchor_vec, project
                     )
-            return NoteSearchResponse(hits_out, len(ranked), mode, fb, offset, limit)
+            return NoteSearchResponse(
+                hits_of(ranked[offset:want]),
+                len(ranked),
+                mode,
+                fb,
+                offset,
+                limit,
+                nearest=hits_of(far[: min(limit, NEAREST)]),
+            )
 
     def find_duplicates(
         self,

@@ -145,12 +145,15 @@ class NoteHit:
 
 @dataclass(slots=True)
 class NoteSearchResponse:
-    results: list[NoteHit]
-    total: int
+    results: list[NoteHit]  # the matches: notes with the query's words, or near in meaning
+    total: int  # how many notes match
     mode: str  # the mode that answered ("hybrid" falls back to "fts" without vectors)
     flashbacks: Flashbacks  # anchored on the top result; empty without results
     offset: int = 0
     limit: int = 10
+    # When no note matches: the nearest by meaning however far, with their similarity as
+    # score, to be shown apart and said to be no match.
+    nearest: list[NoteHit] = field(default_factory=list)
 
 
 @dataclass(slots=True)

@@ -6,43 +6,59 @@ import re
 import sqlite3
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 
 import numpy as np
 
-from memtui.engine import sessions, validate
-from memtui.engine.types import MODE_ALIASES, MODES, ROLES, SearchResponse, SearchResult
+from memtui.engine import near, sessions, validate
+from memtui.engine.near import NEAR_LIFT
+from memtui.engine.types import (
+    BYS,
+    MODE_ALIASES,
+    MODES,
+    ROLES,
+    SearchResponse,
+    SearchResult,
+    SessionHit,
+)
 from memtui.errors import InvalidArgument
 from memtui.store import db
 from memtui.store.fts import FtsFilter
 from memtui.store.indexes import VECTOR_MIN_CHARS, VECTOR_WHERE, Indexes
+from memtui.store.vectors import Vectors
 
 MAX_ALTERNATIVES = 4
 # How far paging reaches in every mode; "of N" counts the results it can reach, at most this.
 REACH = validate.REACH
 DEPTH = 100  # candidates each ranking contributes to the fusion
-# Fusion (bench/quality.py, chosen on the tuning half of its labelled set): a message scores
-# its better rank, 1 / (RANK_K + rank) weighted, plus AGREE times the sum of both. Full text
-# leads when its top hit has at least LEAD of the query's words (by rarity), vectors
-# otherwise; the other ranking counts FOLLOW as much.
-RANK_K = 5
-AGREE = 0.3
-LEAD = 0.6
-FOLLOW = 0.9
-# A person's prompt among a ranking's top ANSWERED brings Claude's answer to it (the turn's
-# last message that says something) in just below, at REPLY times the prompt's score: a
-# question asked months later often repeats the words of the question asked then, not of the
-# answer (bench/quality_results.md).
+# Fusion (bench/quality_sessions.py; chosen on the tuning half of its sets): a full-text match
+# scores its coverage (the share of the query's words it has, by rarity: FullText.weight) plus
+# MEANING times its lift (how much nearer the query it is than the archive's ordinary text:
+# near.py) when that is above 0; a message found by meaning alone comes in only when it is
+# near (lift at least near.NEAR_LIFT), at MEANING times its lift; the rest never. Ranks alone
+# (the fusion before) put the vector ranking's first entry beside full text's first however
+# far it was.
+MEANING = 2.0
+# A person's prompt among the top ANSWERED brings Claude's answer to it (the turn's last
+# message that says something) in just below, at REPLY times the prompt's score: a question
+# asked months later often repeats the words of the question asked then, not of the answer
+# (bench/quality_results.md).
 ANSWERED = 10
 REPLY = 0.95
 SNIPPET = 240
-# A vector neighbour this similar counts as a match ("near in meaning"): with the static
-# model, 0.4 % of query/text pairs of the labelled set reach it (0.6: 1 %), as do 70 % of the
-# answers sought by their words and 30 % of those sought by a plain question; at 200k a query
-# has a median of 0 such neighbours and a p90 of 28 (0.6: 590) (bench/README.md).
-NEAR = 0.65
-NEAREST = 10  # neighbours listed however far, so a paraphrase still finds its answer
+NEAREST = 10  # the nearest by meaning, set apart, when nothing matches
+# By session: a conversation ranks by its best message, plus TOGETHER times the next best
+# (AMONG - 1) of its messages that score at least STRONG times the list's best (weak matches
+# piling up in a long session are not evidence), plus TITLED times the share of the query's
+# words its title has; ties go to the conversation with more matches. It draws on
+# SESSION_DEPTH times the page's end in messages from each ranking, at least DEPTH.
+TOGETHER = 0.1
+AMONG = 3
+STRONG = 0.5
+TITLED = 0.1
+SESSION_DEPTH = 3
+TITLES_KEPT = 10_000
 # What is not conversation ranks below it: compaction summaries, subagents Claude Code only
 # warmed up (their prompt is WARMUP), the compaction agent (its agent id starts COMPACT_AGENT).
 NOISE, COPY = 1, 2
@@ -129,27 +145,42 @@ def normalise_alternatives(alternatives: object) -> list[str]:
     return [validate.text("an alternative", a) for a in alternatives if a.strip()]
 
 
-def fuse(fts: Ranking, vector: Ranking) -> Ranking:
+def fuse(fts: Ranking, lifts: dict[int, float]) -> Ranking:
     """The hybrid order of a full-text ranking scored by coverage (the share of the query's
-    words a message has, by rarity: `FullText.weight`) and a vector ranking.
+    words a message has, by rarity: `FullText.weight`) and the lifts of the messages with a
+    vector (near.py: the vector ranking's candidates and the full-text matches).
 
-    Each message scores the better of its two reciprocal ranks plus AGREE times their sum, so
-    the top of each ranking is interleaved and agreement breaks ties. Reciprocal rank fusion
-    summed the two instead: a message both rankings liked moderately then outranked the
-    target one of them had found first, and flat full-text lists (a paraphrase shares only
-    incidental words with its answer) pushed vector finds out of the top 10. The ranking
-    that leads is the one to trust: full text when its top hit covers the query, vectors
-    when it covers little of it.
+    A full-text match scores its coverage plus MEANING times its lift above 0, so meaning
+    orders matches that have the same words; a message found by meaning alone comes in only
+    when it is near, at MEANING times its lift; one neither ranking supports never does.
     """
-    lead = bool(fts) and fts[0][1] >= LEAD
-    w_fts, w_vec = (1.0, FOLLOW) if lead else (FOLLOW, 1.0)
-    by_fts = {mid: w_fts / (RANK_K + rank + 1) for rank, (mid, _) in enumerate(fts)}
-    by_vec = {mid: w_vec / (RANK_K + rank + 1) for rank, (mid, _) in enumerate(vector)}
-    fused = {}
-    for mid in dict.fromkeys([*by_fts, *by_vec]):
-        a, b = by_fts.get(mid, 0.0), by_vec.get(mid, 0.0)
-        fused[mid] = max(a, b) + AGREE * (a + b)
-    return sorted(fused.items(), key=lambda kv: kv[1], reverse=True)
+    scored = {mid: cov + MEANING * max(lifts.get(mid, 0.0), 0.0) for mid, cov in fts}
+    for mid, lift in lifts.items():
+        if mid not in scored and lift >= NEAR_LIFT:
+            scored[mid] = MEANING * lift
+    return sorted(scored.items(), key=lambda kv: (-kv[1], -kv[0]))
+
+
+def conversations(
+    ranked: Ranking, session_of: dict[int, str], titled: dict[str, float]
+) -> list[tuple[str, float, int, int]]:
+    """`ranked` (messages, best first) as conversations, best first: (session, score, its
+    best message, how many of `ranked` are in it). `titled`: the share of the query's words
+    each session's title has."""
+    by: dict[str, list[tuple[int, float]]] = {}
+    for mid, score in ranked:
+        session = session_of.get(mid)
+        if session is not None:
+            by.setdefault(session, []).append((mid, score))
+    floor = STRONG * ranked[0][1] if ranked else 0.0
+    out = []
+    for session, hits in by.items():
+        scores = sorted((score for _, score in hits), reverse=True)
+        more = sum(score for score in scores[1:AMONG] if score >= floor)
+        total = scores[0] + TOGETHER * more + TITLED * titled.get(session, 0.0)
+        out.append((session, total, hits[0][0], len(hits)))
+    # The stable tie-break: more matches, then the best message archived later, then the id.
+    return sorted(out, key=lambda s: (-s[1], -s[3], -s[2], s[0]))
 
 
 def answered(ranking: Ranking, replies: dict[int, int]) -> Ranking:
@@ -196,12 +227,50 @@ def settled(fetch: Callable[[int], Ranking], n: int, keep: int) -> Ranking:
     return sorted(ranked, key=lambda r: (-r[1], -r[0]))[:n]
 
 
+@dataclass(slots=True)
+class Meaning:
+    """The vector side of one search: each phrasing's concept vectors with their baselines
+    (their similarity to the centre: near.py), and the neighbours found, each with its lift
+    and similarity (of the phrasing that lifts it most)."""
+
+    vectors: Vectors
+    probes: list[tuple[np.ndarray, np.ndarray]] = field(default_factory=list)
+    lifts: dict[int, float] = field(default_factory=dict)
+    sims: dict[int, float] = field(default_factory=dict)
+
+    def near(self) -> Ranking:
+        """The neighbours near in meaning, nearest first."""
+        close = [(mid, lift) for mid, lift in self.lifts.items() if lift >= NEAR_LIFT]
+        return sorted(close, key=lambda kv: (-kv[1], -kv[0]))
+
+    def lift_of(self, ids: list[int]) -> dict[int, float]:
+        """The lifts of `ids` the ranking did not reach (full-text matches): a few rows
+        scored each, never a pass over the index."""
+        missing = [mid for mid in ids if mid not in self.lifts]
+        best: dict[int, float] = {}
+        for probe in self.probes if missing else []:
+            for mid, lift in self.probe_lifts(probe, missing).items():
+                best[mid] = max(lift, best.get(mid, lift))
+        return best
+
+    def probe_lifts(self, probe: tuple[np.ndarray, np.ndarray], ids: list[int]) -> dict[int, float]:
+        """The lifts of `ids` for one phrasing: the weakest over its concepts."""
+        vecs, bases = probe
+        out: dict[int, float] = {}
+        for n, (vec, base) in enumerate(zip(vecs, bases, strict=True)):
+            sims = self.vectors.similarities(ids, vec)
+            lifts = {mid: sim - float(base) for mid, sim in sims.items()}
+            out = lifts if n == 0 else {m: min(out[m], lifts[m]) for m in out if m in lifts}
+        return out
+
+
 class Searcher:
     """Searches on the calling thread's own read connection (`reader`): never the writer's."""
 
     def __init__(self, reader: Callable[[], sqlite3.Connection], indexes: Indexes) -> None:
         self.reader = reader
         self.indexes = indexes
+        self._titles: dict[str, frozenset[str]] = {}  # a title's stems (_share)
 
     def filters(
         self,
@@ -234,13 +303,20 @@ class Searcher:
         limit: int,
         offset: int,
         alternatives: list[str] | None = None,
+        by: str = "message",
     ) -> SearchResponse:
-        """One page of results. `alternatives` are other phrasings of the same question (the
-        words the answer may use): each is searched like the query, in every mode, and the
-        rankings are merged, each message at its best; a message need not match them all."""
+        """One page of results: messages, or with `by="session"` conversations (each one's
+        best message in `results`, its facts at the same place in `sessions`). `alternatives`
+        are other phrasings of the same question (the words the answer may use): each is
+        searched like the query, in every mode, and the rankings are merged, each message at
+        its best; a message need not match them all. Only matches are results: messages with
+        the words, or near in meaning; when there is none, the nearest by meaning however far
+        are set apart in `nearest`."""
         mode = MODE_ALIASES.get(mode, mode)
         if mode not in MODES:
             raise InvalidArgument(f"mode must be one of hybrid, fts, vector, not {mode!r}")
+        if by not in BYS:
+            raise InvalidArgument(f"by must be one of {', '.join(BYS)}, not {by!r}")
         validate.page(limit, offset, reach=REACH)
         query = normalise_query(query)
         fts = self.indexes.fts
@@ -252,7 +328,7 @@ class Searcher:
         others = [a for a in normalise_alternatives(alternatives) if fts.searchable(a)]
         phrasings: list[str | list[str]] = [query, *others]
         want = offset + limit
-        depth = max(DEPTH, want)
+        depth = max(DEPTH, want if by == "message" else SESSION_DEPTH * want)
         note = None
         vectors_ready = mode == "fts" or self.indexes.vectors_ready()
         building = "vectors are still being built"
@@ -261,7 +337,7 @@ class Searcher:
         if mode == "hybrid" and not vectors_ready:
             mode, note = "fts", f"{building}: these results are full text only"
         elif mode == "vector" and not vectors_ready:
-            return SearchResponse([], 0, mode, offset, limit, building)
+            return SearchResponse([], 0, mode, offset, limit, building, by=by)
         fts_filter = FtsFilter(
             filt.project, filt.session_id, filt.role, filt.kinds, filt.after, filt.before
         )
@@ -270,7 +346,7 @@ class Searcher:
         # the GIL (numpy, Tantivy), so one search uses both cores of a quiet machine.
         vec_job = None
         if mode != "fts" and len(self.indexes.vectors) >= BESIDE:
-            vec_job = _POOL.submit(self._near, phrasings, filt, depth, want)
+            vec_job = _POOL.submit(self._meaning, phrasings, filt, depth, want)
 
         counts: dict[int, int] = {}  # full-text matches of each phrasing, as each search found
 
@@ -287,10 +363,10 @@ class Searcher:
             return [(mid, score / weight) for mid, score in fts_ranking(i, depth, want)]
 
         fts_list: Ranking = []
-        vec_list: Ranking = []
+        meaning = None
         fts_total = vector_total = None
         if mode != "vector":
-            if mode == "fts" and len(phrasings) == 1:
+            if mode == "fts" and len(phrasings) == 1 and by == "message":
                 # The page; deeper when all matches fit in DEPTH (then the total is exact), or
                 # when the page holds what is not conversation, to rank that lower.
                 fts_list = fts_ranking(0, want, want)
@@ -304,29 +380,48 @@ class Searcher:
             if note is None and not fts_total and self._fts_unbuilt():
                 note = "the full-text index is being built: full-text results come when it is done"
         if mode != "fts":
-            near = vec_job.result() if vec_job else self._near(phrasings, filt, depth, want)
-            vec_list, vector_total = near
+            meaning = vec_job.result() if vec_job else self._meaning(phrasings, filt, depth, want)
+            vector_total = len(meaning.near())
         matched = {mid for mid, _ in fts_list}  # before answers join: what full text counted
-        if mode == "hybrid":
-            if isinstance(query, str) and filt.role is None:  # concepts ask for what has them
-                tops = {mid for ranking in (fts_list, vec_list) for mid, _ in ranking[:ANSWERED]}
-                replies = self._replies(tops, filt)
-                fts_list, vec_list = answered(fts_list, replies), answered(vec_list, replies)
-            ranked = fuse(fts_list, vec_list)
+        if meaning is None:
+            ranked = fts_list
+        elif mode == "vector":
+            ranked = [(mid, meaning.sims[mid]) for mid, _ in meaning.near()]
         else:
-            ranked = fts_list or vec_list
-        ranked = self._quiet(ranked, want)
+            lifts = meaning.lifts | meaning.lift_of([mid for mid in matched])
+            ranked = fuse(fts_list, lifts)
+            if isinstance(query, str) and filt.role is None:  # concepts ask for what has them
+                replies = self._replies({mid for mid, _ in ranked[:ANSWERED]}, filt)
+                ranked = answered(ranked, replies)
+        ranked = self._quiet(ranked, want if by == "message" else SESSION_DEPTH * want)
         if fts_total is None or fts_total <= len(matched):
             total = len(ranked)  # every match is in the list
         else:
             total = fts_total + sum(1 for mid, _ in ranked if mid not in matched)
-        by_fts, by_vec = {mid for mid, _ in fts_list}, {mid for mid, _ in vec_list}
-        scored = [
-            (mid, score, [n for n, ids in (("fts", by_fts), ("vector", by_vec)) if mid in ids])
-            for mid, score in ranked[offset:want]
+        near_ids = set() if meaning is None else {mid for mid, _ in meaning.near()}
+        hits: list[SessionHit] = []
+        if by == "session":
+            asked = {
+                s
+                for p in phrasings
+                for q in ([p] if isinstance(p, str) else p)
+                for s in fts.stems(q)
+            }
+            ranked, hits, total = self._by_session(ranked, asked)
+            ranked, hits = ranked[offset:want], hits[offset:want]
+        else:
+            ranked = ranked[offset:want]
+        found = [
+            (mid, score, [n for n, ids in (("fts", matched), ("vector", near_ids)) if mid in ids])
+            for mid, score in ranked
         ]
+        apart: list[tuple[int, float, list[str]]] = []
+        if not total and meaning is not None:
+            # Nothing matched: the nearest however far, set apart, by their similarity.
+            far = sorted(meaning.lifts.items(), key=lambda kv: (-kv[1], -kv[0]))
+            apart = [(mid, meaning.sims[mid], ["vector"]) for mid, _ in far[: min(limit, NEAREST)]]
         return SearchResponse(
-            self._results(scored, terms),
+            self._results(found, terms),
             min(total, REACH),
             mode,
             offset,
@@ -334,7 +429,46 @@ class Searcher:
             note,
             fts_total if fts_total is None else min(fts_total, REACH),
             vector_total,
+            nearest=self._results(apart, terms),
+            by=by,
+            sessions=hits,
         )
+
+    def _share(self, title: str, asked: set[str]) -> float:
+        """The share of the query's words (`asked`: their stems) that `title` has. A title's
+        stems are kept: the same conversations come back search after search."""
+        if not asked:
+            return 0.0
+        stems = self._titles.get(title)
+        if stems is None:
+            if len(self._titles) >= TITLES_KEPT:
+                self._titles.clear()
+            stems = self._titles[title] = frozenset(self.indexes.fts.stems(title))
+        return len(stems & asked) / len(asked)
+
+    def _by_session(
+        self, ranked: Ranking, asked: set[str]
+    ) -> tuple[Ranking, list[SessionHit], int]:
+        """`ranked` as conversations, best first: each one's best message (scored as its
+        conversation), its facts, and how many conversations there are among `ranked`."""
+        if not ranked:
+            return [], [], 0
+        conn = self.reader()
+        session_of: dict[int, str] = {}
+        for chunk in db.chunks([mid for mid, _ in ranked]):
+            session_of.update(
+                conn.execute(
+                    f"SELECT id, session_id FROM messages WHERE id IN ({db.marks(chunk)})", chunk
+                ).fetchall()
+            )
+        infos = sessions.infos(conn, set(session_of.values()))
+        titled = {sid: self._share(info.title, asked) for sid, info in infos.items()}
+        found = [c for c in conversations(ranked, session_of, titled) if c[0] in infos]
+        best = [(mid, score) for _, score, mid, _ in found]
+        hits = [
+            SessionHit(infos[sid], matches, round(score, 6)) for sid, score, _, matches in found
+        ]
+        return best, hits, len(found)
 
     def _fts_total(
         self, phrasings: list[str | list[str]], fts_filter: FtsFilter, counts: list[int]
@@ -347,17 +481,30 @@ class Searcher:
         found = {mid for p in phrasings for mid, _ in fts.search(p, fts_filter, REACH)}
         return min(len(found), REACH)
 
-    def _near(
+    def _meaning(
         self, phrasings: list[str | list[str]], filt: Filters, depth: int, keep: int
-    ) -> tuple[Ranking, int]:
-        """The vector neighbours that mean something (at least NEAR similar), or the NEAREST
-        few when fewer are, and how many are near (at most `depth`: DEPTH, or the page's end)."""
+    ) -> Meaning:
+        """The vector side: each phrasing's nearest `depth` (DEPTH, or the page's end), with
+        their lifts (near.py); a message at its best over the phrasings."""
         allowed = self._allowed(filt) if filt.any() else None
-        ranking = nearest([self._vector_ranking(p, allowed, depth, keep) for p in phrasings])
-        # Counted among the `depth` nearest: looking further for the rare query with more
-        # near neighbours would cost a second pass over every vector.
-        near = sum(1 for _, sim in ranking if sim >= NEAR)
-        return ranking[: max(near, NEAREST)], near
+        centre = near.centre(self.indexes.embedder, self.indexes.vectors)
+        meaning = Meaning(self.indexes.vectors)
+        for phrasing in phrasings:
+            concepts = [c for c in ([phrasing] if isinstance(phrasing, str) else phrasing) if c]
+            vecs = self.indexes.embedder.encode(concepts)
+            if not len(vecs) or not np.any(vecs):
+                continue
+            meaning.probes.append((vecs, vecs @ centre))
+            ranking = self._vector_ranking(vecs, allowed, depth, keep)
+            if len(vecs) == 1:
+                lifts = {mid: sim - float(meaning.probes[-1][1][0]) for mid, sim in ranking}
+            else:  # every concept must be near: a message's lift is its weakest
+                lifts = meaning.probe_lifts(meaning.probes[-1], [mid for mid, _ in ranking])
+            for mid, sim in ranking:
+                lift = lifts.get(mid)
+                if lift is not None and lift > meaning.lifts.get(mid, -np.inf):
+                    meaning.lifts[mid], meaning.sims[mid] = lift, sim
+        return meaning
 
     def _quiet(self, ranked: Ranking, want: int) -> Ranking:
         """`ranked` with what is not conversation (compaction summaries, subagent warm-ups,
@@ -438,21 +585,15 @@ class Searcher:
     # -- vectors -----------------------------------------------------------------------------
 
     def _vector_ranking(
-        self, query: str | list[str], allowed: set[int] | None, depth: int, keep: int
+        self, vecs: np.ndarray, allowed: set[int] | None, depth: int, keep: int
     ) -> Ranking:
+        """The nearest to the concept vectors `vecs` (one row a concept), by similarity."""
         if allowed is not None and not allowed:
-            return []
-        concepts = [query] if isinstance(query, str) else query
-        concepts = [c for c in concepts if c.strip()]
-        if not concepts:
-            return []
-        vecs = self.indexes.embedder.encode(concepts)
-        if not np.any(vecs):
             return []
         vectors = self.indexes.vectors
 
         def nearest(n: int) -> Ranking:
-            if len(concepts) == 1:
+            if len(vecs) == 1:
                 return [(mid, 1.0 - dist) for mid, dist in vectors.search(vecs[0], n, allowed)]
             # Every concept must be near: a message ranks by the weakest of its similarities.
             # Candidates are the neighbours of the concepts' sum and of each concept, then
@@ -466,7 +607,7 @@ class Searcher:
             for vec in vecs:
                 for mid, dist in vectors.search(vec, len(pool), pool):
                     sims.setdefault(mid, []).append(1.0 - dist)
-            shared = [(mid, min(s)) for mid, s in sims.items() if len(s) == len(concepts)]
+            shared = [(mid, min(s)) for mid, s in sims.items() if len(s) == len(vecs)]
             return sorted(shared, key=lambda kv: kv[1], reverse=True)[:n]
 
         return settled(nearest, depth, keep)

@@ -16,6 +16,7 @@ from memtui.engine.types import (
 )
 from memtui.errors import Ambiguous, InvalidArgument, NotFound
 from memtui.ingest.parser import prompt_title
+from memtui.store import db
 
 CUT = 500  # characters of a message shown when a page holds more than a few
 TITLE_CUT = 200  # characters of a title; a longer one ends in an ellipsis
@@ -106,6 +107,15 @@ def resolve(conn: sqlite3.Connection, session_id: str) -> str:
     if len(rows) > 1:
         raise Ambiguous("session prefix", session_id, [r[0] for r in rows])
     return rows[0][0]
+
+
+def infos(conn: sqlite3.Connection, ids: set[str]) -> dict[str, SessionInfo]:
+    """The sessions of `ids` that exist, by id: one query."""
+    found: dict[str, SessionInfo] = {}
+    for part in db.chunks(sorted(ids)):
+        for row in conn.execute(_SESSION_SQL + f" WHERE s.id IN ({db.marks(part)})", part):
+            found[row[0]] = _session(row)
+    return found
 
 
 def session_info(conn: sqlite3.Connection, session_id: str) -> SessionInfo:

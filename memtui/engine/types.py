@@ -106,18 +106,41 @@ class SearchResult:
 
 
 @dataclass(slots=True)
+class SessionHit:
+    """A conversation a search found (`by="session"`): its facts, how many of the messages
+    the search ranked are in it, and its score. Its best message is the result at the same
+    place in `SearchResponse.results`: open it with get_session at that message."""
+
+    session: SessionInfo
+    matches: int
+    score: float
+
+
+By = Literal["message", "session"]
+BYS: tuple[By, ...] = get_args(By)
+
+
+@dataclass(slots=True)
 class SearchResponse:
+    # The matches: messages with the query's words, or near it in meaning (search.py). By
+    # session, each conversation's best message, best conversation first.
     results: list[SearchResult]
-    total: int  # the results paging reaches: what fts_total and vector_total counted, at most 1,000
+    # What paging reaches, at most 1,000: the matches (fts_total and vector_total count
+    # them), or by session the conversations among the messages each ranking handed on.
+    total: int
     mode: str  # the mode that answered: "hybrid" falls back to "fts" until vectors exist
     offset: int = 0
     limit: int = 10
     note: str | None = None
     # Which is which (None: that ranking did not run). Full-text matches: messages with the
-    # query's words; near by meaning: vector neighbours at least search.NEAR similar. Hybrid
-    # and vector lists also show the few nearest (search.NEAREST) when none is near.
+    # query's words; near in meaning: vector neighbours whose lift reaches near.NEAR_LIFT.
     fts_total: int | None = None
     vector_total: int | None = None
+    # When nothing matches (total 0): the nearest by meaning however far, with their
+    # similarity as score, to be shown apart and said to be no match.
+    nearest: list[SearchResult] = field(default_factory=list)
+    by: str = "message"
+    sessions: list[SessionHit] = field(default_factory=list)  # by session: each result's
 
 
 @dataclass(slots=True)

@@ -23,8 +23,9 @@ from memtui.store.archive import Archive
 from memtui.store.db import translated
 from memtui.store.indexes import FTS_DIR, Indexes
 from memtui.store.locks import file_lock
-from memtui.store.mask import REBUILD, Masker, count_markers, mask_store
+from memtui.store.mask import Masker, count_markers
 from memtui.store.note_index import NoteIndexes
+from memtui.store.remask import REBUILD, mask_store
 
 log = logging.getLogger(__name__)
 

@@ -19,7 +19,7 @@ from pydantic import Field, StrictInt, StrictStr
 
 from memtui.engine import Receipt
 from memtui.mcp.handshake import FORGETTING, forgets
-from memtui.mcp.server import Server, output_model, structured
+from memtui.mcp.tools import Server, output_model, structured
 
 ReceiptOutput = output_model(Receipt)
 NoteId = Annotated[StrictInt, Field(ge=1, description="A note id")]
@@ -84,9 +84,8 @@ def register(server: Server, families: Sequence[str]) -> None:
         f"asked.{choose} Returns a receipt: counts, time, a SHA-256 of the removed ids."
     )
     server.engine_tool(
-        forget,
         title=title,
         read_only=False,
         destructive=True,
         absent={name: why for name, why in NEEDS.items() if name not in taken},
-    )
+    )(forget)

@@ -6,10 +6,16 @@ SDK is ready, `memtui mcp` answers the handshake itself (`initialize`, or `serve
 the 2026-07-28 protocol) and the lists (`tools/list`, `prompts/list`, `resources/list`,
 `resources/templates/list`) from `wire.json`: the SDK's own answers to those requests, for
 every protocol version it speaks and every tool family, recorded by `memtui.mcp.snapshot`
-(tests/test_mcp_stdio.py checks they are still what the SDK answers). Anything else, and
-anything unusual about one of these, waits for the SDK. Nothing here imports the SDK.
+(tests/test_mcp_wire.py checks they are still what the SDK answers). So is whatever else a
+client may open with that the SDK refuses without a handler's word: `ping`, a method it does
+not serve at that version (-32601: a `server/discover` without the 2026-07-28 envelope, which
+a client probing for that protocol takes as "speak the handshake"), a request before
+`initialize` (-32602), a version it does not speak (-32022), a second `initialize` (-32600).
+Anything else, and anything unusual about one of these, waits for the SDK. Nothing here
+imports the SDK.
 
-It also says what is wrong with a line the SDK could not read, so that every line gets an
+It also says what is wrong with a line the SDK could not read, or a message it would take for
+a notification (an id that is not a string or an integer), so that every request gets an
 answer (`problem`).
 """
 
@@ -66,7 +72,14 @@ LIST_CHANGES = ("toolsListChanged", "promptsListChanged", "resourcesListChanged"
 
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
+METHOD_NOT_FOUND = -32601
 INVALID_PARAMS = -32602
+UNSUPPORTED_VERSION = -32022  # the SDK's UNSUPPORTED_PROTOCOL_VERSION
+# MCP's lifecycle: one initialization per connection (refused the same before and after the SDK).
+INITIALIZED_ALREADY = (
+    "Invalid request: this connection is already initialized "
+    "(initialize comes once, first; a new connection starts again)"
+)
 
 
 def instructions(config: Config, families: Sequence[str]) -> str:
@@ -114,7 +127,7 @@ def given_key(message: dict[str, Any]) -> str:
 
 
 class Early:
-    """The SDK's answers to the handshake and the lists, known before the SDK is imported.
+    """The SDK's answers to what a client opens with, known before the SDK is imported.
 
     The connection's era is decided as the SDK decides it: by the client's first request (one
     carrying the 2026-07-28 envelope opens a per-request connection, anything else the
@@ -169,45 +182,86 @@ class Early:
             "params": {"_meta": meta, "notifications": honored},
         }
 
-    def _refusal(self, message: dict[str, Any]) -> dict[str, Any] | None:
-        """`initialize` on a connection the 2026-07-28 envelope opened (Claude Code sends it
-        when its `server/discover` probe times out): the SDK's refusal, which sends the
-        client back to `server/discover`."""
-        params = message.get("params")
-        if (
-            self.era != "modern"
-            or message.get("method") != "initialize"
-            or not valid_id(message.get("id"))
-            or not isinstance(params, dict)
-            or not isinstance(params.get("protocolVersion"), str)
-        ):
-            return None
-        refused = json.loads(json.dumps(self._wire["refusals"]["initialize"]))
-        refused["data"]["requested"] = params["protocolVersion"]
-        return refused
-
-    def answer(self, message: dict[str, Any]) -> dict[str, Any] | None:
-        """The result the SDK would give `message` (a request, one JSON object), or None when
-        only the SDK can say."""
+    def _request(self, message: dict[str, Any]) -> tuple[str, dict[str, Any] | None] | None:
+        """A well-formed request's method and params, the connection's era decided by the first
+        one; None for anything else."""
         method = message.get("method")
         params = message.get("params")
         if not isinstance(method, str) or not valid_id(message.get("id")):
             return None
         if message.get("jsonrpc") != "2.0" or not (params is None or isinstance(params, dict)):
             return None
-        first = self.era is None
-        if first:
+        if self.era is None:
             modern = method != "initialize" and isinstance(params, dict) and has_envelope(params)
             self.era = "modern" if modern else "handshake"
+        return method, params
+
+    def _refusal(self, message: dict[str, Any]) -> dict[str, Any] | None:
+        """The SDK's error for a request it refuses before any handler of memtui's runs."""
+        request = self._request(message)
+        if request is None:
+            return None
+        method, params = request
+        if self.era == "modern":
+            return self._modern_refusal(method, params)
+        if params is not None and has_envelope(params):
+            return None  # the SDK refuses the 2026-07-28 envelope on a handshake connection
+        if method == "initialize":
+            if self.version is not None:
+                return error_data(INVALID_REQUEST, INITIALIZED_ALREADY)
+            if params:
+                return None  # answered by `answer`, or the SDK says what is wrong with it
+            return error_data(INVALID_PARAMS, "Invalid request parameters", "")
+        version = self.version or VERSIONS[-1]  # the SDK's until initialize agrees on one
+        methods = self._wire["methods"][version]
+        if method not in methods["known"]:
+            return error_data(METHOD_NOT_FOUND, "Method not found", method)
+        if self.version is None and method in methods["served"] and method != "ping":
+            # Before initialize (params it finds fault with first get the same words).
+            return error_data(INVALID_PARAMS, "Invalid request parameters", "")
+        return None
+
+    def _modern_refusal(self, method: str, params: dict[str, Any] | None) -> dict[str, Any] | None:
+        """On a 2026-07-28 connection: `initialize` (Claude Code sends it when its
+        `server/discover` probe times out) is refused with the versions served, which sends the
+        client back to `server/discover`; so is a version other than 2026-07-28; a method not
+        served at 2026-07-28 is not found."""
+        params = params or {}
+        if method == "initialize":
+            if not isinstance(params.get("protocolVersion"), str):
+                return None
+            refused = json.loads(json.dumps(self._wire["refusals"]["initialize"]))
+            refused["data"]["requested"] = params["protocolVersion"]
+            return refused
+        meta = params.get("_meta")
+        if not isinstance(meta, dict) or ENVELOPE_CAPABILITIES not in meta:
+            return None  # the SDK names what the envelope lacks
+        requested = meta.get(ENVELOPE_VERSION)
+        if isinstance(requested, str) and requested != MODERN:
+            supported = {"supported": [MODERN], "requested": requested}
+            return error_data(UNSUPPORTED_VERSION, "Unsupported protocol version", supported)
+        if valid_envelope(meta) and method not in self._wire["methods"][MODERN]["known"]:
+            return error_data(METHOD_NOT_FOUND, "Method not found", method)
+        return None
+
+    def answer(self, message: dict[str, Any]) -> dict[str, Any] | None:
+        """The result the SDK would give `message` (a request, one JSON object), or None when
+        only the SDK can say."""
+        request = self._request(message)
+        if request is None:
+            return None
+        method, params = request
         if self.era == "modern":
             return self._modern(method, params)
         if method == "initialize":
-            if not first or not valid_initialize(params):
+            if self.version is not None or not valid_initialize(params):
                 return None
             assert params is not None
             requested = params["protocolVersion"]
             self.version = requested if requested in VERSIONS else VERSIONS[-1]
             return self._result(self.version, "initialize")
+        if method == "ping" and params in (None, {}):
+            return {}
         if self.version is None or params not in (None, {}) or method not in LISTS:
             return None
         return self._result(self.version, method)
@@ -319,6 +373,13 @@ def problem(line: bytes) -> dict[str, Any]:
         return error(
             request_id, INVALID_PARAMS if where[:1] == ["params"] else INVALID_REQUEST, text
         )
+    if "method" in message and "id" in message and request_id is None:
+        return error(
+            None,
+            INVALID_REQUEST,
+            "Invalid request: its id must be a string or an integer "
+            "(MCP: not null, a fraction, a boolean, an array or an object)",
+        )
     return error(
         request_id,
         INVALID_REQUEST,
@@ -327,8 +388,28 @@ def problem(line: bytes) -> dict[str, Any]:
     )
 
 
+def malformed(message: dict[str, Any]) -> bool:
+    """A request or notification the SDK cannot take as it stands (`problem` says what is
+    wrong): its `jsonrpc`, `method` or `params` are not JSON-RPC 2.0's, or its id is not a
+    string or an integer, which the SDK takes for a notification's and never answers."""
+    if "method" not in message:
+        return False  # a response, or no message at all: the SDK's reading says which
+    params = message.get("params")
+    return (
+        message.get("jsonrpc") != "2.0"
+        or not isinstance(message["method"], str)
+        or not (params is None or isinstance(params, dict))
+        or ("id" in message and not valid_id(message["id"]))
+    )
+
+
 def error(request_id: Any, code: int, message: str) -> dict[str, Any]:
-    return {"jsonrpc": "2.0", "id": request_id, "error": {"code": code, "message": message}}
+    return {"jsonrpc": "2.0", "id": request_id, "error": error_data(code, message)}
+
+
+def error_data(code: int, message: str, *data: Any) -> dict[str, Any]:
+    """A JSON-RPC error object, with its `data` when one is given."""
+    return {"code": code, "message": message, **({"data": data[0]} if data else {})}
 
 
 def readable_id(text: str) -> Any:

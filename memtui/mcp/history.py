@@ -7,20 +7,19 @@ each body is one engine call whose dataclass is the structured result.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
-from typing import Annotated, Literal, TypedDict, TypeVar
+from typing import Annotated, Literal, TypedDict
 
-from mcp.server.mcpserver.exceptions import ResourceError
 from mcp.types import CallToolResult
 from pydantic import Field, StrictInt, StrictStr
 
 from memtui.engine import (
-    MemtuiError,
+    By,
     Mode,
     Order,
     ProjectInfo,
     Role,
     SearchResponse,
+    SearchResult,
     SessionInfo,
     SessionPage,
     SessionText,
@@ -28,15 +27,9 @@ from memtui.engine import (
     to_dict,
 )
 from memtui.engine.types import ModeAlias
-from memtui.mcp.server import Server, output_model, run_bounded, structured
+from memtui.mcp.args import Cwd, Limit, QueryText, Text, When
+from memtui.mcp.tools import Server, output_model, resource, structured
 
-T = TypeVar("T")
-
-MAX_QUERY = 4_000
-MAX_TEXT = 1_000  # ids, paths and filters: generous, but no megabyte "project"
-
-Text = Annotated[StrictStr, Field(max_length=MAX_TEXT)]
-QueryText = Annotated[StrictStr, Field(min_length=1, max_length=MAX_QUERY)]
 Concepts = Annotated[list[QueryText], Field(min_length=2, max_length=5)]
 SessionId = Annotated[
     StrictStr,
@@ -46,22 +39,6 @@ SessionId = Annotated[
         description="A session id or a unique prefix",
     ),
 ]
-Cwd = Annotated[
-    StrictStr,
-    Field(
-        max_length=MAX_TEXT,
-        pattern=r"^/",
-        description="An absolute working directory: that project only",
-    ),
-]
-When = Annotated[
-    StrictStr,
-    Field(
-        max_length=40,
-        description="ISO 8601 date or date-time",
-    ),
-]
-Limit = Annotated[StrictInt, Field(ge=1, le=50)]
 
 
 SearchOutput = output_model(SearchResponse)
@@ -81,6 +58,10 @@ class ProjectList(TypedDict):
 def register(server: Server) -> None:
     engine = server.engine
 
+    @server.engine_tool(
+        title="Search past conversations",
+        expects={"query": "a string (1-4,000 characters), or a list of 2-5 such strings"},
+    )
     def search_history(
         query: Annotated[
             QueryText | Concepts,
@@ -112,6 +93,10 @@ def register(server: Server) -> None:
                 description="Other words the answer may use (synonyms, error text, file)",
             ),
         ] = None,
+        by: Annotated[
+            By,
+            Field(description='"session": which conversation, best first, each at its best hit'),
+        ] = "message",
         limit: Limit = 10,
         response_format: Annotated[
             Literal["json", "markdown"],
@@ -120,8 +105,8 @@ def register(server: Server) -> None:
     ) -> Annotated[CallToolResult, SearchOutput]:
         """Search all of the user's past Claude Code conversations (every project, deleted
         sessions too). Call it before answering anything about past work: what was decided,
-        tried, fixed or said, "how did we do X". Open a hit with get_session (offset near its
-        message_index) or read_session."""
+        tried, fixed or said. Lists only matches (`nearest`: not matches). Open a
+        hit with get_session (offset near its message_index)."""
         response = engine().history.search(
             query,
             mode,
@@ -133,11 +118,13 @@ def register(server: Server) -> None:
             before=before,
             alternatives=alternatives,
             limit=limit,
+            by=by,
         )
         if response_format == "markdown":
             return structured(response, search_markdown(response))
         return structured(response)
 
+    @server.engine_tool(title="Page through a session")
     def get_session(
         session_id: SessionId,
         offset: Annotated[StrictInt, Field(ge=0, le=10_000)] = 0,
@@ -153,6 +140,7 @@ def register(server: Server) -> None:
         page = engine().history.get_session(session_id, offset, limit, order, search)
         return structured(page)
 
+    @server.engine_tool(title="Read a session as Markdown")
     def read_session(
         session_id: SessionId,
         start_line: Annotated[StrictInt | None, Field(ge=1)] = None,
@@ -163,6 +151,7 @@ def register(server: Server) -> None:
         part = engine().history.read_session(session_id, start_line, end_line)
         return structured(part, read_markdown(part))
 
+    @server.engine_tool(title="Recent sessions")
     def get_recent_sessions(
         cwd: Cwd | None = None, limit: Limit = 5
     ) -> Annotated[CallToolResult, SessionList]:
@@ -170,25 +159,16 @@ def register(server: Server) -> None:
         all projects."""
         return structured(SessionList(sessions=engine().history.recent_sessions(cwd, limit)))
 
+    @server.engine_tool(title="List projects")
     def list_projects() -> Annotated[CallToolResult, ProjectList]:
         """Every project with its counts and last activity: the `project` to filter by."""
         return structured(ProjectList(projects=engine().history.list_projects()))
 
+    @server.engine_tool(title="Archive statistics")
     def memory_stats() -> Annotated[CallToolResult, StatsOutput]:
         """How much memtui holds, when it last ingested, and whether its indexes are in
         step."""
         return structured(engine().upkeep.stats())
-
-    server.engine_tool(
-        search_history,
-        title="Search past conversations",
-        expects={"query": "a string (1-4,000 characters), or a list of 2-5 such strings"},
-    )
-    server.engine_tool(get_session, title="Page through a session")
-    server.engine_tool(read_session, title="Read a session as Markdown")
-    server.engine_tool(get_recent_sessions, title="Recent sessions")
-    server.engine_tool(list_projects, title="List projects")
-    server.engine_tool(memory_stats, title="Archive statistics")
 
     @server.resource(
         "memtui://projects",
@@ -230,13 +210,6 @@ def register(server: Server) -> None:
         return RECALL.format(question=question)
 
 
-async def resource(call: Callable[[], T], uri: str) -> T:
-    try:
-        return await run_bounded(call, uri)
-    except MemtuiError as exc:
-        raise ResourceError(exc.line()) from None
-
-
 RECALL = """\
 Before you answer, look in my past Claude Code conversations with memtui:
 1. Call search_history with the words an answer to this would contain, and 1-4 other
@@ -265,27 +238,55 @@ def read_markdown(part: SessionText) -> str:
 def search_markdown(response: SearchResponse) -> str:
     """Results for reading: where and when, the session's title, the snippet, the score,
     and the call that opens the hit where it is (read_session's first part of a long session
-    may end before it)."""
-    if not response.results:
-        lines = ["No matches."]
-    elif not (response.fts_total or response.vector_total):  # only the nearest, however far
-        lines = [
-            "No message has these words or comes near in meaning; "
-            f"the {len(response.results)} nearest by meaning, however far ({response.mode}):",
-            "",
-        ]
-    else:
-        lines = [f"{len(response.results)} of {response.total} matches ({response.mode})", ""]
+    may end before it). By session, a conversation a line with its best hit under it. When
+    nothing matches, it says so, and the nearest by meaning follow under their own heading."""
+    counts = []
+    if response.fts_total is not None:
+        counts.append(f"{response.fts_total:,} with the words")
+    if response.vector_total is not None:
+        counts.append(f"{response.vector_total:,} near in meaning")
+    counted = f" ({response.mode}: {', '.join(counts)})" if counts else f" ({response.mode})"
+    lines = []
     if response.note:
-        lines[:0] = [f"_{response.note}_", ""]
+        lines += [f"_{response.note}_", ""]
+    if not response.total:
+        lines.append(f"No matches{counted}.")
+    else:
+        what = "conversation" if response.by == "session" else "match"
+        plural = "" if response.total == 1 else ("s" if response.by == "session" else "es")
+        lines += [f"{len(response.results)} of {response.total:,} {what}{plural}{counted}", ""]
+    sessions = {hit.session.session_id: hit for hit in response.sessions}
     for n, r in enumerate(response.results, 1):
-        when = (r.timestamp or "")[:16].replace("T", " ")
-        title = r.session_title or "(untitled)"
+        hit = sessions.get(r.session_id)
+        if hit is not None:
+            info = hit.session
+            when = (info.last_timestamp or "")[:10]
+            lines.append(
+                f"{n}. **{info.title or '(untitled)'}** · {info.project} · {when} · "
+                f"{info.message_count:,} messages, {hit.matches} matching · score {hit.score:.3f}"
+            )
+            lines += _hit_lines(r, "   best: ")
+        else:
+            lines += _hit_lines(r, f"{n}. ")
+    if response.nearest:
         lines += [
-            f"{n}. **{title}** · {r.project} · {when} · {r.role} · score {r.score:.3f}",
-            f"   {' '.join(r.snippet.split())}",
-            f'   open: get_session(session_id="{r.session_id}", '
-            f"offset={max(r.message_index - 2, 0)}, limit=5)",
+            "",
+            f"Nearest by meaning, none near enough to count as a match "
+            f"({len(response.nearest)}, similarity as score):",
             "",
         ]
+        for n, r in enumerate(response.nearest, 1):
+            lines += _hit_lines(r, f"{n}. ")
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _hit_lines(r: SearchResult, lead: str) -> list[str]:
+    when = (r.timestamp or "")[:16].replace("T", " ")
+    title = r.session_title or "(untitled)"
+    return [
+        f"{lead}**{title}** · {r.project} · {when} · {r.role} · score {r.score:.3f}",
+        f"   {' '.join(r.snippet.split())}",
+        f'   open: get_session(session_id="{r.session_id}", '
+        f"offset={max(r.message_index - 2, 0)}, limit=5)",
+        "",
+    ]

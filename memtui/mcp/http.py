@@ -17,6 +17,7 @@ import contextlib
 import fcntl
 import hmac
 import ipaddress
+import json
 import logging
 import os
 import secrets
@@ -27,18 +28,18 @@ import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import uvicorn
 from mcp.server.auth.provider import AccessToken
 from mcp.server.auth.settings import AuthSettings
-from mcp.server.transport_security import TransportSecuritySettings
+from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE, TransportSecuritySettings
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from memtui.config import private_dir
 from memtui.engine import Config, InvalidArgument
 from memtui.mcp.engine import Engine
-from memtui.mcp.handshake import FAMILIES
+from memtui.mcp.handshake import FAMILIES, malformed, problem
 from memtui.mcp.server import build_server
 
 if TYPE_CHECKING:
@@ -233,6 +234,59 @@ def _forbidden_host(app: ASGIApp) -> ASGIApp:
     return wrapped
 
 
+def _answer_bad_ids(app: ASGIApp) -> ASGIApp:
+    """The mcp package takes a POSTed request whose id is not a string or an integer for a
+    notification: 202 Accepted, and never an answer. JSON-RPC 2.0 answers it with an
+    invalid-request error, id null: the body is kept as the package reads it, and such a 202
+    becomes that error, with 400 as the package's other refusals of a message have (its own
+    checks, the token's first, have all passed by then)."""
+
+    async def wrapped(scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] != "POST":
+            await app(scope, receive, send)
+            return
+        body = bytearray()
+        replaced = False
+
+        async def reading() -> Message:
+            message = await receive()
+            if message["type"] == "http.request" and len(body) <= DEFAULT_MAX_REQUEST_BODY_SIZE:
+                body.extend(message.get("body", b""))
+            return message
+
+        async def sending(message: Message) -> None:
+            nonlocal replaced
+            if message["type"] == "http.response.start" and message["status"] == 202:
+                refused = bad_id(bytes(body))
+                if refused is not None:
+                    replaced = True
+                    data = json.dumps(refused).encode()
+                    headers = [
+                        (b"content-type", b"application/json"),
+                        (b"content-length", str(len(data)).encode()),
+                    ]
+                    await send({"type": "http.response.start", "status": 400, "headers": headers})
+                    await send({"type": "http.response.body", "body": data})
+                    return
+            if not replaced:  # the 202's empty body went with its start
+                await send(message)
+
+        await app(scope, reading, sending)
+
+    return wrapped
+
+
+def bad_id(body: bytes) -> dict[str, Any] | None:
+    """The error answering `body` when it is a request with an id JSON-RPC does not allow."""
+    try:
+        message = json.loads(body)
+    except (ValueError, RecursionError):
+        return None
+    if isinstance(message, dict) and malformed(message):
+        return problem(body)
+    return None
+
+
 class _Uvicorn(uvicorn.Server):
     """uvicorn without its signal handlers: the TUI and the CLI own the process's signals."""
 
@@ -291,10 +345,12 @@ async def _serve(
     auth = AuthSettings(issuer_url=url, resource_server_url=None)  # type: ignore[arg-type]
     server = build_server(engine, token_verifier=verifier, auth=auth, families=families)
     app = _forbidden_host(
-        server.streamable_http_app(
-            streamable_http_path=PATH,
-            transport_security=transport_security(where.names),
-            host=where.host,
+        _answer_bad_ids(
+            server.streamable_http_app(
+                streamable_http_path=PATH,
+                transport_security=transport_security(where.names),
+                host=where.host,
+            )
         )
     )
     sock = _listen(where.host, where.port)

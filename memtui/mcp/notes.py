@@ -28,8 +28,8 @@ from memtui.engine import (
     TagCount,
     to_dict,
 )
-from memtui.mcp.history import MAX_QUERY, MAX_TEXT, Text, When, resource
-from memtui.mcp.server import Server, failure, output_model, structured
+from memtui.mcp.args import MAX_QUERY, MAX_TEXT, Limit, Text, When
+from memtui.mcp.tools import Server, failure, output_model, resource, structured
 
 MAX_CONTENT = 100_000  # the engine counts UTF-8 bytes; this stops a megabyte before it
 
@@ -38,7 +38,6 @@ Title = Annotated[StrictStr, Field(min_length=1, max_length=300)]
 Content = Annotated[StrictStr, Field(max_length=MAX_CONTENT, description="Markdown")]
 Folder = Annotated[StrictStr, Field(max_length=MAX_TEXT, description="e.g. projects/shop")]
 Tags = Annotated[list[Annotated[StrictStr, Field(max_length=100)]], Field(max_length=20)]
-Limit = Annotated[StrictInt, Field(ge=1, le=50)]
 
 SaveOutput = create_model(
     "SaveResult",
@@ -87,6 +86,7 @@ def register(server: Server) -> None:
     engine = server.engine
     here = caller_project()
 
+    @server.engine_tool(title="Save a note", read_only=False)
     def save_note(
         title: Title,
         content: Content,
@@ -115,6 +115,7 @@ def register(server: Server) -> None:
             return structured(saved)
         return structured({**to_dict(saved), "approval": APPROVAL.format(id=saved.note.id)})
 
+    @server.engine_tool(title="Search notes")
     def search_notes(
         query: Annotated[StrictStr, Field(min_length=1, max_length=MAX_QUERY)],
         limit: Limit = 10,
@@ -136,6 +137,7 @@ def register(server: Server) -> None:
         )
         return structured(found)
 
+    @server.engine_tool(title="List notes")
     def list_notes(
         limit: Limit = 20, folder: Text | None = None, tag: Text | None = None
     ) -> Annotated[CallToolResult, NoteList]:
@@ -151,18 +153,22 @@ def register(server: Server) -> None:
         total = notes.count(folder=folder, tag=tag)
         return structured(NoteList(notes=refs, total=total))
 
+    @server.engine_tool(title="List tags")
     def list_tags() -> Annotated[CallToolResult, TagList]:
         """Every tag with its note count, most used first."""
         return structured(TagList(tags=engine().notes.tags()))
 
+    @server.engine_tool(title="List folders")
     def list_folders() -> Annotated[CallToolResult, FolderList]:
         """Every folder with its note count."""
         return structured(FolderList(folders=engine().notes.folders()))
 
+    @server.engine_tool(title="Read a note")
     def get_note(id: NoteId) -> Annotated[CallToolResult, DetailOutput]:
         """One note in full, with its links, the notes linking to it and its source."""
         return structured(engine().notes.get(id))
 
+    @server.engine_tool(title="Update a note", read_only=False)
     def update_note(
         id: NoteId,
         title: Title | None = None,
@@ -178,6 +184,7 @@ def register(server: Server) -> None:
             return amendment(exc)
         return structured(notes.get(id))
 
+    @server.engine_tool(title="Delete a note", read_only=False, destructive=True)
     def delete_note(id: NoteId) -> Annotated[CallToolResult, Deleted]:
         """Delete a `state` note that no longer holds. `past` notes and rules stay."""
         try:
@@ -186,6 +193,7 @@ def register(server: Server) -> None:
             return amendment(exc)
         return structured(Deleted(deleted=to_dict(gone)))
 
+    @server.engine_tool(title="Find duplicate notes")
     def find_duplicates(
         note_id: NoteId | None = None,
         text: Annotated[StrictStr | None, Field(max_length=MAX_CONTENT)] = None,
@@ -197,16 +205,6 @@ def register(server: Server) -> None:
         """Notes that say nearly the same as a note (note_id) or a text, most similar first."""
         found = engine().notes.find_duplicates(note_id, text, float(threshold))
         return structured(Duplicates(duplicates=found))
-
-    server.engine_tool(save_note, title="Save a note", read_only=False)
-    server.engine_tool(search_notes, title="Search notes")
-    server.engine_tool(list_notes, title="List notes")
-    server.engine_tool(list_tags, title="List tags")
-    server.engine_tool(list_folders, title="List folders")
-    server.engine_tool(get_note, title="Read a note")
-    server.engine_tool(update_note, title="Update a note", read_only=False)
-    server.engine_tool(delete_note, title="Delete a note", read_only=False, destructive=True)
-    server.engine_tool(find_duplicates, title="Find duplicate notes")
 
     @server.resource(
         "memtui://notes/{note_id}",

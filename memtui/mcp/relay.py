@@ -1,13 +1,15 @@
 """The SDK's server on memtui's stdio wire (stdio.py owns the wire and the first moments).
 
-Lines go in as the SDK's own stdio transport would hand them over; a line it cannot read is
-answered here with its JSON-RPC error instead of being dropped. Answers go out one line each,
-except the SDK's answers (and acknowledgements) to what stdio.py gave before it was ready. At
-EOF the server is given time to answer what was asked before it, and only then stops.
+Lines go in as the SDK's own stdio transport would hand them over; a line it cannot read, or
+would take for a notification though it has an id, is answered here with its JSON-RPC error
+instead of being dropped. Answers go out one line each, except the SDK's answers (and
+acknowledgements) to what stdio.py gave before it was ready. At EOF the server is given time
+to answer what was asked before it, and only then stops.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 import queue
 import signal
@@ -16,10 +18,17 @@ from typing import TYPE_CHECKING, Any
 import anyio
 import anyio.to_thread
 from mcp.shared.message import SessionMessage
-from mcp_types import JSONRPCError, JSONRPCRequest, JSONRPCResponse, jsonrpc_message_adapter
+from mcp_types import (
+    JSONRPCError,
+    JSONRPCNotification,
+    JSONRPCRequest,
+    JSONRPCResponse,
+    jsonrpc_message_adapter,
+)
 
-from memtui.mcp.handshake import ACKNOWLEDGED, LISTEN, given_key, id_key, problem
-from memtui.mcp.server import TOOL_SECONDS, Server, build_server
+from memtui.mcp.handshake import ACKNOWLEDGED, LISTEN, given_key, id_key, malformed, problem
+from memtui.mcp.server import build_server
+from memtui.mcp.tools import TOOL_SECONDS, Server
 
 if TYPE_CHECKING:
     from memtui.mcp.stdio import Signalled, Wire
@@ -67,6 +76,10 @@ async def _run(
         try:
             message = jsonrpc_message_adapter.validate_json(line, by_name=False)
         except Exception:
+            message = None
+        if message is None or (
+            isinstance(message, JSONRPCNotification) and malformed(json.loads(line))
+        ):
             if not await write(problem(line)):
                 tasks.cancel_scope.cancel()
             return

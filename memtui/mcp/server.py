@@ -1,299 +1,23 @@
-"""The MCP server: one MCPServer, the rules every tool call obeys, and the tool groups.
+"""The MCP server as served: the tool families of `--tools` registered on one Server.
 
 A tool family is a module with `register(server)` that adds its tools, resources and prompts
-(history and notes; `--tools` picks which). Every tool body is one synchronous engine call; the
-server runs it on a worker thread under a time bound, and turns what goes wrong into an
-`isError` result whose text starts with one of SPEC's codes. What Claude reads of each tool at
-the start of every session is kept short: a one-paragraph description, a lean input schema.
+(history, notes, signals; then `forget`, for the data they reach); each takes what it is made
+with from tools.py and its shared argument types from args.py, and none imports this module.
 """
 
 from __future__ import annotations
 
-import dataclasses
-import functools
-import json
-import logging
-from collections.abc import Callable, Sequence
-from typing import Any, ParamSpec, TypeVar, get_type_hints
+from collections.abc import Sequence
 
-import anyio
-import anyio.to_thread
-import pydantic_core
 from mcp.server.auth.provider import TokenVerifier
 from mcp.server.auth.settings import AuthSettings
-from mcp.server.mcpserver import Context, MCPServer
-from mcp.server.mcpserver.exceptions import ToolError
-from mcp.server.mcpserver.utilities.func_metadata import FuncMetadata
-from mcp.server.models import InitializationOptions
-from mcp.shared.exceptions import MCPError
-from mcp.types import (
-    INVALID_PARAMS,
-    CallToolResult,
-    ReadResourceRequestParams,
-    RequestParams,
-    TextContent,
-    ToolAnnotations,
-)
-from pydantic import BaseModel, Field, ValidationError, create_model
 
-from memtui import __version__
-from memtui.engine import Busy, MemtuiError
+from memtui.mcp import forget, history, notes, signals
 from memtui.mcp.engine import Engine
 from memtui.mcp.handshake import FAMILIES, instructions
+from memtui.mcp.tools import Server
 
-log = logging.getLogger(__name__)
-
-TOOL_SECONDS = 30.0  # the first call may load the model and open the indexes: a few seconds
-INVALID = "INVALID_ARGUMENT"
-MAX_URI = 1_000
-LOOSE_BOUNDS = ("maxLength", "maxItems", "maximum")
-
-P = ParamSpec("P")
-T = TypeVar("T")
-
-
-def failure(text: str) -> CallToolResult:
-    return CallToolResult(content=[TextContent(type="text", text=text)], is_error=True)
-
-
-def structured(result: Any, text: str | None = None) -> CallToolResult:
-    """An engine result as structured content, with the same JSON (or `text`) for reading."""
-    data = pydantic_core.to_jsonable_python(result)
-    shown = text if text is not None else json.dumps(data, ensure_ascii=False)
-    return CallToolResult(content=[TextContent(type="text", text=shown)], structured_content=data)
-
-
-def output_model(cls: type[Any]) -> type[BaseModel]:
-    """An engine dataclass as the model its output schema is made from: the SDK reads the
-    defaults of a slots dataclass from its class, where they are slot descriptors."""
-    hints = get_type_hints(cls)
-    fields: dict[str, Any] = {}
-    for f in dataclasses.fields(cls):
-        if f.default is not dataclasses.MISSING:
-            fields[f.name] = (hints[f.name], f.default)
-        elif f.default_factory is not dataclasses.MISSING:
-            fields[f.name] = (hints[f.name], Field(default_factory=f.default_factory))
-        else:
-            fields[f.name] = (hints[f.name], ...)
-    return create_model(cls.__name__, __doc__=cls.__doc__, **fields)
-
-
-def invalid_arguments(tool: str, error: ValidationError, expects: dict[str, str]) -> str:
-    """Pydantic's complaints by argument name, without the caller's values echoed; an argument
-    with its own wording in `expects` (a union, whose every branch pydantic would list) says
-    what it must be once."""
-    parts = []
-    for err in error.errors(include_url=False, include_input=False):
-        where = str(err["loc"][0]) if err["loc"] else "arguments"
-        if where in expects:
-            parts.append(f"{where} must be {expects[where]}")
-        else:
-            parts.append(f"{where}: {err['msg']}")
-    return f"{INVALID}: {tool}: " + "; ".join(dict.fromkeys(parts))
-
-
-class StrictArguments(FuncMetadata):
-    """The SDK's argument handling without its leniency for clients that send lists as JSON
-    text: a string is a string (SPEC: types are strict), so '["a", "b"]' never turns into a
-    concept list or a list of alternatives."""
-
-    def pre_parse_json(self, data: dict[str, Any]) -> dict[str, Any]:
-        return data
-
-
-class Server(MCPServer):
-    """MCPServer with memtui's argument rules: unknown arguments are refused by name, types are
-    strict (declared per argument), and every failure is a coded `isError` result."""
-
-    def __init__(
-        self,
-        engine: Engine,
-        told: str,
-        token_verifier: TokenVerifier | None = None,
-        auth: AuthSettings | None = None,
-    ) -> None:
-        super().__init__(
-            name="memtui",
-            version=__version__,
-            instructions=told,
-            log_level="WARNING",
-            token_verifier=token_verifier,
-            auth=auth,
-        )
-        self.engine = engine
-        self._refuse_long_uris()
-        self._arguments: dict[str, tuple[str, ...]] = {}
-        self._expects: dict[str, dict[str, str]] = {}
-        self._absent: dict[str, dict[str, str]] = {}
-
-    def read_instructions_per_connection(self, families: Sequence[str]) -> None:
-        """Fresh instructions (the house rules may have changed) for each `initialize` and
-        each `server/discover`: the SDK reads them from the low-level server at those two."""
-        lowlevel = self._lowlevel_server
-        options = lowlevel.create_initialization_options
-        discover = lowlevel.get_request_handler("server/discover")
-        assert discover is not None
-        describe = discover.handler
-
-        def refresh() -> None:
-            lowlevel.instructions = instructions(self.engine.config, families)
-
-        def initialization_options(*args: Any, **kwargs: Any) -> InitializationOptions:
-            refresh()
-            return options(*args, **kwargs)
-
-        async def discovered(ctx: Any, params: RequestParams) -> Any:
-            await anyio.to_thread.run_sync(refresh)
-            return await describe(ctx, params)
-
-        lowlevel.create_initialization_options = initialization_options  # type: ignore[method-assign]
-        lowlevel.add_request_handler("server/discover", RequestParams, discovered)
-
-    def _refuse_long_uris(self) -> None:
-        """A resource URI longer than any of memtui's is refused without being echoed back
-        (the SDK's not-found error carries the whole URI, twice)."""
-        lowlevel = self._lowlevel_server
-        entry = lowlevel.get_request_handler("resources/read")
-        assert entry is not None
-        read = entry.handler
-
-        async def bounded(ctx: Any, params: ReadResourceRequestParams) -> Any:
-            uri = str(params.uri)
-            if len(uri) > MAX_URI:
-                raise MCPError(
-                    code=INVALID_PARAMS,
-                    message=f"{INVALID}: the resource URI is {len(uri):,} characters long "
-                    f"(memtui's are under {MAX_URI:,}): {uri[:80]}…",
-                )
-            return await read(ctx, params)
-
-        lowlevel.add_request_handler("resources/read", ReadResourceRequestParams, bounded)
-
-    def engine_tool(
-        self,
-        fn: Callable[P, CallToolResult],
-        *,
-        title: str,
-        read_only: bool = True,
-        destructive: bool = False,
-        expects: dict[str, str] | None = None,
-        absent: dict[str, str] | None = None,
-    ) -> None:
-        """Register `fn` (one engine call, run on a worker thread within TOOL_SECONDS);
-        `expects`: what an argument must be, said instead of pydantic's words for it;
-        `absent`: why an argument this server leaves out is not taken."""
-
-        @functools.wraps(fn)
-        async def bounded(*args: P.args, **kwargs: P.kwargs) -> CallToolResult:
-            try:
-                return await run_bounded(functools.partial(fn, *args, **kwargs), fn.__name__)
-            except MemtuiError as exc:
-                return failure(exc.line())
-
-        annotations = ToolAnnotations(
-            title=title,
-            read_only_hint=read_only,
-            destructive_hint=destructive if not read_only else None,
-            open_world_hint=False,
-            idempotent_hint=read_only,
-        )
-        self.add_tool(bounded, title=title, description=described(fn), annotations=annotations)
-        tool = self._tool_manager.get_tool(fn.__name__)
-        assert tool is not None
-        tool.parameters = lean_schema(tool.parameters)
-        tool.parameters["additionalProperties"] = False  # what call_tool enforces, advertised
-        meta = tool.fn_metadata
-        tool.fn_metadata = StrictArguments(
-            arg_model=meta.arg_model,
-            output_schema=meta.output_schema,
-            output_model=meta.output_model,
-            wrap_output=meta.wrap_output,
-        )
-        self._arguments[fn.__name__] = tuple(tool.parameters.get("properties", {}))
-        self._expects[fn.__name__] = expects or {}
-        self._absent[fn.__name__] = absent or {}
-
-    async def call_tool(
-        self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
-    ) -> CallToolResult:
-        valid = self._arguments.get(name)
-        if valid is None:
-            known = ", ".join(self._arguments)
-            return failure(f"NOT_FOUND: no tool named {name!r} (the tools are: {known})")
-        unknown = [key for key in arguments if key not in valid]
-        if unknown:
-            names = ", ".join(repr(k) for k in unknown)
-            why = [self._absent[name][k] for k in unknown if k in self._absent[name]]
-            served = f"; {'; '.join(why)}, not served here (memtui mcp --tools)" if why else ""
-            return failure(
-                f"{INVALID}: {name} takes no argument {names} "
-                f"(its arguments are: {', '.join(valid) or 'none'}){served}"
-            )
-        try:
-            result = await super().call_tool(name, arguments, context)
-        except ToolError as exc:
-            if isinstance(exc.__cause__, ValidationError):
-                return failure(invalid_arguments(name, exc.__cause__, self._expects[name]))
-            log.error("tool %s failed", name, exc_info=exc.__cause__ or exc)
-            return failure(f"INTERNAL_ERROR: {name} failed unexpectedly (the log says why)")
-        assert isinstance(result, CallToolResult)
-        return result
-
-
-def lean_schema(schema: dict[str, Any]) -> dict[str, Any]:
-    """An input schema as Claude reads it at the start of every session, without what says
-    nothing to it: pydantic's titles, and `anyOf [X, null]` with `default: null` for an
-    optional argument (it is optional by not being required; null is still accepted)."""
-    properties = {}
-    for name, prop in schema.get("properties", {}).items():
-        prop = {k: v for k, v in prop.items() if k != "title"}
-        branches = prop.get("anyOf", [])
-        if prop.get("default", ...) is None and {"type": "null"} in branches:
-            prop.pop("default")
-            kept = [b for b in branches if b != {"type": "null"}]
-            prop.pop("anyOf")
-            if len(kept) == 1:
-                prop = {**kept[0], **prop}  # the argument's own description wins
-            else:
-                prop["anyOf"] = kept
-        properties[name] = prop
-    lean = {k: v for k, v in schema.items() if k != "title"}
-    lean["properties"] = {name: without_loose_bounds(prop) for name, prop in properties.items()}
-    return lean
-
-
-def without_loose_bounds(node: Any) -> Any:
-    """A property's schema without the bounds no caller comes near (a 1,000-character path,
-    100 KB of Markdown, 2**53): they are still enforced, just not read out every session."""
-    if isinstance(node, list):
-        return [without_loose_bounds(item) for item in node]
-    if not isinstance(node, dict):
-        return node
-    return {
-        key: without_loose_bounds(value)
-        for key, value in node.items()
-        if not (key in LOOSE_BOUNDS and isinstance(value, int) and value >= 1_000)
-    }
-
-
-def described(fn: Callable[..., Any]) -> str:
-    """A tool's description: its docstring as one paragraph, without the indentation Python
-    keeps in it (every character is read by Claude at the start of every session)."""
-    return " ".join((fn.__doc__ or "").split())
-
-
-async def run_bounded(call: Callable[[], T], what: str) -> T:
-    """`call` on a worker thread; after TOOL_SECONDS the caller gets BUSY and the thread is
-    left to finish on its own (a thread cannot be stopped, and reads hold no lock)."""
-    try:
-        with anyio.fail_after(TOOL_SECONDS):
-            return await anyio.to_thread.run_sync(call, abandon_on_cancel=True)
-    except TimeoutError:
-        log.warning("%s took longer than %.0f s", what, TOOL_SECONDS)
-        raise Busy(
-            f"{what} took longer than {TOOL_SECONDS:.0f} s",
-            "try again in a moment, or narrow it: fewer words, a filter, mode fts",
-        ) from None
+GROUPS = {"history": history, "notes": notes, "signals": signals}
 
 
 def build_server(
@@ -308,14 +32,11 @@ def build_server(
     they reach; HTTP passes its token check and auth. `told`: the instructions, fixed (stdio
     answered the handshake with them before the SDK was loaded); else they are read again
     for every new connection, so a rule the person approves is in the next one's."""
-    from memtui.mcp import forget, history, notes, signals
-
-    groups = {"history": history, "notes": notes, "signals": signals}
     server = Server(engine, told or instructions(engine.config, families), token_verifier, auth)
     if told is None:
         server.read_instructions_per_connection(families)
     for family in FAMILIES:
         if family in families:
-            groups[family].register(server)
+            GROUPS[family].register(server)
     forget.register(server, families)
     return server

@@ -18,8 +18,8 @@ from memtui.engine.signal_types import (
     SignalType,
     Trace,
 )
-from memtui.mcp.history import Cwd, QueryText
-from memtui.mcp.server import Server, output_model, structured
+from memtui.mcp.args import Cwd, QueryText
+from memtui.mcp.tools import Server, output_model, structured
 
 MAX_TRACE = 50_000
 MAX_SIGNALS = 50  # SPEC's largest limit; get_signals takes none (its total says the rest)
@@ -39,6 +39,7 @@ class InferenceList(TypedDict):
 def register(server: Server) -> None:
     engine = server.engine
 
+    @server.engine_tool(title="Signals to review")
     def get_signals(
         type: SignalType | None = None,
         status: Literal["new", "dismissed", "snoozed", "synthesized", "all"] = "new",
@@ -49,6 +50,7 @@ def register(server: Server) -> None:
         chosen = None if status == "all" else status
         return structured(engine().signals.list(type, chosen, MAX_SIGNALS))
 
+    @server.engine_tool(title="Dismiss or snooze a signal", read_only=False)
     def update_signal_status(
         id: Id,
         status: Literal["dismissed", "snoozed", "new"],
@@ -60,6 +62,7 @@ def register(server: Server) -> None:
         """Dismiss, snooze or reopen a signal, as the person asked."""
         return structured(engine().signals.update_status(id, status, snooze_until))
 
+    @server.engine_tool(title="Approved inferences")
     def list_inferences(
         status: InferenceStatus | None = None,
     ) -> Annotated[CallToolResult, InferenceList]:
@@ -67,11 +70,17 @@ def register(server: Server) -> None:
         (stale: a note changed or was deleted). Cite one as its `citation` says."""
         return structured(InferenceList(inferences=engine().inferences.list(status)))
 
+    @server.engine_tool(title="An inference and its evidence")
     def get_inference(id: Id) -> Annotated[CallToolResult, InferenceOutput]:
         """One inference with its provenance: each evidence note or message unchanged,
         changed (with a diff) or deleted."""
         return structured(engine().inferences.get_inference(id))
 
+    @server.engine_tool(
+        title="Record an approved inference",
+        read_only=False,
+        expects={"confidence": "a number from 0 to 1"},
+    )
     def mint_inference(
         title: Annotated[StrictStr, Field(min_length=1, max_length=300)],
         summary: Annotated[StrictStr, Field(max_length=10_000)],
@@ -102,6 +111,7 @@ def register(server: Server) -> None:
             )
         )
 
+    @server.engine_tool(title="Context for this project")
     def get_context(
         cwd: Cwd | None = None,
         query: QueryText | None = None,
@@ -111,25 +121,13 @@ def register(server: Server) -> None:
         state notes, recent sessions, then notes and messages related to `query`."""
         return structured(engine().context.get(cwd, query, token_budget))
 
+    @server.engine_tool(title="Check a draft against the record")
     def trace(
         text: Annotated[StrictStr, Field(min_length=1, max_length=MAX_TRACE)],
     ) -> Annotated[CallToolResult, TraceOutput]:
         """Check a draft against the record: each claim with the notes and messages that
         support it; claims with none are listed as suspected hallucinations."""
         return structured(engine().trace.trace(text))
-
-    server.engine_tool(get_signals, title="Signals to review")
-    server.engine_tool(update_signal_status, title="Dismiss or snooze a signal", read_only=False)
-    server.engine_tool(list_inferences, title="Approved inferences")
-    server.engine_tool(get_inference, title="An inference and its evidence")
-    server.engine_tool(
-        mint_inference,
-        title="Record an approved inference",
-        read_only=False,
-        expects={"confidence": "a number from 0 to 1"},
-    )
-    server.engine_tool(get_context, title="Context for this project")
-    server.engine_tool(trace, title="Check a draft against the record")
 
     @server.prompt(
         name="hallucination-check",

@@ -1,6 +1,7 @@
-"""`wire.json`: the SDK's answers to the handshake and the lists, for handshake.py to give
-before the SDK is imported. `python -m memtui.mcp.snapshot` writes it again after a tool,
-resource or prompt changes or the SDK is upgraded (tests/test_mcp_stdio.py says when).
+"""`wire.json`: the SDK's answers to the handshake and the lists, and the methods it serves at
+each protocol version, for handshake.py to give before the SDK is imported. `python -m
+memtui.mcp.snapshot` writes it again after a tool, resource or prompt changes or the SDK is
+upgraded (tests/test_mcp_wire.py says when).
 
 The answers are the SDK's own: each is asked of the real server over in-memory streams, on a
 fresh connection per protocol version, with nothing about the archive needed (no call opens it).
@@ -16,6 +17,7 @@ from typing import Any
 import anyio
 from mcp.shared.message import SessionMessage
 from mcp_types import JSONRPCError, JSONRPCResponse, jsonrpc_message_adapter
+from mcp_types.methods import CLIENT_REQUESTS, SPEC_CLIENT_METHODS
 
 from memtui.config import load
 from memtui.mcp.engine import Engine
@@ -31,7 +33,8 @@ from memtui.mcp.handshake import (
     WIRE,
     forgets,
 )
-from memtui.mcp.server import Server, build_server
+from memtui.mcp.server import build_server
+from memtui.mcp.tools import Server
 
 PLACEHOLDER = "(instructions)"
 CLIENT = {"name": "memtui-snapshot", "version": "0"}
@@ -112,9 +115,22 @@ def versions(items: dict[str, Any]) -> dict[str, Any]:
     return {"all": items[MODERN]} if same else items
 
 
+def methods(server: Server) -> dict[str, dict[str, list[str]]]:
+    """For each protocol version, the request methods the SDK knows at it ("known": any other
+    is -32601 Method not found) and those of them it has a handler for ("served")."""
+    handled = set(server._lowlevel_server._request_handlers)
+    own = handled - SPEC_CLIENT_METHODS  # a method of memtui's own is known at every version
+    found = {}
+    for version in (*VERSIONS, MODERN):
+        known = {m for m, v in CLIENT_REQUESTS if v == version} | own
+        found[version] = {"known": sorted(known), "served": sorted(known & handled)}
+    return found
+
+
 def build() -> dict[str, Any]:
-    """The whole of wire.json: the answers with their lists emptied, each family's items, and
-    `forget` apart, as it is for each set of the families whose data it reaches."""
+    """The whole of wire.json: the answers with their lists emptied, each family's items
+    (once for every version, unless they differ), `forget` apart, as it is for each set of
+    the families whose data it reaches, and the methods served at each version."""
     every = answers(FAMILIES)
     refusals = every.pop("refusals")
     for results in every.values():
@@ -142,7 +158,14 @@ def build() -> dict[str, Any]:
             forget[forgets(reach)] = versions(
                 {v: [t for t in listed if t["name"] == "forget"] for v, listed in tools.items()}
             )
-    return {"answers": every, "families": families, "forget": forget, "refusals": refusals}
+    server = build_server(Engine(load()), told=PLACEHOLDER)
+    return {
+        "answers": every,
+        "families": families,
+        "forget": forget,
+        "methods": methods(server),
+        "refusals": refusals,
+    }
 
 
 def main() -> None:

@@ -4,8 +4,9 @@ The first moments matter: Claude Code's first turn goes out without memtui's too
 handshake and the tool list are answered by then, and importing the mcp package takes most of a
 second. So the process answers from the start, without the SDK: signal handlers first, then a
 reader thread on stdin while another thread imports the SDK and builds the server. Until that is
-ready, the handshake and the lists are answered from handshake.py (the SDK's own answers,
-recorded), a line that is not a message gets its JSON-RPC error, and everything else waits.
+ready, the handshake, the lists and whatever the SDK refuses unread are answered from
+handshake.py (the SDK's own answers, recorded), a line that is not a message it can take gets
+its JSON-RPC error, and everything else waits.
 Then the server (relay.py) is handed every line read so far, its answers to what was already
 answered are left out, and it serves on.
 
@@ -31,7 +32,14 @@ from typing import Any, NoReturn
 
 from memtui.engine import Config, MemtuiError
 from memtui.mcp.engine import Engine
-from memtui.mcp.handshake import Early, given_key, instructions, problem, surrogate_at
+from memtui.mcp.handshake import (
+    Early,
+    given_key,
+    instructions,
+    malformed,
+    problem,
+    surrogate_at,
+)
 
 log = logging.getLogger(__name__)
 
@@ -169,6 +177,7 @@ def serve_stdio(
     backlog: list[bytes] = []
     given: set[str] = set()  # what was answered or acknowledged before the SDK was ready
     ended = False
+    owed = False  # the SDK owes an earlier line its answer: no early one may overtake it
     quiet_since = time.monotonic()
     while not ready.is_set():
         if reason := why(signalled, wire):
@@ -189,9 +198,11 @@ def serve_stdio(
             ready.wait()
             break
         quiet_since = time.monotonic()
-        if not answer_early(line, early, wire, backlog, given) and not loading:
-            loader.start()
-            loading = True
+        if not answer_early(line, None if owed else early, wire, backlog, given):
+            owed = True
+            if not loading:
+                loader.start()
+                loading = True
     engine: Engine = loaded["engine"]
     stop = threading.Event()
     follower = threading.Thread(
@@ -213,20 +224,21 @@ def serve_stdio(
 
 
 def answer_early(
-    line: bytes, early: Early, wire: Wire, backlog: list[bytes], given: set[str]
+    line: bytes, early: Early | None, wire: Wire, backlog: list[bytes], given: set[str]
 ) -> bool:
-    """Before the SDK is ready: a line that is no message gets its error, a handshake or list
-    request its answer; every message is kept for the SDK. False: a request only it answers."""
+    """Before the SDK is ready: a line that is no message it can take gets its error, a
+    request `early` knows the SDK's answer to gets that answer (None: not now, the SDK owes
+    an earlier line one); every message is kept for the SDK. False: a line only it answers."""
     try:
         message = json.loads(line)
     except (ValueError, RecursionError):
         return wire.write(problem(line))
-    if not isinstance(message, dict) or surrogate_at(message) is not None:
+    if not isinstance(message, dict) or surrogate_at(message) is not None or malformed(message):
         return wire.write(problem(line))
     backlog.append(line)
-    if "id" not in message:
+    if "method" in message and "id" not in message:
         return True  # a notification
-    response = early.respond(message)
+    response = early.respond(message) if early is not None and "id" in message else None
     if response is None:
         return False
     wire.write(response)

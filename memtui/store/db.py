@@ -212,6 +212,11 @@ MIGRATIONS: list[str] = [
     """
     INSERT OR REPLACE INTO meta VALUES ('mask_pending', '1');
     """,
+    # And more kinds (issue 25: AWS secret keys in prose, .netrc, Docker, Azure, Twilio,
+    # PuTTY, tokens split or in base64, passwords on more command lines and in prose).
+    """
+    INSERT OR REPLACE INTO meta VALUES ('mask_pending', '1');
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -467,6 +467,12 @@ class FullText:
                     out.update(dict.fromkeys(stems))
         return list(out)
 
+    def stems(self, text: str) -> set[str]:
+        """The stems of the words of `text` worth searching (STOP_WORDS left out), analysed
+        in one call (a call costs ~0.1 ms, whatever its length)."""
+        words = [w.rstrip("*") for w in _words(text) if w.lower() not in STOP_WORDS]
+        return set(self._stem.analyze(" ".join(words)))
+
     def ids(self) -> set[int]:
         searcher = self._searcher()
         if searcher.num_docs == 0:

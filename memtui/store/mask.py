@@ -19,51 +19,95 @@ strings, or regexes written `re:PATTERN`, never to mask; MEMTUI_MASK_SECRETS=0 t
 
 from __future__ import annotations
 
+import base64
+import binascii
 import hashlib
 import hmac
-import json
 import math
-import os
 import re
-import secrets
-import sqlite3
 import string
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import orjson
-
-from memtui.progress import Meter
-from memtui.store import db, notes, signals
+from memtui.config import secret_key
 
 KEY_FILE = "mask.key"
 ALLOW_FILE = "secrets-allow.txt"
 OPEN, CLOSE = "\u2039", "\u203a"
 MARKER = re.compile(OPEN + r"secret:([a-z0-9-]+):([0-9a-f]{8})" + CLOSE)
 _HASH_CHARS = 8
-_MASK_BATCH = 5_000  # message ids per transaction when masking a stored archive
 
 
 @dataclass(frozen=True, slots=True)
 class _Rule:
     """A kind of secret: the regex runs only when one of `triggers` is in the text (or, with
-    `lower`, in the lowercased text); `group` is the part of the match that is the secret."""
+    `lower`, in the lowercased text); `group` is the part of the match that is the secret, and
+    `valid`, when given, has the last word on it."""
 
     kind: str
     triggers: tuple[str, ...]
     regex: re.Pattern[str]
     group: int = 0
     lower: bool = False
+    valid: Callable[[str], bool] | None = None
 
 
 _TOKEN_CHARS = frozenset(string.ascii_letters + string.digits + "_-")
 _E = r"(?![A-Za-z0-9_\-])"  # a token ends here (where one starts is checked on a match: a
 # pattern that opens with a literal is found by a fast scan, one behind a lookbehind is not)
 
-# A command-line argument's value, after an optional quote: inside the quotes, or up to a space.
-_ARG = r"((?<=\")[^\"\n]{1,200}(?=\")|(?<=')[^'\n]{1,200}(?=')|(?<!['\"])[^\s'\"]{1,200})"
+# A command-line argument's value, after an optional quote: inside the quotes, or up to a space
+# (or a backquote: unquoted, the shell would run what follows; in prose it closes `code`).
+_ARG = r"((?<=\")[^\"\n]{1,200}(?=\")|(?<=')[^'\n]{1,200}(?=')|(?<!['\"])[^\s'\"`]{1,200})"
+# Where a value starts, it is not a shell variable, a substitution or a placeholder.
+_VALUE = r"(?![$<{%*…])"
+# The value of a command's option (not the next option).
+_OPT = r"['\"]?(?!-)" + _VALUE + _ARG
+# The rest of a command line, from a command's name to one of its options.
+_SAME_COMMAND = r"[^\n|;&]{0,300}?[ \t]"
+
+_PLACEHOLDER = re.compile(
+    r"(?i)^(?:\$.*|%\(.*|\{\{.*|<.*|\*+|x+|\.+|null|none|nil|true|false|undefined|string|str|"
+    r"required|optional|redacted|changeme_?|your[_\- ].*|example.*|dummy.*|\.\.\..*|….*)$"
+)
+
+
+def _not_placeholder(value: str) -> bool:
+    return not _PLACEHOLDER.match(value)
+
+
+def _not_a_word(value: str) -> bool:
+    """A value after prose (`the password is …`) is a password unless it reads as a word:
+    `the password is wrong`, `… is stored in the vault`."""
+    return not (value.isalpha() and value.islower()) and _not_placeholder(value)
+
+
+def _mixed(value: str) -> bool:
+    """Upper and lower case and a digit: an OpenAI key's body (`sk-learn_pipeline_v2` has no
+    capital)."""
+    return (
+        any(c.isupper() for c in value)
+        and any(c.islower() for c in value)
+        and any(c.isdigit() for c in value)
+    )
+
+
+_OPENAI_PREFIX = re.compile(r"^sk-(?:proj-|svcacct-|admin-)?")
+
+
+def _openai_body(value: str) -> bool:
+    return _mixed(_OPENAI_PREFIX.sub("", value))
+
+
+def _user_and_password(value: str) -> bool:
+    """Docker's `auth` is base64 of `user:password`."""
+    try:
+        return b":" in base64.b64decode(value, validate=True)
+    except (binascii.Error, ValueError):
+        return False
+
 
 _PROVIDERS: tuple[_Rule, ...] = (
     _Rule(
@@ -73,6 +117,16 @@ _PROVIDERS: tuple[_Rule, ...] = (
             r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"
             r"(?:[\s\S]*?-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|[A-Za-z0-9+/=\s:,\-]*)"
         ),
+    ),
+    # PuTTY's .ppk: the lines after `Private-Lines: N` are the key (encrypted or not).
+    _Rule(
+        "private-key",
+        ("Private-Lines:",),
+        re.compile(
+            r"Private-Lines:[ \t]*\d+[ \t]*\r?\n((?:[A-Za-z0-9+/=]+\r?\n)*[A-Za-z0-9+/=]+)"
+            r"(?=[ \t]*(?:\r?\n|\Z))"
+        ),
+        group=1,
     ),
     _Rule("aws-access-key", ("AKIA", "ASIA"), re.compile(r"(?:AKIA|ASIA)[0-9A-Z]{16}" + _E)),
     _Rule(
@@ -102,16 +156,27 @@ _PROVIDERS: tuple[_Rule, ...] = (
     _Rule(
         "openai-key",
         ("sk-",),
-        re.compile(
-            r"sk-(?!ant-)(?:proj-|svcacct-|admin-)?(?=[A-Za-z0-9_\-]*\d)"
-            r"[A-Za-z0-9_\-]{20,255}" + _E
-        ),
+        re.compile(r"sk-(?!ant-)(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,255}" + _E),
+        valid=_openai_body,
     ),
     _Rule("google-api-key", ("AIza",), re.compile(r"AIza[0-9A-Za-z_\-]{35}" + _E)),
     _Rule(
         "jwt",
         ("eyJ",),
         re.compile(r"eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}" + _E),
+    ),
+    _Rule(
+        "azure-key",
+        ("AccountKey=", "AccessKey="),
+        re.compile(r"(?:Account|SharedAccess)Key=([A-Za-z0-9+/]{20,}={0,2})"),
+        group=1,
+    ),
+    _Rule(
+        "docker-auth",
+        ('"auth"',),
+        re.compile(r"\"auth\"[ \t]*:[ \t]*\"([A-Za-z0-9+/]{8,}={0,2})\""),
+        group=1,
+        valid=_user_and_password,
     ),
     _Rule(
         "url-password",
@@ -131,6 +196,29 @@ _PROVIDERS: tuple[_Rule, ...] = (
         group=1,
         lower=True,
     ),
+    # Headers that carry a key or a token as they are: `X-API-Key: K`, GitLab's `PRIVATE-TOKEN`.
+    _Rule(
+        "api-key",
+        ("-key", "apikey"),
+        re.compile(
+            r"(?i)\b(?:x-)?(?:api-?key|functions-key|ocp-apim-subscription-key|goog-api-key)"
+            r"[ \t]*:[ \t]*[\"']?([A-Za-z0-9._~+/=\-]{8,}+)(?![(\[])"
+        ),
+        group=1,
+        lower=True,
+        valid=_not_placeholder,
+    ),
+    _Rule(
+        "token",
+        ("-token",),
+        re.compile(
+            r"(?i)\b(?:private|job|deploy|x-auth|x-access|x-api|x-gitlab|x-vault)-token"
+            r"[ \t]*:[ \t]*[\"']?([A-Za-z0-9._~+/=\-]{8,}+)(?![(\[])"
+        ),
+        group=1,
+        lower=True,
+        valid=_not_placeholder,
+    ),
     # Passwords on a command line: `--password=P`, `--password P` (a lone lowercase word after
     # a space is taken for prose, "the --password flag"), and the MySQL clients' `-pP`.
     # A shell variable or a placeholder (`$PASS`, `<pw>`) is not a password.
@@ -139,7 +227,7 @@ _PROVIDERS: tuple[_Rule, ...] = (
         ("--passw",),
         re.compile(
             r"(?<![\w\-])--passw(?:or)?d(?:=|[ \t]+(?![a-z]+(?![^\s'\"])))"
-            r"['\"]?(?![$<{%*\-])" + _ARG
+            r"['\"]?(?!-)" + _VALUE + _ARG
         ),
         group=1,
     ),
@@ -147,15 +235,101 @@ _PROVIDERS: tuple[_Rule, ...] = (
         "password",
         ("mysql", "mariadb"),
         re.compile(
-            r"\b(?:mysql|mariadb)[a-z\-]*(?=[ \t])[^\n|;&]{0,300}?[ \t]-p['\"]?(?![$<{%*])" + _ARG
+            r"\b(?:mysql|mariadb)[a-z\-]*(?=[ \t])" + _SAME_COMMAND + r"-p['\"]?" + _VALUE + _ARG
         ),
         group=1,
+    ),
+    # `curl -u user:P` (and `--user`); `-u user` alone makes curl ask.
+    _Rule(
+        "password",
+        ("curl",),
+        re.compile(
+            r"\bcurl\b" + _SAME_COMMAND + r"(?:-u[ \t]*|--user(?:[ \t]+|=))['\"]?"
+            r"[^\s:'\"$]*:" + _VALUE + r"([^\s'\"`]{1,200})"
+        ),
+        group=1,
+        lower=True,
+    ),
+    _Rule(
+        "password",
+        ("login",),
+        re.compile(
+            r"\b(?:docker|podman|nerdctl|buildah|skopeo|oras|helm[ \t]+registry)[ \t]+login\b"
+            + _SAME_COMMAND
+            + r"-p[ \t]*"
+            + _OPT
+        ),
+        group=1,
+        lower=True,
+    ),
+    _Rule(
+        "password",
+        ("sshpass",),
+        re.compile(r"\bsshpass\b" + _SAME_COMMAND + r"-p[ \t]*" + _OPT),
+        group=1,
+        lower=True,
+    ),
+    _Rule(
+        "password",
+        ("redis-cli",),
+        re.compile(r"\bredis-cli\b" + _SAME_COMMAND + r"(?:-a|--pass)[ \t]+" + _OPT),
+        group=1,
+        lower=True,
+    ),
+    # openssl's `-k P` (enc) and `-pass pass:P` (`-passin`, `-passout`): `env:` and `file:`
+    # name where the password is.
+    _Rule(
+        "password",
+        ("openssl",),
+        re.compile(
+            r"\bopenssl\b"
+            + _SAME_COMMAND
+            + r"(?:-k[ \t]+['\"]?|-pass(?:in|out)?[ \t]+['\"]?pass:)"
+            + _VALUE
+            + _ARG
+        ),
+        group=1,
+        lower=True,
+    ),
+    # `.netrc`: `machine HOST login USER password P`, on one line or several.
+    _Rule(
+        "password",
+        ("password",),
+        re.compile(
+            r"\b(?:machine[ \t]+\S+|default)(?:\s+(?:login|account|port)[ \t]+\S+)*"
+            r"\s+password[ \t]+" + _VALUE + r"([^\s\"'`]{4,200})"
+        ),
+        group=1,
+        lower=True,
+        valid=_not_a_word,
+    ),
+    # Prose: `the password is P`, `passphrase was P` (the value ends before its punctuation).
+    _Rule(
+        "password",
+        ("password", "passphrase"),
+        re.compile(
+            r"(?i)\bpass(?:word|phrase)[ \t]+(?:is|was)[ \t]*:?[ \t]*[\"'`]?"
+            + _VALUE
+            + r"([^\s\"'`]{3,199}[^\s\"'`.,;:!?)\]])"
+        ),
+        group=1,
+        lower=True,
+        valid=_not_a_word,
     ),
 )
 
 _CASED = tuple(r for r in _PROVIDERS if not r.lower)
 _UNCASED = tuple(r for r in _PROVIDERS if r.lower)
 _CASED_TRIGGER = re.compile("|".join(re.escape(t) for r in _CASED for t in r.triggers))
+# A handful of `in` tests on the lowercased text cost half an alternation's scan.
+_UNCASED_TRIGGERS = tuple(dict.fromkeys(t for r in _UNCASED for t in r.triggers))
+# A provider's token cut by a line break (a terminal's wrap, a pasted block): its start at the
+# end of one line, the rest the whole next line, joined if together they make the token.
+_SPLIT = re.compile(
+    r"(?<![A-Za-z0-9_\-])((?:gh[pousr]_|github_pat_|gl(?:pat|dt|rt|ptt|cbt|ft|imt|oas|soat)-"
+    r"|xox[abposre]-|(?:sk|rk)_(?:live|test)_|sk-|AKIA|ASIA|AIza)[A-Za-z0-9_\-]*)"
+    r"\r?\n[ \t]*([A-Za-z0-9_\-]{4,255})(?=[ \t]*(?:\r?\n|\Z))"
+)
 
 # A key that names a secret: in .env and shell `export`, YAML, JSON, TOML, code assignments.
 # Found by its keyword first (a plain alternation, which SQLite-sized texts scan quickly), then
@@ -165,6 +339,12 @@ _KEYWORD = re.compile(
     r"(?i)secret|token|passw|pwd|api[_\-]?key|access[_\-]?key|private[_\-]?key|credential"
 )
 _KEYWORD_LOWER = re.compile(_KEYWORD.pattern.removeprefix("(?i)"))
+# Whether any rule of the lowercased text may apply, in as few `in` tests as can tell: none
+# that holds another ("pass" stands for passw, passphrase and sshpass). Most texts hold none.
+_NEEDLES = (*_UNCASED_TRIGGERS, *_KEYWORDS, "pass")
+_LOWER_TRIGGERS = tuple(
+    t for t in dict.fromkeys(_NEEDLES) if not any(o != t and o in t for o in _NEEDLES)
+)
 _KEY_CHARS = frozenset(string.ascii_letters + string.digits + "_.-")
 _ASSIGN = re.compile(
     r"""["']?[ \t]*(?P<sep>:=|=>|=|:)[ \t]*"""
@@ -178,23 +358,48 @@ _NOT_SECRET_KEY = re.compile(
     r"uri|endpoint|path|file|name|usage|used|budget|size|format|header|regex|pattern|reset|"
     r"required|strength|valid|input|tokens|tokenizer|_id$|_env$|_var$)"
 )
-_PLACEHOLDER = re.compile(
-    r"(?i)^(?:\$.*|%\(.*|\{\{.*|<.*|\*+|x+|\.+|null|none|nil|true|false|undefined|string|str|"
-    r"required|optional|redacted|changeme_?|your[_\- ].*|example.*|dummy.*|\.\.\..*)$"
-)
 # A bare value that is code, not a literal: `settings.SECRET_KEY`, `process.env.TOKEN`.
 _REFERENCE = re.compile(
     r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+|[A-Za-z_][A-Za-z_\-]*"
 )
 
+# Long tokens, looked for only in a text whose UTF-8 bytes hold a long run of their characters:
+# with each such character mapped to "a" (a table lookup a byte), that costs a fifth of a
+# regex's scan, and most texts have none.
+_SHAPE = bytes(ord("a") if chr(b) in _TOKEN_CHARS else ord(" ") for b in range(256))
+_RUN = b"a" * 32
+_B64_CHARS = frozenset(string.ascii_letters + string.digits + "+/")
+_B64_SHAPE = bytes(ord("a") if chr(b) in _B64_CHARS else ord(" ") for b in range(256))
+_B64_AWS = b"a" * 40
+
 # A long random-looking token on its own: mixed case and digits, high Shannon entropy. Hex
 # (git SHAs, digests), UUIDs and padded base64 (`+`, `/`, `=`: fixtures, data) never match.
 _TOKEN = re.compile(r"(?<![A-Za-z0-9_\-+/=])[A-Za-z0-9_\-]{32,200}(?![A-Za-z0-9_\-+/=])")
-# Most texts have no run of 32 token characters: found in their UTF-8 bytes with each token
-# character mapped to "a" (a table lookup a byte), that costs a fifth of the regex's scan.
-_SHAPE = bytes(ord("a") if chr(b) in _TOKEN_CHARS else ord(" ") for b in range(256))
-_RUN = b"a" * 32
 _ENTROPY = 4.5
+# An AWS secret access key: 40 characters of base64, a `/` or `+` among them (without, it is
+# a long token). A base64 run of exactly 40 is rare otherwise: hashes in base64 are 28, 44 or
+# 88 long with their `=`, images far longer, and the last line of a wrapped block (a
+# certificate) follows a longer line of base64.
+_AWS_SECRET = re.compile(r"(?<![A-Za-z0-9+/=_\-])[A-Za-z0-9+/]{40}(?![A-Za-z0-9+/=_\-])")
+_B64_LINE = re.compile(r"[A-Za-z0-9+/]+={0,2}")
+# Base64 that may hide a provider's token (`echo ghp_… | base64`): decoded when it is text.
+_ENCODED = re.compile(r"(?<![A-Za-z0-9+/=_\-])[A-Za-z0-9+/]{32,600}={0,2}(?![A-Za-z0-9+/=_\-])")
+# Twilio: an account SID, and a 32-hex auth token after one (`Client(SID, TOKEN)`) or after
+# the words `auth token`.
+_TWILIO_SID = re.compile(r"(?<![A-Za-z0-9_\-])AC[0-9a-f]{32}" + _E)
+_TWILIO_TOKEN = re.compile(
+    r"(?:" + OPEN + r"secret:twilio-sid:[0-9a-f]{8}" + CLOSE + r"|(?i:\bauth[ _\-]?token))"
+    r"[\"']?[ \t]*(?:[,:=][ \t]*|is[ \t]+)?[\"']?([0-9a-fA-F]{32})" + _E
+)
+# A 32-hex key assigned to a name that says key or API (`WEATHER_API = "…"`, `maps_key: …`),
+# unless the name says it is a hash (`cache_key`, `etag`, `md5`).
+_HEX_KEY = re.compile(
+    r"(?i)((?:key|api)[A-Za-z0-9_.\-]*)[\"']?[ \t]*(?::=|=>|=|:)[ \t]*[\"']?([0-9a-f]{32})" + _E
+)
+_HASH_NAME = re.compile(
+    r"(?i)hash|md5|sha|sum|digest|etag|cache|fingerprint|integrity|commit|rev|uuid|guid|trace|"
+    r"request|_id"
+)
 
 
 def _entropy(s: str) -> float:
@@ -208,6 +413,43 @@ def _random_looking(s: str) -> bool:
     if sum(c.islower() for c in s) < 2 or MARKER.search(s):
         return False
     return _entropy(s.replace("-", "").replace("_", "")) >= _ENTROPY
+
+
+def _ends_a_block(m: re.Match[str]) -> bool:
+    """Whether the match is the last line of wrapped base64 (a certificate, a MIME part): the
+    line before it is a longer run of base64."""
+    text, start = m.string, m.start()
+    if start == 0 or text[start - 1] != "\n":
+        return False
+    line = text[text.rfind("\n", 0, start - 1) + 1 : start - 1].rstrip("\r")
+    return len(line) > len(m.group(0)) and _B64_LINE.fullmatch(line) is not None
+
+
+def _decoded(value: str) -> str:
+    """Base64 as text, or "" when it is not text (an image, a hash, a path's letters)."""
+    if value.islower() or value.isupper() or not any(c.isdigit() for c in value):
+        return ""  # base64 of text mixes cases and digits; a path or a word does not
+    try:
+        text = base64.b64decode(value + "=" * (-len(value) % 4)).decode("ascii")
+    except (binascii.Error, ValueError):
+        return ""
+    return text if text.replace("\n", " ").replace("\t", " ").isprintable() else ""
+
+
+def _provider_secret(text: str) -> tuple[str, str] | None:
+    """The kind and value of the first provider's token in `text`."""
+    if not text or not _CASED_TRIGGER.search(text):
+        return None
+    for rule in _CASED:
+        if any(t in text for t in rule.triggers):
+            for m in rule.regex.finditer(text):
+                value = m.group(rule.group)
+                start = m.start()
+                if rule.group == 0 and start > 0 and text[start - 1] in _TOKEN_CHARS:
+                    continue
+                if rule.valid is None or rule.valid(value):
+                    return rule.kind, value
+    return None
 
 
 @dataclass(slots=True)
@@ -226,7 +468,7 @@ class Masker:
         if not enabled:
             return cls(enabled=False)
         exact, patterns = read_allowlist(config_dir / ALLOW_FILE)
-        return cls(load_key(data_dir), True, exact, patterns)
+        return cls(secret_key(data_dir / KEY_FILE), True, exact, patterns)
 
     def marker(self, kind: str, value: str) -> str:
         digest = hmac.new(self.key, value.encode("utf-8", "surrogatepass"), hashlib.sha256)
@@ -237,19 +479,42 @@ class Masker:
         if not self.enabled or len(text) < 8:
             return text
         if _CASED_TRIGGER.search(text):
+            if "\n" in text:
+                text = _SPLIT.sub(self._join_split, text)
             for rule in _CASED:
                 if any(t in text for t in rule.triggers):
-                    text = rule.regex.sub(self._replacer(rule.kind, rule.group), text)
+                    text = rule.regex.sub(self._replacer(rule.kind, rule.group, rule.valid), text)
         lowered = text.lower()
-        for rule in _UNCASED:
-            if any(t in lowered for t in rule.triggers):
-                text = rule.regex.sub(self._replacer(rule.kind, rule.group), text)
-                lowered = text.lower()
+        if any(t in lowered for t in _LOWER_TRIGGERS):
+            text = self._mask_lowered(text, lowered)
+        if len(text) < len(_RUN):
+            return text
+        raw = text.encode("utf-8", "surrogatepass")
+        tokens = _RUN in raw.translate(_SHAPE)
+        if tokens:
+            text = self._long_keys(text)
+        # Base64 with none of `+/=` in it is a run of token characters: looked for only then.
+        if tokens or "/" in text or "+" in text or "=" in text:
+            b64 = raw.translate(_B64_SHAPE)
+            if _RUN in b64:
+                text = _ENCODED.sub(self._encoded, text)
+                if _B64_AWS in b64 and ("/" in text or "+" in text):
+                    text = _AWS_SECRET.sub(self._aws_secret, text)
+        return _TOKEN.sub(self._token, text) if tokens else text
+
+    def _mask_lowered(self, text: str, lowered: str) -> str:
+        """The rules found in the lowercased text: headers, commands, keywords."""
+        if any(t in lowered for t in _UNCASED_TRIGGERS):
+            masked = text
+            for rule in _UNCASED:
+                if any(t in lowered for t in rule.triggers):
+                    replace = self._replacer(rule.kind, rule.group, rule.valid)
+                    masked = rule.regex.sub(replace, masked)
+            if masked is not text:
+                text, lowered = masked, masked.lower()
         if any(k in lowered for k in _KEYWORDS):
             text = self._mask_keywords(text, lowered)
-        if len(text) < 32 or _RUN not in text.encode("utf-8", "surrogatepass").translate(_SHAPE):
-            return text
-        return _TOKEN.sub(self._token, text)
+        return text
 
     def mask_tool_name(self, name: str) -> str:
         """A tool's name: an MCP tool's (`mcp__server__tool`) holds names people chose, so
@@ -265,18 +530,62 @@ class Masker:
         self.counts[kind] += 1
         return self.marker(kind, value)
 
-    def _replacer(self, kind: str, group: int) -> Callable[[re.Match[str]], str]:
+    def _replacer(
+        self, kind: str, group: int = 0, valid: Callable[[str], bool] | None = None
+    ) -> Callable[[re.Match[str]], str]:
         def replace(m: re.Match[str]) -> str:
             whole = m.group(0)
             if group == 0 and m.start() > 0 and m.string[m.start() - 1] in _TOKEN_CHARS:
                 return whole  # the middle of a longer token
-            new = self._replace(kind, m.group(group))
+            value, end = m.group(group), m.end(group)
+            if end < len(m.string) and m.string[end] == CLOSE:
+                return whole  # a marker's hash (the marker of a google-api-key says `api-key:`)
+            new = None if valid is not None and not valid(value) else self._replace(kind, value)
             if new is None:
                 return whole
             start, end = m.start(group) - m.start(), m.end(group) - m.start()
             return whole[:start] + new + whole[end:]
 
         return replace
+
+    def _join_split(self, m: re.Match[str]) -> str:
+        """A provider's token cut by a line break, if the two parts make one (`_SPLIT`)."""
+        head, rest = m.group(1), m.group(2)
+        if not (
+            any(c.isdigit() for c in rest)
+            or (any(c.isupper() for c in rest[1:]) and any(c.islower() for c in rest))
+        ):
+            return m.group(0)  # a word on the next line (`Done`, `README`), not the token's end
+        joined = head + rest
+        for rule in _CASED:
+            fits = rule.group == 0 and rule.regex.fullmatch(joined)
+            if fits and (rule.valid is None or rule.valid(joined)):
+                return self._replace(rule.kind, joined) or m.group(0)
+        return m.group(0)
+
+    def _long_keys(self, text: str) -> str:
+        """Twilio's SIDs and auth tokens, and 32-hex keys by their name (`_HEX_KEY`)."""
+        if "AC" in text:
+            text = _TWILIO_SID.sub(self._replacer("twilio-sid"), text)
+        text = _TWILIO_TOKEN.sub(self._replacer("twilio-token", 1), text)
+
+        def hex_key(m: re.Match[str]) -> str:
+            start = m.start(1)
+            while start > 0 and text[start - 1] in _KEY_CHARS:
+                start -= 1
+            if _HASH_NAME.search(text[start : m.end(1)]):
+                return m.group(0)
+            return self._replacer("api-key", 2)(m)
+
+        return _HEX_KEY.sub(hex_key, text)
+
+    def _encoded(self, m: re.Match[str]) -> str:
+        """Base64 that decodes to text holding a provider's token: the token's own marker."""
+        value = m.group(0)
+        found = _provider_secret(_decoded(value))
+        if found is None:
+            return value
+        return self._replace(*found) or value
 
     def _mask_keywords(self, text: str, lowered: str) -> str:
         out: list[str] = []
@@ -321,6 +630,14 @@ class Masker:
             return value
         return self._replace("high-entropy", value) or value
 
+    def _aws_secret(self, m: re.Match[str]) -> str:
+        value = m.group(0)
+        if "/" not in value and "+" not in value:
+            return value  # a long token, the rule above's
+        if _ends_a_block(m) or not _random_looking(value):
+            return value
+        return self._replace("aws-secret-key", value) or value
+
 
 def _secret_value(key: str, value: str, code: bool) -> bool:
     """Whether `key`'s `value` is a secret, not a description of one or a reference to one
@@ -351,32 +668,6 @@ def count_markers(texts: Iterable[str]) -> Counter[str]:
     return counts
 
 
-def load_key(data_dir: Path) -> bytes:
-    """The data dir's masking key, made on first use, readable by its owner only."""
-    path = data_dir / KEY_FILE
-    try:
-        key = path.read_bytes()
-        if len(key) >= 32:
-            return key
-    except FileNotFoundError:
-        pass
-    data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
-    tmp = data_dir / f".{KEY_FILE}.{os.getpid()}.tmp"
-    fd = os.open(tmp, os.O_CREAT | os.O_WRONLY | os.O_TRUNC, 0o600)
-    try:
-        os.write(fd, secrets.token_bytes(32))
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-    try:
-        os.link(tmp, path)  # the first process to make a key wins; the others read it
-    except FileExistsError:
-        pass
-    finally:
-        tmp.unlink(missing_ok=True)
-    return path.read_bytes()
-
-
 def read_allowlist(path: Path) -> tuple[frozenset[str], tuple[re.Pattern[str], ...]]:
     """`secrets-allow.txt`: one entry a line, `re:PATTERN` a regex the whole value must
     match, any other line an exact string; blank lines and `#` comments are skipped. A regex
@@ -399,152 +690,3 @@ def read_allowlist(path: Path) -> tuple[frozenset[str], tuple[re.Pattern[str], .
         else:
             exact.add(line)
     return frozenset(exact), tuple(patterns)
-
-
-def mask_store(conn: sqlite3.Connection, masker: Masker, meter: Meter) -> tuple[int, int]:
-    """Mask every stored text in place (an archive made before masking): messages, titles,
-    pending titles, notes (and their links), signals, inferences and their evidence, error
-    signatures. Freed bytes are zeroed (`secure_delete`); a changed message or note gets a
-    new `seq`, so its indexes would follow (the caller rebuilds them: old index files hold the
-    secret, and `REBUILD` in meta says so). Returns the messages and the notes changed."""
-    conn.execute("PRAGMA secure_delete = ON")
-    (total,) = conn.execute("SELECT coalesce(max(id), 0) FROM messages").fetchone()
-    changed = 0
-    start = 0
-    while start < total:
-        conn.execute("BEGIN IMMEDIATE")
-        try:
-            rows = conn.execute(
-                "SELECT id, text, thinking, tool_calls, tool_output FROM messages "
-                "WHERE id > ? AND id <= ?",
-                (start, start + _MASK_BATCH),
-            ).fetchall()
-            updates = []
-            for mid, text, thinking, calls, output in rows:
-                new = (masker.mask(text), masker.mask(thinking), _mask_calls(masker, calls))
-                new_output = masker.mask(output)
-                if new != (text, thinking, calls) or new_output != output:
-                    updates.append((*new, new_output, mid))
-            if updates:
-                seq = db.store_seq(conn)
-                conn.executemany(
-                    "UPDATE messages SET text = ?, thinking = ?, tool_calls = ?, tool_output = ?,"
-                    " seq = ? WHERE id = ?",
-                    [(*u[:4], seq + n + 1, u[4]) for n, u in enumerate(updates)],
-                )
-                conn.execute(
-                    "UPDATE meta SET value = ? WHERE key = 'seq'", (str(seq + len(updates)),)
-                )
-                _rebuild_after(conn)
-            conn.execute("COMMIT")
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
-        changed += len(updates)
-        start += _MASK_BATCH
-        meter(min(start, total), total, f"{changed:,} messages held secrets")
-    conn.execute("BEGIN IMMEDIATE")
-    try:
-        # Before they were digests, checkpoints kept the last bytes read of each transcript.
-        conn.execute("UPDATE files SET tail = NULL WHERE substr(tail, 1, 2) != x'0068'")
-        for table, key, columns in _TEXTS:
-            if _has_table(conn, table):
-                _mask_table(conn, masker, table, key, columns)
-        notes = _mask_notes(conn, masker) if _has_table(conn, "notes") else 0
-        if notes:
-            _rebuild_after(conn)
-        conn.execute("COMMIT")
-    except BaseException:
-        conn.execute("ROLLBACK")
-        raise
-    return changed, notes
-
-
-REBUILD = "mask_rebuild"  # meta: texts changed, the indexes (which hold the old ones) are not
-
-
-def _rebuild_after(conn: sqlite3.Connection) -> None:
-    """Note, with the change, that the indexes must be rebuilt: a crash before the rebuild
-    leaves the flag, so the next start rebuilds them even though it masks nothing new."""
-    conn.execute(f"INSERT OR REPLACE INTO meta VALUES ('{REBUILD}', '1')")
-
-
-# The other texts a store kept before masking: (table, its key columns, its text columns).
-_TEXTS: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
-    ("sessions", ("id",), ("summary_title", "custom_title", "first_prompt", "git_branch")),
-    ("pending_titles", ("leaf_uuid",), ("title",)),
-    ("note_links", ("source_id", "position"), ("target", "shown")),
-    ("note_tags", ("note_id", "tag_key"), ("tag",)),
-    ("signals", ("id",), ("title", "detail")),
-    ("inferences", ("id",), ("title", "summary")),
-    ("inference_evidence", ("inference_id", "kind", "ref"), ("title", "text")),
-    ("error_sightings", ("signature", "message_id"), ("signature",)),
-)
-
-
-def _has_table(conn: sqlite3.Connection, table: str) -> bool:
-    found = conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (table,))
-    return found.fetchone() is not None
-
-
-def _mask_table(
-    conn: sqlite3.Connection,
-    masker: Masker,
-    table: str,
-    key: tuple[str, ...],
-    columns: tuple[str, ...],
-) -> None:
-    """Mask `columns` of every row; keys derived from a masked text follow it (a link's
-    target, a tag, an evidence's hash, an error signature that is its own key)."""
-    names = list(dict.fromkeys((*key, *columns)))
-    for row in conn.execute(f"SELECT {', '.join(names)} FROM {table}").fetchall():
-        old = dict(zip(names, row, strict=True))
-        new = {c: None if old[c] is None else masker.mask(old[c]) for c in columns}
-        if all(new[c] == old[c] for c in columns):
-            continue
-        if table == "note_links":
-            new["target_key"] = notes.key(new["target"])
-        elif table == "note_tags":
-            new["tag_key"] = new["tag"].casefold()
-        elif table == "inference_evidence":
-            new["hash"] = signals.text_hash(new["text"])
-        where = " AND ".join(f"{k} = ?" for k in key)
-        sets = ", ".join(f"{c} = ?" for c in new)
-        # OR REPLACE: a masked key may now equal another row's (two sightings of one error).
-        conn.execute(
-            f"UPDATE OR REPLACE {table} SET {sets} WHERE {where}",
-            (*new.values(), *(old[k] for k in key)),
-        )
-
-
-def _mask_notes(conn: sqlite3.Connection, masker: Masker) -> int:
-    """Mask notes' titles, bodies, folders and tags; a changed note gets the next note
-    sequence number (`note_tags` is masked with the other tables)."""
-    changed = 0
-    rows = conn.execute("SELECT id, title, body, folder, tags FROM notes").fetchall()
-    for note_id, title, body, folder, tags in rows:
-        old = (title, body, folder, tags)
-        # the tags column is written as store/notes.py writes it
-        new = (
-            masker.mask(title),
-            masker.mask(body),
-            masker.mask(folder),
-            json.dumps([masker.mask(t) for t in json.loads(tags)]),
-        )
-        if new == old:
-            continue
-        conn.execute(
-            "UPDATE notes SET title = ?, title_key = ?, body = ?, folder = ?, tags = ?, seq = ? "
-            "WHERE id = ?",
-            (new[0], notes.key(new[0]), *new[1:], notes.next_seq(conn), note_id),
-        )
-        changed += 1
-    return changed
-
-
-def _mask_calls(masker: Masker, calls: str) -> str:
-    if calls == "[]":
-        return calls
-    parsed = orjson.loads(calls)
-    masked = [[masker.mask_tool_name(name), masker.mask(arg)] for name, arg in parsed]
-    return calls if masked == parsed else orjson.dumps(masked).decode()

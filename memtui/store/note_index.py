@@ -257,6 +257,11 @@ class NoteIndexes:
         with self._lock:
             return self.vectors.search(vec, k, allowed)
 
+    def similarities(self, ids: list[int], vec: np.ndarray) -> dict[int, float]:
+        """Each of `ids` that has a vector, and its similarity to `vec`."""
+        with self._lock:
+            return self.vectors.similarities(ids, vec)
+
     def vector_of(self, note_id: int) -> np.ndarray | None:
         with self._lock:
             if not self.vectors.live_among([note_id]):
