@@ -5,18 +5,20 @@ from __future__ import annotations
 import logging
 import sqlite3
 import threading
+from collections import Counter
 from collections.abc import Callable
 from contextlib import nullcontext
 from datetime import UTC, datetime
 from pathlib import Path
 
 from memtui.config import Config
-from memtui.engine import sessions
+from memtui.engine import inferences, sessions
 from memtui.engine.types import DoctorReport, Stats
 from memtui.errors import Busy
 from memtui.ingest import pipeline, watcher
 from memtui.ingest.pipeline import IngestReport
 from memtui.progress import Meter, OnProgress, cancelled
+from memtui.store import signals as signal_store
 from memtui.store.archive import Archive
 from memtui.store.db import translated
 from memtui.store.indexes import FTS_DIR, Indexes
@@ -262,5 +264,8 @@ class Upkeep:
                     p.stat().st_size
                     for p in self.config.data_dir.glob(self.config.db_path.name + "*")
                 ),
+                notes=dict(conn.execute("SELECT layer, count(*) FROM notes GROUP BY layer")),
+                signals=signal_store.counts(conn, datetime.now(UTC).isoformat()),
+                inferences=dict(Counter(i.status for i in inferences.checked(conn, None))),
                 index=self._indexes().health(),
             )

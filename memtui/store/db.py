@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from memtui.errors import StoreCorrupt, StoreUnavailable
+from memtui.store import access
 
 # Each entry moves the schema one version up; PRAGMA user_version records how far a file has come.
 MIGRATIONS: list[str] = [
@@ -321,16 +322,22 @@ def translated(path: Path) -> Iterator[None]:
                 (path.parent / DAMAGED_MARK).touch(mode=0o600)
         raise error from exc
     except OSError as exc:
-        raise StoreUnavailable(
+        raise unusable(path.parent, exc) or StoreUnavailable(
             f"cannot use the data dir {path.parent}: {exc.strerror or exc}",
             "check that the disk has room and the folder is yours and writable",
         ) from exc
 
 
+def unusable(data_dir: Path, exc: BaseException) -> StoreUnavailable | None:
+    """What the data dir lacks, that `exc` (SQLite's or the disk's) was about, said plainly:
+    a full disk, another owner, a read-only file system, a mode without write."""
+    return access.full(data_dir, exc) or access.unavailable(data_dir)
+
+
 def _translate(exc: sqlite3.DatabaseError, path: Path) -> StoreUnavailable | StoreCorrupt:
     text = str(exc)
     if isinstance(exc, sqlite3.OperationalError) and "malformed" not in text:
-        return StoreUnavailable(
+        return unusable(path.parent, exc) or StoreUnavailable(
             f"cannot use the store {path}: {text}",
             "check that the disk has room and the data dir is yours and writable",
         )

@@ -392,20 +392,24 @@ class Indexes:
         False if cancelled."""
         fresh = self.root / f"{FTS_DIR}.new"
         shutil.rmtree(fresh, ignore_errors=True)
-        new_fts = FullText(fresh, FTS_PARTITIONS)
-        new_vectors = Vectors(
-            self.root / "vectors", self.embedder.dim, self.embedder.identity, load=False
-        )
-        target = store_seq(self.conn)
-        self._fill_fts(self.conn, new_fts, 0, None, on_progress, cancel, target)
-        self._fill_vectors(self.conn, new_vectors, target, on_progress, cancel)
-        if cancelled(cancel):
+        try:
+            new_fts = FullText(fresh, FTS_PARTITIONS)
+            new_vectors = Vectors(
+                self.root / "vectors", self.embedder.dim, self.embedder.identity, load=False
+            )
+            target = store_seq(self.conn)
+            self._fill_fts(self.conn, new_fts, 0, None, on_progress, cancel, target)
+            self._fill_vectors(self.conn, new_vectors, target, on_progress, cancel)
+            if cancelled(cancel):
+                shutil.rmtree(fresh, ignore_errors=True)
+                return False
+            with self._lock:
+                new_vectors.save()
+                self._vectors = new_vectors
+                self._saved_at = time.monotonic()
+        except BaseException:  # a full disk, a crash of the embedder: the old ones serve on
             shutil.rmtree(fresh, ignore_errors=True)
-            return False
-        with self._lock:
-            new_vectors.save()
-            self._vectors = new_vectors
-            self._saved_at = time.monotonic()
+            raise
         with file_lock(self.root / "sync.lock"):
             old = self.root / f"{FTS_DIR}.old"
             shutil.rmtree(old, ignore_errors=True)
@@ -531,7 +535,12 @@ class Indexes:
         with file_lock(self.root / "sync.lock"):
             # Copies of old contents (the purge removes its own .damaged), and an older memtui's
             # index, whoever still uses it.
-            for leftover in (f"{FTS_DIR}.old", f"{FTS_DIR}.new", *_legacy_names()):
+            for leftover in (
+                f"{FTS_DIR}.old",
+                f"{FTS_DIR}.new",
+                f"{FTS_DIR}.new.damaged",  # what a rebuild that ran out of disk once set aside
+                *_legacy_names(),
+            ):
                 shutil.rmtree(self.root / leftover, ignore_errors=True)
             self.fts.purge(ids, self._fts_docs)
         with self._lock:

@@ -338,11 +338,16 @@ class Vectors:
                 tmp = self._path / f".vectors-{watermark:012d}.{os.getpid()}.tmp"
                 codes_tmp = self._path / f".vectors-{watermark:012d}.{os.getpid()}.codes.tmp"
                 graph = self._load_graph()
-                graph.save_index(str(tmp))
-                _scrub(tmp, _write_codes(tmp, codes_tmp, self._dim), self._dim)
-                _fsync(tmp)
-                os.replace(codes_tmp, target.with_suffix(".codes"))
-                os.replace(tmp, target)
+                try:
+                    graph.save_index(str(tmp))
+                    _scrub(tmp, _write_codes(tmp, codes_tmp, self._dim), self._dim)
+                    _fsync(tmp)
+                    os.replace(codes_tmp, target.with_suffix(".codes"))
+                    os.replace(tmp, target)
+                except BaseException:  # a full disk: no half-written snapshot stays behind
+                    tmp.unlink(missing_ok=True)
+                    codes_tmp.unlink(missing_ok=True)
+                    raise
                 _fsync_dir(self._path)
                 mapped = _map(target, self._dim)
                 with self._mutex:
