@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from memtui.bulk import paused_gc
+from memtui.errors import InvalidArgument
 from memtui.ingest.parallel import read_elsewhere
 from memtui.ingest.reader import BATCH, Unreadable, Work, read_all
 from memtui.progress import Meter, OnProgress, cancelled
@@ -121,6 +122,12 @@ def ingest(
     only when there is a lot to read. `masker` masks the secrets of every text before the
     store sees it.
     """
+    if not _nameable(root):
+        shown = str(root).encode(errors="backslashreplace").decode()
+        raise InvalidArgument(
+            f"the transcripts folder {shown} has a name that is not valid UTF-8",
+            "rename it, or point MEMTUI_CLAUDE_DIR or --source at another folder",
+        )
     full_scan = paths is None
     if paths is None:
         files, bad = discover(root)
