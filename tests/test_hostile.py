@@ -19,6 +19,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import corpus
+import psutil
 import pytest
 
 from memtui.config import Config
@@ -26,6 +28,8 @@ from memtui.engine.memory import Memory
 from memtui.errors import InvalidArgument
 from memtui.ingest import pipeline
 from memtui.ingest.follower import MAX_LINE
+from memtui.progress import ProgressEvent
+from memtui.store.archive import Archive
 from tests.cli_run import AS_A_USER, env_for, memtui, one_line_error
 from tests.lines import CWD, assistant, exchange, text, user, write
 
@@ -239,7 +243,7 @@ needs_a_user = pytest.mark.skipif(
 
 
 @needs_a_user
-@pytest.mark.parametrize("reader", ["in-process"])
+@pytest.mark.parametrize("reader", ["in-process", "reader process"])
 def test_index_archives_every_good_line_of_a_hostile_archive(cfg: Config, reader: str) -> None:
     expected = hostile(cfg.claude_dir)
     if reader == "reader process":
@@ -249,6 +253,88 @@ def test_index_archives_every_good_line_of_a_hostile_archive(cfg: Config, reader
         assert result.returncode == 0 and "Traceback" not in result.stderr, result.stderr
         assert f"{expected.unreadable} entries skipped" in result.stderr
         check_archive(cfg, expected)
+
+
+@pytest.mark.parametrize("parallel", [False, True])
+def test_files_gone_after_they_were_listed_are_counted(
+    tmp_path: Path, claude_dir: Path, parallel: bool
+) -> None:
+    """Claude Code's 30-day cleanup deletes files between the listing and the reading."""
+    for n in range(6):
+        write(claude_dir / "-p" / f"v-{n}.jsonl", exchange(1, f"v-{n}"))
+    files, _ = pipeline.discover(claude_dir)
+    for path in files[::2]:
+        path.unlink()
+    archive = Archive(tmp_path / "store.db")
+    try:
+        report = pipeline.ingest(archive, claude_dir, files, parallel=parallel)
+    finally:
+        archive.close()
+    assert report.messages == 3 * 2 and len(report.unreadable) == 3
+    assert all("No such file" in entry for entry in report.unreadable)
+
+
+@pytest.mark.parametrize("parallel", [False, True])
+def test_files_deleted_during_the_run_leave_the_rest_archived(
+    tmp_path: Path, claude_dir: Path, parallel: bool
+) -> None:
+    """Files deleted while an ingest runs: each is archived whole (read before it went) or
+    counted unreadable; every other file is archived."""
+    sessions = [f"w-{n:03d}" for n in range(60)]
+    for session in sessions:
+        write(claude_dir / "-p" / f"{session}.jsonl", exchange(1, session))
+    files, _ = pipeline.discover(claude_dir)
+    doomed = files[len(files) // 2 :]
+
+    def delete_the_rest(_: ProgressEvent) -> None:
+        for path in doomed:
+            path.unlink(missing_ok=True)
+
+    archive = Archive(tmp_path / "store.db")
+    try:
+        report = pipeline.ingest(
+            archive, claude_dir, on_progress=delete_the_rest, parallel=parallel
+        )
+        stored = dict(archive.conn.execute("SELECT id, message_count FROM sessions").fetchall())
+    finally:
+        archive.close()
+    gone = {Path(entry.split(":")[0]).stem for entry in report.unreadable}
+    assert {p.stem for p in files} == set(stored) | gone and not set(stored) & gone
+    assert all(count == 2 for count in stored.values())
+    assert set(stored) >= {p.stem for p in files[: len(files) // 2]}
+    if not parallel:  # in process, a file is opened when its turn comes: all went before
+        assert gone == {p.stem for p in doomed}
+
+
+def test_index_survives_files_deleted_while_a_reader_process_reads(cfg: Config) -> None:
+    """A large first index while Claude Code's cleanup deletes files: the files read last go
+    as the reader process starts."""
+    corpus.generate(cfg.claude_dir, messages=10_000, seed=11)
+    files, _ = pipeline.discover(cfg.claude_dir)
+    doomed = files[len(files) // 2 :]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "memtui", "index"],
+        env=env_for(cfg),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    wait_for(lambda: psutil.Process(proc.pid).children() or proc.poll() is not None, 120)
+    for path in doomed:
+        path.unlink()
+    _, err = proc.communicate(timeout=300)
+    assert proc.returncode == 0 and "Traceback" not in err, err
+    assert set(files[: len(files) // 2]) <= stored_files(cfg)
+
+
+def stored_files(cfg: Config) -> set[Path]:
+    """The transcripts the store has a checkpoint of and believes are still on disk."""
+    try:
+        with sqlite3.connect(f"file:{cfg.db_path}?mode=ro", uri=True, timeout=30) as conn:
+            rows = conn.execute("SELECT path FROM files WHERE missing = 0").fetchall()
+    except sqlite3.OperationalError:  # not made yet
+        return set()
+    return {Path(r[0]) for r in rows}
 
 
 def test_the_follower_keeps_following_past_a_cut_emoji(cfg: Config, memory: Memory) -> None:
