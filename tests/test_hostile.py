@@ -19,7 +19,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import corpus
 import psutil
 import pytest
 
@@ -214,20 +213,48 @@ def hostile(root: Path) -> Expect:
     return expected
 
 
-def filler(root: Path) -> None:
-    """Enough valid lines that carry no message for the reader process to take over."""
-    line = _record(type="progress", data="f" * 8_000)
-    count = pipeline.PARALLEL_BYTES // len(line) + 1
-    write(root / "-home-dev-filler" / "filler-1.jsonl", line * count)
+def filler(root: Path, size: int) -> Path:
+    """About `size` bytes of valid lines that carry no message, slow to read (each holds a
+    cut emoji, so it is parsed the slow way): the window in which files vanish."""
+    line = _record(type="progress", data=f"{CUT} " + "f" * 8_000)
+    path = root / "-home-dev-filler" / "filler-1.jsonl"
+    write(path, line * (size // len(line) + 1))
+    return path
 
 
-def check_archive(cfg: Config, expected: Expect) -> None:
+def vanishing(root: Path) -> list[Path]:
+    """Sessions that Claude Code's cleanup deletes while memtui reads the filler before them."""
+    paths = [root / "-home-dev-old" / f"old-{n}.jsonl" for n in range(3)]
+    for path in paths:
+        write(path, exchange(1, path.stem))
+    return paths
+
+
+def read_in_order(*paths: Path) -> None:
+    """The reading order is the files' age: give each group a later time than the last."""
+    now = time.time()
+    for n, path in enumerate(paths, start=1):
+        os.utime(path, (now + 10 * n, now + 10 * n))
+
+
+def reading(proc: subprocess.Popen[str], path: Path) -> bool:
+    """Whether `memtui index` (or its reader process) has `path` open."""
+    try:
+        parent = psutil.Process(proc.pid)
+        return any(
+            f.path == str(path) for p in (parent, *parent.children()) for f in p.open_files()
+        )
+    except psutil.Error:  # a reader that ended meanwhile
+        return False
+
+
+def check_archive(cfg: Config, expected: Expect, unreadable: int) -> None:
     memory = Memory(cfg)
     try:
         stats = memory.upkeep.stats()
         assert stats.messages == expected.messages
         assert stats.skipped_lines == expected.skipped
-        assert stats.unreadable_files == expected.unreadable
+        assert stats.unreadable_files == unreadable
         for word in expected.words:
             found = memory.history.search(word, "fts")
             assert len(found.results) == 1, word
@@ -245,14 +272,34 @@ needs_a_user = pytest.mark.skipif(
 @needs_a_user
 @pytest.mark.parametrize("reader", ["in-process", "reader process"])
 def test_index_archives_every_good_line_of_a_hostile_archive(cfg: Config, reader: str) -> None:
+    """Every hostile input, files deleted while memtui reads included, through each reader
+    (the reader process takes over from PARALLEL_BYTES unread), as a user (not root)."""
     expected = hostile(cfg.claude_dir)
-    if reader == "reader process":
-        filler(cfg.claude_dir)
-    for _ in range(2):  # and every later run too: nothing stops, nothing is stored twice
-        result = memtui(cfg, "index", as_user=True)
-        assert result.returncode == 0 and "Traceback" not in result.stderr, result.stderr
-        assert f"{expected.unreadable} entries skipped" in result.stderr
-        check_archive(cfg, expected)
+    size = pipeline.PARALLEL_BYTES * (3 if reader == "reader process" else 1) // 2
+    slow = filler(cfg.claude_dir, size)
+    gone = vanishing(cfg.claude_dir)
+    read_in_order(slow, *gone)
+    proc = subprocess.Popen(
+        [*AS_A_USER, sys.executable, "-m", "memtui", "index"],
+        env=env_for(cfg),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd="/",
+    )
+    wait_for(lambda: reading(proc, slow) or proc.poll() is not None, timeout=120)
+    assert proc.poll() is None, "the filler was read before the files could vanish"
+    for path in gone:
+        path.unlink()
+    _, err = proc.communicate(timeout=300)
+    assert proc.returncode == 0 and "Traceback" not in err, err
+    assert f"{expected.unreadable + len(gone)} entries skipped" in err
+    assert err.count("No such file or directory") == 1 + len(gone)  # and the dangling link
+    check_archive(cfg, expected, expected.unreadable + len(gone))
+    again = memtui(cfg, "index", as_user=True)  # and every later run: nothing stops or doubles
+    assert again.returncode == 0 and "Traceback" not in again.stderr, again.stderr
+    assert f"{expected.unreadable} entries skipped" in again.stderr
+    check_archive(cfg, expected, expected.unreadable)
 
 
 @pytest.mark.parametrize("parallel", [False, True])
@@ -304,37 +351,6 @@ def test_files_deleted_during_the_run_leave_the_rest_archived(
     assert set(stored) >= {p.stem for p in files[: len(files) // 2]}
     if not parallel:  # in process, a file is opened when its turn comes: all went before
         assert gone == {p.stem for p in doomed}
-
-
-def test_index_survives_files_deleted_while_a_reader_process_reads(cfg: Config) -> None:
-    """A large first index while Claude Code's cleanup deletes files: the files read last go
-    as the reader process starts."""
-    corpus.generate(cfg.claude_dir, messages=10_000, seed=11)
-    files, _ = pipeline.discover(cfg.claude_dir)
-    doomed = files[len(files) // 2 :]
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "memtui", "index"],
-        env=env_for(cfg),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    wait_for(lambda: psutil.Process(proc.pid).children() or proc.poll() is not None, 120)
-    for path in doomed:
-        path.unlink()
-    _, err = proc.communicate(timeout=300)
-    assert proc.returncode == 0 and "Traceback" not in err, err
-    assert set(files[: len(files) // 2]) <= stored_files(cfg)
-
-
-def stored_files(cfg: Config) -> set[Path]:
-    """The transcripts the store has a checkpoint of and believes are still on disk."""
-    try:
-        with sqlite3.connect(f"file:{cfg.db_path}?mode=ro", uri=True, timeout=30) as conn:
-            rows = conn.execute("SELECT path FROM files WHERE missing = 0").fetchall()
-    except sqlite3.OperationalError:  # not made yet
-        return set()
-    return {Path(r[0]) for r in rows}
 
 
 def test_the_follower_keeps_following_past_a_cut_emoji(cfg: Config, memory: Memory) -> None:
