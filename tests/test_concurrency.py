@@ -346,29 +346,35 @@ def test_a_forget_goes_between_two_batches_of_vectors(
 def test_a_session_forgotten_while_its_lines_are_read_never_comes_back(
     cfg: Config, big: tuple[Path, corpus.CorpusStats]
 ) -> None:
-    """Forgotten once its first lines are stored, while its subagents' lines (read after
-    every session's own) are still to come: none of them is stored."""
+    """Forgotten once its own lines are stored, while its subagents' lines (read after every
+    session's own) are still to come: none of them is stored, then or on the next run."""
     root, _ = big
     shutil.copytree(root, cfg.claude_dir, dirs_exist_ok=True)
-    read_later = {p.parents[1].name for p in cfg.claude_dir.glob("*/*/subagents/*.jsonl")}
-    chosen: list[str] = []
-    stored = threading.Event()
-
-    def on_progress(event: ProgressEvent) -> None:
-        if event.phase == "transcripts" and stored_messages(cfg):
-            stored.set()
-
+    later = {p.parents[1].name: str(p) for p in cfg.claude_dir.glob("*/*/subagents/*.jsonl")}
     with Memory(cfg) as memory:
-        worker = threading.Thread(target=memory.upkeep.ingest, kwargs={"on_progress": on_progress})
+        worker = threading.Thread(target=memory.upkeep.ingest)
         worker.start()
-        assert stored.wait(300)
-        sessions = {s.session_id for s in memory.history.list_sessions(limit=1000)}
-        chosen = sorted(sessions & read_later)[:1]
-        assert chosen, "no session with subagents stored yet"
-        memory.forget(session_id=chosen[0], confirmed=True)
+        chosen = None
+        while chosen is None and worker.is_alive():
+            chosen = stored_before_its_subagents(cfg, later)
+            time.sleep(0.02)
+        assert chosen is not None, "the ingest ended before a session could be chosen"
+        memory.forget(session_id=chosen, confirmed=True)
         worker.join()
-        memory.upkeep.ingest()  # and not on the next run either
+        memory.upkeep.ingest()
         count = memory._archive.conn.execute(
-            "SELECT count(*) FROM messages WHERE session_id = ?", (chosen[0],)
+            "SELECT count(*) FROM messages WHERE session_id = ?", (chosen,)
         ).fetchone()[0]
     assert count == 0
+
+
+def stored_before_its_subagents(cfg: Config, later: dict[str, str]) -> str | None:
+    """A session the store holds whose subagent transcript it has not read yet."""
+    try:
+        with sqlite3.connect(f"file:{cfg.db_path}?mode=ro", uri=True, timeout=30) as conn:
+            sessions = {r[0] for r in conn.execute("SELECT id FROM sessions")}
+            read = {r[0] for r in conn.execute("SELECT path FROM files")}
+    except sqlite3.OperationalError:  # not made yet
+        return None
+    waiting = sorted(s for s in sessions & later.keys() if later[s] not in read)
+    return waiting[0] if waiting else None

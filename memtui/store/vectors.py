@@ -418,15 +418,15 @@ class Vectors:
         """After a forget (which may have rewritten the newest snapshot in place): map the
         newest snapshot again, and keep of what this process added since only the ids
         `live` says the store still holds."""
+        newest = self._snapshots()
+        if self.foreign or not newest or newest[0][1] != self.model:
+            return
+        mark, _, snapshot = newest[0]
+        try:
+            mapped = self._open(snapshot)  # before _writing: it may take write.lock
+        except (OSError, ValueError):
+            return  # gone or damaged meanwhile: the next reload finds the newest
         with self._writing:
-            newest = self._snapshots()
-            if self.foreign or not newest or newest[0][1] != self.model:
-                return
-            mark, _, snapshot = newest[0]
-            try:
-                mapped = self._open(snapshot)
-            except (OSError, ValueError):
-                return  # gone or damaged meanwhile: the next reload finds the newest
             added = self._delta.ids()
             gone = added[~live(added)] if len(added) else added
             with self._mutex:
