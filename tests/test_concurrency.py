@@ -312,8 +312,15 @@ def test_a_forget_goes_between_two_batches_of_vectors(
     embedding = threading.Event()
 
     def on_progress(event: ProgressEvent) -> None:
-        if event.phase == "vectors" and event.done > 0:
+        if event.phase == "vectors" and event.done > 0 and not embedding.is_set():
             embedding.set()
+            # The catch-up goes on once the forget waits: it goes in at the next batch, on
+            # any machine, however fast.
+            probe = FileLock(cfg.data_dir / "ingest.lock")
+            deadline = time.monotonic() + 120
+            while not probe.waited_for() and time.monotonic() < deadline:
+                time.sleep(0.01)
+            probe.release()
 
     with Memory(cfg) as memory:
         worker = threading.Thread(target=memory.upkeep.ingest, kwargs={"on_progress": on_progress})
@@ -331,10 +338,17 @@ def test_a_forget_goes_between_two_batches_of_vectors(
             r[0] for r in conn.execute("SELECT id FROM messages WHERE session_id = ?", (session,))
         ]
         conn.close()
-        forget = memtui(cfg, "forget", "--session", session, "--yes")
+        forget = subprocess.Popen(
+            [sys.executable, "-m", "memtui", "forget", "--session", session, "--yes"],
+            env=env_for(cfg),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        _, err = forget.communicate(timeout=300)
         ingesting = worker.is_alive()
         worker.join()
-    assert forget.returncode == 0, forget.stderr
+    assert forget.returncode == 0, err
     assert ingesting, "the forget waited for the whole catch-up"
     with Memory(cfg) as memory:
         with pytest.raises(NotFound):
