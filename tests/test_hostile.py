@@ -3,7 +3,9 @@ every good line, counts every bad line and entry, and stops for none of them (is
 
 Each case writes its files under the transcripts folder and says what it adds: good messages
 (each with a word of its own, searched for afterwards), lines to skip and count, entries that
-cannot be read at all. A new hostile input is one more function in CASES.
+cannot be read at all. A new hostile input is one more function in CASES. Files that vanish
+while memtui reads need the run itself: the main test deletes them once memtui reads the
+file before them.
 """
 
 from __future__ import annotations
