@@ -22,7 +22,7 @@ from memtui.store import signals as signal_store
 from memtui.store.archive import Archive
 from memtui.store.db import translated
 from memtui.store.indexes import FTS_DIR, Indexes
-from memtui.store.locks import file_lock
+from memtui.store.locks import FileLock, file_lock
 from memtui.store.mask import Masker, count_markers
 from memtui.store.note_index import NoteIndexes
 from memtui.store.remask import REBUILD, mask_store
@@ -47,7 +47,7 @@ _MASKED_TEXTS = (
 class Upkeep:
     """The writer's side. One writer at a time per data dir, thread or process: each takes
     `ingest.lock` through a descriptor of its own, and flock serialises those even within
-    one process. Reads never wait for it."""
+    one process. Reads never wait for it; a forget waits for one batch at most."""
 
     def __init__(
         self,
@@ -81,25 +81,38 @@ class Upkeep:
         `cancel` stops between batches, keeping every batch already written.
         """
         root = source or self.config.claude_dir
-        lock = file_lock(self.config.data_dir / "ingest.lock", blocking=wait)
-        with translated(self.config.db_path), lock as held:
-            if not held:
+        held = FileLock(self.config.data_dir / "ingest.lock")
+        with translated(self.config.db_path):
+            if not held.acquire(blocking=wait):
                 return None
-            sessions.retitle(self._archive.conn)
-            if index and paths is None:
-                report = self._ingest_searchable(root, on_progress, cancel)
-            else:
-                report = pipeline.ingest(
-                    self._archive, root, paths, on_progress, cancel, masker=self.masker
-                )
-            self._record_ingest(report)
-            if index and not report.cancelled:
-                self._indexes().catch_up(on_progress, cancel)
-                report.cancelled = cancelled(cancel)
+            try:
+                sessions.retitle(self._archive.conn)
+                if index and paths is None:
+                    report = self._ingest_searchable(root, on_progress, cancel, held)
+                else:
+                    report = pipeline.ingest(
+                        self._archive,
+                        root,
+                        paths,
+                        on_progress,
+                        cancel,
+                        masker=self.masker,
+                        held=held,
+                    )
+                self._record_ingest(report)
+                if index and not report.cancelled:
+                    self._indexes().catch_up(on_progress, cancel, held)
+                    report.cancelled = cancelled(cancel)
+            finally:
+                held.release()
         return report
 
     def _ingest_searchable(
-        self, root: Path, on_progress: OnProgress | None, cancel: threading.Event | None
+        self,
+        root: Path,
+        on_progress: OnProgress | None,
+        cancel: threading.Event | None,
+        held: FileLock,
     ) -> IngestReport:
         """A full scan with the full-text index following the store a batch behind, so a
         first run of a large archive finds words within seconds, not after the last file."""
@@ -118,11 +131,11 @@ class Upkeep:
         follower.start()
         try:
             return pipeline.ingest(
-                self._archive, root, None, on_progress, cancel, masker=self.masker
+                self._archive, root, None, on_progress, cancel, masker=self.masker, held=held
             )
         finally:
             read.set()
-            follower.join()
+            held.join(follower)  # its batch under way may take seconds: a forget goes first
 
     def _record_ingest(self, report: IngestReport) -> None:
         now = datetime.now(UTC).isoformat(timespec="seconds")
