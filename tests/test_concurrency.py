@@ -32,7 +32,10 @@ from tests.cli_run import env_for, memtui
 from tests.test_ingest_processes import assert_counts, stored_messages
 from tests.test_trust import _forget_corpus, _found, _no_bytes_left
 
-LIMIT_MS = 100
+# A read queued behind the writer waits out its transactions: seconds at 30k messages (1.6 s
+# before WAL readers). The 100 ms p90 target is bench_reads.py's, on a quiet machine; a loaded CI
+# machine's scheduler alone adds hundreds of ms, so the line here only catches queueing.
+LIMIT_MS = 500
 
 
 @pytest.fixture(scope="module")
