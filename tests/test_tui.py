@@ -380,7 +380,7 @@ async def test_quitting_during_an_index_cancels_it_cleanly(cfg: Config, claude_d
             await until(pilot, lambda: app.progress is not None and app.progress.done > 0)
             started = time.monotonic()
             await pilot.press("q")
-            await until(pilot, app.upkeep_done.is_set, timeout=10)
+            await until(pilot, app.upkeep_done.is_set)
             quit_in = time.monotonic() - started
         assert app.return_code == 0 or app.return_code is None
         assert quit_in < 10

@@ -116,7 +116,7 @@ async def test_sessions_appear_as_they_are_stored_during_an_index(
         await asyncio_thread(lambda: memory.upkeep.ingest(wait=True, index=False))
         # the index goes on (a progress event), and has not finished: no "changed" yet
         app.post_message(Progress(ProgressEvent("transcripts", 3, 10, 1.0)))
-        await until(pilot, lambda: browse.query_one(SessionList).row_count == 5, timeout=5)
+        await until(pilot, lambda: browse.query_one(SessionList).row_count == 5)
         assert app.counts.startswith("3 projects")
         status = app.screen.query_one(StatusLine)
         assert "reading transcripts 30%" in str(status.query_one("#status-phase").render())
@@ -690,7 +690,7 @@ async def test_quit_during_an_index_leaves_within_a_second(
         await until(pilot, lambda: app.progress is not None and app.progress.done > 0)
         started = time.monotonic()
         await pilot.press("q")
-        await until(pilot, lambda: app._exit, timeout=5)
+        await until(pilot, lambda: app._exit)
         assert time.monotonic() - started < 1.0
     assert app.upkeep_done.wait(30), "and the index stopped at its batch"
 
@@ -880,7 +880,7 @@ async def test_project_lines_fit_after_the_terminal_narrows(archive: Memory) -> 
                 isinstance(line, Text) and line.cell_len <= width for line in lines
             )
 
-        await until(pilot, lines_fit, timeout=10)
+        await until(pilot, lines_fit)
 
 
 async def test_a_hit_only_in_a_tool_result_opens_its_fold(with_tools: Memory) -> None:
@@ -928,18 +928,18 @@ async def test_ctrl_c_cancels_a_running_search_before_it_quits(
 
             await until(pilot, running)
             await pilot.press("ctrl+c")
-            await pilot.pause(0.1)
-            assert not app._exit and app.screen is screen, "still here"
             summary = screen.query_one("#search-summary", Static)
-            assert str(summary.render()) == "search cancelled"
+            await until(pilot, lambda: str(summary.render()) == "search cancelled")
+            assert not app._exit and app.screen is screen, "still here"
             said = " ".join(str(n.message) for n in app._notifications)
             assert "ctrl+c again quits" in said
             gate.set()  # the search ends: its answer is dropped
-            await pilot.pause(0.5)
+            await until(pilot, lambda: not running())
+            await pilot.pause()
             assert not screen.query_one(ResultList).hits
             assert str(summary.render()) == "search cancelled"
             await pilot.press("ctrl+c")
-            await until(pilot, lambda: app._exit, timeout=2)
+            await until(pilot, lambda: app._exit)
     finally:
         gate.set()
 
@@ -949,7 +949,7 @@ async def test_ctrl_c_quits(archive: Memory) -> None:
     async with app.run_test(size=SMALL) as pilot:
         await browse_ready(pilot, app)
         await pilot.press("ctrl+c")
-        await until(pilot, lambda: app._exit, timeout=2)
+        await until(pilot, lambda: app._exit)
 
 
 async def test_a_copy_under_tmux_without_passthrough_says_so(
