@@ -13,7 +13,9 @@ from memtui.engine import MODES, ROLES, to_dict
 from memtui.engine.validate import REACH
 
 if TYPE_CHECKING:
-    from memtui.engine import Memory, SearchResponse
+    from rich.console import Console
+
+    from memtui.engine import Memory, SearchResponse, SearchResult
 
 family = Family()
 
@@ -38,6 +40,11 @@ family = Family()
     arg("--before", help="only messages before this ISO date or date-time"),
     arg("--limit", type=whole(1, 1000), default=10),
     arg("--offset", type=whole(0, 999), default=0, help="skip this many"),
+    arg(
+        "--sessions",
+        action="store_true",
+        help="rank conversations instead of messages, each with its best hit",
+    ),
     JSON,
 )
 def search(memory: Memory, args: Namespace) -> None:
@@ -53,36 +60,40 @@ def search(memory: Memory, args: Namespace) -> None:
         alternatives=args.alt,
         limit=args.limit,
         offset=args.offset,
+        by="session" if args.sessions else "message",
     )
     if args.json:
         doc = {"results": to_dict(response.results), "total": response.total, "mode": response.mode}
         doc |= {"fts_total": response.fts_total, "vector_total": response.vector_total}
+        doc |= {"nearest": to_dict(response.nearest), "by": response.by}
+        doc["sessions"] = to_dict(response.sessions)
         if response.note:
             doc["note"] = response.note
         print_json(doc)
         return
-    from rich.markup import escape
-
-    def plain(text: str) -> str:  # stored text, for rich: no markup, no control characters
-        return escape(shown(text))
-
     out = console()
     if response.note:
-        out.print(f"[yellow]{plain(response.note)}[/]")
-    for r in response.results:
-        out.print(
-            f"[bold cyan]{plain(r.session_id[:8])}[/]#{r.message_index} "
-            f"[dim]{plain(when(r.timestamp))}[/] [green]{plain(r.project)}[/] "
-            f"[magenta]{r.role}[/] [dim]{r.score:.4f} {'+'.join(r.found_by)}[/]"
-        )
-        marked = plain(r.snippet).replace("**", "\0")
-        parts = marked.split("\0")
-        out.print(
-            "  " + "".join(f"[bold yellow]{p}[/]" if i % 2 else p for i, p in enumerate(parts))
-        )
+        out.print(f"[yellow]{_plain(response.note)}[/]")
+    if not response.total:
+        # Nothing matched: said first, and the nearest by meaning apart, never as finds.
+        out.print(f"no matches ({response.mode}{_which(response)})")
+        if response.nearest:
+            out.print(
+                f"\n[bold]nearest by meaning — not matches[/] [dim]({len(response.nearest)}, "
+                "similarity as score)[/]"
+            )
+        for r in response.nearest:
+            _hit(out, r)
+        return
+    if response.by == "session":
+        _conversations(out, response)
+    else:
+        for r in response.results:
+            _hit(out, r)
     more = "+" if response.total >= REACH else ""
+    what = f" {plural(response.total, 'conversation')}" if response.by == "session" else ""
     out.print(
-        f"[dim]{len(response.results)} of {response.total:,}{more} ({response.mode}"
+        f"[dim]{len(response.results)} of {response.total:,}{more}{what} ({response.mode}"
         f"{_which(response)})[/]"
     )
 
@@ -95,6 +106,49 @@ def _which(response: SearchResponse) -> str:
     if response.vector_total is not None:
         parts.append(f"{response.vector_total:,} near in meaning")
     return ": " + ", ".join(parts) if parts else ""
+
+
+def _plain(text: str) -> str:
+    """Stored text for rich: no markup, no control characters."""
+    from rich.markup import escape
+
+    return escape(shown(text))
+
+
+def _snippet(snippet: str) -> str:
+    """A snippet for rich, its **marked** words bold."""
+    parts = _plain(snippet).replace("**", "\0").split("\0")
+    return "".join(f"[bold yellow]{p}[/]" if i % 2 else p for i, p in enumerate(parts))
+
+
+def _hit(out: Console, r: SearchResult) -> None:
+    """A message hit: where and when, who, its score and how it was found; its snippet."""
+    out.print(
+        f"[bold cyan]{_plain(r.session_id[:8])}[/]#{r.message_index} "
+        f"[dim]{_plain(when(r.timestamp))}[/] [green]{_plain(r.project)}[/] "
+        f"[magenta]{r.role}[/] [dim]{r.score:.4f} {'+'.join(r.found_by)}[/]"
+    )
+    out.print(f"  {_snippet(r.snippet)}")
+
+
+def _conversations(out: Console, response: SearchResponse) -> None:
+    """A conversation a hit: its title; its last date, project, size, how many of its
+    messages match and its score; its best hit; how to open it there (`show` prints the
+    whole session, each message headed with its index)."""
+    for n, (hit, best) in enumerate(zip(response.sessions, response.results, strict=True), 1):
+        info = hit.session
+        out.print(f"{response.offset + n}. [bold]{_plain(info.title or '(untitled)')}[/]")
+        out.print(
+            f"   [dim]{_plain(when(info.last_timestamp).strip())}[/] "
+            f"[green]{_plain(info.project)}[/] {info.message_count:,} "
+            f"{plural(info.message_count, 'message')}, {hit.matches:,} matching "
+            f"[dim]{hit.score:.4f}[/]"
+        )
+        out.print(f"   [magenta]{best.role}[/] {_snippet(best.snippet)}")
+        out.print(
+            f"   [dim]open:[/] memtui show {_plain(info.session_id)} "
+            f"[dim](its message \\[{best.message_index}])[/]"
+        )
 
 
 @family.command(
