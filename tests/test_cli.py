@@ -212,12 +212,15 @@ def test_search_sessions_lists_conversations_with_their_best_hit(conversations: 
         first[1],
     ), first[1]
     assert first[2].startswith("   user question number ") and "checkout" in first[2]
-    opened = re.fullmatch(
-        r"   open: (memtui show cccc1111-twice) \(its message \[([02])\]\)", first[3]
-    )
+    opened = re.fullmatch(r"   open: (memtui show cccc1111-twice --at ([02]))", first[3])
     assert opened, first[3]
     read = memtui(conversations, *opened[1].split()[1:]).stdout  # what the line says to run
-    assert f"## [{opened[2]}] User" in read
+    assert read.startswith("# question number 1 about the checkout test\n")
+    assert re.findall(r"^## \[(\d+)\]", read, re.M)[0] == opened[2], "at the best hit"
+    later = memtui(conversations, "show", "cccc1111", "--at", "2")
+    assert re.findall(r"^## \[(\d+)\]", later.stdout, re.M) == ["2", "3"]
+    later_json = json.loads(memtui(conversations, "show", "cccc1111", "--at", "2", "--json").stdout)
+    assert [m["message_index"] for m in later_json["messages"]] == [2, 3]
     assert out.count("memtui show ") == 3 and "1 matching" in out
     assert out.rstrip().endswith("3 of 3 conversations (fts: 4 full-text matches)")
     one = memtui(conversations, "search", "checkout", "--sessions", "--mode", "fts", "--limit", "1")

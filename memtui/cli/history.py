@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from memtui.cli.base import JSON, Family, arg, one_of, text, whole
 from memtui.cli.say import console, plural, print_json, say, shown, when
-from memtui.engine import MODES, ROLES, to_dict
+from memtui.engine import MODES, ROLES, render, to_dict
 from memtui.engine.validate import REACH
 
 if TYPE_CHECKING:
@@ -133,8 +133,7 @@ def _hit(out: Console, r: SearchResult) -> None:
 
 def _conversations(out: Console, response: SearchResponse) -> None:
     """A conversation a hit: its title; its last date, project, size, how many of its
-    messages match and its score; its best hit; how to open it there (`show` prints the
-    whole session, each message headed with its index)."""
+    messages match and its score; its best hit; the `show` that opens it there."""
     for n, (hit, best) in enumerate(zip(response.sessions, response.results, strict=True), 1):
         info = hit.session
         out.print(f"{response.offset + n}. [bold]{_plain(info.title or '(untitled)')}[/]")
@@ -146,8 +145,7 @@ def _conversations(out: Console, response: SearchResponse) -> None:
         )
         out.print(f"   [magenta]{best.role}[/] {_snippet(best.snippet)}")
         out.print(
-            f"   [dim]open:[/] memtui show {_plain(info.session_id)} "
-            f"[dim](its message \\[{best.message_index}])[/]"
+            f"   [dim]open:[/] memtui show {_plain(info.session_id)} --at {best.message_index}"
         )
 
 
@@ -155,14 +153,22 @@ def _conversations(out: Console, response: SearchResponse) -> None:
     "show",
     "print one session (full id or unique prefix)",
     arg("session", type=text, help="session id or a unique prefix of one"),
+    arg(
+        "--at",
+        type=whole(0, 10_000_000),
+        default=0,
+        metavar="N",
+        help="from message N on (where a search hit is)",
+    ),
     one_of(arg("--markdown", action="store_true", help="Markdown (the default)"), JSON),
 )
 def show(memory: Memory, args: Namespace) -> None:
+    info, messages = memory.history.session_messages(args.session)
+    messages = [m for m in messages if m.message_index >= args.at]
     if args.json:
-        info, messages = memory.history.session_messages(args.session)
         print_json({"session": to_dict(info), "messages": to_dict(messages)})
     else:
-        say(memory.history.session_markdown(args.session))
+        say(render.session_markdown(info, messages))
 
 
 @family.command("projects", "list the archived projects", JSON)
