@@ -17,7 +17,7 @@ from corpus import encode_project_dir
 from rich.text import Text
 from textual.widgets import Input, Label, OptionList, Select, Static
 
-from memtui.engine import Memory, ProgressEvent, SearchResponse, SearchResult, SessionInfo
+from memtui.engine import Memory, ProgressEvent, SearchResponse, SessionInfo
 from memtui.engine.search import PROMPTS, TOOL_OUTPUT
 from memtui.engine.sessions import short_title
 from memtui.errors import InvalidArgument
@@ -736,18 +736,17 @@ async def test_the_preview_shows_the_hit_whole_with_its_words(archive: Memory) -
 
 
 def test_the_counts_say_which_is_which() -> None:
-    def said(fts: int | None, near: int | None, results: int = 5) -> str:
-        hits = [SearchResult("s", "/p", 0, "u", "user", "prompt", None, "", 1.0, [])] * results
-        return counted(SearchResponse(hits, 0, "hybrid", fts_total=fts, vector_total=near))
+    def said(fts: int | None, near: int | None, total: int = 5, by: str = "message") -> str:
+        return counted(SearchResponse([], total, "hybrid", fts_total=fts, vector_total=near, by=by))
 
     assert said(12, 40) == "12 full-text matches · 40 near in meaning"
     assert said(1, None) == "1 full-text match"
     assert said(1000, 100) == "1,000+ full-text matches · 100+ near in meaning"
-    assert said(0, 0) == "none near in meaning, the nearest listed".join(
-        ["no full-text match · ", ""]
-    )
-    assert said(3, 0) == "3 full-text matches · none near in meaning"
-    assert said(None, None, 0) == "0 messages found"
+    assert said(3, 0) == "3 full-text matches · 0 near in meaning"
+    # Nothing matched: said first; the nearest a list may show are not counted.
+    assert said(0, 0, 0) == "no matches · 0 full-text matches · 0 near in meaning"
+    assert said(None, None, 0) == "no matches"
+    assert said(4, 1, 3, "session") == "3 conversations · 4 full-text matches · 1 near in meaning"
 
 
 async def test_the_summary_counts_full_text_and_meaning_apart(archive: Memory) -> None:
