@@ -19,7 +19,6 @@ from memtui.engine import work as work_lookup
 from memtui.mcp.engine import Engine
 from memtui.mcp.server import build_server
 from memtui.store import db
-from memtui.store import work as store_work
 from tests.work_data import (
     AGENT,
     ASKED_A1,
@@ -32,6 +31,7 @@ from tests.work_data import (
     A,
     B,
     C,
+    before_work,
     path_of,
     session_a,
     write_all,
@@ -159,11 +159,17 @@ def test_the_hook_lookups_load_no_heavy_part(labelled: Memory, cfg: Config) -> N
 
 def test_the_hook_lookups_are_single_indexed_queries(labelled: Memory, cfg: Config) -> None:
     conn = sqlite3.connect(cfg.db_path)
+    said: list[str] = []
+    conn.set_trace_callback(said.append)
     try:
-        for sql, args in store_work.hook_queries(SHOP, "src/auth/jwt.py", PYTEST):
-            plan = " / ".join(r[3] for r in conn.execute(f"EXPLAIN QUERY PLAN {sql}", args))
+        assert work_lookup.changed_before(conn, SHOP, "src/auth/jwt.py")
+        assert work_lookup.failed_before(conn, SHOP, PYTEST)
+        conn.set_trace_callback(None)
+        assert len(said) == 2  # one statement each
+        for sql in said:
+            plan = " / ".join(r[3] for r in conn.execute(f"EXPLAIN QUERY PLAN {sql}"))
             assert "SCAN w " not in plan and "SCAN work" not in plan, plan
-            assert "USING INDEX work_" in plan or "USING COVERING INDEX work_" in plan, plan
+            assert "INDEX work_files" in plan or "INDEX work_commands" in plan, plan
     finally:
         conn.close()
 
@@ -211,10 +217,7 @@ def test_an_archive_from_before_the_work_index_gets_one_without_its_transcripts(
     with Memory(cfg) as memory:
         memory.upkeep.ingest(claude_dir, index=False)
     conn = sqlite3.connect(cfg.db_path)
-    conn.execute("DROP TABLE work")
-    conn.execute("ALTER TABLE messages DROP COLUMN tool_ids")
-    conn.execute("ALTER TABLE messages DROP COLUMN is_error")
-    conn.execute("DELETE FROM meta WHERE key = 'work_seq'")
+    before_work(conn)
     conn.execute("PRAGMA user_version = 7")
     conn.commit()
     conn.close()

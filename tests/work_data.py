@@ -13,6 +13,7 @@ result comes first: only the tool ids pair the failure with make.
 from __future__ import annotations
 
 import json
+import sqlite3
 from pathlib import Path
 
 SHOP, OTHER = "/home/dev/shop-api", "/home/dev/other"
@@ -257,3 +258,11 @@ EXPECTED = {
         (None, "read", "Makefile", None, 0, None, None, ASKED_C2, None),
     ],
 }
+
+
+def before_work(conn: sqlite3.Connection) -> None:
+    """Take a store back to what schema 7 had: no work index, no tool ids, no is_error."""
+    conn.execute("DROP TABLE IF EXISTS work")
+    conn.execute("ALTER TABLE messages DROP COLUMN tool_ids")
+    conn.execute("ALTER TABLE messages DROP COLUMN is_error")
+    conn.execute("DELETE FROM meta WHERE key = 'work_seq'")

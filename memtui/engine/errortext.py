@@ -70,11 +70,15 @@ def _trim(rest: str) -> str:
 
 
 def _signature(name: str, rest: str) -> str:
-    rest = _SENTENCE_END.split(rest[:160], maxsplit=1)[0]  # what follows is words about it
-    for rx, sub in _NORMALISE:
-        rest = rx.sub(sub, rest)
-    rest = _trim(rest)[:SIGNATURE_REST]
+    rest = _normalised(rest)
     return f"{name}: {rest}" if rest else name
+
+
+def _normalised(text: str) -> str:
+    text = _SENTENCE_END.split(text[:160], maxsplit=1)[0]  # what follows is words about it
+    for rx, sub in _NORMALISE:
+        text = rx.sub(sub, text)
+    return _trim(text)[:SIGNATURE_REST]
 
 
 def _reported(text: str, said: bool = False) -> list[tuple[str, int]]:
@@ -145,3 +149,37 @@ def error_words(signature: str) -> tuple[str, list[str]]:
     name, _, rest = signature.partition(": ")
     words = [w for w in re.findall(r"[A-Za-z]{3,}", re.sub(r"<\w+>", " ", rest))]
     return name.removeprefix("FAILED ").casefold(), [w.casefold() for w in words]
+
+
+# Claude Code's first line of a command that exited non-zero (2.x; 1.x wrote none).
+_EXIT = re.compile(r"\AExit code (\d+)\n?")
+# A line that says what went wrong, for an error none of the patterns above names.
+_TELLING = re.compile(
+    r"error|fatal|fail|denied|not found|no such|cannot|can't|unable|invalid|refused|missing|"
+    r"timed out",
+    re.I,
+)
+LINE_CHARS = 200  # of an error's line as written
+
+
+def exit_code(output: str) -> int | None:
+    """The exit code a command's output opens with, when Claude Code wrote one."""
+    m = _EXIT.match(output)
+    return int(m.group(1)) if m else None
+
+
+def error_of(text: str) -> tuple[str, str] | None:
+    """What a failed command's output (or an error a person pastes) says went wrong: its key,
+    the first signature it reports or else its telling line normalised the same way (so
+    `fatal: no upstream branch 'x'` matches itself with another branch), and that line as
+    written. None when it says nothing."""
+    text = text[m.end() :] if (m := _EXIT.match(text)) else text
+    reported = _reported(text)
+    if reported:
+        line = " ".join(text[reported[0][1] :].split("\n", 1)[0].split())
+        return reported[0][0], line[:LINE_CHARS]
+    lines = [" ".join(line.split()) for line in text.splitlines() if line.strip()]
+    if not lines:
+        return None
+    line = next((x for x in lines if _TELLING.search(x)), lines[-1])[:LINE_CHARS]
+    return _normalised(line) or line[:SIGNATURE_REST], line
