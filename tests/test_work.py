@@ -169,7 +169,7 @@ def test_the_hook_lookups_are_single_indexed_queries(labelled: Memory, cfg: Conf
         for sql in said:
             plan = " / ".join(r[3] for r in conn.execute(f"EXPLAIN QUERY PLAN {sql}"))
             assert "SCAN w " not in plan and "SCAN work" not in plan, plan
-            assert "INDEX work_files" in plan or "INDEX work_commands" in plan, plan
+            assert "INDEX work_files" in plan or "INDEX work_failures" in plan, plan
     finally:
         conn.close()
 

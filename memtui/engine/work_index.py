@@ -42,8 +42,12 @@ _REFUSED = (
     "Found ",  # "Found 2 matches of the string to replace, but replace_all is false"
 )
 _REJECTED = "The user doesn't want to proceed"  # a run the person refused: it never ran
+# What the derivation reads of a message: no text, no output (those it fetches by id).
 _STRUCTURE = """SELECT id, idx, kind, agent_id, epoch, tool_calls, tool_ids, is_error
-                FROM messages WHERE session_id = ? AND idx >= ? AND idx < ? ORDER BY idx"""
+                FROM messages WHERE session_id = ? AND idx >= ? AND idx < ?
+                AND (kind IN ('prompt', 'tool_result')
+                     OR kind = 'assistant' AND tool_calls != '[]')
+                ORDER BY idx"""
 
 
 @dataclass(slots=True)

@@ -244,8 +244,10 @@ MIGRATIONS: list[str] = [
         fixed_n INTEGER,
         PRIMARY KEY (session_id, idx, n)
     ) WITHOUT ROWID;
-    CREATE INDEX work_files ON work(target, project_id, epoch) WHERE kind != 'run';
-    CREATE INDEX work_commands ON work(project_id, command, epoch) WHERE kind = 'run';
+    -- Covering what the hook reads of a file's latest calls: its lookup reads no row.
+    CREATE INDEX work_files ON work(target, project_id, epoch, kind, failed, prompt_id)
+        WHERE kind != 'run';
+    CREATE INDEX work_failures ON work(project_id, command, epoch) WHERE failed = 1;
     CREATE INDEX work_errors ON work(error, epoch) WHERE error IS NOT NULL;
     INSERT OR REPLACE INTO meta VALUES ('work_seq', '0');
     """,

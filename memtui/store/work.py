@@ -33,6 +33,7 @@ KINDS = {
 }
 CHANGES = ("edit", "write")
 MARK = "work_seq"
+WINDOW = 100  # a file's latest calls read for each session asked for
 STEPS = 10  # distinct things that ran or changed between a failure and the run that passed
 COLUMNS = (
     "session_id, idx, n, message_id, project_id, agent_id, prompt_id, epoch, kind, target, "
@@ -162,7 +163,7 @@ def underived(conn: sqlite3.Connection, names: Sequence[str]) -> set[int]:
 
 @dataclass(slots=True)
 class FileRow:
-    """One session's work on a file: its first call on it gives the date and the request."""
+    """One session's work on a file: its latest call on it gives the date and the request."""
 
     session_id: str
     title: str
@@ -192,23 +193,25 @@ class FailureRow:
 _SESSION = """coalesce(s.custom_title, s.summary_title, s.first_prompt, ''), pr.path"""
 _REQUEST = "coalesce(substr(q.text, 1, 2000), '')"  # a prompt may be pages long
 
-# Sessions' work on a file, newest first: {where} narrows the `work_files` index.
+# Sessions' work on a file, newest first, from its latest {window} calls on it: a file changed
+# a thousand times is not read a thousand rows deep. {where} narrows the `work_files` index.
 _FILES = f"""
-    WITH found AS (
-        SELECT session_id, min(idx), epoch, prompt_id, group_concat(DISTINCT kind) AS did
-        FROM work w WHERE target = ? AND kind != 'run' {{where}}
-        GROUP BY session_id ORDER BY epoch DESC LIMIT ?)
+    WITH recent AS (
+        SELECT session_id, epoch, kind, prompt_id FROM work
+        WHERE target = ? AND kind != 'run' {{where}} ORDER BY epoch DESC LIMIT ?),
+    found AS (
+        SELECT session_id, max(epoch) AS epoch, prompt_id, group_concat(DISTINCT kind) AS did
+        FROM recent GROUP BY session_id ORDER BY epoch DESC LIMIT ?)
     SELECT f.session_id, {_SESSION}, f.epoch, f.did, {_REQUEST}
     FROM found f JOIN sessions s ON s.id = f.session_id JOIN projects pr ON pr.id = s.project_id
     LEFT JOIN messages q ON q.id = f.prompt_id ORDER BY f.epoch DESC"""
-
 # Per session its last failure of a kind ({where}: by command or by error), newest first, with
 # what ran and changed up to the run that passed, that run, and whether it failed again later.
 _FAILURES = f"""
     WITH found AS (
         SELECT session_id, max(idx) AS idx, n, agent_id, project_id, epoch, target, command,
                exit_code, error, error_line, fixed_idx, fixed_n
-        FROM work w WHERE {{where}} AND failed = 1
+        FROM work w WHERE {{where}}
         GROUP BY session_id ORDER BY epoch DESC LIMIT ?),
     fixed AS (
         SELECT f.*, p.target AS passed, p.epoch AS passed_at FROM found f
@@ -227,7 +230,7 @@ _FAILURES = f"""
                            AND c.project_id = f.project_id AND c.failed = 1)
             ELSE EXISTS (SELECT 1 FROM work c WHERE c.project_id = f.project_id
                            AND c.command = f.command AND c.epoch > f.passed_at
-                           AND c.kind = 'run' AND c.failed = 1) END
+                           AND c.failed = 1) END
     FROM fixed f JOIN sessions s ON s.id = f.session_id JOIN projects pr ON pr.id = s.project_id
     ORDER BY f.epoch DESC"""
 
@@ -243,13 +246,13 @@ def files(
     limit: int,
 ) -> list[FileRow]:
     """Sessions (but `exclude`) whose calls of `kinds` on `target` did not fail, newest
-    first; in the project at `project`, or in any."""
+    first, each with its latest such call; in the project at `project`, or in any."""
     where = f"AND kind IN ({db.marks(kinds)}) AND failed IS NOT 1 AND session_id IS NOT ?"
     args: list[object] = [target, *kinds, exclude]
     if project is not None:
         where += f" AND project_id = {_PROJECT}"
         args.append(project_path(project))
-    rows = conn.execute(_FILES.format(where=where), [*args, limit])
+    rows = conn.execute(_FILES.format(where=where), [*args, limit * WINDOW, limit])
     return [FileRow(*r) for r in rows]
 
 
@@ -267,7 +270,7 @@ def failures_of_command(
     conn: sqlite3.Connection, project: str, command: str, exclude: str | None, limit: int
 ) -> list[FailureRow]:
     """Sessions of the project at `project` (but `exclude`) where `command` failed."""
-    where = f"project_id = {_PROJECT} AND command = ? AND kind = 'run' AND session_id IS NOT ?"
+    where = f"project_id = {_PROJECT} AND command = ? AND failed = 1 AND session_id IS NOT ?"
     args = (project_path(project), command_key(command), exclude, limit)
     return [_failure(r) for r in conn.execute(_FAILURES.format(where=where), args)]
 
@@ -276,7 +279,7 @@ def failures_of_error(
     conn: sqlite3.Connection, error: str, project: str | None, limit: int
 ) -> list[FailureRow]:
     """Sessions where a run failed with `error` (normalised), in one project or any."""
-    where, args = "error = ?", [error]
+    where, args = "error = ? AND failed = 1", [error]
     if project is not None:
         where += f" AND project_id = {_PROJECT}"
         args.append(project_path(project))
