@@ -6,6 +6,11 @@ result whose text starts with the code, the TUI shows a notification. Codes are 
 
 from __future__ import annotations
 
+import re
+from collections.abc import Mapping
+
+_NAMED = re.compile(r"`([a-z_]+)`")  # an MCP tool or argument named in a message
+
 
 class MemtuiError(Exception):
     """Something the caller can act on: `code` is stable, `hint` says what to do instead."""
@@ -22,9 +27,14 @@ class MemtuiError(Exception):
         message = super().__str__()
         return f"{message} ({self.hint})" if self.hint else message
 
-    def line(self) -> str:
-        """The one line a front end shows: code, message and hint."""
-        return f"{self.code}: {self}"
+    def line(self, names: Mapping[str, str] | None = None) -> str:
+        """The one line a front end shows: code, message and hint. Messages write a name of
+        the MCP surface (a tool, an argument) in backticks, `get_signals`: `names` gives a
+        front end's own words for them (the CLI's commands and options)."""
+        text = f"{self.code}: {self}"
+        if not names:
+            return text
+        return _NAMED.sub(lambda m: names.get(m.group(1), m.group(0)), text)
 
 
 class InvalidArgument(MemtuiError):

@@ -32,12 +32,14 @@ AS_A_USER = (
 
 
 def memtui(
-    cfg: Config, *args: str | bytes, as_user: bool = False, **extra: str
+    cfg: Config, *args: str | bytes, as_user: bool = False, stdin: str | None = None, **extra: str
 ) -> subprocess.CompletedProcess[str]:
-    """`memtui ARGS`; with `as_user`, bound by file modes even when the tests run as root."""
+    """`memtui ARGS`, `stdin` piped in; with `as_user`, bound by file modes even when the
+    tests run as root."""
     return subprocess.run(
         [*(AS_A_USER if as_user else []), sys.executable, "-m", "memtui", *args],
         env=env_for(cfg, **extra),
+        input=stdin,
         capture_output=True,
         text=True,
         timeout=180,

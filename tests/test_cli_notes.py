@@ -248,7 +248,7 @@ def test_note_edit_saves_fields_and_body(noted: Config, tmp_path: Path) -> None:
     )
     result = run(noted, "note", "edit", "2", EDITOR=fake, VISUAL="")
     assert result.returncode == 0, result.stderr
-    assert result.stdout == "saved note #2\n"
+    assert result.stdout.splitlines()[0] == "saved note #2"
     doc = json.loads(run(noted, "note", "show", "2", "--json").stdout)
     note = doc["note"]
     assert (note["title"], note["folder"], note["tags"]) == (
@@ -545,3 +545,22 @@ def test_an_editor_that_fails_after_changes_keeps_them(noted: Config, tmp_path: 
     assert not json.loads(run(noted, "note", "show", "1", "--json").stdout)["note"][
         "body"
     ].endswith(" half done")
+
+
+def test_a_rename_says_which_links_it_rewrote(noted: Config, tmp_path: Path) -> None:
+    """Renaming a note rewrites the [[links]] to it in other notes: the edit says so."""
+    edited = tmp_path / "renamed.md"
+    edited.write_text("---\ntitle: Provider move\nlayer: state\ntags: [pay]\n---\nMove providers.")
+    renamed = run(noted, "note", "edit", "2", "--from", str(edited))
+    assert renamed.returncode == 0, renamed.stderr
+    assert renamed.stdout.splitlines() == [
+        "saved note #2",
+        "  the links in 1 other note now read [[Provider move]]",
+    ]
+    assert (
+        "[[Provider move]]"
+        in json.loads(run(noted, "note", "show", "1", "--json").stdout)["note"]["body"]
+    )
+    edited.write_text("---\ntitle: Provider move\nlayer: state\n---\nMove them.")
+    quiet = run(noted, "note", "edit", "2", "--from", str(edited))
+    assert quiet.stdout == "saved note #2\n", quiet.stdout

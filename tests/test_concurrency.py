@@ -3,11 +3,14 @@
 A person browsing the TUI, or Claude calling a tool, must get an answer while an ingest
 runs, whether the ingest is a thread of the same process or another process. Cancelling an
 ingest or a reindex stops within one batch, and the next run ends exactly where an
-uninterrupted one would.
+uninterrupted one would. A forget, what the person waits for, goes in between two batches of
+an ingest, not after its last.
 """
 
 from __future__ import annotations
 
+import shutil
+import sqlite3
 import statistics
 import subprocess
 import sys
@@ -21,10 +24,13 @@ import pytest
 
 from memtui.config import Config
 from memtui.engine import Memory, ProgressEvent
+from memtui.errors import NotFound
 from memtui.ingest import reader
 from memtui.store import indexes
-from tests.cli_run import env_for
+from memtui.store.locks import FileLock, file_lock, first
+from tests.cli_run import env_for, memtui
 from tests.test_ingest_processes import assert_counts, stored_messages
+from tests.test_trust import _forget_corpus, _found, _no_bytes_left
 
 LIMIT_MS = 100
 
@@ -181,3 +187,208 @@ def test_cancelled_reindex_keeps_the_old_indexes(
         assert answers(memory) == before
         assert memory.upkeep.reindex() is True
         assert answers(memory) == before
+
+
+# -- a forget goes between two batches of a catch-up --------------------------------------------
+
+
+def test_a_request_taken_first_goes_in_at_the_holders_next_batch(tmp_path: Path) -> None:
+    path = tmp_path / "ingest.lock"
+    holder = FileLock(path)
+    holder.acquire()
+    done = threading.Event()
+
+    def request() -> None:
+        with first(path):
+            done.set()
+
+    asking = threading.Thread(target=request)
+    asking.start()
+    deadline = time.monotonic() + 30
+    while not holder.waited_for():  # the request waits for the lock
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
+    assert not done.is_set()
+    assert holder.give_way()  # between two batches: it goes in, and the holder is back
+    assert done.is_set() and not holder.give_way()
+    with file_lock(path, blocking=False) as taken:
+        assert not taken
+    holder.release()
+    asking.join()
+
+
+def archived_to_forget(cfg: Config, big_root: Path) -> tuple[str, list[int]]:
+    """A returning user's data dir: the session to forget archived and indexed (its vectors in
+    a snapshot); then a large archive arrives beside it. The session and its message ids."""
+    session = _forget_corpus(cfg.claude_dir).stem
+    with Memory(cfg) as memory:
+        memory.upkeep.ingest()
+        ids = [
+            r[0]
+            for r in memory._archive.conn.execute(
+                "SELECT id FROM messages WHERE session_id = ?", (session,)
+            )
+        ]
+    shutil.copytree(big_root, cfg.claude_dir, dirs_exist_ok=True)
+    return session, ids
+
+
+def assert_forgotten(cfg: Config, session: str, ids: list[int]) -> None:
+    """Nothing of the session anywhere, after the catch-up it went into and another run."""
+    with Memory(cfg) as memory:
+        memory.upkeep.ingest()
+        assert not any(_found(memory).values())
+        with pytest.raises(NotFound):
+            memory.history.get_session(session)
+        assert not set(ids) & memory._index().vectors.ids()
+        assert memory.upkeep.doctor().ok
+    _no_bytes_left(cfg.data_dir)
+
+
+def test_a_forget_from_another_process_goes_between_two_batches(
+    cfg: Config, big: tuple[Path, corpus.CorpusStats]
+) -> None:
+    """`memtui forget` while `memtui index` catches up a large archive: it took as long as
+    the whole catch-up (26 s behind 30k messages), it now goes in at the next batch."""
+    root, _ = big
+    session, ids = archived_to_forget(cfg, root)
+    before = stored_messages(cfg)
+    ingest = subprocess.Popen(
+        [sys.executable, "-m", "memtui", "index"], env=env_for(cfg), stderr=subprocess.DEVNULL
+    )
+    deadline = time.monotonic() + 120
+    while stored_messages(cfg) == before and ingest.poll() is None:
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    forget = memtui(cfg, "forget", "--session", session, "--yes")
+    at_forget = written(cfg)
+    assert forget.returncode == 0, forget.stderr
+    assert ingest.wait(timeout=600) == 0
+    assert written(cfg) != at_forget, "the forget waited for the whole catch-up"
+    assert_forgotten(cfg, session, ids)
+
+
+def written(cfg: Config) -> tuple[int, str, list[str]]:
+    """What an ingest has written so far: messages stored, the full text's mark, the vector
+    snapshots (the last is saved when the vectors are caught up)."""
+    with sqlite3.connect(f"file:{cfg.db_path}?mode=ro", uri=True, timeout=30) as conn:
+        (marked,) = conn.execute("SELECT value FROM meta WHERE key = 'text_seq'").fetchone()
+    snapshots = sorted(p.name for p in (cfg.index_dir / "vectors").glob("*.hnsw"))
+    return stored_messages(cfg), marked, snapshots
+
+
+def test_a_forget_in_this_process_goes_between_two_batches_of_storing(
+    cfg: Config, big: tuple[Path, corpus.CorpusStats]
+) -> None:
+    """An MCP server follows the transcripts and is asked to forget: its own catch-up lets
+    the forget in while it stores the archive."""
+    root, _ = big
+    session, ids = archived_to_forget(cfg, root)
+    storing = threading.Event()
+
+    def on_progress(event: ProgressEvent) -> None:
+        if event.phase == "transcripts" and event.done < event.total:
+            storing.set()
+
+    with Memory(cfg) as memory:
+        worker = threading.Thread(target=memory.upkeep.ingest, kwargs={"on_progress": on_progress})
+        worker.start()
+        assert storing.wait(300)
+        memory.forget(session_id=session, confirmed=True)
+        ingesting = worker.is_alive()
+        worker.join()
+    assert ingesting, "the forget waited for the whole catch-up"
+    assert_forgotten(cfg, session, ids)
+
+
+def test_a_forget_goes_between_two_batches_of_vectors(
+    cfg: Config, big: tuple[Path, corpus.CorpusStats], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """... and while it embeds the archive, the forget from another process (the CLI): a
+    session whose vectors the ingesting process holds unsaved leaves none of them anywhere."""
+    monkeypatch.setattr(indexes, "BATCH", 4_000)  # several vector batches on this archive
+    root, _ = big
+    archived_to_forget(cfg, root)
+    embedding = threading.Event()
+
+    def on_progress(event: ProgressEvent) -> None:
+        if event.phase == "vectors" and event.done > 0 and not embedding.is_set():
+            embedding.set()
+            # The catch-up goes on once the forget waits: it goes in at the next batch, on
+            # any machine, however fast.
+            probe = FileLock(cfg.data_dir / "ingest.lock")
+            deadline = time.monotonic() + 120
+            while not probe.waited_for() and time.monotonic() < deadline:
+                time.sleep(0.01)
+            probe.release()
+
+    with Memory(cfg) as memory:
+        worker = threading.Thread(target=memory.upkeep.ingest, kwargs={"on_progress": on_progress})
+        worker.start()
+        assert embedding.wait(300)
+        conn = sqlite3.connect(f"file:{cfg.db_path}?mode=ro", uri=True, timeout=30)
+        # The session of the last row of the first batch: its vectors embedded so far are in
+        # this process's memory, and its next rows may be in the batch being embedded.
+        (session,) = conn.execute(
+            f"SELECT session_id FROM messages WHERE id > 3 AND {indexes.VECTOR_WHERE} "
+            "ORDER BY seq LIMIT 1 OFFSET ?",
+            (indexes.BATCH - 1,),
+        ).fetchone()
+        ids = [
+            r[0] for r in conn.execute("SELECT id FROM messages WHERE session_id = ?", (session,))
+        ]
+        conn.close()
+        forget = subprocess.Popen(
+            [sys.executable, "-m", "memtui", "forget", "--session", session, "--yes"],
+            env=env_for(cfg),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        _, err = forget.communicate(timeout=300)
+        ingesting = worker.is_alive()
+        worker.join()
+    assert forget.returncode == 0, err
+    assert ingesting, "the forget waited for the whole catch-up"
+    with Memory(cfg) as memory:
+        with pytest.raises(NotFound):
+            memory.history.get_session(session)
+        assert not set(ids) & memory._index().vectors.ids()
+        assert memory.upkeep.doctor().ok
+
+
+def test_a_session_forgotten_while_its_lines_are_read_never_comes_back(
+    cfg: Config, big: tuple[Path, corpus.CorpusStats]
+) -> None:
+    """Forgotten once its own lines are stored, while its subagents' lines (read after every
+    session's own) are still to come: none of them is stored, then or on the next run."""
+    root, _ = big
+    shutil.copytree(root, cfg.claude_dir, dirs_exist_ok=True)
+    later = {p.parents[1].name: str(p) for p in cfg.claude_dir.glob("*/*/subagents/*.jsonl")}
+    with Memory(cfg) as memory:
+        worker = threading.Thread(target=memory.upkeep.ingest)
+        worker.start()
+        chosen = None
+        while chosen is None and worker.is_alive():
+            chosen = stored_before_its_subagents(cfg, later)
+            time.sleep(0.02)
+        assert chosen is not None, "the ingest ended before a session could be chosen"
+        memory.forget(session_id=chosen, confirmed=True)
+        worker.join()
+        memory.upkeep.ingest()
+        count = memory._archive.conn.execute(
+            "SELECT count(*) FROM messages WHERE session_id = ?", (chosen,)
+        ).fetchone()[0]
+    assert count == 0
+
+
+def stored_before_its_subagents(cfg: Config, later: dict[str, str]) -> str | None:
+    """A session the store holds whose subagent transcript it has not read yet."""
+    try:
+        with sqlite3.connect(f"file:{cfg.db_path}?mode=ro", uri=True, timeout=30) as conn:
+            sessions = {r[0] for r in conn.execute("SELECT id FROM sessions")}
+            read = {r[0] for r in conn.execute("SELECT path FROM files")}
+    except sqlite3.OperationalError:  # not made yet
+        return None
+    waiting = sorted(s for s in sessions & later.keys() if later[s] not in read)
+    return waiting[0] if waiting else None

@@ -405,6 +405,101 @@ def test_bad_lines(line: bytes, reason: str) -> None:
     assert parse_line(line) == Bad(reason)
 
 
+CUT = "\ud83d"  # half an emoji: what a tool output cut mid-character leaves in JSON
+
+
+def _unicode(record: Record) -> bool:
+    """Whether every text the record carries is valid Unicode (SQLite and Tantivy take it)."""
+    texts = [v for v in dataclasses.astuple(record) if isinstance(v, str)]
+    if isinstance(record, Message):
+        texts += [t for call in record.tool_calls for t in (call.name, call.arg)]
+    try:
+        for text in texts:
+            text.encode()
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def test_lone_surrogates_in_every_field_become_replacement_characters() -> None:
+    line = json.dumps(
+        {
+            "type": "assistant",
+            "uuid": f"u{CUT}1",
+            "sessionId": f"s{CUT}1",
+            "timestamp": f"2026-11-01T10:00:00Z{CUT}",
+            "cwd": f"/home/dev/caf{CUT}",
+            "gitBranch": f"fix-{CUT}",
+            "agentId": f"a{CUT}",
+            "message": {
+                "id": f"msg{CUT}",
+                "content": [
+                    {"type": "text", "text": f"cut emoji {CUT} and a whole one \U0001f600"},
+                    {"type": "thinking", "thinking": f"hm {CUT}"},
+                    {"type": "tool_use", "name": f"Bash{CUT}", "input": {"command": f"ls {CUT}"}},
+                    {"type": "tool_use", "name": "T", "input": {f"k{CUT}": [f"v{CUT}"]}},
+                ],
+            },
+        }
+    ).encode()
+    assert b"\\ud83d" in line  # json.dumps writes the lone surrogate as an escape
+    message = parse_line(line)
+    assert isinstance(message, Message) and _unicode(message)
+    assert message.text == "cut emoji \ufffd and a whole one \U0001f600"
+    assert message.thinking == "hm \ufffd"
+    assert (message.uuid, message.session_id, message.api_id) == (
+        "u\ufffd1",
+        "s\ufffd1",
+        "msg\ufffd",
+    )
+    assert (message.cwd, message.git_branch, message.agent_id) == (
+        "/home/dev/caf\ufffd",
+        "fix-\ufffd",
+        "a\ufffd",
+    )
+    assert message.tool_calls == [
+        ToolCall("Bash\ufffd", "ls \ufffd"),
+        ToolCall("T", '{"k\ufffd":["v\ufffd"]}'),
+    ]
+    result = parse_line(
+        json.dumps(
+            {
+                "type": "user",
+                "uuid": "u2",
+                "message": {"content": [{"type": "tool_result", "content": f"out {CUT}"}]},
+            }
+        ).encode()
+    )
+    assert isinstance(result, Message) and result.tool_output == "out \ufffd"
+    prompt = parse_line(json.dumps({"type": "user", "message": {"content": f"ask {CUT}"}}).encode())
+    assert isinstance(prompt, Message) and (prompt.text, prompt.title) == ("ask \ufffd",) * 2
+
+
+@pytest.mark.parametrize(
+    ("obj", "expected"),
+    [
+        (
+            {"type": "custom-title", "customTitle": f"T{CUT}", "sessionId": f"s{CUT}"},
+            Title("T\ufffd", session_id="s\ufffd"),
+        ),
+        (
+            {"type": "summary", "summary": f"S{CUT}", "leafUuid": f"l{CUT}"},
+            Title("S\ufffd", leaf_uuid="l\ufffd"),
+        ),
+        ({"type": "ai-title", "aiTitle": f"{CUT}A"}, Title("\ufffdA")),
+        # An escaped backslash before "ud83d" is text, not an escape: kept as written.
+        ({"type": "ai-title", "aiTitle": "\\ud83d"}, Title("\\ud83d")),
+        # Two halves of one emoji, escaped apart, are the emoji; a low half alone is not.
+        (
+            {"type": "ai-title", "aiTitle": "\ud83d\ude00 \ude00\ud83d"},
+            Title("\U0001f600 \ufffd\ufffd"),
+        ),
+    ],
+)
+def test_lone_surrogates_in_titles(obj: dict[str, object], expected: Title) -> None:
+    assert parse_line(json.dumps(obj).encode()) == expected
+
+
 @pytest.mark.parametrize(
     "content", [None, 42, [1, "x", None, {"type": 3}, {"type": "text", "text": 5}]]
 )
@@ -482,12 +577,18 @@ def test_odd_field_types_do_not_leak_into_the_record() -> None:
 
 # --- properties ---------------------------------------------------------------------------
 
-JSON_LEAVES = st.none() | st.booleans() | st.integers() | st.floats() | st.text()
+# Text with lone surrogates too: JSON may carry them as escapes (a cut emoji).
+CUT_TEXT = st.builds(
+    lambda head, cut, tail: head + cut + tail,
+    st.text(),
+    st.characters(categories=["Cs"]),
+    st.text(),
+)
+TEXT = st.text() | CUT_TEXT
+JSON_LEAVES = st.none() | st.booleans() | st.integers() | st.floats() | TEXT
 JSON_VALUES = st.recursive(
     JSON_LEAVES,
-    lambda children: (
-        st.lists(children, max_size=4) | st.dictionaries(st.text(), children, max_size=4)
-    ),
+    lambda children: st.lists(children, max_size=4) | st.dictionaries(TEXT, children, max_size=4),
     max_leaves=20,
 )
 BLOCK_TYPES = ["text", "image", "thinking", "redacted_thinking", "tool_use", "tool_result"]
@@ -529,6 +630,7 @@ TYPED_OBJECTS = st.fixed_dictionaries(
 
 def _check(record: Record) -> None:
     assert isinstance(record, Message | Title | Other | Bad)
+    assert _unicode(record)
     if isinstance(record, Message):
         assert isinstance(record.uuid, str) and record.uuid
         assert isinstance(record.session_id, str)
@@ -554,6 +656,26 @@ def test_any_json_gives_a_record(value: object) -> None:
 @given(TYPED_OBJECTS, st.none() | st.text())
 def test_any_typed_object_gives_a_record(obj: dict[str, object], fallback: str | None) -> None:
     _check(parse_line(json.dumps(obj).encode(), fallback))
+
+
+@given(
+    st.sampled_from(["user", "assistant", "summary", "custom-title", "ai-title"]),
+    st.lists(CUT_TEXT, min_size=17, max_size=17),
+)
+def test_a_cut_emoji_in_any_field_is_repaired(kind: str, texts: list[str]) -> None:
+    t = iter(texts)
+    fields = ("uuid", "sessionId", "timestamp", "cwd", "gitBranch", "agentId", "summary")
+    obj: dict[str, object] = {key: next(t) for key in fields}
+    obj |= {"type": kind, "leafUuid": next(t), "customTitle": next(t), "aiTitle": next(t)}
+    blocks = [
+        {"type": "text", "text": next(t)},
+        {"type": "thinking", "thinking": next(t)},
+        {"type": "tool_use", "name": next(t), "input": {next(t): next(t)}},
+        {"type": "tool_result", "content": next(t)},
+    ]
+    obj["message"] = {"id": next(t), "content": blocks}
+    record = parse_line(json.dumps(obj).encode())
+    assert isinstance(record, Message | Title) and _unicode(record)
 
 
 def test_message_survives_pickling_with_every_field() -> None:

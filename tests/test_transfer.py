@@ -19,7 +19,14 @@ from memtui.config import Config
 from memtui.engine import frontmatter
 from memtui.engine.memory import Memory
 from memtui.engine.notes_types import Note
-from memtui.engine.transfer import _note_from_markdown, _read_jsonl, file_name, note_markdown
+from memtui.engine.transfer import (
+    _note_from_markdown,
+    _read_jsonl,
+    edited_note,
+    file_name,
+    note_for_editing,
+    note_markdown,
+)
 from memtui.errors import InvalidArgument
 
 # -- front matter -----------------------------------------------------------------------------
@@ -191,7 +198,7 @@ def test_markdown_is_a_folder_of_obsidian_notes(filled: Memory, tmp_path: Path) 
     text = (vault / "projects/shop/Checkout flake.md").read_text()
     assert text.startswith("---\ntitle: Checkout flake\nlayer: past\ntags:\n  - ci\n  - flaky\n")
     assert "author: person\n---\nThe webhook fixture" in text
-    assert text.endswith("See [[Payments plan|the plan]].")
+    assert text.endswith("See [[Payments plan|the plan]].\n")
     odd = (vault / "Top level odd name.md").read_text()
     assert 'aliases:\n  - "Top level: odd/name?"' in odd  # Obsidian finds the title
 
@@ -374,9 +381,10 @@ def test_a_bad_markdown_file_is_named_and_nothing_is_imported(
 
 
 def test_markdown_body_is_kept_byte_for_byte() -> None:
-    note = Note(1, "T", "---\nx: y\n---\r\n\nend", "past", "", [], "t", "t", "person")
-    fields, body = frontmatter.split(note_markdown(note)) or ({}, "")
-    assert body == note.body and fields["title"] == "T"
+    for text in ("---\nx: y\n---\r\n\nend", "ends\r\n", "ends\n\n", ""):
+        at = "2026-01-05T10:00:00+00:00"
+        note = Note(1, "T", text, "past", "", [], at, at, "person")
+        assert _note_from_markdown(note_markdown(note), Path("T.md"), 0.0).body == text
 
 
 def test_titles_that_make_one_file_name_get_two_files(
@@ -481,8 +489,8 @@ def test_export_force_never_writes_over_edits_made_outside(filled: Memory, tmp_p
     assert filled.notes.get(1).note.body == "Changed in memtui."
     report = filled.transfer.export(vault, "markdown", overwrite=True)
     assert report.written == 2  # Checkout flake's change; Payments plan's new `updated`
-    assert (vault / "projects/shop/Checkout flake.md").read_text().endswith("Changed in memtui.")
-    assert page.read_text().endswith("Edited in Obsidian.")
+    assert (vault / "projects/shop/Checkout flake.md").read_text().endswith("Changed in memtui.\n")
+    assert page.read_text().endswith("Edited in Obsidian.\n")
 
 
 def test_titles_and_folders_that_start_with_a_dot_round_trip(
@@ -501,3 +509,56 @@ def test_titles_and_folders_that_start_with_a_dot_round_trip(
     summary = empty.transfer.import_(vault)
     assert summary.added == 4
     assert snapshot(empty) == snapshot(memory)
+
+
+def test_an_edited_note_reads_its_fields_as_an_import_does() -> None:
+    """`memtui note edit`'s front matter is read by the same code as a Markdown import: tags
+    written Obsidian's older way split alike, a list where one value goes refused alike."""
+    text = note_for_editing(Note(3, "T", "body\n", "past", "f", ["a"], "t", "t", "person"))
+    assert edited_note(text) == {
+        "title": "T",
+        "layer": "past",
+        "folder": "f",
+        "tags": ["a"],
+        "body": "body\n",
+    }
+    assert edited_note(text.replace("tags:\n  - a", "tags: a, b"))["tags"] == ["a", "b"]
+    bad = text.replace("layer: past", "layer: [a, b]")
+    with pytest.raises(InvalidArgument, match="layer must be one value"):
+        edited_note(bad)
+    with pytest.raises(InvalidArgument, match="layer must be one value"):
+        _note_from_markdown(bad, Path("T.md"), 0.0)
+
+
+def test_every_markdown_file_ends_with_a_newline_and_bodies_round_trip(
+    filled: Memory, empty: Memory, tmp_path: Path
+) -> None:
+    """Each exported file ends with a newline (a body need not): read back, each body is as
+    stored, with or without its own last newline."""
+    filled.notes.save("Ends in a newline", "two lines\nhere\n", "past", by="person")
+    vault = tmp_path / "vault"
+    filled.transfer.export(vault, "markdown")
+    files = sorted(vault.rglob("*.md"))
+    assert len(files) == 6 and all(f.read_bytes().endswith(b"\n") for f in files)
+    assert (vault / "Ends in a newline.md").read_bytes().endswith(b"\nhere\n\n")
+    empty.transfer.import_(vault)
+    assert snapshot(empty) == snapshot(filled)
+
+
+def test_an_export_made_before_files_ended_with_a_newline_is_still_the_same(
+    filled: Memory, tmp_path: Path
+) -> None:
+    """Files written as an older memtui did (the body as stored, nothing added) are taken
+    for what they hold: imported again they change nothing, and updating them is not
+    refused as edits made outside memtui."""
+    filled.notes.save("Ends in a newline", "two lines\nhere\n", "past", by="person")
+    vault = tmp_path / "vault"
+    filled.transfer.export(vault, "markdown")
+    for path in vault.rglob("*.md"):
+        path.write_bytes(path.read_bytes().removesuffix(b"\n"))  # as an older export wrote it
+    before = snapshot(filled)
+    summary = filled.transfer.import_(vault)
+    assert (summary.added, summary.overwritten, summary.skipped) == (0, 0, 6)
+    assert snapshot(filled) == before
+    report = filled.transfer.export(vault, "markdown", overwrite=True)
+    assert report.written == 6

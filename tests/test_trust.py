@@ -1136,7 +1136,7 @@ def test_repair_at_a_terminal_asks_and_a_no_changes_nothing(indexed: Config) -> 
         os.close(follower)
         os.close(leader)
         assert result.returncode == code, result.stderr
-        assert "Rebuild the store, losing what is listed as lost? [y/N]" in result.stdout
+        assert "Rebuild the store, losing what is listed as lost? [y/N]" in result.stderr
         moved = list(indexed.data_dir.glob("memtui.db.damaged-*"))
         assert bool(moved) == (code == 0) and ("nothing changed" in result.stderr) == bool(code)
 

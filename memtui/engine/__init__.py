@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from memtui.config import Config, load
 from memtui.engine.notes_types import (
     AUTHORS,
+    FORMATS,
     LAYERS,
     MAX_BODY_BYTES,
     MAX_DUPLICATE,
@@ -21,6 +22,7 @@ from memtui.engine.notes_types import (
     Author,
     Flashbacks,
     FolderCount,
+    Format,
     HouseRules,
     ImportReport,
     Layer,
@@ -83,15 +85,20 @@ from memtui.progress import OnProgress, ProgressEvent
 from memtui.store.health import IndexHealth
 
 if TYPE_CHECKING:
+    from memtui.engine.doctor import check_store, clear_damage_mark, rebuild_store
     from memtui.engine.forget import Receipt
     from memtui.engine.history import History
     from memtui.engine.memory import Memory
     from memtui.engine.notes import Notes
     from memtui.engine.rules import house_rules
+    from memtui.engine.transfer import edited_note, note_for_editing
     from memtui.engine.upkeep import Upkeep
     from memtui.ingest.pipeline import IngestReport
 
 _HEAVY = {
+    "check_store": "memtui.engine.doctor",  # doctor: runs on a store too damaged to open
+    "clear_damage_mark": "memtui.engine.doctor",
+    "rebuild_store": "memtui.engine.doctor",
     "Receipt": "memtui.engine.forget",
     "Memory": "memtui.engine.memory",
     "History": "memtui.engine.history",
@@ -99,6 +106,8 @@ _HEAVY = {
     "IngestReport": "memtui.ingest.pipeline",
     "Notes": "memtui.engine.notes",
     "house_rules": "memtui.engine.rules",  # SQLite only: MCP's initialize reads it
+    "note_for_editing": "memtui.engine.transfer",
+    "edited_note": "memtui.engine.transfer",
 }
 
 
@@ -111,6 +120,7 @@ def __getattr__(name: str) -> object:
 __all__ = [
     "AUTHORS",
     "BYS",
+    "FORMATS",
     "LAYERS",
     "MAX_BODY_BYTES",
     "MAX_DUPLICATE",
@@ -134,6 +144,7 @@ __all__ = [
     "FixHistory",
     "Flashbacks",
     "FolderCount",
+    "Format",
     "History",
     "HouseRules",
     "ImportReport",
@@ -185,7 +196,12 @@ __all__ = [
     "ToolCallView",
     "UpdatedNote",
     "Upkeep",
+    "check_store",
+    "clear_damage_mark",
+    "edited_note",
     "house_rules",
     "load",
+    "note_for_editing",
+    "rebuild_store",
     "to_dict",
 ]

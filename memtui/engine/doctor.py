@@ -6,8 +6,8 @@ notes with their tags and links, rules' status, decisions on signals, inferences
 table and row by row past the pages that cannot be read, into an export file; makes a new
 store holding every forget (the damaged file's tombstones where they can be read, and always
 those of `forget-receipts.jsonl`), so that the rebuild from the transcripts never brings back
-a forgotten session, nor a session of a forgotten project; the caller then imports the export
-file and ingests the transcripts.
+a forgotten session, nor a session of a forgotten project; then imports the export file into
+it and ingests the transcripts (`rebuild_store`).
 
 Runs without a Memory: a damaged or emptied `memtui.db` is exactly when the person needs it.
 """
@@ -23,6 +23,7 @@ from contextlib import suppress
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import orjson
 
@@ -31,11 +32,16 @@ from memtui.engine.forget import RECEIPTS
 from memtui.engine.inferences import Portable
 from memtui.engine.notes_types import Note
 from memtui.engine.transfer import export_jsonl, inference_record, signal_record
-from memtui.store import db
+from memtui.errors import InvalidArgument
+from memtui.progress import OnProgress
+from memtui.store import access, db
 from memtui.store.db import DAMAGED_MARK
 from memtui.store.notes import COLUMNS as NOTE_COLUMNS
 from memtui.store.notes import row as note_row
 from memtui.store.signals import EvidenceRow, InferenceRow, SignalRow
+
+if TYPE_CHECKING:
+    from memtui.ingest.pipeline import IngestReport
 
 _CHECK_LINES = 20
 _AUTOINCREMENT = {"notes", "signals", "inferences"}
@@ -65,7 +71,10 @@ class Salvage:
         )
 
     def forgets(self) -> str:
-        return f"{_count(len(self.forgotten), 'session')}, {_count(len(self.blocked), 'project')}"
+        return (
+            f"{_count(len(self.forgotten), 'session')}, {_count(len(self.blocked), 'project')}"
+            f" (from it and {RECEIPTS})"
+        )
 
     def lost_text(self) -> str:
         """The rows that could not be read, each kind named even when none was lost."""
@@ -95,8 +104,23 @@ class Recovery:
     export: Path  # the salvaged notes, decisions and inferences, for memory.transfer.import_
 
 
+@dataclass(slots=True)
+class Rebuilt:
+    aside: Path  # where the damaged store went, kept
+    salvage: Salvage
+    not_saved: str  # why the salvage could not be imported ("" when it was)
+    export: Path  # when it could not: the salvage, to fix and import by hand
+    report: IngestReport  # the ingest that rebuilt the archive from the transcripts
+
+
 def check_store(config: Config) -> StoreCheck:
-    """The store file as SQLite sees it, read-only, whatever state it is in."""
+    """The store file as SQLite sees it, read-only, whatever state it is in. A data dir
+    memtui cannot use as it stands (another user's, on a read-only file system, a mode
+    without write) is StoreUnavailable, saying what to do: it is not damage, and moving
+    such a store aside to rebuild it would lose what only it holds."""
+    problem = access.unavailable(config.data_dir)
+    if problem is not None:
+        raise problem
     path = config.db_path
     transcripts = _transcripts(config.claude_dir)
     if not path.exists():
@@ -111,6 +135,7 @@ def check_store(config: Config) -> StoreCheck:
     try:
         conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5)
     except sqlite3.Error as exc:
+        _not_the_files(config, exc)
         return StoreCheck(
             "damaged", [str(exc)], transcripts=transcripts, salvage=salvage(config, path)
         )
@@ -118,6 +143,7 @@ def check_store(config: Config) -> StoreCheck:
         try:
             rows = [r[0] for r in conn.execute(f"PRAGMA integrity_check({_CHECK_LINES})")]
         except sqlite3.DatabaseError as exc:
+            _not_the_files(config, exc)
             rows = [str(exc)]
         sessions = lost = None
         try:
@@ -135,6 +161,15 @@ def check_store(config: Config) -> StoreCheck:
     if rows == ["ok"]:
         return StoreCheck("ok", sessions=sessions, lost=lost, transcripts=transcripts)
     return StoreCheck("damaged", rows, sessions, lost, transcripts, salvage(config, path))
+
+
+def _not_the_files(config: Config, exc: sqlite3.Error) -> None:
+    """Raise StoreUnavailable when SQLite could not read the store for a reason of the
+    disk's (full: it could not even read a WAL store) rather than the file's bytes."""
+    if isinstance(exc, sqlite3.OperationalError) and "malformed" not in str(exc):
+        problem = db.unusable(config.data_dir, exc)
+        if problem is not None:
+            raise problem from exc
 
 
 def recover_store(config: Config, found: Salvage) -> Recovery:
@@ -172,6 +207,25 @@ def recover_store(config: Config, found: Salvage) -> Recovery:
     finally:
         conn.close()
     return Recovery(aside, found, export)
+
+
+def rebuild_store(config: Config, found: Salvage, on_progress: OnProgress | None) -> Rebuilt:
+    """The recovery `check_store` offered for a damaged store: move it aside, make a new one
+    holding every forget, import what was salvaged from the damaged one, ingest the
+    transcripts on disk."""
+    from memtui.engine.memory import Memory
+
+    recovery = recover_store(config, found)
+    not_saved = ""
+    with Memory(config) as memory:
+        try:
+            memory.transfer.import_(recovery.export, "overwrite")
+            recovery.export.unlink()  # no copy a later forget would miss
+        except InvalidArgument as exc:  # damaged bytes that read as a bad note
+            not_saved = str(exc)
+        report = memory.upkeep.ingest(on_progress=on_progress)
+    assert report is not None  # a waiting ingest always runs
+    return Rebuilt(recovery.aside, found, not_saved, recovery.export, report)
 
 
 def clear_damage_mark(config: Config) -> None:
@@ -356,8 +410,9 @@ def _count(n: int, what: str) -> str:
 
 
 def _transcripts(root: Path) -> int:
-    if not root.is_dir():
+    try:
+        return sum(1 for _ in root.glob("*/*.jsonl")) + sum(
+            1 for _ in root.glob("*/*/subagents/*.jsonl")
+        )
+    except OSError:  # a folder this user cannot read: none a rebuild could read either
         return 0
-    return sum(1 for _ in root.glob("*/*.jsonl")) + sum(
-        1 for _ in root.glob("*/*/subagents/*.jsonl")
-    )

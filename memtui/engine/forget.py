@@ -32,7 +32,7 @@ from memtui.engine import note_fields
 from memtui.engine.notes_types import Author
 from memtui.errors import InvalidArgument, NotConfirmed, NotFound
 from memtui.store import db, signals, work
-from memtui.store.locks import file_lock
+from memtui.store.locks import first
 
 if TYPE_CHECKING:  # Tantivy and hnswlib: loaded by the Memory, not by importing a receipt
     from memtui.store.indexes import Indexes
@@ -72,7 +72,8 @@ def removed_hash(session_ids: list[str], uuids: list[str], note_ids: list[int]) 
 
 
 class Forgetter:
-    """The writer's side of forgetting; takes `ingest.lock`, as every writer does."""
+    """The writer's side of forgetting; takes `ingest.lock`, as every writer does, but
+    `first`: an ingest catching up lets it in between two batches, not after the last."""
 
     def __init__(
         self,
@@ -109,7 +110,7 @@ class Forgetter:
                 "forget removes it for good and needs confirmed: true",
                 "ask the person, then call again with confirmed set to the boolean true",
             )
-        with file_lock(self.config.data_dir / "ingest.lock"), db.translated(self.config.db_path):
+        with first(self.config.data_dir / "ingest.lock"), db.translated(self.config.db_path):
             self.finish_pending()
             if note_id is not None:
                 receipt, message_ids = self._forget_note(note_id, author)
@@ -125,7 +126,7 @@ class Forgetter:
     def lift(self, project: str) -> bool:
         """Let the new sessions of a forgotten project be ingested again (`--undo`); the
         sessions forgotten stay forgotten. False if the project was not blocked."""
-        with file_lock(self.config.data_dir / "ingest.lock"), db.translated(self.config.db_path):
+        with first(self.config.data_dir / "ingest.lock"), db.translated(self.config.db_path):
             cur = self._conn.execute(
                 "DELETE FROM blocked_projects WHERE path = ?", (project.rstrip("/") or "/",)
             )

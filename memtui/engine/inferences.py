@@ -320,7 +320,7 @@ def _diff(before: str, after: str) -> str:
 def _unknown(inference_id: int) -> NotFound:
     return NotFound(
         f"inference {inference_id} not found",
-        "list them with list_inferences (memtui inferences in a shell)",
+        "list them with `list_inferences`",
     )
 
 

@@ -19,6 +19,7 @@ Threading contract:
 - Writes (`ingest`, `follow`, `reindex`) take the data dir's `ingest.lock`, which one thread
   of one process holds at a time: run them from one worker thread. They may run while
   reads go on; `cancel` (a threading.Event) stops them between batches with nothing lost.
+  A `forget`, from any thread or process, goes in between two batches of an ingest.
 - A search never builds an index: while this process's writer is busy with the vectors,
   hybrid search answers from full text alone and says so.
 - `close()` once, after every worker has stopped.

@@ -425,7 +425,7 @@ class Notes:
             with store.writing(conn):
                 row = self._stored(conn, note_id)
                 if row.layer != "rule":
-                    raise InvalidArgument(f"note_id {note_id} is a {row.layer} note, not a rule")
+                    raise InvalidArgument(f"note {note_id} is a {row.layer} note, not a rule")
                 row.status, row.updated = "approved", note_fields.now()
                 store.set_status(conn, note_id, row.status, row.updated)
         return _note(row)
@@ -733,7 +733,10 @@ class Notes:
                     if clash:
                         if on_conflict == "error":
                             raise ItemInvalid(
-                                i, f"note {r.id} ({r.title!r}) conflicts with a stored note"
+                                i,
+                                f"note {r.id} ({r.title!r}) conflicts with a stored note",
+                                "import with `on_conflict` skip to keep the stored notes,"
+                                " or overwrite to replace them",
                             )
                         if on_conflict == "skip":
                             report.skipped += 1
@@ -785,6 +788,6 @@ class Notes:
 class ItemInvalid(InvalidArgument):
     """A bad item of an import: `item` is its index in the list given."""
 
-    def __init__(self, item: int, message: str) -> None:
-        super().__init__(f"notes[{item}]: {message}")
+    def __init__(self, item: int, message: str, hint: str | None = None) -> None:
+        super().__init__(f"notes[{item}]: {message}", hint)
         self.item = item

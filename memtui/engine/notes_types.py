@@ -14,10 +14,12 @@ Layer = Literal["past", "state", "rule"]
 Author = Literal["person", "agent"]  # who writes: the person (TUI, CLI) or an agent (MCP)
 RuleStatus = Literal["provisional", "approved"]
 OnConflict = Literal["skip", "overwrite", "error"]
+Format = Literal["jsonl", "markdown"]  # of an export
 LAYERS: tuple[Layer, ...] = get_args(Layer)
 AUTHORS: tuple[Author, ...] = get_args(Author)
 RULE_STATUSES: tuple[RuleStatus, ...] = get_args(RuleStatus)
 ON_CONFLICT: tuple[OnConflict, ...] = get_args(OnConflict)
+FORMATS: tuple[Format, ...] = get_args(Format)
 
 MAX_BODY_BYTES = 100 * 1024  # SPEC: note content at most 100 KB (UTF-8)
 MAX_TITLE_CHARS = 300

@@ -51,7 +51,7 @@ TRANSITION_HINTS = {
     "new": "a new signal can be dismissed or snoozed",
     "snoozed": "set it back to new first",
     "dismissed": "set it back to new first",
-    "synthesized": "an inference holds it: list_inferences shows which",
+    "synthesized": "an inference holds it: `list_inferences` shows which",
 }
 SNOOZE = re.compile(r"(\d{1,4})([hdw])")
 DETECT_TRIES = 3  # runs a detection makes when forgets keep coming in between
@@ -239,7 +239,7 @@ class Signals:
             conn = self._conn()
             row = store.get(conn, signal_id)
             if row is None:
-                raise NotFound(f"signal {signal_id} not found", "list them with get_signals")
+                raise NotFound(f"signal {signal_id} not found", "list them with `get_signals`")
             return self._signal(conn, row)
 
     def _signal(self, conn: sqlite3.Connection, r: store.SignalRow) -> Signal:
@@ -293,14 +293,14 @@ class Signals:
         if status == "snoozed":
             until = _until(snooze_until)
         elif snooze_until is not None:
-            raise InvalidArgument("snooze_until goes only with status 'snoozed'")
+            raise InvalidArgument("`snooze_until` goes only with status 'snoozed'")
         else:
             until = None
         now = _now().isoformat()
         with db.translated(self.config.db_path), self._writer.transaction() as conn:
             row = store.get(conn, signal_id)
             if row is None:
-                raise NotFound(f"signal {signal_id} not found", "list them with get_signals")
+                raise NotFound(f"signal {signal_id} not found", "list them with `get_signals`")
             if row.status == "snoozed" and row.snooze_until and row.snooze_until <= now:
                 row.status = "new"  # its snooze has run out: it lists as new already
             if status not in TRANSITIONS[row.status]:
@@ -353,22 +353,22 @@ def _messages(
 def _until(value: str | None) -> str:
     if value is None:
         raise InvalidArgument(
-            "snooze_until is needed to snooze", "give a duration like 7d or an ISO date-time"
+            "`snooze_until` is needed to snooze", "give a duration like 7d or an ISO date-time"
         )
-    text = validate.text("snooze_until", value, 40).strip()
+    text = validate.text("`snooze_until`", value, 40).strip()
     now = _now()
     if m := SNOOZE.fullmatch(text):
         if int(m[1]) == 0:  # a date-time now is refused as not in the future: so is 0d
-            raise InvalidArgument(f"snooze_until {value!r} is no time at all", "give 1h or more")
+            raise InvalidArgument(f"`snooze_until` {value!r} is no time at all", "give 1h or more")
         return (now + timedelta(seconds=int(m[1]) * _UNITS[m[2]])).isoformat()
     try:
         when = datetime.fromisoformat(text)
     except ValueError:
         raise InvalidArgument(
-            "snooze_until must be a duration like 7d, 12h or 2w, or an ISO date-time, "
+            "`snooze_until` must be a duration like 7d, 12h or 2w, or an ISO date-time, "
             f"not {value!r}"
         ) from None
     when = when if when.tzinfo else when.replace(tzinfo=UTC)
     if when <= now:
-        raise InvalidArgument(f"snooze_until {value!r} is not in the future")
+        raise InvalidArgument(f"`snooze_until` {value!r} is not in the future")
     return when.astimezone(UTC).isoformat()

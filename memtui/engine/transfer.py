@@ -16,6 +16,7 @@ each file whole (a temporary file renamed into place).
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 import tempfile
@@ -23,23 +24,21 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING, Any, Literal, get_args
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
 from memtui.engine import frontmatter
 from memtui.engine.inferences import Portable
-from memtui.engine.notes_types import ON_CONFLICT, ImportReport, Note, OnConflict
+from memtui.engine.notes_types import FORMATS, ON_CONFLICT, Format, ImportReport, Note, OnConflict
 from memtui.engine.signal_types import SIGNAL_STATUSES, SIGNAL_TYPES
 from memtui.errors import InvalidArgument
 from memtui.store.signals import EvidenceRow, InferenceRow, SignalRow
 
-if TYPE_CHECKING:  # the CLI reads FORMATS for --help: the notes service loads the store
+if TYPE_CHECKING:
     from memtui.engine.inferences import Inferences
     from memtui.engine.notes import Notes
 
-Format = Literal["jsonl", "markdown"]
-FORMATS: tuple[Format, ...] = get_args(Format)
 HEADER = "memtui-export"
 VERSION = 1
 MAX_ID = 2**63 - 1  # SQLite's largest integer
@@ -159,7 +158,11 @@ class Transfer:
             if note.id == 0:  # the stored note of that title, if any: a conflict, not a twin
                 note.id = titled.get(note.title.strip().casefold(), next_id)
                 next_id += note.id == next_id
-        same = {i for i, n in enumerate(notes) if stored.get(n.id) == n}
+        same = {
+            i
+            for i, n in enumerate(notes)
+            if _content(n, all_fields=True) == _content(stored.get(n.id), all_fields=True)
+        }
         for i, when in enumerate(changed):
             old = stored.get(notes[i].id)
             if i not in same and old is not None and notes[i].updated <= old.updated < when:
@@ -483,7 +486,8 @@ def inference_from_record(f: Fields) -> Portable:
 def note_markdown(note: Note, name: str | None = None, folder: str | None = None) -> str:
     """A note as an Obsidian Markdown file: every field in the front matter (`aliases` holds
     the title when the file's `name` could not, `folder` the folder when the file's `folder`
-    could not), the body as written."""
+    could not), the body as written, and a newline that ends the file (a body need not end
+    with one; reading the file takes it off again)."""
     fields: dict[str, frontmatter.Value] = {
         "title": note.title,
         "layer": note.layer,
@@ -499,7 +503,7 @@ def note_markdown(note: Note, name: str | None = None, folder: str | None = None
     }
     if name is not None and name != note.title:
         fields["aliases"] = [note.title]
-    return frontmatter.dump(fields, note.body)
+    return frontmatter.dump(fields, note.body) + "\n"
 
 
 def file_name(title: str) -> str:
@@ -612,9 +616,17 @@ def _check_not_edited(root: Path, earlier: Mapping[str, Note], notes: list[Note]
         )
 
 
-def _content(note: Note) -> tuple[object, ...]:
-    """What a person edits in a note's file (its times and author are memtui's)."""
-    return (note.title, note.body, note.layer, note.folder, note.tags, note.status)
+def _content(note: Note | None, all_fields: bool = False) -> object:
+    """What a person edits in a note's file (its times and author are memtui's), or with
+    `all_fields` all of it: to compare a note read from a file with the one stored. The body
+    without a last newline: an export before every file ended with one wrote a body's own
+    last newline as the file's, and reading a file takes one off."""
+    if note is None:
+        return None
+    body = note.body.removesuffix("\n")
+    if all_fields:
+        return dataclasses.replace(note, body=body)
+    return (note.title, body, note.layer, note.folder, note.tags, note.status)
 
 
 def _prune_empty(root: Path) -> None:
@@ -652,6 +664,21 @@ def _modified(mtime: float) -> str:
     return _timestamp(datetime.fromtimestamp(mtime, UTC).isoformat(), "the file's time")
 
 
+def _one(fields: Mapping[str, frontmatter.Value], name: str) -> str | None:
+    """A field that holds one value; None when it is not there or empty."""
+    value = fields.get(name)
+    if isinstance(value, list):
+        raise InvalidArgument(f"{name} must be one value, not a list")
+    return None if value is None else str(value)
+
+
+def _tags(fields: Mapping[str, frontmatter.Value]) -> list[str]:
+    tags = fields.get("tags") or []
+    if isinstance(tags, str):  # `tags: one` or Obsidian's older `tags: a, b`
+        tags = [t for t in re.split(r"[,\s]+", tags) if t]
+    return [str(t).lstrip("#") for t in tags]
+
+
 def _note_from_markdown(text: str, relative: Path, mtime: float) -> Note:
     """A note from its file: the front matter's fields, else the file's name, folder and
     modification time."""
@@ -659,19 +686,16 @@ def _note_from_markdown(text: str, relative: Path, mtime: float) -> Note:
     fields, body = parts if parts is not None else ({}, text)
 
     def one(name: str, default: str | None = None) -> str | None:
-        value = fields.get(name)
-        if isinstance(value, list):
-            raise InvalidArgument(f"{name!r} is a list, not one value")
+        value = _one(fields, name)
         return default if value is None else value
 
-    tags = fields.get("tags") or []
-    if isinstance(tags, str):  # `tags: one` or Obsidian's older `tags: a, b`
-        tags = [t for t in re.split(r"[,\s]+", tags) if t]
     note_id = one("id")
     if note_id is not None and not (
         note_id.isascii() and note_id.isdigit() and 1 <= int(note_id) <= MAX_ID
     ):
         raise InvalidArgument(f"id must be a whole number from 1 to {MAX_ID:,}, not {note_id!r}")
+    if note_id is not None:  # a file memtui wrote: it ended the file with a newline of its own
+        body = body.removesuffix("\n")
     modified = _modified(mtime)
     created = _timestamp(one("created", modified) or modified, "created")
     folder = one("folder") or relative.parent.as_posix()
@@ -682,7 +706,7 @@ def _note_from_markdown(text: str, relative: Path, mtime: float) -> Note:
             body=body,
             layer=one("layer", "past") or "past",
             folder="" if folder == "." else folder,
-            tags=[str(t).lstrip("#") for t in tags],
+            tags=_tags(fields),
             created=created,
             updated=_timestamp(one("updated", created) or created, "updated"),
             author=one("author", "person") or "person",
@@ -692,6 +716,52 @@ def _note_from_markdown(text: str, relative: Path, mtime: float) -> Note:
         )
     )
     return note
+
+
+EDIT_FIELDS = ("title", "layer", "folder", "tags")
+
+
+def note_for_editing(n: Note) -> str:
+    """A note as a person edits it in a text editor: the fields they may change as front
+    matter (the others as comments), the body below."""
+    fields: dict[str, frontmatter.Value] = {
+        "title": n.title,
+        "layer": n.layer,
+        "folder": n.folder,
+        "tags": n.tags,
+    }
+    status = f" ({n.status})" if n.status else ""
+    comments = [
+        f"note {n.id}{status} · created {n.created} by {n.author} · updated {n.updated}",
+        "change title, layer, folder or tags here; the body follows the closing ---",
+    ]
+    return frontmatter.dump(fields, n.body, comments)
+
+
+def edited_note(text: str) -> dict[str, Any]:
+    """The title, layer, folder, tags and body of `note_for_editing`'s text as edited, for
+    `Notes.update`; InvalidArgument names what is wrong."""
+    parts = frontmatter.split(text)
+    if parts is None:
+        raise InvalidArgument(
+            "the front matter is gone", "keep the fields between two lines of ---"
+        )
+    fields, body = parts
+    unknown = sorted(set(fields) - set(EDIT_FIELDS))
+    if unknown:
+        raise InvalidArgument(
+            f"unknown field {unknown[0]!r} in the front matter",
+            f"the fields are {', '.join(EDIT_FIELDS)}",
+        )
+    if "title" not in fields:
+        raise InvalidArgument("title is missing from the front matter")
+    return {
+        "title": _one(fields, "title") or "",
+        "layer": _one(fields, "layer") or "",
+        "folder": _one(fields, "folder") or "",
+        "tags": _tags(fields),
+        "body": body,
+    }
 
 
 # -- files ------------------------------------------------------------------------------------

@@ -156,6 +156,9 @@ class Stats:
     last_ingest: str | None
     data_dir: str
     store_bytes: int
+    notes: dict[str, int] = field(default_factory=dict)  # by layer
+    signals: dict[str, int] = field(default_factory=dict)  # live ones, by status
+    inferences: dict[str, int] = field(default_factory=dict)  # by status: active, stale
     index: IndexHealth | None = None
 
 

@@ -5,22 +5,24 @@ from __future__ import annotations
 import logging
 import sqlite3
 import threading
+from collections import Counter
 from collections.abc import Callable
 from contextlib import nullcontext
 from datetime import UTC, datetime
 from pathlib import Path
 
 from memtui.config import Config
-from memtui.engine import sessions, work_index
+from memtui.engine import inferences, sessions, work_index
 from memtui.engine.types import DoctorReport, Stats
 from memtui.errors import Busy
 from memtui.ingest import pipeline, watcher
 from memtui.ingest.pipeline import IngestReport
 from memtui.progress import Meter, OnProgress, cancelled
+from memtui.store import signals as signal_store
 from memtui.store.archive import Archive
 from memtui.store.db import translated
 from memtui.store.indexes import FTS_DIR, Indexes
-from memtui.store.locks import file_lock
+from memtui.store.locks import FileLock, file_lock
 from memtui.store.mask import Masker, count_markers
 from memtui.store.note_index import NoteIndexes
 from memtui.store.remask import REBUILD, mask_store
@@ -45,7 +47,7 @@ _MASKED_TEXTS = (
 class Upkeep:
     """The writer's side. One writer at a time per data dir, thread or process: each takes
     `ingest.lock` through a descriptor of its own, and flock serialises those even within
-    one process. Reads never wait for it."""
+    one process. Reads never wait for it; a forget waits for one batch at most."""
 
     def __init__(
         self,
@@ -79,27 +81,40 @@ class Upkeep:
         `cancel` stops between batches, keeping every batch already written.
         """
         root = source or self.config.claude_dir
-        lock = file_lock(self.config.data_dir / "ingest.lock", blocking=wait)
-        with translated(self.config.db_path), lock as held:
-            if not held:
+        held = FileLock(self.config.data_dir / "ingest.lock")
+        with translated(self.config.db_path):
+            if not held.acquire(blocking=wait):
                 return None
-            sessions.retitle(self._archive.conn)
-            if index and paths is None:
-                report = self._ingest_searchable(root, on_progress, cancel)
-            else:
-                report = pipeline.ingest(
-                    self._archive, root, paths, on_progress, cancel, masker=self.masker
-                )
-            self._record_ingest(report)
-            if not report.cancelled:
-                work_index.catch_up(self._archive.conn, cancel=cancel)
-            if index and not report.cancelled:
-                self._indexes().catch_up(on_progress, cancel)
-                report.cancelled = cancelled(cancel)
+            try:
+                sessions.retitle(self._archive.conn)
+                if index and paths is None:
+                    report = self._ingest_searchable(root, on_progress, cancel, held)
+                else:
+                    report = pipeline.ingest(
+                        self._archive,
+                        root,
+                        paths,
+                        on_progress,
+                        cancel,
+                        masker=self.masker,
+                        held=held,
+                    )
+                self._record_ingest(report)
+                if not report.cancelled:
+                    work_index.catch_up(self._archive.conn, cancel=cancel, held=held)
+                if index and not report.cancelled:
+                    self._indexes().catch_up(on_progress, cancel, held)
+                    report.cancelled = cancelled(cancel)
+            finally:
+                held.release()
         return report
 
     def _ingest_searchable(
-        self, root: Path, on_progress: OnProgress | None, cancel: threading.Event | None
+        self,
+        root: Path,
+        on_progress: OnProgress | None,
+        cancel: threading.Event | None,
+        held: FileLock,
     ) -> IngestReport:
         """A full scan with the full-text index following the store a batch behind, so a
         first run of a large archive finds words within seconds, not after the last file."""
@@ -118,11 +133,11 @@ class Upkeep:
         follower.start()
         try:
             return pipeline.ingest(
-                self._archive, root, None, on_progress, cancel, masker=self.masker
+                self._archive, root, None, on_progress, cancel, masker=self.masker, held=held
             )
         finally:
             read.set()
-            follower.join()
+            held.join(follower)  # its batch under way may take seconds: a forget goes first
 
     def _record_ingest(self, report: IngestReport) -> None:
         now = datetime.now(UTC).isoformat(timespec="seconds")
@@ -286,5 +301,8 @@ class Upkeep:
                     p.stat().st_size
                     for p in self.config.data_dir.glob(self.config.db_path.name + "*")
                 ),
+                notes=dict(conn.execute("SELECT layer, count(*) FROM notes GROUP BY layer")),
+                signals=signal_store.counts(conn, datetime.now(UTC).isoformat()),
+                inferences=dict(Counter(i.status for i in inferences.checked(conn, None))),
                 index=self._indexes().health(),
             )

@@ -28,6 +28,7 @@ from memtui.engine import errortext
 from memtui.progress import Meter, OnProgress, cancelled
 from memtui.store import db
 from memtui.store import work as store
+from memtui.store.locks import FileLock
 
 BATCH = 5_000  # messages derived per transaction: a writer waits for one batch at most
 # A tool call's outcome judged from its result's text, where is_error was not kept: a file
@@ -105,9 +106,11 @@ def catch_up(
     conn: sqlite3.Connection,
     on_progress: OnProgress | None = None,
     cancel: threading.Event | None = None,
+    held: FileLock | None = None,
 ) -> int:
     """Derive the work of every message stored or changed since the mark, a batch of
-    sessions a transaction; the mark moves with the last. Returns the messages read."""
+    sessions a transaction; the mark moves with the last. `held`: the writer's lock, given
+    way to a forget between batches. Returns the messages read."""
     upto = db.store_seq(conn)
     if store.mark(conn) >= upto:
         return 0
@@ -124,7 +127,7 @@ def catch_up(
     (secure,) = conn.execute("PRAGMA secure_delete").fetchone()
     conn.execute("PRAGMA secure_delete = ON")
     try:
-        return _catch_up(conn, touched, upto, Meter("work", on_progress), cancel)
+        return _catch_up(conn, touched, upto, Meter("work", on_progress), cancel, held)
     finally:
         conn.execute(f"PRAGMA secure_delete = {int(secure)}")
 
@@ -135,6 +138,7 @@ def _catch_up(
     upto: int,
     meter: Meter,
     cancel: threading.Event | None,
+    held: FileLock | None,
 ) -> int:
     total, done = sum(r[2] for r in touched), 0
     for batch in _batches(touched):
@@ -152,6 +156,8 @@ def _catch_up(
         meter(done, total, f"{done:,} messages")
         if cancelled(cancel):
             break
+        if held is not None:
+            held.give_way()  # a session forgotten meanwhile is found gone when its turn comes
     return done
 
 

@@ -93,7 +93,8 @@ def _child(source: BinaryIO, channel: BinaryIO) -> None:
             size = 0
             for number, batch in read_all(root, work, masker):
                 chunk.append((number, batch))
-                size += len(batch.records) + 1
+                # An entry that could not be read goes to the writer too, which counts it.
+                size += (len(batch.records) if isinstance(batch, FileBatch) else 0) + 1
                 if size >= CHUNK_RECORDS:
                     outbox.put(pickle.dumps(chunk, pickle.HIGHEST_PROTOCOL))
                     chunk, size = [], 0

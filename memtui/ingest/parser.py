@@ -72,17 +72,30 @@ def parse_line(line: bytes, fallback_session: str | None = None) -> Record:
 
 
 def _slow_loads(line: bytes) -> Any:
-    """What orjson refuses but the json module reads (lone surrogate escapes, deep nesting),
-    or why the line is unreadable."""
+    """What orjson refuses but the json module reads (deep nesting, lone surrogate escapes:
+    each made U+FFFD), or why the line is unreadable."""
     try:
         text = line.decode("utf-8")
     except UnicodeDecodeError:
         return Bad("not utf-8")
     try:
         # From str, not bytes: json.loads would guess UTF-16/32 from NUL bytes on its own.
-        return json.loads(text)
+        return json.loads(_ESCAPES.sub(_whole_characters, text))
     except (ValueError, RecursionError):
         return Bad("not json")
+
+
+# A JSON escape that could give a surrogate: an escaped backslash (matched whole, so that the
+# "u" after it is text), a surrogate pair (one character), or half of one alone (a tool output
+# cut mid-emoji writes `\ud83d`). Strict UTF-8 has no surrogates, so these escapes are the only
+# way one gets in, and SQLite and Tantivy refuse text holding one.
+_ESCAPES = re.compile(
+    r"\\\\|\\u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2}|\\u[dD][89a-fA-F][0-9a-fA-F]{2}"
+)
+
+
+def _whole_characters(m: re.Match[str]) -> str:
+    return "\\ufffd" if len(m.group()) == 6 else m.group()
 
 
 def _message(obj: dict[str, Any], line: bytes, fallback_session: str | None) -> Message:

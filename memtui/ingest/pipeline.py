@@ -10,10 +10,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from memtui.bulk import paused_gc
+from memtui.errors import InvalidArgument
 from memtui.ingest.parallel import read_elsewhere
 from memtui.ingest.reader import BATCH, Unreadable, Work, read_all
 from memtui.progress import Meter, OnProgress, cancelled
 from memtui.store.archive import Archive, FileBatch
+from memtui.store.locks import FileLock
 from memtui.store.mask import Masker
 from memtui.store.records import Message
 
@@ -73,11 +75,13 @@ def _mtime(path: Path) -> float:
 
 
 class _Writer:
-    """Gathers the new records of many files and stores them a few thousand at a time."""
+    """Gathers the new records of many files and stores them a few thousand at a time;
+    between two such writes, a forget waiting for the writer's lock `held` goes in."""
 
-    def __init__(self, archive: Archive, report: IngestReport) -> None:
+    def __init__(self, archive: Archive, report: IngestReport, held: FileLock | None) -> None:
         self.archive = archive
         self.report = report
+        self.held = held
         self.pending: list[FileBatch] = []
         self.size = 0
 
@@ -91,7 +95,8 @@ class _Writer:
         self.report.sessions.update(
             r.session_id for _, r in batch.records if isinstance(r, Message)
         )
-        if self.size >= BATCH:
+        # A forget waiting goes in now, not a whole batch later (two syscalls a file).
+        if self.size >= BATCH or (self.held is not None and self.held.waited_for()):
             self.flush()
 
     def flush(self) -> None:
@@ -103,6 +108,10 @@ class _Writer:
         self.report.merged += result.merged
         self.report.duplicates += result.duplicates
         self.pending, self.size = [], 0
+        if self.held is not None:
+            # Records read before a forget are stored after it: each write drops those of
+            # the sessions forgotten by then (Archive.apply), so none comes back.
+            self.held.give_way()
 
 
 def ingest(
@@ -113,14 +122,21 @@ def ingest(
     cancel: threading.Event | None = None,
     parallel: bool | None = None,
     masker: Masker | None = None,
+    held: FileLock | None = None,
 ) -> IngestReport:
     """Bring the store up to date with `root` (or just `paths` under it).
 
     `cancel` is checked between batches; batches already written stay (each commits with its
     checkpoints), so the next run resumes. `parallel` reads in a second process; by default
     only when there is a lot to read. `masker` masks the secrets of every text before the
-    store sees it.
+    store sees it. `held`, the writer's lock, is given way to a forget between batches.
     """
+    if not _nameable(root):
+        shown = str(root).encode(errors="backslashreplace").decode()
+        raise InvalidArgument(
+            f"the transcripts folder {shown} has a name that is not valid UTF-8",
+            "rename it, or point MEMTUI_CLAUDE_DIR or --source at another folder",
+        )
     full_scan = paths is None
     if paths is None:
         files, bad = discover(root)
@@ -131,7 +147,7 @@ def ingest(
     work: Work = [(p, states.get(str(p))) for p in files]
     if parallel is None:
         parallel = _unread_bytes(work) >= PARALLEL_BYTES
-    writer = _Writer(archive, report)
+    writer = _Writer(archive, report, held)
     meter = Meter("transcripts", on_progress)
     with paused_gc():
         batches = read_elsewhere(root, work, masker) if parallel else read_all(root, work, masker)

@@ -197,7 +197,10 @@ def register(server: Server) -> None:
     def find_duplicates(
         note_id: NoteId | None = None,
         text: Annotated[StrictStr | None, Field(max_length=MAX_CONTENT)] = None,
-        threshold: Annotated[StrictFloat | StrictInt, Field(description="0.70-0.95")] = 0.85,
+        threshold: Annotated[
+            StrictFloat | StrictInt,
+            Field(description="least similarity, 0.70-0.95 (a result's distance is 1 - it)"),
+        ] = 0.85,
     ) -> Annotated[CallToolResult, Duplicates]:
         """Notes that say nearly the same as a note (note_id) or a text, most similar first."""
         found = engine().notes.find_duplicates(note_id, text, float(threshold))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import operator
 import os
 import sqlite3
 import threading
@@ -12,6 +13,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from memtui.errors import StoreCorrupt, StoreUnavailable
+from memtui.store import access
 
 # Each entry moves the schema one version up; PRAGMA user_version records how far a file has come.
 MIGRATIONS: list[str] = [
@@ -285,6 +287,13 @@ def _create_private(path: Path) -> None:
         os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o600))
 
 
+# Text read back as valid Unicode, each byte that is not UTF-8 a U+FFFD: memtui writes only
+# valid text, but a store another tool wrote to (or a damaged page) may hold such bytes, and
+# one of them must not stop every read of the archive. A C callable: about 0.1 µs a value
+# more than SQLite's own `str`, which raises on one.
+_TEXT = operator.methodcaller("decode", "utf-8", "replace")
+
+
 def connect(path: Path, *, migrate_schema: bool = True) -> sqlite3.Connection:
     """Open the store, creating or migrating it. Autocommit: callers open transactions.
 
@@ -297,6 +306,7 @@ def connect(path: Path, *, migrate_schema: bool = True) -> sqlite3.Connection:
         conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
         try:
             conn.row_factory = sqlite3.Row
+            conn.text_factory = _TEXT
             conn.execute("PRAGMA busy_timeout = 30000")
             _use_wal(conn)
             conn.execute("PRAGMA synchronous = NORMAL")
@@ -313,7 +323,9 @@ def connect(path: Path, *, migrate_schema: bool = True) -> sqlite3.Connection:
 def read_only(path: Path, busy_ms: int) -> sqlite3.Connection:
     """A connection that can only read, creates nothing, and waits at most `busy_ms` for a
     lock: for the callers that must never hold anyone up (a hook, a handshake)."""
-    return sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=busy_ms / 1000)
+    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=busy_ms / 1000)
+    conn.text_factory = _TEXT
+    return conn
 
 
 def _refuse_damaged(path: Path) -> None:
@@ -356,16 +368,22 @@ def translated(path: Path) -> Iterator[None]:
                 (path.parent / DAMAGED_MARK).touch(mode=0o600)
         raise error from exc
     except OSError as exc:
-        raise StoreUnavailable(
+        raise unusable(path.parent, exc) or StoreUnavailable(
             f"cannot use the data dir {path.parent}: {exc.strerror or exc}",
             "check that the disk has room and the folder is yours and writable",
         ) from exc
 
 
+def unusable(data_dir: Path, exc: BaseException) -> StoreUnavailable | None:
+    """What the data dir lacks, that `exc` (SQLite's or the disk's) was about, said plainly:
+    a full disk, another owner, a read-only file system, a mode without write."""
+    return access.full(data_dir, exc) or access.unavailable(data_dir)
+
+
 def _translate(exc: sqlite3.DatabaseError, path: Path) -> StoreUnavailable | StoreCorrupt:
     text = str(exc)
     if isinstance(exc, sqlite3.OperationalError) and "malformed" not in text:
-        return StoreUnavailable(
+        return unusable(path.parent, exc) or StoreUnavailable(
             f"cannot use the store {path}: {text}",
             "check that the disk has room and the data dir is yours and writable",
         )

@@ -228,6 +228,9 @@ class FullText:
         try:
             self._indexes = self._existing_or_new()
         except ValueError as exc:  # Tantivy's word for files it cannot read
+            failed = _os_error(exc)
+            if failed is not None:  # the disk's (full, read-only): not damage, set nothing aside
+                raise failed from exc
             log.warning("the full-text index %s is damaged (%s): set aside", self._path, exc)
             aside = self._aside()
             shutil.rmtree(aside, ignore_errors=True)
@@ -651,13 +654,26 @@ class FullText:
 def _writer(
     index: tantivy.Index, heap: int = _WRITER_HEAP, threads: int = _WRITER_THREADS
 ) -> Iterator[tantivy.IndexWriter]:
-    writer = index.writer(heap, threads)
     try:
-        yield writer
-    finally:
-        # Consumes the writer: merges finish (dropping would cancel them) and Tantivy's own
-        # writer lock is freed before ours, so the next process can open a writer.
-        writer.wait_merging_threads()
+        writer = index.writer(heap, threads)
+        try:
+            yield writer
+        finally:
+            # Consumes the writer: merges finish (dropping would cancel them) and Tantivy's
+            # own writer lock is freed before ours, so the next process can open a writer.
+            writer.wait_merging_threads()
+    except ValueError as exc:
+        failed = _os_error(exc)
+        if failed is None:
+            raise
+        raise failed from exc
+
+
+def _os_error(exc: ValueError) -> OSError | None:
+    """Tantivy's ValueError for a failed read or write of the disk (`… No space left on
+    device (os error 28) …`) as the OSError it was, which the engine says plainly."""
+    found = re.search(r"\(os error (\d+)\)", str(exc))
+    return OSError(int(found.group(1)), str(exc)) if found else None
 
 
 def _read(path: Path) -> str | None:

@@ -13,6 +13,11 @@ replaying is harmless (a replayed row replaces itself).
   Each snapshot names the model that embedded it: vectors of another model (MEMTUI_MODEL
   changed, even to one of the same width) are never mixed with this process's, and never
   searched; the ingester embeds everything again, as it does for a torn index.
+
+A catch-up lets a forget in between two of its batches (`FileLock.give_way`): the forget
+purges both indexes and zeroes its rows in the newest vector snapshot where they are, and
+each process, before it adds to or saves its vectors, drops what it holds of messages a
+forget removed since it last looked (`meta.forgets` moved).
 """
 
 from __future__ import annotations
@@ -35,7 +40,8 @@ from memtui.store import db, heap
 from memtui.store.embed import Embedder, describe
 from memtui.store.fts import FtsDoc, FullText
 from memtui.store.health import IndexHealth
-from memtui.store.locks import file_lock
+from memtui.store.locks import LOOK_EVERY, FileLock, file_lock, first
+from memtui.store.signals import FORGETS
 from memtui.store.vectors import Vectors
 
 log = logging.getLogger(__name__)
@@ -119,6 +125,7 @@ class Indexes:
         self._lock = threading.RLock()  # held by a catch-up, a save, a repair
         self._opening = threading.RLock()  # opening the model and the vectors, for a search too
         self._saved_at = 0.0  # monotonic time of this process's last vector snapshot
+        self._forgets = ""  # meta.forgets when this process last checked its vectors
         # Whether this process has checked that each index can hold what its mark says. Once
         # is enough: an index is torn by a deleted folder or a replaced store, both seen at the
         # next start.
@@ -142,6 +149,7 @@ class Indexes:
             if self._vectors is None:
                 known = describe(self._model) if self._embedder is None else None
                 dim, identity = known or (self.embedder.dim, self.embedder.identity)
+                self._forgets = self._forget_count()
                 self._vectors = Vectors(self.root / "vectors", dim, identity)
             return self._vectors
 
@@ -154,9 +162,13 @@ class Indexes:
     # -- catching up -------------------------------------------------------------------------
 
     def catch_up(
-        self, on_progress: OnProgress | None = None, cancel: threading.Event | None = None
+        self,
+        on_progress: OnProgress | None = None,
+        cancel: threading.Event | None = None,
+        held: FileLock | None = None,
     ) -> None:
-        """Bring both indexes up to the store (the ingesting process calls this).
+        """Bring both indexes up to the store (the ingesting process calls this, holding the
+        writer's lock `held`, which it gives way to a forget between batches).
 
         The two run side by side: Tantivy indexes on its own threads and the embedder's
         tokenizer and hnswlib release the GIL, so a cold build takes the longer of the two.
@@ -176,8 +188,10 @@ class Indexes:
         with paused_gc():
             fts.start()
             try:
-                self.catch_up_vectors(on_progress, cancel=cancel)
+                self.catch_up_vectors(on_progress, cancel=cancel, held=held)
             finally:
+                if held is not None:  # the full text may take longer: a forget goes first
+                    held.join(fts)
                 fts.join()
         if failed:
             raise failed[0]
@@ -187,8 +201,9 @@ class Indexes:
     def catch_up_fts(
         self, on_progress: OnProgress | None = None, cancel: threading.Event | None = None
     ) -> None:
-        """Replay store rows after the full-text mark, one commit a batch."""
-        with file_lock(self.root / "sync.lock"):
+        """Replay store rows after the full-text mark, one commit a batch; a forget waiting
+        to purge the full text goes between two."""
+        with FileLock(self.root / "sync.lock") as held:
             self._drop_legacy()
             conn = db.connect(self.db_path, migrate_schema=False)  # beside a vector catch-up
             try:
@@ -198,7 +213,7 @@ class Indexes:
                     self.fts.clear()
                     mark = 0
                     _set_mark(conn, FTS_MARK, 0)
-                self._fill_fts(conn, self.fts, mark, FTS_MARK, on_progress, cancel)
+                self._fill_fts(conn, self.fts, mark, FTS_MARK, on_progress, cancel, held=held)
             finally:
                 conn.close()
 
@@ -211,9 +226,11 @@ class Indexes:
         on_progress: OnProgress | None,
         cancel: threading.Event | None,
         target: int | None = None,
+        held: FileLock | None = None,
     ) -> int:
-        """Write store rows after `mark` into `fts`, moving the mark `key` after each commit;
-        the mark reached (short of the target when cancelled)."""
+        """Write store rows after `mark` into `fts`, moving the mark `key` after each commit
+        (and giving way `held` after it); the mark reached (short of the target when
+        cancelled)."""
         target = store_seq(conn) if target is None else target
         start, meter = mark, Meter("full text", on_progress)
         size = FIRST_BATCH if mark == 0 else BATCH
@@ -231,6 +248,8 @@ class Indexes:
             if key:
                 _set_mark(conn, key, mark)
             meter(mark - start, target - start)
+            if held is not None:
+                held.give_way()  # the rows a forget removes meanwhile are not read after
         return mark
 
     def catch_up_vectors(
@@ -238,11 +257,14 @@ class Indexes:
         on_progress: OnProgress | None = None,
         limit: int | None = None,
         cancel: threading.Event | None = None,
+        held: FileLock | None = None,
     ) -> bool:
-        """Embed store rows after this process's vector mark; False if more than `limit` wait."""
+        """Embed store rows after this process's vector mark; False if more than `limit` wait.
+        `held`: the writer's lock, given way to a forget between batches."""
         with self._lock:
             vectors = self.vectors
             vectors.reload_if_newer()
+            self._follow_forgets(vectors)
             if vectors.foreign:
                 if limit is not None:
                     return False  # a search never embeds a whole archive: the ingester does
@@ -263,7 +285,7 @@ class Indexes:
                     return False
                 self._embed(vectors, rows, target)
                 return True
-            self._fill_vectors(self.conn, vectors, target, on_progress, cancel)
+            self._fill_vectors(self.conn, vectors, target, on_progress, cancel, held)
             return True
 
     def _check_vectors(self) -> None:
@@ -300,16 +322,20 @@ class Indexes:
         target: int,
         on_progress: OnProgress | None,
         cancel: threading.Event | None,
+        held: FileLock | None = None,
     ) -> None:
         """Embed the rows after the vectors' mark up to `target`, a batch at a time. The next
         batch is embedded on a second thread while this one adds the last to hnswlib's graph
-        (or saves a snapshot): each leaves a core idle on its own (bench/README.md)."""
+        (or saves a snapshot): each leaves a core idle on its own (bench/README.md). While a
+        batch is embedded, a forget waiting for `held` goes in; the batches read before it
+        keep only the rows it left."""
         start = mark = vectors.watermark
         meter = Meter("vectors", on_progress)
         embedder = self.embedder  # loaded here, not on the second thread
         spilled = False
         with embedder.bulk(), ThreadPoolExecutor(1, thread_name_prefix="memtui-embed") as pool:
-            ahead: list[tuple[np.ndarray, Future[np.ndarray], int]] = []
+            # (ids, their vectors to come, the mark they reach, read before a forget)
+            ahead: list[tuple[np.ndarray, Future[np.ndarray], int, bool]] = []
             while ahead or (mark < target and not cancelled(cancel)):
                 while len(ahead) < 2 and mark < target and not cancelled(cancel):
                     rows = conn.execute(
@@ -320,9 +346,16 @@ class Indexes:
                     mark = rows[-1][2] if len(rows) == BATCH else target
                     ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
                     texts = [r[1] for r in rows]
-                    ahead.append((ids, pool.submit(embedder.encode, texts), mark))
-                ids, vecs, done = ahead.pop(0)
-                vectors.add(ids, vecs.result(), done)
+                    ahead.append((ids, pool.submit(embedder.encode, texts), mark, False))
+                if held is not None and self._let_forget_in(held, ahead[0][1]):
+                    self._follow_forgets(vectors)
+                    ahead = [(i, f, m, True) for i, f, m, _ in ahead]
+                ids, vecs, done, stale = ahead.pop(0)
+                if stale:
+                    keep = self._live(ids, done)
+                    vectors.add(ids[keep], vecs.result()[keep], done)
+                else:
+                    vectors.add(ids, vecs.result(), done)
                 del vecs
                 heap.release()  # the embedding thread's arena too
                 if vectors.unsaved >= SPILL and not self._nearly_done(conn, done, target):
@@ -346,12 +379,57 @@ class Indexes:
         ).fetchone()[0]
         return left < SPILL // 4
 
+    def _let_forget_in(self, held: FileLock, embedding: Future[np.ndarray]) -> bool:
+        """While a batch is embedded: give `held` way to a forget that waits, with the vectors'
+        lock too (a forget in this process needs it). Whether one went in."""
+        went = False
+        while True:
+            try:
+                embedding.result(LOOK_EVERY)
+                return went
+            except TimeoutError:
+                if held.waited_for():
+                    self._lock.release()
+                    try:
+                        went |= held.give_way()
+                    finally:
+                        self._lock.acquire()
+
+    def _follow_forgets(self, vectors: Vectors) -> None:
+        """Drop from this process's vectors the messages forgotten since it last looked, and
+        map the snapshot the forget rewrote (the caller holds the vectors' lock)."""
+        count = self._forget_count()
+        if count == self._forgets:
+            return
+        vectors.refresh(lambda ids: self._live(ids, vectors.watermark))
+        self._forgets = count
+
+    def _forget_count(self) -> str:
+        row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (FORGETS,)).fetchone()
+        return str(row[0]) if row else ""
+
+    def _live(self, ids: np.ndarray, mark: int) -> np.ndarray:
+        """Which of `ids` the store still holds as they were up to `mark` (an id a forget
+        freed may be a new message's since, with a later seq)."""
+        found: set[int] = set()
+        for chunk in db.chunks(ids.tolist()):
+            found.update(
+                r[0]
+                for r in self.conn.execute(
+                    f"SELECT id FROM messages WHERE id IN ({db.marks(chunk)}) AND seq <= ?",
+                    (*chunk, mark),
+                )
+            )
+        return np.isin(ids, np.fromiter(found, dtype=np.int64, count=len(found)))
+
     def save_vectors(self, force: bool = False) -> None:
         """Write a snapshot when this process is ahead of the newest one on disk: at once when
         far ahead, else once a while has passed, so that `memtui index` always leaves one and
         `--watch` does not rewrite a large file on every new line."""
         with self._lock:
             v = self._vectors
+            if v is not None:
+                self._follow_forgets(v)
             if v is None or (v.watermark <= v.saved_watermark and not force):
                 return
             ahead = v.watermark - v.saved_watermark
@@ -392,20 +470,24 @@ class Indexes:
         False if cancelled."""
         fresh = self.root / f"{FTS_DIR}.new"
         shutil.rmtree(fresh, ignore_errors=True)
-        new_fts = FullText(fresh, FTS_PARTITIONS)
-        new_vectors = Vectors(
-            self.root / "vectors", self.embedder.dim, self.embedder.identity, load=False
-        )
-        target = store_seq(self.conn)
-        self._fill_fts(self.conn, new_fts, 0, None, on_progress, cancel, target)
-        self._fill_vectors(self.conn, new_vectors, target, on_progress, cancel)
-        if cancelled(cancel):
+        try:
+            new_fts = FullText(fresh, FTS_PARTITIONS)
+            new_vectors = Vectors(
+                self.root / "vectors", self.embedder.dim, self.embedder.identity, load=False
+            )
+            target = store_seq(self.conn)
+            self._fill_fts(self.conn, new_fts, 0, None, on_progress, cancel, target)
+            self._fill_vectors(self.conn, new_vectors, target, on_progress, cancel)
+            if cancelled(cancel):
+                shutil.rmtree(fresh, ignore_errors=True)
+                return False
+            with self._lock:
+                new_vectors.save()
+                self._vectors = new_vectors
+                self._saved_at = time.monotonic()
+        except BaseException:  # a full disk, a crash of the embedder: the old ones serve on
             shutil.rmtree(fresh, ignore_errors=True)
-            return False
-        with self._lock:
-            new_vectors.save()
-            self._vectors = new_vectors
-            self._saved_at = time.monotonic()
+            raise
         with file_lock(self.root / "sync.lock"):
             old = self.root / f"{FTS_DIR}.old"
             shutil.rmtree(old, ignore_errors=True)
@@ -528,22 +610,32 @@ class Indexes:
         full-text segments that held them are rewritten without them, and their vectors are
         zeroed in the snapshot (or a new snapshot without them replaces the old ones). The
         store has already lost the rows (and moved its sequence on, so others reload)."""
-        with file_lock(self.root / "sync.lock"):
+        with first(self.root / "sync.lock"):  # before a catch-up's next batch
             # Copies of old contents (the purge removes its own .damaged), and an older memtui's
             # index, whoever still uses it.
-            for leftover in (f"{FTS_DIR}.old", f"{FTS_DIR}.new", *_legacy_names()):
+            for leftover in (
+                f"{FTS_DIR}.old",
+                f"{FTS_DIR}.new",
+                f"{FTS_DIR}.new.damaged",  # what a rebuild that ran out of disk once set aside
+                *_legacy_names(),
+            ):
                 shutil.rmtree(self.root / leftover, ignore_errors=True)
             self.fts.purge(ids, self._fts_docs)
         with self._lock:
             vectors = self.vectors
             vectors.reload_if_newer()
-            # In place when the snapshot covers the store (the rows since its mark have
-            # nothing to embed): time in proportion to the forgotten rows, not the archive.
+            self._follow_forgets(vectors)
+            # In place, in time in proportion to the forgotten rows, not the archive: renamed
+            # to the store's mark when the snapshot covers the store (the rows since its mark
+            # have nothing to embed), so that other processes load it; else under its own
+            # mark, the rows after it left to the catch-up that embeds them (a forget during
+            # an ingest does not embed the ingest's backlog).
             behind = self.conn.execute(
                 f"SELECT 1 FROM messages WHERE seq > ? AND {VECTOR_WHERE} LIMIT 1",
                 (vectors.saved_watermark,),
             ).fetchone()
-            if behind is None and vectors.scrub(ids, store_seq(self.conn)):
+            mark = vectors.saved_watermark if behind else store_seq(self.conn)
+            if vectors.scrub(ids, mark):
                 return
             vectors.remove(ids)
             if not vectors.foreign:

@@ -38,7 +38,7 @@ import re
 import struct
 import threading
 import weakref
-from collections.abc import Collection, Iterable
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
@@ -282,7 +282,8 @@ class Vectors:
                     self._delta.put(ids, vecs)
                     self._removed.difference_update(ids.tolist())
                     self._changes += 1
-                self.watermark = watermark
+                # Never back: a forget may have had this process map a snapshot past it.
+                self.watermark = max(self.watermark, watermark)
             if len(ids) and self._graph is not None:
                 _graph_add(self._graph, ids, vecs)
 
@@ -338,11 +339,16 @@ class Vectors:
                 tmp = self._path / f".vectors-{watermark:012d}.{os.getpid()}.tmp"
                 codes_tmp = self._path / f".vectors-{watermark:012d}.{os.getpid()}.codes.tmp"
                 graph = self._load_graph()
-                graph.save_index(str(tmp))
-                _scrub(tmp, _write_codes(tmp, codes_tmp, self._dim), self._dim)
-                _fsync(tmp)
-                os.replace(codes_tmp, target.with_suffix(".codes"))
-                os.replace(tmp, target)
+                try:
+                    graph.save_index(str(tmp))
+                    _scrub(tmp, _write_codes(tmp, codes_tmp, self._dim), self._dim)
+                    _fsync(tmp)
+                    os.replace(codes_tmp, target.with_suffix(".codes"))
+                    os.replace(tmp, target)
+                except BaseException:  # a full disk: no half-written snapshot stays behind
+                    tmp.unlink(missing_ok=True)
+                    codes_tmp.unlink(missing_ok=True)
+                    raise
                 _fsync_dir(self._path)
                 mapped = _map(target, self._dim)
                 with self._mutex:
@@ -355,22 +361,28 @@ class Vectors:
 
     def scrub(self, ids: Collection[int], watermark: int) -> bool:
         """Forget `ids` in the newest snapshot in place, in time proportional to them rather
-        than to the snapshot: their rows of the .hnsw file are zeroed and marked deleted, a
-        codes file without them is written, and the pair is renamed to cover `watermark`
-        (the caller vouches that the store has no row to embed between the snapshot's mark
-        and it), so other processes load it. False, changing nothing, when this process
-        holds vectors the snapshot lacks or another process saved a newer one: the caller
-        then writes a whole new snapshot. Each step leaves a readable pair, and running it
-        again after a crash finishes it."""
+        than to the snapshot: their rows of the .hnsw file are zeroed and marked deleted and
+        a codes file without them is written. With `watermark` past the snapshot's mark (the
+        caller vouches that the store has no row to embed between the two), the pair is
+        renamed to cover it, so other processes load it; at the snapshot's own mark it keeps
+        its name, and this process keeps what it added since, less `ids`. With no snapshot
+        on disk, only this process's memory holds them. False, changing nothing, when it
+        would be renamed while this process holds vectors the snapshot lacks, or another
+        process saved a newer one: the caller then writes a whole new snapshot. Each step
+        leaves a readable pair, and running it again after a crash finishes it."""
         wanted = np.unique(np.fromiter(ids, dtype=np.int64, count=len(ids)))
         with file_lock(self._path / "write.lock"), self._writing:
             self._drop_leftovers()  # they may hold the forgotten vectors
             m = self._mapped
             snapshots = self._snapshots()
+            if m is None and not snapshots and not self.foreign:
+                self.remove(wanted.tolist())
+                return True
+            renamed = watermark > self.saved_watermark
             if (
                 m is None
                 or self.foreign
-                or not set(self._delta.rows) <= set(wanted.tolist())
+                or (renamed and not set(self._delta.rows) <= set(wanted.tolist()))
                 or not snapshots
                 or snapshots[0][2] != m.path
                 or watermark < self.saved_watermark
@@ -403,9 +415,32 @@ class Vectors:
             _fsync_dir(self._path)
             mapped = _map(target, self._dim)
             with self._mutex:
-                self._reset(mapped, self.model)
-                self.watermark = self.saved_watermark = watermark
+                if renamed:
+                    self._reset(mapped, self.model)
+                    self.watermark = self.saved_watermark = watermark
+                else:
+                    self._remap(mapped, wanted)
             return True
+
+    def refresh(self, live: Callable[[np.ndarray], np.ndarray]) -> None:
+        """After a forget (which may have rewritten the newest snapshot in place): map the
+        newest snapshot again, and keep of what this process added since only the ids
+        `live` says the store still holds."""
+        newest = self._snapshots()
+        if self.foreign or not newest or newest[0][1] != self.model:
+            return
+        mark, _, snapshot = newest[0]
+        try:
+            mapped = self._open(snapshot)  # before _writing: it may take write.lock
+        except (OSError, ValueError):
+            return  # gone or damaged meanwhile: the next reload finds the newest
+        with self._writing:
+            added = self._delta.ids()
+            gone = added[~live(added)] if len(added) else added
+            with self._mutex:
+                self._remap(mapped, gone)
+                self.watermark = max(self.watermark, mark)
+            self.saved_watermark = mark
 
     def _drop_older(self, target: Path, watermark: int) -> None:
         """The snapshots `target` (covering `watermark`) replaces, and orphan codes."""
@@ -519,6 +554,23 @@ class Vectors:
         self._delta = _Delta(self._dim)
         self._removed = set()
         self._count = 0 if mapped is None else len(mapped.labels)
+        self._graph = None
+        self._changes += 1
+
+    def _remap(self, mapped: _Mapped, gone: np.ndarray) -> None:
+        """Contents = the snapshot `mapped` (rewritten, or newer) and what this process added
+        since, less `gone`; hnswlib's graph is loaded again from the file when next needed."""
+        dropped = set(gone.tolist())
+        keep = np.array([i for i in self._delta.rows if i not in dropped], dtype=np.int64)
+        delta = _Delta(self._dim)
+        if len(keep):
+            delta.put(keep, self._delta.get(keep))
+        _, found = mapped.positions(self._removed_array())
+        self._removed = set(self._removed_array()[found].tolist()) - dropped
+        self._mapped = mapped
+        self._delta = delta
+        live = np.setdiff1d(mapped.labels, self._removed_array(), assume_unique=True)
+        self._count = len(np.union1d(live, keep))
         self._graph = None
         self._changes += 1
 

@@ -46,7 +46,7 @@ class SimilarNotes(ModalScreen[tuple[str, int] | None]):
                 line = Text(s.note.title, style="bold")
                 line.append(
                     f"  {s.note.layer} · {s.note.folder or '(no folder)'} · "
-                    f"{when(s.note.updated)} · match {1 - s.distance:.2f}",
+                    f"{when(s.note.updated)} · similarity {1 - s.distance:.2f}",
                     style="dim",
                 )
                 options.append(Option(line, id=str(s.note.id)))

@@ -245,7 +245,7 @@ def note_parts(
             row.append(fb.note.title, style=target(Target(fb.note.title, note_id=fb.note.id)))
             row.append(
                 f"  {fb.note.folder or '(no folder)'} · {age(fb.age_days)} older · "
-                f"match {1 - fb.distance:.2f}",
+                f"similarity {1 - fb.distance:.2f}",
                 style="dim",
             )
             parts.append(row)
@@ -259,7 +259,8 @@ def note_parts(
                 ),
             )
             row.append(
-                f"  {one_line(sb.session_title or '(untitled)', 50)} · match {1 - sb.distance:.2f}",
+                f"  {one_line(sb.session_title or '(untitled)', 50)}"
+                f" · similarity {1 - sb.distance:.2f}",
                 style="dim",
             )
             parts.append(row)

@@ -1,0 +1,154 @@
+"""The conversations: search them, print one, list projects and sessions."""
+
+from __future__ import annotations
+
+import sys
+from argparse import Namespace
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from memtui.cli.base import JSON, Family, arg, one_of, text, whole
+from memtui.cli.say import console, plural, print_json, say, shown, when
+from memtui.engine import MODES, ROLES, to_dict
+from memtui.engine.validate import REACH
+
+if TYPE_CHECKING:
+    from memtui.engine import Memory, SearchResponse
+
+family = Family()
+
+
+@family.command(
+    "search",
+    "search the archive from the shell",
+    arg("query", nargs="+", type=text, help="words of one query (or concepts, see --concepts)"),
+    arg("--concepts", action="store_true", help="each argument is one concept; all must match"),
+    arg(
+        "--alt",
+        action="append",
+        type=text,
+        metavar="TEXT",
+        help="another phrasing of the same question (repeatable, up to 4)",
+    ),
+    arg("--mode", choices=MODES, default="hybrid"),
+    arg("--project", type=text, help="only this project (its directory)"),
+    arg("--session", type=text, help="only this session (id or prefix)"),
+    arg("--role", choices=ROLES),
+    arg("--after", help="only messages at or after this ISO date or date-time"),
+    arg("--before", help="only messages before this ISO date or date-time"),
+    arg("--limit", type=whole(1, 1000), default=10),
+    arg("--offset", type=whole(0, 999), default=0, help="skip this many"),
+    JSON,
+)
+def search(memory: Memory, args: Namespace) -> None:
+    query: str | list[str] = args.query if args.concepts else " ".join(args.query)
+    response = memory.history.search(
+        query,
+        args.mode,
+        project=args.project,
+        session=args.session,
+        role=args.role,
+        after=args.after,
+        before=args.before,
+        alternatives=args.alt,
+        limit=args.limit,
+        offset=args.offset,
+    )
+    if args.json:
+        doc = {"results": to_dict(response.results), "total": response.total, "mode": response.mode}
+        doc |= {"fts_total": response.fts_total, "vector_total": response.vector_total}
+        if response.note:
+            doc["note"] = response.note
+        print_json(doc)
+        return
+    from rich.markup import escape
+
+    def plain(text: str) -> str:  # stored text, for rich: no markup, no control characters
+        return escape(shown(text))
+
+    out = console()
+    if response.note:
+        out.print(f"[yellow]{plain(response.note)}[/]")
+    for r in response.results:
+        out.print(
+            f"[bold cyan]{plain(r.session_id[:8])}[/]#{r.message_index} "
+            f"[dim]{plain(when(r.timestamp))}[/] [green]{plain(r.project)}[/] "
+            f"[magenta]{r.role}[/] [dim]{r.score:.4f} {'+'.join(r.found_by)}[/]"
+        )
+        marked = plain(r.snippet).replace("**", "\0")
+        parts = marked.split("\0")
+        out.print(
+            "  " + "".join(f"[bold yellow]{p}[/]" if i % 2 else p for i, p in enumerate(parts))
+        )
+    more = "+" if response.total >= REACH else ""
+    out.print(
+        f"[dim]{len(response.results)} of {response.total:,}{more} ({response.mode}"
+        f"{_which(response)})[/]"
+    )
+
+
+def _which(response: SearchResponse) -> str:
+    """What the total counted: full-text matches and neighbours near in meaning."""
+    parts = []
+    if response.fts_total is not None:
+        parts.append(f"{response.fts_total:,} full-text matches")
+    if response.vector_total is not None:
+        parts.append(f"{response.vector_total:,} near in meaning")
+    return ": " + ", ".join(parts) if parts else ""
+
+
+@family.command(
+    "show",
+    "print one session (full id or unique prefix)",
+    arg("session", type=text, help="session id or a unique prefix of one"),
+    one_of(arg("--markdown", action="store_true", help="Markdown (the default)"), JSON),
+)
+def show(memory: Memory, args: Namespace) -> None:
+    if args.json:
+        info, messages = memory.history.session_messages(args.session)
+        print_json({"session": to_dict(info), "messages": to_dict(messages)})
+    else:
+        say(memory.history.session_markdown(args.session))
+
+
+@family.command("projects", "list the archived projects", JSON)
+def projects(memory: Memory, args: Namespace) -> None:
+    _listing(
+        "projects",
+        memory.history.list_projects(),
+        args.json,
+        lambda p: (
+            f"{when(p.last_activity)}  {p.sessions:>5,} {plural(p.sessions, 'session'):<8}  "
+            f"{p.messages:>8,} {plural(p.messages, 'message'):<8}  {p.project}"
+        ),
+    )
+
+
+@family.command(
+    "sessions",
+    "list sessions, the last active first",
+    arg("--project", type=text, help="only this project (its directory)"),
+    arg("--limit", type=whole(1, 10_000), default=50),
+    JSON,
+)
+def sessions(memory: Memory, args: Namespace) -> None:
+    _listing(
+        "sessions",
+        memory.history.list_sessions(args.project, limit=args.limit),
+        args.json,
+        lambda s: (
+            f"{s.session_id}  {when(s.last_timestamp)}  {s.message_count:>5,} msgs  "
+            f"{s.title[:60]}{' (archived)' if s.archived else ''}"
+        ),
+    )
+
+
+def _listing(name: str, items: Sequence[Any], as_json: bool, line: Callable[[Any], str]) -> None:
+    """A list as one JSON document, or a line an item (and a word on stderr when empty)."""
+    if as_json:
+        print_json({name: to_dict(list(items))})
+        return
+    if not items:
+        say(f"no {name} archived yet: run memtui index", file=sys.stderr)
+    for item in items:
+        say(line(item))
