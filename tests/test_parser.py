@@ -221,6 +221,30 @@ def test_tool_calls_keep_name_and_key_argument(
     assert message.tool_calls == [call]
 
 
+def test_tool_results_keep_the_ids_they_answer_and_whether_they_failed(
+    transcripts: Path,
+) -> None:
+    """What pairs a result with its call, and Claude Code's own word on failure: the work
+    index reads both (a failed command in 1.x said so only in is_error)."""
+    failed, passed = [], []
+    for line in _lines(transcripts / "projects" / DOV_MAIN):
+        record = json.loads(line)
+        content = record.get("message", {}).get("content")
+        blocks = (
+            [b for b in content if b.get("type") == "tool_result"]
+            if isinstance(content, list)
+            else []
+        )
+        if len(blocks) == 1:
+            message = parse_line(line)
+            assert isinstance(message, Message) and message.kind == Kind.TOOL_RESULT
+            assert message.answers == [blocks[0]["tool_use_id"]]
+            assert message.is_error is (blocks[0].get("is_error") is True)
+            (failed if message.is_error else passed).append(message.tool_output)
+    assert any(out.startswith("Exit code 128\nfatal:") for out in failed)
+    assert len(passed) > 100
+
+
 def test_tool_without_key_argument_gets_compact_json() -> None:
     line = json.dumps(
         {

@@ -274,23 +274,26 @@ def _read(
     id, epoch, key argument) and adds the calls its results answer to `results` (None: the
     message is read back for the thread's state only)."""
     message_id, idx, kind, agent, epoch, calls_json, ids_json, is_error = row
-    thread = threads.setdefault(agent, _Thread())
+    thread = threads.get(agent)
+    if thread is None:
+        thread = threads[agent] = _Thread()
     made = []
     if kind == "prompt":
         thread.prompt_id = message_id
         thread.waiting.clear()
-    elif kind == "assistant" and calls_json != "[]":
-        calls = orjson.loads(calls_json)
-        ids = orjson.loads(ids_json) if ids_json else []
-        for n, (name, arg) in enumerate(calls):
+    elif kind == "assistant":
+        ids = orjson.loads(ids_json) if ids_json else None
+        for n, (name, arg) in enumerate(orjson.loads(calls_json)):
             work = store.KINDS.get(name) if arg else None
-            call = _Call(idx, n, ids[n] if n < len(ids) else "", work)
+            if work is None and ids:  # paired by its id: a call that is not work needs no place
+                continue
+            call = _Call(idx, n, ids[n] if ids and n < len(ids) else "", work)
             if work == "run":
                 call.command = store.command_key(arg)
             thread.waiting.append(call)
             if work is not None:
                 made.append((call, thread.prompt_id, message_id, epoch, arg))
-    elif kind == "tool_result":
+    elif kind == "tool_result" and thread.waiting:
         answered = thread.answered(orjson.loads(ids_json) if ids_json else None)
         if results is not None:
             results += [_Result(c, agent, message_id, is_error) for c in answered if c.kind]

@@ -61,7 +61,7 @@ def command_key(command: str) -> str:
     text = " ".join(command.split())
     while m := _CD.match(text):
         text = text[m.end() :]
-    return _TRIMMED.sub("", text)
+    return _TRIMMED.sub("", text) if "|" in text or "2>&1" in text else text
 
 
 def project_path(cwd: str) -> str:
@@ -112,7 +112,7 @@ def open_failures(conn: sqlite3.Connection, session_id: str) -> list[tuple]:
 
 
 def put(conn: sqlite3.Connection, rows: Sequence[tuple]) -> None:
-    conn.executemany(f"INSERT OR REPLACE INTO work ({COLUMNS}) VALUES ({db.marks(rows[0])})", rows)
+    conn.executemany(f"INSERT INTO work ({COLUMNS}) VALUES ({db.marks(rows[0])})", rows)
 
 
 def set_outcomes(conn: sqlite3.Connection, rows: Sequence[tuple]) -> None:
@@ -145,15 +145,16 @@ def orphans(conn: sqlite3.Connection) -> set[int]:
 
 def underived(conn: sqlite3.Connection, names: Sequence[str]) -> set[int]:
     """Message ids, up to the mark, holding a call to one of `names` but no row (what doctor
-    calls missing). A call's name is matched in the stored JSON, `["Read",`."""
-    has = " OR ".join("instr(m.tool_calls, ?)" for _ in names)
+    calls missing). A call is matched in the stored JSON, `["Read","` and a character: one
+    with no argument (no file, no command) makes no row."""
+    has = " OR ".join("m.tool_calls GLOB ?" for _ in names)
     return {
         r[0]
         for r in conn.execute(
             f"""SELECT m.id FROM messages m WHERE m.kind = 'assistant' AND m.seq <= ?
                   AND ({has}) AND NOT EXISTS
                   (SELECT 1 FROM work w WHERE w.session_id = m.session_id AND w.idx = m.idx)""",
-            (mark(conn), *(f'["{name}",' for name in names)),
+            (mark(conn), *(f'*[[]"{name}","[^"]*' for name in names)),  # [[] is a [
         )
     }
 
