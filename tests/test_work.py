@@ -3,6 +3,7 @@ them go away, derived from the stored messages; its lookups for the tool hook; r
 
 from __future__ import annotations
 
+import json
 import shutil
 import sqlite3
 import subprocess
@@ -19,6 +20,7 @@ from memtui.engine import work as work_lookup
 from memtui.mcp.engine import Engine
 from memtui.mcp.server import build_server
 from memtui.store import db
+from tests.cli_run import memtui, one_line_error
 from tests.work_data import (
     AGENT,
     ASKED_A1,
@@ -285,6 +287,43 @@ def test_reindex_and_doctor_rebuild_the_work_index(labelled: Memory, cfg: Config
 def test_bad_arguments_are_refused(labelled: Memory, call: str, args: dict) -> None:
     with pytest.raises(InvalidArgument):
         getattr(labelled.work, call)(**args)
+
+
+# -- the CLI: memtui files, memtui fixes ------------------------------------------------------
+
+
+def test_files_and_fixes_from_the_shell(labelled: Memory, cfg: Config) -> None:
+    """The one end-to-end run of both commands (a process each: kept to a few)."""
+    args = ("files", "jwt.py", "--project", "shop-api", "--limit", "1", "--json")
+    found = json.loads(memtui(cfg, *args).stdout)
+    assert found == {
+        "path": "jwt.py",
+        "conversations": [
+            {
+                "session_id": B,
+                "title": ASKED_B,
+                "project": SHOP,
+                "date": "2026-11-09T10:00:04+00:00",
+                "did": ["edit"],
+                "request": ASKED_B,
+            }
+        ],
+    }
+    fixes = memtui(cfg, "fixes", *EXPIRED.split(), "--project", SHOP).stdout  # words unquoted
+    lines = fixes.splitlines()
+    assert lines[:3] == [
+        f"2026-11-09 10:00  {B}  {SHOP}",
+        f"    {ASKED_B}",
+        f"    `{PYTEST}` failed (exit 1): E jwt.exceptions.{EXPIRED}",
+    ]
+    assert lines[-2:] == [f"    `cd {SHOP} && {PYTEST}` passed", "    the error came back later"]
+    none = memtui(cfg, "fixes", "ZeroDivisionError: division by zero", "--json")
+    assert json.loads(none.stdout) == {"error": "ZeroDivisionError: division by zero", "fixes": []}
+    nowhere = memtui(cfg, "files", "nowhere.py")
+    assert nowhere.returncode == 0 and nowhere.stdout == ""
+    assert nowhere.stderr == "no conversation read or changed nowhere.py\n"
+    unknown = memtui(cfg, "files", "a.py", "--project", "no-such-project")
+    assert one_line_error(unknown) and unknown.stderr.startswith("memtui: NOT_FOUND: ")
 
 
 # -- recall_work over MCP, through the real client ---------------------------------------------

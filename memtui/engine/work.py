@@ -32,7 +32,7 @@ class FileWork:
     session_id: str
     title: str
     project: str
-    date: str  # ISO 8601 UTC: its first call on the file
+    date: str  # ISO 8601 UTC: its latest call on the file
     did: list[str]  # read, edit, write: what it did to the file
     request: str  # the person's request that led to it
 
