@@ -39,9 +39,14 @@ def notes(memory: Memory, args: Namespace) -> None:
     if not found:
         say("no notes here yet: memtui note add --title T --layer past FILE", file=sys.stderr)
     for n in found:
-        say(f"{n.id:>5}  {when(n.updated)}  {n.layer:<5}  {n.folder or '-':<16}  {n.title}")
+        say(f"{n.id:>5}  {when(n.updated)}  {n.layer:<5}  {n.folder or '-':<16}  {_title(n)}")
     if total > len(found):
         say(f"{len(found):,} of {total:,} (--limit shows more)", file=sys.stderr)
+
+
+def _title(n: Note) -> str:
+    """A listed title; one that looks like another note's (confusable letters) says which."""
+    return n.title if n.looks_like is None else f"{n.title}  ⚠ looks like #{n.looks_like}"
 
 
 family.group("note", "show, add, edit or delete one note")
@@ -60,6 +65,8 @@ def note_show(memory: Memory, args: Namespace) -> None:
         return
     n = detail.note
     say(f"# {n.title}\n")
+    if n.looks_like is not None:
+        say(f"⚠ its title looks like note #{n.looks_like}'s\n")
     say(_note_fields(n))
     if detail.source is not None:
         where = detail.source.project or "no longer archived"
@@ -285,7 +292,7 @@ def rules(memory: Memory, args: Namespace) -> None:
         if listed:
             say(f"{status} ({len(listed)})")
         for r in listed:
-            say(f"{r.id:>5}  {when(r.updated)}  by {r.author:<6}  {r.title}")
+            say(f"{r.id:>5}  {when(r.updated)}  by {r.author:<6}  {_title(r)}")
     if any(r.status == "provisional" for r in found):
         say("provisional rules are not given to Claude: memtui rules approve ID", file=sys.stderr)
 
