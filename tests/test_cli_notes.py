@@ -530,6 +530,35 @@ def test_a_bad_edit_at_a_terminal_opens_the_editor_again(
     assert note["layer"] == "state" and note["body"].endswith(" more")
 
 
+def test_an_edit_at_a_terminal_changed_meanwhile_is_kept_not_edited_again(
+    noted: Config,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Editing again cannot help when the note changed meanwhile: no question, the edit is
+    kept in a file and the line says how to save it over the other version."""
+    theirs = tmp_path / "theirs.md"
+    theirs.write_text("---\ntitle: Checkout flake\nlayer: past\n---\ntheir body")
+    fake = editor(
+        tmp_path,
+        "subprocess.run([sys.executable, '-m', 'memtui', 'note', 'edit', '1', '--from', "
+        f"{str(theirs)!r}], check=True)\n"
+        "path.write_text(text + ' mine')\n",
+    )
+    monkeypatch.setenv("VISUAL", fake)
+    monkeypatch.setattr(sys, "stdin", Terminal("n\n"))
+    with pytest.raises(SystemExit):
+        cli.main(["note", "edit", "1"])
+    err = capsys.readouterr().err
+    assert "edit again?" not in err and len(err.strip().splitlines()) == 1, err
+    assert "INVALID_ARGUMENT: note 1 was changed elsewhere" in err
+    kept = Path(err.split("your edit is kept in ")[1].split(" ")[0])
+    assert kept.read_text().endswith(" mine")
+    assert f"to save it over that version: memtui note edit 1 --from {kept}" in err
+    kept.unlink()
+
+
 def test_help_lists_the_commands_and_loads_no_engine(cfg: Config) -> None:
     help_text = run(cfg, "--help").stdout
     for command in ("notes", "note", "rules", "export", "import"):

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from memtui.cli.base import JSON, Family, arg, id_of, text, whole, yes
 from memtui.cli.say import ask, confirm, error_line, fail, plural, print_json, say, when
 from memtui.engine import FORMATS, LAYERS, MAX_BODY_BYTES, ON_CONFLICT, to_dict
-from memtui.errors import InvalidArgument, MemtuiError
+from memtui.errors import InvalidArgument, MemtuiError, NotFound
 
 if TYPE_CHECKING:
     from memtui.engine import Memory, Note, UpdatedNote
@@ -204,11 +204,14 @@ def note_edit(memory: Memory, args: Namespace) -> None:
         try:
             saved = _save_edit(memory, before, _utf8(data))
         except MemtuiError as exc:
-            if ask(f"{error_line(exc)}\nedit again? [Y/n] ", default=True):
+            # Editing again mends a mistake in the text, not a note changed meanwhile.
+            stale = _changed_meanwhile(memory, before)
+            if not stale and ask(f"{error_line(exc)}\nedit again? [Y/n] ", default=True):
                 continue
+            then = "to save it over that version" if stale else "fix it, then"
             fail(
                 f"{error_line(exc)}; nothing saved, your edit is kept in {draft} "
-                f"(fix it, then: memtui note edit {before.id} --from {draft})"
+                f"({then}: memtui note edit {before.id} --from {draft})"
             )
         draft.unlink()
         _saved(before.id, saved)
@@ -226,19 +229,22 @@ def _utf8(data: bytes) -> str:
 
 
 def _save_edit(memory: Memory, before: Note, text: str) -> UpdatedNote | None:
-    """Save an edited note, unless someone else changed it since it was opened; None when
-    the edit changed nothing."""
+    """Save an edited note (the engine refuses it when someone else changed the note since
+    it was opened); None when the edit changed nothing."""
     from memtui.engine import edited_note
 
     fields = edited_note(text)
-    now = memory.notes.get(before.id).note
-    if now.updated != before.updated:
-        raise InvalidArgument(
-            f"note {before.id} was changed elsewhere ({now.updated}) while you edited it",
-            "compare it with memtui note show and edit again",
-        )
     changed = {k: v for k, v in fields.items() if v != getattr(before, k)}
-    return memory.notes.update(before.id, by="person", **changed) if changed else None
+    if not changed:
+        return None
+    return memory.notes.update(before.id, by="person", expected_updated=before.updated, **changed)
+
+
+def _changed_meanwhile(memory: Memory, before: Note) -> bool:
+    try:
+        return memory.notes.get(before.id).note.updated != before.updated
+    except NotFound:
+        return True
 
 
 def _saved(note_id: int, saved: UpdatedNote | None) -> None:
