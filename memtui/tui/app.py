@@ -26,6 +26,7 @@ from memtui.errors import MemtuiError
 from memtui.tui import actions, settings
 from memtui.tui.browse import BrowseScreen, ProjectList, SessionList
 from memtui.tui.forget import ForgetReceipt
+from memtui.tui.format import error_line
 from memtui.tui.forms import Confirm, Prompt
 from memtui.tui.messages import ArchiveChanged, Progress, StoreChanged
 from memtui.tui.notes.keys import SCOPES as NOTES_SCOPES
@@ -147,7 +148,7 @@ class MemtuiApp(App[str | None]):
             )
         except MemtuiError as exc:
             self.mcp_address = "MCP off"
-            self.notify(exc.line(), title="MCP", severity="error", timeout=12)
+            self.notify(error_line(exc), title="MCP", severity="error", timeout=12)
 
     def _mcp_ready(self, url: str) -> None:
         self.mcp_address = f"MCP {url}"
@@ -181,7 +182,7 @@ class MemtuiApp(App[str | None]):
         except MemtuiError as exc:
             self.first_read.set()
             self.post_message(Progress(None))
-            self.call_from_thread(self.notify, exc.line(), severity="error", timeout=15)
+            self.call_from_thread(self.notify, error_line(exc), severity="error", timeout=15)
         finally:
             self.first_read.set()
             self.upkeep_done.set()
@@ -337,7 +338,7 @@ class MemtuiApp(App[str | None]):
         try:
             return call()
         except MemtuiError as exc:
-            self.call_from_thread(self.notify, exc.line(), severity="error")
+            self.call_from_thread(self.notify, error_line(exc), severity="error")
             return None
 
     @work(thread=True, group="copy", exit_on_error=False)
@@ -406,7 +407,7 @@ class MemtuiApp(App[str | None]):
         try:
             written = actions.export(self.memory.history.session_markdown(session_id), target)
         except MemtuiError as exc:
-            self.call_from_thread(self.notify, exc.line(), severity="error")
+            self.call_from_thread(self.notify, error_line(exc), severity="error")
         except OSError as exc:
             self.call_from_thread(self.notify, f"not written: {exc}", severity="error")
         else:

@@ -29,7 +29,7 @@ from textual.widgets import Input, Static
 from memtui.engine import MessageView, SessionInfo
 from memtui.errors import MemtuiError
 from memtui.tui import forget
-from memtui.tui.format import ROLE_LABEL, home_short, one_line, when
+from memtui.tui.format import ROLE_LABEL, error_line, home_short, one_line, when
 from memtui.tui.messages import ArchiveChanged
 from memtui.tui.notes import capture
 from memtui.tui.status import Keys, StatusLine
@@ -447,7 +447,7 @@ class SessionScreen(Screen[None]):
         try:
             info, messages = self.app.memory.history.session_messages(self.session_id)
         except MemtuiError as exc:
-            self.app.call_from_thread(self.app.notify, exc.line(), severity="error")
+            self.app.call_from_thread(self.app.notify, error_line(exc), severity="error")
             return
         self.app.call_from_thread(self._loaded, info, messages, first)
 
