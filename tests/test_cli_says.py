@@ -124,6 +124,18 @@ def test_counts_read_as_words(cfg: Config) -> None:
     assert " 2 messages " in line
 
 
+def test_one_of_a_count_reads_singular(cfg: Config) -> None:
+    """`1 entry skipped`, `1 skipped line`, `1 session`: index and stats say one as one."""
+    session = archive(cfg, "/home/dev/one")
+    write(cfg.claude_dir / "-long" / f"{session}.jsonl", b"not json\n")
+    (cfg.claude_dir / "-odd" / "folder.jsonl").mkdir(parents=True)  # named like a transcript
+    said = memtui(cfg, "index").stderr
+    assert "1 skipped line," in said, said
+    assert "1 entry skipped" in said, said
+    stats = memtui(cfg, "stats").stdout
+    assert "(1 skipped line)" in stats and "1 entry at the last ingest" in stats, stats
+
+
 def test_piped_hit_headers_are_never_wrapped(cfg: Config) -> None:
     project = "/home/dev/" + "a-very-long-project-folder-name/" * 4 + "shop"
     session = archive(cfg, project)

@@ -10,9 +10,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from memtui.cli.base import JSON, Family, arg, id_of, text, whole, yes
-from memtui.cli.say import ask, confirm, error_line, fail, plural, print_json, say, when
+from memtui.cli.say import ask, confirm, error_line, fail, print_json, say, when
 from memtui.engine import FORMATS, LAYERS, MAX_BODY_BYTES, ON_CONFLICT, to_dict
 from memtui.errors import InvalidArgument, MemtuiError, NotFound
+from memtui.words import counted, plural
 
 if TYPE_CHECKING:
     from memtui.engine import Memory, Note, UpdatedNote
@@ -274,7 +275,7 @@ def note_rm(memory: Memory, args: Namespace) -> None:
     detail = memory.notes.get(args.id)
     n = detail.note
     count = len(detail.backlinks)
-    linked = f", linked from {count} note{'s' * (count != 1)}" if count else ""
+    linked = f", linked from {counted(count, 'note')}" if count else ""
     confirm(
         args.yes,
         f"delete note #{n.id} {n.title!r} ({n.layer}{linked})?",

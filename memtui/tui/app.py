@@ -35,6 +35,7 @@ from memtui.tui.search import SearchScreen
 from memtui.tui.session import MessageBlock, MessageList, SessionScreen, warm_drawing
 from memtui.tui.signals.keys import SCOPES as SIGNALS_SCOPES
 from memtui.tui.watcher import StoreWatcher
+from memtui.words import counted
 
 _T = TypeVar("_T")
 
@@ -251,7 +252,9 @@ class MemtuiApp(App[str | None]):
         p = message.projects
         sessions = sum(x.sessions for x in p)
         messages = sum(x.messages for x in p)
-        self.counts = f"{len(p):,} projects · {sessions:,} sessions · {messages:,} messages"
+        self.counts = " · ".join(
+            (counted(len(p), "project"), counted(sessions, "session"), counted(messages, "message"))
+        )
 
     def action_quit(self) -> None:
         """Leave at once: the index stops at its next batch boundary (nothing half-written)
@@ -354,7 +357,7 @@ class MemtuiApp(App[str | None]):
         """Copy through the terminal; where that cannot arrive (tmux without clipboard
         passthrough) say so, and say where the text is instead."""
         self.copy_to_clipboard(markdown)
-        lines = f"{markdown.count(chr(10)) + 1:,} lines of Markdown"
+        lines = f"{counted(markdown.count(chr(10)) + 1, 'line')} of Markdown"
         if blocked is None:
             self.notify(f"copied {lines} to the clipboard")
             return

@@ -8,6 +8,7 @@ from typing import Literal, get_args
 from rich.markdown import Markdown
 from rich.text import Text
 
+from memtui import words
 from memtui.engine import NoteHit, NoteSearchResponse, SearchResponse
 from memtui.engine.search import DEPTH, REACH
 from memtui.tui.format import when
@@ -29,7 +30,7 @@ def summary(
     if scope != "notes" and messages is not None:
         parts.append(counted(messages))
     if scope != "messages" and notes is not None:
-        parts.append(f"{notes.total:,} notes" + (" found" if scope == "notes" else ""))
+        parts.append(words.counted(notes.total, "note") + (" found" if scope == "notes" else ""))
     if scope == "both" and messages is not None:
         parts[0] = f"messages: {parts[0]}"
     mode = (messages if scope != "notes" else notes) or notes or messages
@@ -58,7 +59,7 @@ def counted(response: SearchResponse) -> str:
         else:  # the few nearest are listed however far: say they are not close
             listed = response.results and not fts
             parts.append("none near in meaning" + (", the nearest listed" if listed else ""))
-    return " · ".join(parts) or f"{response.total:,} messages found"
+    return " · ".join(parts) or f"{words.counted(response.total, 'message')} found"
 
 
 def preview(hit: NoteHit, body: str, code_theme: str) -> Markdown:
