@@ -332,7 +332,9 @@ def test_an_edit_never_saves_over_a_change_made_meanwhile(noted: Config, tmp_pat
 
 def test_an_editor_that_fails_or_is_missing(noted: Config) -> None:
     failed = run(noted, "note", "edit", "1", EDITOR="false", VISUAL="")
-    assert one_line_error(failed) and "exited with status 1: nothing saved" in failed.stderr
+    assert one_line_error(failed), failed.stderr
+    assert "memtui: NOT_CONFIRMED: the editor 'false' exited with status 1" in failed.stderr
+    assert "nothing saved" in failed.stderr
     missing = run(noted, "note", "edit", "1", EDITOR="/no/such/editor", VISUAL="")
     assert one_line_error(missing) and "cannot start the editor" in missing.stderr
 
@@ -585,7 +587,8 @@ def test_an_edit_saved_in_another_encoding_is_kept(noted: Config, tmp_path: Path
 def test_an_editor_that_fails_after_changes_keeps_them(noted: Config, tmp_path: Path) -> None:
     fake = editor(tmp_path, "path.write_text(text + ' half done')\nsys.exit(3)\n")
     result = run(noted, "note", "edit", "1", EDITOR=fake, VISUAL="")
-    assert one_line_error(result) and "exited with status 3" in result.stderr, result.stderr
+    assert one_line_error(result) and "NOT_CONFIRMED: the editor" in result.stderr, result.stderr
+    assert "exited with status 3" in result.stderr
     kept = Path(result.stderr.split("your edit is kept in ")[1].strip())
     assert kept.read_text().endswith(" half done")
     kept.unlink()

@@ -258,7 +258,8 @@ def _saved(note_id: int, saved: UpdatedNote | None) -> None:
 
 
 def _run_editor(path: Path) -> str:
-    """Open `path` in the person's editor; what went wrong, or "" when it exited cleanly."""
+    """Open `path` in the person's editor; what went wrong, or "" when it exited cleanly.
+    An editor that exits non-zero (vim's :cq) is how a person says "do not save"."""
     import shlex
     import subprocess
 
@@ -267,7 +268,7 @@ def _run_editor(path: Path) -> str:
         code = subprocess.run([*shlex.split(command), str(path)], check=False).returncode
     except (OSError, ValueError) as exc:
         return f"INVALID_ARGUMENT: cannot start the editor {command!r} ($VISUAL/$EDITOR): {exc}"
-    return f"the editor {command!r} exited with status {code}" if code else ""
+    return f"NOT_CONFIRMED: the editor {command!r} exited with status {code}" if code else ""
 
 
 @family.command("note rm", "delete a note (asks first)", arg("id", type=NOTE_ID), yes("do not ask"))
