@@ -45,6 +45,7 @@ if TYPE_CHECKING:
     from memtui.ingest.pipeline import IngestReport
 
 _CHECK_LINES = 20
+_BUSY_MS = 5000  # how long doctor waits for a lock another process holds on the store
 _AUTOINCREMENT = {"notes", "signals", "inferences"}
 _SIGNAL_COLUMNS = (
     "id, type, fingerprint, title, detail, note_ids, message_ids, status, snooze_until, "
@@ -134,7 +135,7 @@ def check_store(config: Config) -> StoreCheck:
             salvage=salvage(config, path),
         )
     try:
-        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5)
+        conn = db.read_only(path, _BUSY_MS)
     except sqlite3.Error as exc:
         _not_the_files(config, exc)
         return StoreCheck(
@@ -239,7 +240,7 @@ def salvage(config: Config, path: Path) -> Salvage:
     out = Salvage()
     receipts = _receipts(config.data_dir / RECEIPTS)
     try:
-        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5)
+        conn = db.read_only(path, _BUSY_MS)
     except sqlite3.Error:
         conn = None
     if conn is None or path.stat().st_size == 0:
