@@ -330,6 +330,20 @@ def test_an_edit_never_saves_over_a_change_made_meanwhile(noted: Config, tmp_pat
     Path(result.stderr.split("your edit is kept in ")[1].split(" ")[0]).unlink()
 
 
+def test_an_edit_of_a_note_deleted_meanwhile_is_kept(noted: Config, tmp_path: Path) -> None:
+    fake = editor(
+        tmp_path,
+        "subprocess.run([sys.executable, '-m', 'memtui', 'note', 'rm', '2', '--yes'], check=True)\n"
+        "path.write_text(text + ' mine')\n",
+    )
+    result = run(noted, "note", "edit", "2", EDITOR=fake, VISUAL="")
+    assert one_line_error(result) and "NOT_FOUND" in result.stderr, result.stderr
+    assert "--from" not in result.stderr  # no command that could only fail again
+    kept = Path(result.stderr.split("your edit is kept in ")[1].strip())
+    assert kept.read_text().endswith(" mine")
+    kept.unlink()
+
+
 def test_an_editor_that_fails_or_is_missing(noted: Config) -> None:
     failed = run(noted, "note", "edit", "1", EDITOR="false", VISUAL="")
     assert one_line_error(failed), failed.stderr

@@ -205,15 +205,15 @@ def note_edit(memory: Memory, args: Namespace) -> None:
         try:
             saved = _save_edit(memory, before, _utf8(data))
         except MemtuiError as exc:
-            # Editing again mends a mistake in the text, not a note changed meanwhile.
-            stale = _changed_meanwhile(memory, before)
-            if not stale and ask(f"{error_line(exc)}\nedit again? [Y/n] ", default=True):
+            # Editing again mends a mistake in the text, not a note changed or deleted meanwhile.
+            meanwhile = _meanwhile(memory, before)
+            if not meanwhile and ask(f"{error_line(exc)}\nedit again? [Y/n] ", default=True):
                 continue
-            then = "to save it over that version" if stale else "fix it, then"
-            fail(
-                f"{error_line(exc)}; nothing saved, your edit is kept in {draft} "
-                f"({then}: memtui note edit {before.id} --from {draft})"
-            )
+            kept = f"{error_line(exc)}; nothing saved, your edit is kept in {draft}"
+            if meanwhile == "deleted":
+                fail(kept)
+            then = "to save it over that version" if meanwhile else "fix it, then"
+            fail(f"{kept} ({then}: memtui note edit {before.id} --from {draft})")
         draft.unlink()
         _saved(before.id, saved)
         return
@@ -241,11 +241,14 @@ def _save_edit(memory: Memory, before: Note, text: str) -> UpdatedNote | None:
     return memory.notes.update(before.id, by="person", expected_updated=before.updated, **changed)
 
 
-def _changed_meanwhile(memory: Memory, before: Note) -> bool:
+def _meanwhile(memory: Memory, before: Note) -> str | None:
+    """What happened to the note elsewhere while it was edited: "changed", "deleted", or
+    None for nothing."""
     try:
-        return memory.notes.get(before.id).note.updated != before.updated
+        now = memory.notes.get(before.id).note
     except NotFound:
-        return True
+        return "deleted"
+    return "changed" if now.updated != before.updated else None
 
 
 def _saved(note_id: int, saved: UpdatedNote | None) -> None:
