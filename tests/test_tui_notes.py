@@ -982,3 +982,19 @@ async def test_the_note_shown_follows_an_edit_made_elsewhere(noted: Memory) -> N
             shell.notes.delete(view.note_id, by="person")
         await until(pilot, lambda: isinstance(app.screen, NotesScreen), timeout=8)
         assert any("deleted elsewhere" in n.message for n in app._notifications)
+
+
+async def test_a_note_closed_twice_closes_only_itself(noted: Memory) -> None:
+    """A delete or forget from the view, seen by the store watcher too, closes the view by
+    both ways: the second finds it gone and leaves the list under it be (it closed the list
+    too, under load, in tests/test_tui_forget.py)."""
+    app = MemtuiApp(noted, upkeep=False)
+    async with app.run_test(size=SIZE) as pilot:
+        view = await open_note(pilot, "Release checklist")
+        listing = app.screen_stack[-2]
+        assert isinstance(listing, NotesScreen)
+        noted.notes.delete(view.note_id, by="person")
+        await until(pilot, lambda: app.screen is listing, timeout=8)  # the watcher's way
+        view._deleted()  # the delete's own callback, arriving after it
+        await settled(pilot)
+        assert app.screen is listing

@@ -197,6 +197,11 @@ class NoteScreen(Screen[None]):
             forget.note(self.app, self.detail.note, then=self._deleted)
 
     def _deleted(self) -> None:
+        """The note is gone: the one before it, or the screen under this one. A delete from
+        here is seen by the store watcher too (`_gone`): whichever comes second finds this
+        screen closed, and must not dismiss the screen on top instead."""
+        if self is not self.app.screen:
+            return
         self.history = [n for n in self.history if n != self.note_id]
         if self.history:
             self._clear()
