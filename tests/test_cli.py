@@ -100,7 +100,8 @@ def test_search_json_shape(indexed: Config) -> None:
 def test_search_readable_output_and_concepts(indexed: Config) -> None:
     result = memtui(indexed, "search", "--concepts", "checkout", "answer", "--mode", "fts")
     assert result.returncode == 0
-    assert "0 of 0" in result.stdout  # no message holds both concepts
+    # No message holds both concepts: said so, with the count.
+    assert result.stdout == "no matches (fts: 0 full-text matches)\n"
     plain = memtui(
         indexed, "search", "question", "--project", "/home/dev/shop-api", "--mode", "fts"
     )
@@ -181,3 +182,89 @@ def test_control_characters_are_shown_escaped_never_sent_to_the_terminal(cfg: Co
     assert "\\x1b[31m flamingo" in memtui(cfg, "search", "flamingo", "--mode", "fts").stdout
     doc = json.loads(memtui(cfg, "show", session, "--json").stdout)
     assert doc["messages"][0]["text"] == prompt  # JSON escapes them itself: the text as stored
+
+
+@pytest.fixture
+def conversations(cfg: Config) -> Config:
+    """Three conversations: one with the checkout test twice, two with it once, each its own
+    first prompt as its title."""
+    folder = cfg.claude_dir / "-home-dev-shop-api"
+    write(
+        folder / "cccc1111-twice.jsonl",
+        exchange(1, "cccc1111-twice") + exchange(2, "cccc1111-twice"),
+    )
+    for session in ("dddd2222-once", "eeee3333-once"):
+        write(folder / f"{session}.jsonl", exchange(3, session))
+    assert memtui(cfg, "index").returncode == 0
+    return cfg
+
+
+def test_search_sessions_lists_conversations_with_their_best_hit(conversations: Config) -> None:
+    """`memtui search … --sessions` answers "which conversation was it?": a conversation an
+    entry, its facts, its best hit's line and how to open it there."""
+    shown = memtui(conversations, "search", "checkout", "--sessions", "--mode", "fts")
+    assert shown.returncode == 0, shown.stderr
+    out = shown.stdout
+    first = out.splitlines()[:4]
+    assert first[0] == "1. question number 1 about the checkout test"
+    assert re.fullmatch(
+        r"   \d{4}-\d\d-\d\d \d\d:\d\d /home/dev/shop-api 4 messages, 2 matching \d+\.\d{4}",
+        first[1],
+    ), first[1]
+    assert first[2].startswith("   user question number ") and "checkout" in first[2]
+    opened = re.fullmatch(r"   open: (memtui show cccc1111-twice --at ([02]))", first[3])
+    assert opened, first[3]
+    read = memtui(conversations, *opened[1].split()[1:]).stdout  # what the line says to run
+    assert read.startswith("# question number 1 about the checkout test\n")
+    assert re.findall(r"^## \[(\d+)\]", read, re.M)[0] == opened[2], "at the best hit"
+    later = memtui(conversations, "show", "cccc1111", "--at", "2")
+    assert re.findall(r"^## \[(\d+)\]", later.stdout, re.M) == ["2", "3"]
+    later_json = json.loads(memtui(conversations, "show", "cccc1111", "--at", "2", "--json").stdout)
+    assert [m["message_index"] for m in later_json["messages"]] == [2, 3]
+    assert out.count("memtui show ") == 3 and "1 matching" in out
+    assert out.rstrip().endswith("3 of 3 conversations (fts: 4 full-text matches)")
+    one = memtui(conversations, "search", "checkout", "--sessions", "--mode", "fts", "--limit", "1")
+    assert one.stdout.rstrip().endswith("1 of 3 conversations (fts: 4 full-text matches)")
+    doc = json.loads(
+        memtui(conversations, "search", "checkout", "--sessions", "--mode", "fts", "--json").stdout
+    )
+    assert doc["by"] == "session" and doc["total"] == 3 and doc["nearest"] == []
+    assert [s["session"]["session_id"] for s in doc["sessions"]] == [
+        r["session_id"] for r in doc["results"]
+    ]
+    assert (
+        doc["sessions"][0]["matches"] == 2 and doc["sessions"][0]["session"]["message_count"] == 4
+    )
+    messages = json.loads(memtui(conversations, "search", "checkout", "--json").stdout)
+    assert messages["by"] == "message" and messages["sessions"] == []
+
+
+def test_search_that_matches_nothing_says_so_and_sets_the_nearest_apart(
+    conversations: Config,
+) -> None:
+    """Issue 26's `memtui search flaky --after …`: results about something else under a footer
+    of 0 matches. Now: `no matches` with the true counts, then the nearest by meaning apart,
+    labelled, and never counted."""
+    shown = memtui(conversations, "search", "zebra", "giraffe", "savanna")
+    assert shown.returncode == 0, shown.stderr
+    lines = shown.stdout.splitlines()
+    assert lines[0] == "no matches (hybrid: 0 full-text matches, 0 near in meaning)"
+    assert lines[1] == "" and lines[2].startswith("nearest by meaning — not matches (")
+    assert lines[2].endswith(", similarity as score)")
+    hits = lines[3::2]
+    assert hits and all(re.search(r" -?\d\.\d{4} vector$", hit) for hit in hits), hits
+    assert " of " not in shown.stdout  # no "N of M": nothing was found to count
+    doc = json.loads(
+        memtui(conversations, "search", "zebra", "giraffe", "savanna", "--json").stdout
+    )
+    assert doc["results"] == [] and doc["total"] == 0
+    assert (doc["fts_total"], doc["vector_total"]) == (0, 0)
+    assert len(doc["nearest"]) == len(hits) and doc["nearest"][0]["found_by"] == ["vector"]
+    # Conversations alike: no conversation matched, the nearest messages apart.
+    by_session = memtui(conversations, "search", "zebra", "giraffe", "savanna", "--sessions")
+    assert (
+        by_session.stdout.splitlines()[0] == lines[0] and "nearest by meaning" in by_session.stdout
+    )
+    # Full text alone has no nearest to give: the counts, and nothing under them.
+    fts = memtui(conversations, "search", "zebra", "--mode", "fts")
+    assert fts.stdout == "no matches (fts: 0 full-text matches)\n"

@@ -25,20 +25,30 @@ import pytest
 from memtui.config import Config
 from memtui.engine import Memory, ProgressEvent
 from memtui.errors import NotFound
-from memtui.ingest import reader
+from memtui.ingest import pipeline, reader
 from memtui.store import indexes
 from memtui.store.locks import FileLock, file_lock, first
 from tests.cli_run import env_for, memtui
 from tests.test_ingest_processes import assert_counts, stored_messages
 from tests.test_trust import _forget_corpus, _found, _no_bytes_left
 
-LIMIT_MS = 100
+# A read queued behind the writer waits out its transactions: seconds at 30k messages (1.6 s
+# before WAL readers). The 100 ms p90 target is bench_reads.py's, on a quiet machine; a loaded CI
+# machine's scheduler alone adds hundreds of ms, so the line here only catches queueing.
+LIMIT_MS = 500
 
 
 @pytest.fixture(scope="module")
 def big(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, corpus.CorpusStats]:
     root = tmp_path_factory.mktemp("big") / "projects"
     return root, corpus.generate(root, messages=30_000, seed=12)
+
+
+@pytest.fixture(scope="module")
+def medium(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, corpus.CorpusStats]:
+    """Enough for a catch-up of several batches where the test makes them small."""
+    root = tmp_path_factory.mktemp("medium") / "projects"
+    return root, corpus.generate(root, messages=8_000, seed=12)
 
 
 def primed(tmp_path: Path) -> Config:
@@ -246,11 +256,11 @@ def assert_forgotten(cfg: Config, session: str, ids: list[int]) -> None:
 
 
 def test_a_forget_from_another_process_goes_between_two_batches(
-    cfg: Config, big: tuple[Path, corpus.CorpusStats]
+    cfg: Config, medium: tuple[Path, corpus.CorpusStats]
 ) -> None:
     """`memtui forget` while `memtui index` catches up a large archive: it took as long as
     the whole catch-up (26 s behind 30k messages), it now goes in at the next batch."""
-    root, _ = big
+    root, _ = medium
     session, ids = archived_to_forget(cfg, root)
     before = stored_messages(cfg)
     ingest = subprocess.Popen(
@@ -278,11 +288,11 @@ def written(cfg: Config) -> tuple[int, str, list[str]]:
 
 
 def test_a_forget_in_this_process_goes_between_two_batches_of_storing(
-    cfg: Config, big: tuple[Path, corpus.CorpusStats]
+    cfg: Config, medium: tuple[Path, corpus.CorpusStats]
 ) -> None:
     """An MCP server follows the transcripts and is asked to forget: its own catch-up lets
     the forget in while it stores the archive."""
-    root, _ = big
+    root, _ = medium
     session, ids = archived_to_forget(cfg, root)
     storing = threading.Event()
 
@@ -302,12 +312,12 @@ def test_a_forget_in_this_process_goes_between_two_batches_of_storing(
 
 
 def test_a_forget_goes_between_two_batches_of_vectors(
-    cfg: Config, big: tuple[Path, corpus.CorpusStats], monkeypatch: pytest.MonkeyPatch
+    cfg: Config, medium: tuple[Path, corpus.CorpusStats], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """... and while it embeds the archive, the forget from another process (the CLI): a
     session whose vectors the ingesting process holds unsaved leaves none of them anywhere."""
-    monkeypatch.setattr(indexes, "BATCH", 4_000)  # several vector batches on this archive
-    root, _ = big
+    monkeypatch.setattr(indexes, "BATCH", 1_500)  # several vector batches on this archive
+    root, _ = medium
     archived_to_forget(cfg, root)
     embedding = threading.Event()
 
@@ -358,11 +368,13 @@ def test_a_forget_goes_between_two_batches_of_vectors(
 
 
 def test_a_session_forgotten_while_its_lines_are_read_never_comes_back(
-    cfg: Config, big: tuple[Path, corpus.CorpusStats]
+    cfg: Config, medium: tuple[Path, corpus.CorpusStats], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Forgotten once its own lines are stored, while its subagents' lines (read after every
     session's own) are still to come: none of them is stored, then or on the next run."""
-    root, _ = big
+    for module in (reader, pipeline):  # batches of stored lines: several on this archive
+        monkeypatch.setattr(module, "BATCH", 1_000)
+    root, _ = medium
     shutil.copytree(root, cfg.claude_dir, dirs_exist_ok=True)
     later = {p.parents[1].name: str(p) for p in cfg.claude_dir.glob("*/*/subagents/*.jsonl")}
     with Memory(cfg) as memory:

@@ -113,7 +113,7 @@ def test_watch_survives_odd_entries_appearing(cfg: Config, memory: Memory) -> No
         text=True,
     )
     try:
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 90  # a cap: the waits end on the state
         while time.monotonic() < deadline and not memory.history.list_projects():
             time.sleep(0.1)
         bad_entries(cfg.claude_dir)

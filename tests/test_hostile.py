@@ -150,6 +150,44 @@ def broken_lines(root: Path) -> Expect:
     return Expect(["brokenfirst", "brokensecond"], 2, skipped=5)
 
 
+def secrets_beside_hostile_bytes(root: Path) -> Expect:
+    """Secrets where the hostile inputs are: one against a cut emoji, one in a tool's input and
+    output, one in a line that is then broken: masked all the same, the words beside them kept."""
+    session = "masked-1"
+    token = "ghp_" + "Q7" * 18
+    aws = "AKIA" + "QWERTYUIOP123456"
+    password = "hunter" + "2Zx9Lq"
+    data = (
+        user("masked-u1", f"secretprompt {token}{CUT}", session)
+        + assistant(
+            "masked-a1",
+            "msg-m1",
+            text(f"secretanswer export AWS_ACCESS_KEY_ID={aws}"),
+            session,
+        )
+        + b'{"type": "user", "message": {"content": "curl -u admin:'
+        + password.encode()
+        + b"\n"
+        + user("masked-u2", f"secretlast curl -u admin:{password} https://x.test", session)
+    )
+    write(root / "-home-dev-shop" / f"{session}.jsonl", data)
+
+    def check(memory: Memory) -> None:
+        page = memory.history.get_session(session, limit=10)
+        said = " ".join(m.text for m in page.messages)
+        for secret in (token, aws, password):
+            assert secret not in said, secret
+            assert not memory.history.search(secret, "fts").results, secret
+        stored = b"".join(
+            path.read_bytes()
+            for path in memory.config.data_dir.rglob("*")
+            if path.is_file() and path.suffix != ".key"
+        )
+        assert password.encode() not in stored and token.encode() not in stored
+
+    return Expect(["secretprompt", "secretanswer", "secretlast"], 3, skipped=1, checks=[check])
+
+
 def truncated_last_line(root: Path) -> Expect:
     """A last line without its newline (Claude Code is still writing it): waits, not counted."""
     session = "trunc-1"
@@ -199,6 +237,7 @@ CASES: list[Callable[[Path], Expect]] = [
     good_sessions,
     cut_emoji_everywhere,
     broken_lines,
+    secrets_beside_hostile_bytes,
     truncated_last_line,
     folder_named_like_a_transcript,
     name_not_utf8,

@@ -16,7 +16,7 @@ from tests.lines import user, write
 from tests.mcp_data import SHOP, build
 from tests.test_mcp_stdio import ROOT, Wire, server_env
 
-SEEN_WITHIN = 10.0  # seconds from the write to a search that finds it, in every server
+SEEN_WITHIN = 45.0  # seconds from the write to a search that finds it, in every server (a cap)
 
 
 def lock_holders(path: Path) -> set[int]:
@@ -57,14 +57,14 @@ def test_four_servers_and_a_watcher(
     try:
         for wire in servers:
             assert wire.initialize()["result"]["serverInfo"]["name"] == "memtui"
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + 120  # caps: the waits end on the state, sooner
         while not all(found(wire, "invoice") for wire in servers):
             assert time.monotonic() < deadline, "the archive never became searchable"
             time.sleep(0.5)
 
         pids = {wire.proc.pid for wire in servers}
         ingest_lock, follow_lock = cfg.data_dir / "ingest.lock", cfg.data_dir / "follow.lock"
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 90
         while not lock_holders(follow_lock) & pids:  # a server follows after a second or so
             assert time.monotonic() < deadline, "no server took up following"
             time.sleep(0.2)

@@ -43,14 +43,14 @@ def read_acks(proc: subprocess.Popen[str]) -> list[tuple[int, int]]:
     return [(int(a), int(b)) for a, b in (line.split() for line in proc.stdout)]
 
 
-def test_two_processes_save_500_notes_each(cfg: Config) -> None:
+def test_two_processes_save_200_notes_each(cfg: Config) -> None:
     Memory(cfg).close()  # the store exists before both start
-    writers = {p: start_writer(cfg, p, 500) for p in ("a", "b")}
+    writers = {p: start_writer(cfg, p, 200) for p in ("a", "b")}
     acked = {p: read_acks(w) for p, w in writers.items()}
     assert all(w.wait(timeout=600) == 0 for w in writers.values())
-    assert {p: len(a) for p, a in acked.items()} == {"a": 500, "b": 500}
+    assert {p: len(a) for p, a in acked.items()} == {"a": 200, "b": 200}
     with Memory(cfg) as memory:
-        assert memory.notes.count() == 1000
+        assert memory.notes.count() == 400
         assert_found(memory, acked)
         assert memory.upkeep.doctor().ok
 

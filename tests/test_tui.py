@@ -22,6 +22,7 @@ from memtui.tui import actions, demo, settings
 from memtui.tui.app import MemtuiApp
 from memtui.tui.browse import BrowseScreen, SessionList
 from memtui.tui.format import clip_lines, marked, one_line
+from memtui.tui.notes.scope import NoteHitList
 from memtui.tui.results import ROWS, ResultList
 from memtui.tui.search import SearchScreen
 from memtui.tui.session import WINDOW, Fold, MessageBlock, MessageList, SessionScreen, matches
@@ -101,6 +102,88 @@ async def test_search_then_open_at_the_hit(indexed: Memory) -> None:
         view = session.query_one(MessageList)
         top = marked.region.y - view.region.y
         assert 0 <= top < view.size.height, "the hit is on screen"
+
+
+def said(screen: SearchScreen) -> str:
+    return str(screen.query_one("#search-summary").render())
+
+
+async def test_one_key_lists_conversations_each_opening_at_its_best_hit(indexed: Memory) -> None:
+    """Issue 26: "which conversation was it?" from the search screen. ctrl+g (in the footer)
+    switches the list between messages and the conversations they are in."""
+    app = MemtuiApp(indexed, upkeep=False)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await searched(pilot, "refresh token")
+        shown = [b.binding for b in screen.active_bindings.values() if b.binding.show]
+        assert any(b.id == "search.by" and b.key == "ctrl+g" for b in shown)
+        await pilot.press("ctrl+g")
+        await whole_query_answered(pilot)
+        await until(pilot, lambda: screen.last is not None and screen.last.by == "session")
+        assert str(screen.query_one("#scope").render()) == "conversations"
+        response, listing = screen.last, screen.query_one(ResultList)
+        sessions = [h.session_id for h in listing.hits]
+        assert len(sessions) == len(set(sessions)) > 1, "a conversation once"
+        assert said(screen).startswith(f"{response.total} conversations · ")
+        second = response.sessions[1]
+        rows = [line.plain for line in listing._rows(1, 200)]
+        assert rows[0] == second.session.title
+        assert f"{second.session.message_count} msgs, {second.matches} matching" in rows[1]
+        listing.focus()
+        await pilot.press("down", "enter")
+        await until(pilot, lambda: isinstance(app.screen, SessionScreen))
+        opened = app.screen
+        assert (opened.session_id, opened.at) == (
+            second.session.session_id,
+            listing.hits[1].message_index,
+        )
+        await until(pilot, lambda: bool(opened.query(".-hit")))
+        await pilot.press("escape")
+        await until(pilot, lambda: app.screen is screen)
+        await pilot.press("ctrl+g")
+        await whole_query_answered(pilot)
+        await until(pilot, lambda: screen.last is not None and screen.last.by == "message")
+        assert str(screen.query_one("#scope").render()) == "messages"
+        assert not listing.conversations and len(listing.hits) > len(sessions)
+
+
+async def test_nothing_matched_says_so_and_labels_the_nearest(indexed: Memory) -> None:
+    """Issue 26: a search that matched nothing listed the nearest by meaning as if found
+    (and the notes scope every note). Now `no matches`, then the nearest under a label that
+    says they are not matches, for messages, conversations and notes alike."""
+    indexed.notes.save("Refresh token rotation", "Rotate on every use.", "past", by="person")
+    indexed.notes.save("Kitchen tiles", "Green tiles behind the sink.", "past", by="person")
+    app = MemtuiApp(indexed, upkeep=False)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await searched(pilot, "zebra giraffe savanna")
+        await until(pilot, lambda: screen.last is not None)
+        label, listing = screen.query_one("#nearest"), screen.query_one(ResultList)
+        assert said(screen).startswith("no matches · 0 full-text matches · 0 near in meaning")
+        assert label.display and "not matches" in str(label.render())
+        assert listing.hits == screen.last.nearest and listing.hits
+        await pilot.press("ctrl+g")  # by conversation: the same
+        await whole_query_answered(pilot)
+        await until(pilot, lambda: screen.last is not None and screen.last.by == "session")
+        assert said(screen).startswith("no matches") and label.display and listing.hits
+        await pilot.press("ctrl+o")  # full text: no nearest to give, no label
+        await whole_query_answered(pilot)
+        await until(pilot, lambda: screen.last is not None and screen.last.mode == "fts")
+        assert said(screen) == "no matches · 0 full-text matches · full text"
+        assert not label.display and not listing.hits
+        await pilot.press("ctrl+o", "ctrl+o", "ctrl+t")  # hybrid again; notes
+        await whole_query_answered(pilot)
+        notes, note_label = screen.query_one(NoteHitList), screen.query_one("#note-nearest")
+        await until(pilot, lambda: screen.last_notes is not None)
+        assert said(screen).startswith("no matches · ")
+        assert note_label.display and not label.display
+        assert [h.note.title for h in notes.hits] == [
+            h.note.title for h in screen.last_notes.nearest
+        ]
+        query = screen.query_one("#query", Input)
+        query.value = "refresh token"
+        await whole_query_answered(pilot)
+        await until(pilot, lambda: screen.last_notes is not None)
+        assert [h.note.title for h in notes.hits] == ["Refresh token rotation"]
+        assert said(screen).startswith("1 note found") and not note_label.display
 
 
 async def test_a_click_on_a_hit_opens_its_session(indexed: Memory) -> None:
@@ -380,7 +463,7 @@ async def test_quitting_during_an_index_cancels_it_cleanly(cfg: Config, claude_d
             await until(pilot, lambda: app.progress is not None and app.progress.done > 0)
             started = time.monotonic()
             await pilot.press("q")
-            await until(pilot, app.upkeep_done.is_set, timeout=10)
+            await until(pilot, app.upkeep_done.is_set)
             quit_in = time.monotonic() - started
         assert app.return_code == 0 or app.return_code is None
         assert quit_in < 10

@@ -17,7 +17,7 @@ from corpus import encode_project_dir
 from rich.text import Text
 from textual.widgets import Input, Label, OptionList, Select, Static
 
-from memtui.engine import Memory, ProgressEvent, SearchResponse, SearchResult, SessionInfo
+from memtui.engine import Memory, ProgressEvent, SearchResponse, SessionInfo
 from memtui.engine.search import PROMPTS, TOOL_OUTPUT
 from memtui.engine.sessions import short_title
 from memtui.errors import InvalidArgument
@@ -116,7 +116,7 @@ async def test_sessions_appear_as_they_are_stored_during_an_index(
         await asyncio_thread(lambda: memory.upkeep.ingest(wait=True, index=False))
         # the index goes on (a progress event), and has not finished: no "changed" yet
         app.post_message(Progress(ProgressEvent("transcripts", 3, 10, 1.0)))
-        await until(pilot, lambda: browse.query_one(SessionList).row_count == 5, timeout=5)
+        await until(pilot, lambda: browse.query_one(SessionList).row_count == 5)
         assert app.counts.startswith("3 projects")
         status = app.screen.query_one(StatusLine)
         assert "reading transcripts 30%" in str(status.query_one("#status-phase").render())
@@ -690,7 +690,7 @@ async def test_quit_during_an_index_leaves_within_a_second(
         await until(pilot, lambda: app.progress is not None and app.progress.done > 0)
         started = time.monotonic()
         await pilot.press("q")
-        await until(pilot, lambda: app._exit, timeout=5)
+        await until(pilot, lambda: app._exit)
         assert time.monotonic() - started < 1.0
     assert app.upkeep_done.wait(30), "and the index stopped at its batch"
 
@@ -736,18 +736,17 @@ async def test_the_preview_shows_the_hit_whole_with_its_words(archive: Memory) -
 
 
 def test_the_counts_say_which_is_which() -> None:
-    def said(fts: int | None, near: int | None, results: int = 5) -> str:
-        hits = [SearchResult("s", "/p", 0, "u", "user", "prompt", None, "", 1.0, [])] * results
-        return counted(SearchResponse(hits, 0, "hybrid", fts_total=fts, vector_total=near))
+    def said(fts: int | None, near: int | None, total: int = 5, by: str = "message") -> str:
+        return counted(SearchResponse([], total, "hybrid", fts_total=fts, vector_total=near, by=by))
 
     assert said(12, 40) == "12 full-text matches · 40 near in meaning"
     assert said(1, None) == "1 full-text match"
     assert said(1000, 100) == "1,000+ full-text matches · 100+ near in meaning"
-    assert said(0, 0) == "none near in meaning, the nearest listed".join(
-        ["no full-text match · ", ""]
-    )
-    assert said(3, 0) == "3 full-text matches · none near in meaning"
-    assert said(None, None, 0) == "0 messages found"
+    assert said(3, 0) == "3 full-text matches · 0 near in meaning"
+    # Nothing matched: said first; the nearest a list may show are not counted.
+    assert said(0, 0, 0) == "no matches · 0 full-text matches · 0 near in meaning"
+    assert said(None, None, 0) == "no matches"
+    assert said(4, 1, 3, "session") == "3 conversations · 4 full-text matches · 1 near in meaning"
 
 
 async def test_the_summary_counts_full_text_and_meaning_apart(archive: Memory) -> None:
@@ -880,7 +879,7 @@ async def test_project_lines_fit_after_the_terminal_narrows(archive: Memory) -> 
                 isinstance(line, Text) and line.cell_len <= width for line in lines
             )
 
-        await until(pilot, lines_fit, timeout=10)
+        await until(pilot, lines_fit)
 
 
 async def test_a_hit_only_in_a_tool_result_opens_its_fold(with_tools: Memory) -> None:
@@ -928,18 +927,18 @@ async def test_ctrl_c_cancels_a_running_search_before_it_quits(
 
             await until(pilot, running)
             await pilot.press("ctrl+c")
-            await pilot.pause(0.1)
-            assert not app._exit and app.screen is screen, "still here"
             summary = screen.query_one("#search-summary", Static)
-            assert str(summary.render()) == "search cancelled"
+            await until(pilot, lambda: str(summary.render()) == "search cancelled")
+            assert not app._exit and app.screen is screen, "still here"
             said = " ".join(str(n.message) for n in app._notifications)
             assert "ctrl+c again quits" in said
             gate.set()  # the search ends: its answer is dropped
-            await pilot.pause(0.5)
+            await until(pilot, lambda: not running())
+            await pilot.pause()
             assert not screen.query_one(ResultList).hits
             assert str(summary.render()) == "search cancelled"
             await pilot.press("ctrl+c")
-            await until(pilot, lambda: app._exit, timeout=2)
+            await until(pilot, lambda: app._exit)
     finally:
         gate.set()
 
@@ -949,7 +948,7 @@ async def test_ctrl_c_quits(archive: Memory) -> None:
     async with app.run_test(size=SMALL) as pilot:
         await browse_ready(pilot, app)
         await pilot.press("ctrl+c")
-        await until(pilot, lambda: app._exit, timeout=2)
+        await until(pilot, lambda: app._exit)
 
 
 async def test_a_copy_under_tmux_without_passthrough_says_so(

@@ -365,7 +365,7 @@ async def test_the_inferences_and_the_provenance_follow_an_evidence_note_edited_
         assert listing.inferences[str(inf.id)].status == "active"
         with Memory(signalled.config) as shell:  # `memtui note edit` in another terminal
             shell.notes.update(notes["Deploy plan"], by="person", body="Rollback first.")
-        await until(pilot, lambda: listing.inferences[str(inf.id)].status == "stale", timeout=8)
+        await until(pilot, lambda: listing.inferences[str(inf.id)].status == "stale")
         table = listing.query_one(InferenceTable)
         assert "stale" in str(table.get_cell(str(inf.id), "state"))
 
@@ -393,7 +393,7 @@ async def test_the_inferences_and_the_provenance_follow_an_evidence_note_edited_
         await until(pilot, lambda: isinstance(app.screen, NoteScreen))
         await pilot.press("escape")
         await until(pilot, lambda: app.screen is prov)
-        await until(pilot, lambda: state("Auth decisions") == "changed", timeout=8)
+        await until(pilot, lambda: state("Auth decisions") == "changed")
         assert prov.query_one(ProvenanceList).highlighted == at  # the cursor stayed
         assert "changed" in str(prov.query_one(ProvenanceList).get_option_at_index(at).prompt)
 
@@ -401,7 +401,7 @@ async def test_the_inferences_and_the_provenance_follow_an_evidence_note_edited_
         await until(pilot, lambda: prov.inference is not None and prov.inference.status == "active")
         with Memory(signalled.config) as shell:
             shell.notes.update(notes["Auth decisions"], by="person", body="Edited once more.")
-        await until(pilot, lambda: state("Auth decisions") == "changed", timeout=8)
+        await until(pilot, lambda: state("Auth decisions") == "changed")
 
 
 async def test_the_sidebar_counts_follow_new_notes(signalled: Memory) -> None:

@@ -19,6 +19,8 @@ from memtui.config import Config
 from memtui.engine import Memory
 from memtui.tui.app import MemtuiApp
 from memtui.tui.browse import BrowseScreen, SessionList
+from memtui.tui.format import when, who
+from memtui.tui.results import ResultList
 from memtui.tui.search import SearchScreen
 from memtui.tui.session import MessageBlock, SessionScreen
 from tests import first_minute
@@ -96,6 +98,48 @@ async def _search(pilot: Pilot[None]) -> None:
 def test_search(archive: Memory, snap_compare: Snap, theme: str) -> None:
     app = MemtuiApp(archive, upkeep=False)
     assert snap_compare(app, terminal_size=SIZE, run_before=themed(theme, _search))
+
+
+async def _previewed(pilot: Pilot[None]) -> None:
+    """Every search and preview done, the preview on the highlighted hit."""
+    screen = pilot.app.screen
+    assert isinstance(screen, SearchScreen)
+    await whole_query_answered(pilot)
+    await until(pilot, lambda: screen.last is not None and screen.last.by == screen.by)
+    hit = screen.query_one(ResultList).current()
+    assert hit is not None
+    mark = f"◆ {who(hit.role, hit.kind)}  {when(hit.timestamp)}"
+    await until(pilot, lambda: mark in str(screen.query_one("#preview-text").render()))
+    await settled(pilot)
+
+
+async def _conversations(pilot: Pilot[None]) -> None:
+    await pilot.press("slash", *"refresh token", "ctrl+g")
+    pilot.app.screen.query_one("#query", Input).cursor_blink = False
+    await _previewed(pilot)
+
+
+async def _no_matches(pilot: Pilot[None]) -> None:
+    await pilot.press("slash", *"zebra giraffe savanna")
+    pilot.app.screen.query_one("#query", Input).cursor_blink = False
+    await _previewed(pilot)
+
+
+@pytest.mark.parametrize("theme", THEMES)
+@pytest.mark.parametrize(
+    ("then", "size"), [(_conversations, (160, 48)), (_no_matches, (80, 24))], ids=["by", "none"]
+)
+def test_search_conversations_and_no_matches(
+    archive: Memory,
+    snap_compare: Snap,
+    theme: str,
+    then: Callable[[Pilot[None]], object],
+    size: tuple[int, int],
+) -> None:
+    """Issue 26: by conversation (ctrl+g), each one's title, facts and best hit; and a
+    search that matched nothing says so, the nearest by meaning under their own label."""
+    app = MemtuiApp(archive, upkeep=False)
+    assert snap_compare(app, terminal_size=size, run_before=themed(theme, then))
 
 
 async def _export(pilot: Pilot[None]) -> None:

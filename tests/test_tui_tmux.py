@@ -122,6 +122,13 @@ def test_the_real_tui_on_real_transcripts(terminal: Terminal) -> None:
     assert "you" in shown or "claude" in shown
     terminal.keys("Escape")
     terminal.wait(lambda s: "full-text match" in s and "Find" not in s, "back to the search")
+    terminal.keys("C-g")  # issue 26: the conversations, each opening at its best hit
+    shown = terminal.wait(lambda s: " conversations · " in s and "matching" in s, "conversations")
+    assert "Group" in shown.rstrip().splitlines()[-1], "the key is in the footer"
+    terminal.keys("Enter")
+    terminal.wait(lambda s: "msgs" in s and "Find" in s, "the conversation at its best hit")
+    terminal.keys("Escape")
+    terminal.wait(lambda s: "matching" in s and "Find" not in s, "back to the conversations")
     terminal.keys("Escape")
     terminal.wait(lambda s: "Last active" in s, "back to browsing")
     terminal.keys("q")

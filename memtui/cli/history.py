@@ -9,12 +9,14 @@ from typing import TYPE_CHECKING, Any
 
 from memtui.cli.base import JSON, Family, arg, one_of, text, whole
 from memtui.cli.say import console, print_json, say, shown, when
-from memtui.engine import MODES, ROLES, to_dict
+from memtui.engine import MODES, ROLES, render, to_dict
 from memtui.engine.validate import REACH
 from memtui.words import plural
 
 if TYPE_CHECKING:
-    from memtui.engine import Memory, SearchResponse
+    from rich.console import Console
+
+    from memtui.engine import Memory, SearchResponse, SearchResult
 
 family = Family()
 
@@ -39,6 +41,11 @@ family = Family()
     arg("--before", help="only messages before this ISO date or date-time"),
     arg("--limit", type=whole(1, 1000), default=10),
     arg("--offset", type=whole(0, 999), default=0, help="skip this many"),
+    arg(
+        "--sessions",
+        action="store_true",
+        help="rank conversations instead of messages, each with its best hit",
+    ),
     JSON,
 )
 def search(memory: Memory, args: Namespace) -> None:
@@ -54,36 +61,40 @@ def search(memory: Memory, args: Namespace) -> None:
         alternatives=args.alt,
         limit=args.limit,
         offset=args.offset,
+        by="session" if args.sessions else "message",
     )
     if args.json:
         doc = {"results": to_dict(response.results), "total": response.total, "mode": response.mode}
         doc |= {"fts_total": response.fts_total, "vector_total": response.vector_total}
+        doc |= {"nearest": to_dict(response.nearest), "by": response.by}
+        doc["sessions"] = to_dict(response.sessions)
         if response.note:
             doc["note"] = response.note
         print_json(doc)
         return
-    from rich.markup import escape
-
-    def plain(text: str) -> str:  # stored text, for rich: no markup, no control characters
-        return escape(shown(text))
-
     out = console()
     if response.note:
-        out.print(f"[yellow]{plain(response.note)}[/]")
-    for r in response.results:
-        out.print(
-            f"[bold cyan]{plain(r.session_id[:8])}[/]#{r.message_index} "
-            f"[dim]{plain(when(r.timestamp))}[/] [green]{plain(r.project)}[/] "
-            f"[magenta]{r.role}[/] [dim]{r.score:.4f} {'+'.join(r.found_by)}[/]"
-        )
-        marked = plain(r.snippet).replace("**", "\0")
-        parts = marked.split("\0")
-        out.print(
-            "  " + "".join(f"[bold yellow]{p}[/]" if i % 2 else p for i, p in enumerate(parts))
-        )
+        out.print(f"[yellow]{_plain(response.note)}[/]")
+    if not response.total:
+        # Nothing matched: said first, and the nearest by meaning apart, never as finds.
+        out.print(f"no matches ({response.mode}{_which(response)})")
+        if response.nearest:
+            out.print(
+                f"\n[bold]nearest by meaning — not matches[/] [dim]({len(response.nearest)}, "
+                "similarity as score)[/]"
+            )
+        for r in response.nearest:
+            _hit(out, r)
+        return
+    if response.by == "session":
+        _conversations(out, response)
+    else:
+        for r in response.results:
+            _hit(out, r)
     more = "+" if response.total >= REACH else ""
+    what = f" {plural(response.total, 'conversation')}" if response.by == "session" else ""
     out.print(
-        f"[dim]{len(response.results)} of {response.total:,}{more} ({response.mode}"
+        f"[dim]{len(response.results)} of {response.total:,}{more}{what} ({response.mode}"
         f"{_which(response)})[/]"
     )
 
@@ -98,18 +109,67 @@ def _which(response: SearchResponse) -> str:
     return ": " + ", ".join(parts) if parts else ""
 
 
+def _plain(text: str) -> str:
+    """Stored text for rich: no markup, no control characters."""
+    from rich.markup import escape
+
+    return escape(shown(text))
+
+
+def _snippet(snippet: str) -> str:
+    """A snippet for rich, its **marked** words bold."""
+    parts = _plain(snippet).replace("**", "\0").split("\0")
+    return "".join(f"[bold yellow]{p}[/]" if i % 2 else p for i, p in enumerate(parts))
+
+
+def _hit(out: Console, r: SearchResult) -> None:
+    """A message hit: where and when, who, its score and how it was found; its snippet."""
+    out.print(
+        f"[bold cyan]{_plain(r.session_id[:8])}[/]#{r.message_index} "
+        f"[dim]{_plain(when(r.timestamp))}[/] [green]{_plain(r.project)}[/] "
+        f"[magenta]{r.role}[/] [dim]{r.score:.4f} {'+'.join(r.found_by)}[/]"
+    )
+    out.print(f"  {_snippet(r.snippet)}")
+
+
+def _conversations(out: Console, response: SearchResponse) -> None:
+    """A conversation a hit: its title; its last date, project, size, how many of its
+    messages match and its score; its best hit; the `show` that opens it there."""
+    for n, (hit, best) in enumerate(zip(response.sessions, response.results, strict=True), 1):
+        info = hit.session
+        out.print(f"{response.offset + n}. [bold]{_plain(info.title or '(untitled)')}[/]")
+        out.print(
+            f"   [dim]{_plain(when(info.last_timestamp).strip())}[/] "
+            f"[green]{_plain(info.project)}[/] {info.message_count:,} "
+            f"{plural(info.message_count, 'message')}, {hit.matches:,} matching "
+            f"[dim]{hit.score:.4f}[/]"
+        )
+        out.print(f"   [magenta]{best.role}[/] {_snippet(best.snippet)}")
+        out.print(
+            f"   [dim]open:[/] memtui show {_plain(info.session_id)} --at {best.message_index}"
+        )
+
+
 @family.command(
     "show",
     "print one session (full id or unique prefix)",
     arg("session", type=text, help="session id or a unique prefix of one"),
+    arg(
+        "--at",
+        type=whole(0, 10_000_000),
+        default=0,
+        metavar="N",
+        help="from message N on (where a search hit is)",
+    ),
     one_of(arg("--markdown", action="store_true", help="Markdown (the default)"), JSON),
 )
 def show(memory: Memory, args: Namespace) -> None:
+    info, messages = memory.history.session_messages(args.session)
+    messages = [m for m in messages if m.message_index >= args.at]
     if args.json:
-        info, messages = memory.history.session_messages(args.session)
         print_json({"session": to_dict(info), "messages": to_dict(messages)})
     else:
-        say(memory.history.session_markdown(args.session))
+        say(render.session_markdown(info, messages))
 
 
 @family.command("projects", "list the archived projects", JSON)

@@ -19,7 +19,7 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from memtui.engine import SearchResult
+from memtui.engine import SearchResponse, SearchResult, SessionHit
 from memtui.tui.format import clip_lines, marked, project_name, when, who
 
 ROWS = 3  # a hit: a heading line (who or what, when, where); then two lines of its snippet
@@ -79,6 +79,10 @@ class HitList(ScrollView, Generic[H], can_focus=True, inherit_bindings=False):
     def snippet(self, hit: H) -> str:
         raise NotImplementedError
 
+    def facts(self, hit: H) -> Text | None:
+        """A line under the heading, in place of the snippet's first (none by default)."""
+        return None
+
     def show(self, hits: list[H], keep: bool = False) -> None:
         """New hits, the cursor at the top; with `keep` (the same search run again on a
         grown archive) it stays on its hit if the hit is still there."""
@@ -114,11 +118,12 @@ class HitList(ScrollView, Generic[H], can_focus=True, inherit_bindings=False):
         key = (index, width)
         if key not in self._drawn:
             hit = self.hits[index]
-            head = self.heading(hit)
-            head.truncate(width, overflow="ellipsis")
+            heads = [h for h in (self.heading(hit), self.facts(hit)) if h is not None]
+            for head in heads:
+                head.truncate(width, overflow="ellipsis")
             mark = self.get_component_rich_style("hit-list--mark")
-            body = clip_lines(marked(" ".join(self.snippet(hit).split()), mark), width, ROWS - 1)
-            self._drawn[key] = [head, *body]
+            snippet = marked(" ".join(self.snippet(hit).split()), mark)
+            self._drawn[key] = [*heads, *clip_lines(snippet, width, ROWS - len(heads))]
         return self._drawn[key]
 
     def render_line(self, y: int) -> Strip:
@@ -164,7 +169,9 @@ class HitList(ScrollView, Generic[H], can_focus=True, inherit_bindings=False):
 
 
 class ResultList(HitList[SearchResult]):
-    """Message hits: who, when, the project and the session's title, then the snippet."""
+    """Message hits: who, when, the project and the session's title, then the snippet. By
+    conversation each hit is a conversation's best message: the title, then its facts (the
+    day, its size, how many of its messages match, the project), then the snippet."""
 
     class Highlighted(HitList.Highlighted):
         """The cursor is on a message hit."""
@@ -175,17 +182,43 @@ class ResultList(HitList[SearchResult]):
     def __init__(self, **kwargs: str) -> None:
         super().__init__(**kwargs)
         self.names: dict[str, str] = {}  # project path: its shortest telling name
+        self.conversations: dict[str, SessionHit] = {}  # by session id, when by conversation
+
+    def show_response(self, response: SearchResponse, keep: bool = False) -> None:
+        """A search's matches (by conversation: each one's best message); when nothing
+        matched, the nearest by meaning, which the screen labels as no match."""
+        self.conversations = {s.session.session_id: s for s in response.sessions}
+        self.show(response.results or response.nearest, keep=keep)
 
     def key(self, hit: SearchResult) -> object:
         return hit.session_id, hit.message_index
 
+    def _project(self, project: str) -> str:
+        return self.names.get(project) or project_name(project)
+
     def heading(self, hit: SearchResult) -> Text:
+        conversation = self.conversations.get(hit.session_id)
+        if conversation is not None:
+            return Text.assemble((conversation.session.title or "(untitled)", "bold"))
         head = Text()
         head.append(f"{who(hit.role, hit.kind):<7}", style="bold")
         head.append(f"{when(hit.timestamp)}  ", style="dim")
-        head.append(f"{self.names.get(hit.project) or project_name(hit.project)}  ", style="dim")
+        head.append(f"{self._project(hit.project)}  ", style="dim")
         head.append(hit.session_title or "(untitled)", style="italic")
         return head
+
+    def facts(self, hit: SearchResult) -> Text | None:
+        conversation = self.conversations.get(hit.session_id)
+        if conversation is None:
+            return None
+        info = conversation.session
+        size, matching = info.message_count, conversation.matches
+        # The day, then the sizes, then the project: 80 columns cut from the end.
+        return Text(
+            f"{when(info.last_timestamp)[:10]}  {size:,} msg{'s' * (size != 1)}, "
+            f"{matching:,} matching  {self._project(info.project)}",
+            style="dim",
+        )
 
     def snippet(self, hit: SearchResult) -> str:
         return hit.snippet

@@ -18,6 +18,7 @@ from textual.worker import get_current_worker
 
 from memtui.engine import (
     MODES,
+    By,
     MessageView,
     NoteHit,
     NoteSearchResponse,
@@ -40,6 +41,7 @@ LIMIT = 30  # about three screens of hits; the list draws only those on screen
 PREVIEW_CHARS = 4000  # of the hit's message in the preview
 PREVIEW_DELAY = 0.08  # seconds the cursor rests on a hit before its exchange loads
 MODE_LABEL = {"hybrid": "hybrid", "fts": "full text", "vector": "vector"}
+NEAREST_LABEL = "nearest by meaning — not matches"  # above a list when nothing matched
 # Who wrote a message, in the screen's words: the person's prompts apart from the tool output
 # Claude Code stores beside them as `user` lines.
 WHO = [("you", PROMPTS), ("claude", "assistant"), ("tool output", TOOL_OUTPUT)]
@@ -54,6 +56,7 @@ class Query:
     after: str | None
     before: str | None
     scope: str = "messages"
+    by: By = "message"
 
 
 class SearchScreen(Screen[None]):
@@ -61,6 +64,7 @@ class SearchScreen(Screen[None]):
         Binding("escape", "back", "Back", id="screen.back"),
         Binding("ctrl+o", "cycle_mode", "Mode", id="search.mode"),
         Binding("ctrl+t", "cycle_scope", "Scope", id="search.scope"),
+        Binding("ctrl+g", "toggle_by", "Group", id="search.by"),
         Binding("ctrl+l", "focus_query", "Query", id="search.query"),
         Binding("down", "focus_results", "Results", show=False, id="search.results"),
     ]
@@ -70,6 +74,7 @@ class SearchScreen(Screen[None]):
         self.initial = text
         self.mode = "hybrid"
         self.scope: Scope = scope
+        self.by: By = "message"  # the messages' hits, or their conversations (ctrl+g)
         self.last_notes: NoteSearchResponse | None = None
         self._debounce: Timer | None = None
         self._preview_timer: Timer | None = None
@@ -95,7 +100,9 @@ class SearchScreen(Screen[None]):
         yield Static("", id="search-summary")
         with Horizontal(id="search-body"):
             with Vertical(id="hits"):
+                yield Static(NEAREST_LABEL, id="note-nearest", classes="nearest")
                 yield NoteHitList(id="note-results")
+                yield Static(NEAREST_LABEL, id="nearest", classes="nearest")
                 yield ResultList(id="results")
             with VerticalScroll(id="preview"):
                 yield Static("", id="preview-text")
@@ -137,6 +144,7 @@ class SearchScreen(Screen[None]):
             text("after"),
             text("before"),
             self.scope,
+            self.by,
         )
 
     @on(Input.Changed)
@@ -150,9 +158,7 @@ class SearchScreen(Screen[None]):
     def _fire(self) -> None:
         query = self.query_now()
         if not query.text:
-            self._shown = None
-            self.query_one(ResultList).show([])
-            self.query_one(NoteHitList).show([])
+            self._cleared()
             self.query_one("#search-summary", Static).update("")
             return
         self.last = self.last_notes = None
@@ -174,6 +180,7 @@ class SearchScreen(Screen[None]):
                 after=query.after,
                 before=query.before,
                 limit=LIMIT,
+                by=query.by,
             )
         except MemtuiError as exc:
             if not worker.is_cancelled:
@@ -193,12 +200,18 @@ class SearchScreen(Screen[None]):
 
     def _failed(self, exc: MemtuiError) -> None:
         """The error alone: results of an earlier query must not read as this one's."""
-        self._shown = None
         self.last = self.last_notes = None
-        self.query_one(ResultList).show([])
-        self.query_one(NoteHitList).show([])
+        self._cleared()
         self.query_one("#preview-text", Static).update("")
         self.query_one("#search-summary", Static).update(Text(error_line(exc), style="bold"))
+
+    def _cleared(self) -> None:
+        """No query on screen: both lists empty, their labels gone."""
+        self._shown = None
+        self.query_one(ResultList).show([])
+        self.query_one(NoteHitList).show([])
+        for label in self.query(".nearest"):
+            label.remove_class("-shown")
 
     def show_results(self, query: Query, response: SearchResponse) -> None:
         if query != self.query_now():
@@ -206,7 +219,9 @@ class SearchScreen(Screen[None]):
         again = self._shown == query  # the archive grew: keep the reader's place
         self._shown = query
         self.last = response
-        self.query_one(ResultList).show(response.results, keep=again)
+        self.query_one(ResultList).show_response(response, keep=again)
+        nearest = not response.results and bool(response.nearest)
+        self.query_one("#nearest", Static).set_class(nearest, "-shown")
         self._summary()
 
     def _summary(self) -> None:
@@ -237,7 +252,9 @@ class SearchScreen(Screen[None]):
         if query != self.query_now():
             return
         self.last_notes = response
-        self.query_one(NoteHitList).show(response.results)
+        self.query_one(NoteHitList).show_response(response)
+        nearest = not response.results and bool(response.nearest)
+        self.query_one("#note-nearest", Static).set_class(nearest, "-shown")
         self._summary()
 
     @on(NoteHitList.Highlighted)
@@ -264,14 +281,26 @@ class SearchScreen(Screen[None]):
         self._scoped()
         self.schedule()
 
+    def action_toggle_by(self) -> None:
+        """The messages' hits, or the conversations they are in (each at its best hit)."""
+        self.by = "session" if self.by == "message" else "message"
+        self._scoped()
+        self.schedule()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Grouping is the messages': shown dimmed while only notes are searched."""
+        return None if action == "toggle_by" and self.scope == "notes" else True
+
     def _scoped(self) -> None:
-        """Show the lists the scope searches; the project and role filters are the
-        messages' own."""
-        self.query_one("#scope", Static).update(self.scope)
+        """Show the lists the scope searches, and what the messages' list holds; the
+        project and role filters are the messages' own."""
+        shown = "conversations" if self.scope == "messages" and self.by == "session" else self.scope
+        self.query_one("#scope", Static).update(shown)
         for scope in SCOPES:
             self.set_class(self.scope == scope, f"-scope-{scope}")
         for name in ("project", "role"):
             self.query_one(f"#{name}", Select).disabled = self.scope == "notes"
+        self.refresh_bindings()
 
     def on_archive_changed(self, _: ArchiveChanged) -> None:
         """New messages may answer the query on screen: run it again (debounced, as typing

@@ -8,7 +8,6 @@ from typing import Literal, get_args
 from rich.markdown import Markdown
 from rich.text import Text
 
-from memtui import words
 from memtui.engine import NoteHit, NoteSearchResponse, SearchResponse
 from memtui.engine.search import DEPTH, REACH
 from memtui.tui.format import when
@@ -25,14 +24,19 @@ def summary(
     mode_label: dict[str, str],
 ) -> Text:
     """What the search found, in the scope asked for: the messages by which way they were
-    found (`12 full-text matches · 40 near in meaning · hybrid`), the notes by their number."""
+    found (`12 full-text matches · 40 near in meaning · hybrid`), the notes by their number;
+    `no matches` first when nothing matched."""
     parts = []
     if scope != "notes" and messages is not None:
         parts.append(counted(messages))
     if scope != "messages" and notes is not None:
-        parts.append(words.counted(notes.total, "note") + (" found" if scope == "notes" else ""))
-    if scope == "both" and messages is not None:
-        parts[0] = f"messages: {parts[0]}"
+        parts.append(_notes_found(notes.total, alone=scope == "notes"))
+    if (
+        scope == "both"
+        and messages is not None
+        and not (messages.by == "session" and messages.total)
+    ):
+        parts[0] = f"messages: {parts[0]}"  # (`7 conversations` says it itself)
     mode = (messages if scope != "notes" else notes) or notes or messages
     text = Text(" · ".join(parts) if parts else "searching…")
     if mode is not None:
@@ -42,24 +46,31 @@ def summary(
     return text
 
 
+def _notes_found(total: int, alone: bool) -> str:
+    if not total:
+        return "no matches" if alone else "no notes match"
+    return f"{total:,} note{'s' * (total != 1)}" + (" found" if alone else "")
+
+
 def counted(response: SearchResponse) -> str:
     """What the messages' total counts, each way apart: words that match, and neighbours
-    near enough in meaning to mean something (a list may add the few nearest beside them)."""
+    near enough in meaning to mean something; by conversation, the conversations first.
+    When nothing matched, `no matches` leads: the nearest listed are not matches."""
     parts = []
+    if not response.total:
+        parts.append("no matches")
+    elif response.by == "session":
+        plus = "+" if response.total >= REACH else ""
+        many = response.total != 1
+        parts.append(f"{response.total:,}{plus} conversation{'s' * many}")
     fts, near = response.fts_total, response.vector_total
     if fts is not None:
         plus = "+" if fts >= REACH else ""
-        parts.append(
-            f"{fts:,}{plus} full-text match{'es' * (fts != 1)}" if fts else "no full-text match"
-        )
+        parts.append(f"{fts:,}{plus} full-text match{'es' * (fts != 1)}")
     if near is not None:
         plus = "+" if near >= DEPTH else ""
-        if near:
-            parts.append(f"{near:,}{plus} near in meaning")
-        else:  # the few nearest are listed however far: say they are not close
-            listed = response.results and not fts
-            parts.append("none near in meaning" + (", the nearest listed" if listed else ""))
-    return " · ".join(parts) or f"{words.counted(response.total, 'message')} found"
+        parts.append(f"{near:,}{plus} near in meaning")
+    return " · ".join(parts)
 
 
 def preview(hit: NoteHit, body: str, code_theme: str) -> Markdown:
@@ -76,6 +87,11 @@ class NoteHitList(HitList[NoteHit]):
 
     class Selected(HitList.Selected):
         """A note was chosen."""
+
+    def show_response(self, response: NoteSearchResponse) -> None:
+        """The notes that match; when none does, the nearest by meaning, which the screen
+        labels as no match."""
+        self.show(response.results or response.nearest)
 
     def key(self, hit: NoteHit) -> object:
         return hit.note.id
