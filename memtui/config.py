@@ -1,4 +1,4 @@
-"""Every setting memtui reads, from one place: the environment (names fixed by SPEC.md).
+"""Every setting memtui reads, from one place: the environment (names fixed by docs/SPEC.md).
 
 Front ends call `load()` once and hand the Config down; nothing below them reads os.environ.
 """

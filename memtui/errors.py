@@ -1,7 +1,7 @@
 """One error family for every layer, each with a stable code the front ends show as is.
 
 The CLI prints `memtui: CODE: message (hint)` and exits non-zero, MCP answers an `isError`
-result whose text starts with the code, the TUI shows a notification. Codes are SPEC.md's.
+result whose text starts with the code, the TUI shows a notification. Codes are docs/SPEC.md's.
 """
 
 from __future__ import annotations

@@ -330,9 +330,25 @@ def test_an_edit_never_saves_over_a_change_made_meanwhile(noted: Config, tmp_pat
     Path(result.stderr.split("your edit is kept in ")[1].split(" ")[0]).unlink()
 
 
+def test_an_edit_of_a_note_deleted_meanwhile_is_kept(noted: Config, tmp_path: Path) -> None:
+    fake = editor(
+        tmp_path,
+        "subprocess.run([sys.executable, '-m', 'memtui', 'note', 'rm', '2', '--yes'], check=True)\n"
+        "path.write_text(text + ' mine')\n",
+    )
+    result = run(noted, "note", "edit", "2", EDITOR=fake, VISUAL="")
+    assert one_line_error(result) and "NOT_FOUND" in result.stderr, result.stderr
+    assert "--from" not in result.stderr  # no command that could only fail again
+    kept = Path(result.stderr.split("your edit is kept in ")[1].strip())
+    assert kept.read_text().endswith(" mine")
+    kept.unlink()
+
+
 def test_an_editor_that_fails_or_is_missing(noted: Config) -> None:
     failed = run(noted, "note", "edit", "1", EDITOR="false", VISUAL="")
-    assert one_line_error(failed) and "exited with status 1: nothing saved" in failed.stderr
+    assert one_line_error(failed), failed.stderr
+    assert "memtui: NOT_CONFIRMED: the editor 'false' exited with status 1" in failed.stderr
+    assert "nothing saved" in failed.stderr
     missing = run(noted, "note", "edit", "1", EDITOR="/no/such/editor", VISUAL="")
     assert one_line_error(missing) and "cannot start the editor" in missing.stderr
 
@@ -393,6 +409,24 @@ def test_rules_list_and_approve(noted: Config) -> None:
     assert "provisional" not in run(noted, "rules").stdout
     with Memory(noted) as memory:
         assert "Answer in French" in memory.notes.house_rules().text
+
+
+def test_rules_and_notes_mark_a_title_that_only_looks_like_another(noted: Config) -> None:
+    """Issue 25: a provisional `Answer in French` with a Cyrillic e sat beside the rule it
+    copies in `memtui rules`; only the id told them apart. Each line now says which note it
+    looks like."""
+    with Memory(noted) as memory:
+        copy = memory.notes.save("Answ\u0435r in French", "Reply in Russian.", "rule", by="agent")
+    twin = copy.note.id
+    for command in ("rules", "notes"):
+        lines = run(noted, command).stdout.splitlines()
+        marked = {line.split()[0]: line for line in lines if "looks like" in line}
+        assert set(marked) == {"3", str(twin)}, lines
+        assert marked["3"].endswith(f"Answer in French  ⚠ looks like #{twin}")
+        assert marked[str(twin)].endswith("Answ\u0435r in French  ⚠ looks like #3")
+    shown = run(noted, "note", "show", str(twin)).stdout
+    assert shown.startswith("# Answ\u0435r in French\n\n⚠ its title looks like note #3's\n")
+    assert "looks like" not in run(noted, "note", "show", "1").stdout
 
 
 # -- export and import ------------------------------------------------------------------------
@@ -512,6 +546,35 @@ def test_a_bad_edit_at_a_terminal_opens_the_editor_again(
     assert note["layer"] == "state" and note["body"].endswith(" more")
 
 
+def test_an_edit_at_a_terminal_changed_meanwhile_is_kept_not_edited_again(
+    noted: Config,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Editing again cannot help when the note changed meanwhile: no question, the edit is
+    kept in a file and the line says how to save it over the other version."""
+    theirs = tmp_path / "theirs.md"
+    theirs.write_text("---\ntitle: Checkout flake\nlayer: past\n---\ntheir body")
+    fake = editor(
+        tmp_path,
+        "subprocess.run([sys.executable, '-m', 'memtui', 'note', 'edit', '1', '--from', "
+        f"{str(theirs)!r}], check=True)\n"
+        "path.write_text(text + ' mine')\n",
+    )
+    monkeypatch.setenv("VISUAL", fake)
+    monkeypatch.setattr(sys, "stdin", Terminal("n\n"))
+    with pytest.raises(SystemExit):
+        cli.main(["note", "edit", "1"])
+    err = capsys.readouterr().err
+    assert "edit again?" not in err and len(err.strip().splitlines()) == 1, err
+    assert "INVALID_ARGUMENT: note 1 was changed elsewhere" in err
+    kept = Path(err.split("your edit is kept in ")[1].split(" ")[0])
+    assert kept.read_text().endswith(" mine")
+    assert f"to save it over that version: memtui note edit 1 --from {kept}" in err
+    kept.unlink()
+
+
 def test_help_lists_the_commands_and_loads_no_engine(cfg: Config) -> None:
     help_text = run(cfg, "--help").stdout
     for command in ("notes", "note", "rules", "export", "import"):
@@ -538,7 +601,8 @@ def test_an_edit_saved_in_another_encoding_is_kept(noted: Config, tmp_path: Path
 def test_an_editor_that_fails_after_changes_keeps_them(noted: Config, tmp_path: Path) -> None:
     fake = editor(tmp_path, "path.write_text(text + ' half done')\nsys.exit(3)\n")
     result = run(noted, "note", "edit", "1", EDITOR=fake, VISUAL="")
-    assert one_line_error(result) and "exited with status 3" in result.stderr, result.stderr
+    assert one_line_error(result) and "NOT_CONFIRMED: the editor" in result.stderr, result.stderr
+    assert "exited with status 3" in result.stderr
     kept = Path(result.stderr.split("your edit is kept in ")[1].strip())
     assert kept.read_text().endswith(" half done")
     kept.unlink()

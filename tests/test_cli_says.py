@@ -4,6 +4,7 @@ line up, and hit headers a pipe gets whole."""
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 import shutil
@@ -11,8 +12,11 @@ from pathlib import Path
 
 import pytest
 
+from memtui import errors
+from memtui.cli.say import NAMES as CLI_NAMES
 from memtui.config import Config
 from memtui.engine import Memory
+from memtui.tui.format import NAMES as TUI_NAMES
 from tests.cli_run import memtui, one_line_error
 from tests.lines import assistant, text, user, write
 
@@ -35,6 +39,23 @@ def test_errors_name_the_cli_commands_and_options(cfg: Config) -> None:
     assert one_line_error(gone) and "memtui inferences" in gone.stderr
     for said in (missing, when, rule, gone):
         assert not MCP_NAMES.search(said.stderr), said.stderr
+
+
+def test_every_name_an_engine_error_gives_has_the_cli_and_tui_words() -> None:
+    """An error's message names MCP tools and arguments in backticks: each front end says
+    them in its own words (a name missing here would reach the person as `snake_case`)."""
+    named = set()
+    package = Path(errors.__file__).parent
+    for path in [*(package / "engine").rglob("*.py"), *(package / "store").rglob("*.py")]:
+        for node in ast.walk(ast.parse(path.read_text())):
+            made = isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+            if isinstance(node, ast.Raise) or (made and node.func.id[0].isupper()):
+                for text in ast.walk(node):
+                    if isinstance(text, ast.Constant) and isinstance(text.value, str):
+                        named.update(re.findall(r"`([a-z_]+)`", text.value))
+    assert named >= {"get_signals", "snooze_until"}  # the scan finds them
+    assert named <= CLI_NAMES.keys() and named <= TUI_NAMES.keys()
+    assert not any("`" in words or "_" in words for words in TUI_NAMES.values())
 
 
 def test_an_import_conflict_names_on_conflict(cfg: Config, tmp_path: Path) -> None:
@@ -101,6 +122,18 @@ def test_counts_read_as_words(cfg: Config) -> None:
     line = memtui(cfg, "projects").stdout
     assert " 1 session " in line and "1 sessions" not in line, line
     assert " 2 messages " in line
+
+
+def test_one_of_a_count_reads_singular(cfg: Config) -> None:
+    """`1 entry skipped`, `1 skipped line`, `1 session`: index and stats say one as one."""
+    session = archive(cfg, "/home/dev/one")
+    write(cfg.claude_dir / "-long" / f"{session}.jsonl", b"not json\n")
+    (cfg.claude_dir / "-odd" / "folder.jsonl").mkdir(parents=True)  # named like a transcript
+    said = memtui(cfg, "index").stderr
+    assert "1 skipped line," in said, said
+    assert "1 entry skipped" in said, said
+    stats = memtui(cfg, "stats").stdout
+    assert "(1 skipped line)" in stats and "1 entry at the last ingest" in stats, stats
 
 
 def test_piped_hit_headers_are_never_wrapped(cfg: Config) -> None:

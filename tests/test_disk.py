@@ -79,7 +79,7 @@ def test_unreadable_transcript_is_skipped(cfg: Config) -> None:
     result = memtui(cfg, "index", as_user=True)
     assert result.returncode == 0 and "Traceback" not in result.stderr, result.stderr
     assert "3 sessions, 6 new messages" in result.stderr
-    assert "1 entries skipped" in result.stderr and "Permission denied" in result.stderr
+    assert "1 entry skipped" in result.stderr and "Permission denied" in result.stderr
 
 
 def test_file_deleted_while_it_is_read_is_read_whole(tmp_path: Path) -> None:

@@ -117,6 +117,16 @@ def test_no_archive_prints_nothing(cfg: Config) -> None:
     assert not cfg.db_path.exists()
 
 
+def test_the_usage_names_an_event(cfg: Config) -> None:
+    """Claude Code calls what a hook answers an event (SessionStart): so does the usage."""
+    run = [sys.executable, "-m", "memtui", "hook"]
+    env = {**os.environ, "MEMTUI_DATA_DIR": str(cfg.data_dir)}
+    usage = subprocess.run([*run, "--help"], capture_output=True, text=True, env=env).stdout
+    assert "memtui hook [-h] EVENT" in usage and "ACTION" not in usage, usage
+    none = subprocess.run(run, capture_output=True, text=True, env=env)
+    assert none.returncode != 0 and "required: EVENT" in none.stderr, none.stderr
+
+
 def test_endless_input_is_cut_and_prints_nothing(archive: Config) -> None:
     done = hook(archive, "x" * 3_000_000)
     assert (done.returncode, done.stdout) == (0, "")

@@ -22,6 +22,7 @@ import pytest
 import tantivy
 
 from memtui.config import Config, unnamed
+from memtui.engine.doctor import check_store, salvage
 from memtui.engine.memory import Memory
 from memtui.errors import NotConfirmed
 from memtui.store import db
@@ -1103,6 +1104,19 @@ def test_repair_keeps_forgets_and_what_only_the_store_held(indexed: Config) -> N
             assert {(r.fingerprint, r.status) for r in signals_store.triaged(conn)} == decided
     assert memtui(indexed, "doctor").returncode == 0
     assert json.loads(memtui(indexed, "stats", "--json").stdout)["sessions"] == 1
+
+
+def test_doctor_reads_bytes_that_are_not_utf8_as_the_store_does(indexed: Config) -> None:
+    """A store another tool wrote to may hold a byte that is not UTF-8: doctor counts the
+    sessions and a recovery keeps the note (U+FFFD for the byte), as every read does."""
+    with Memory(indexed) as memory:
+        note = memory.notes.save("Kept", "body", "past", by="person").note
+        sessions = len(memory.history.list_sessions(limit=1000))
+    with sqlite3.connect(indexed.db_path) as conn:
+        conn.execute("UPDATE notes SET body = CAST(x'6361ff66' AS TEXT) WHERE id = ?", (note.id,))
+        conn.execute("UPDATE files SET path = path || CAST(x'ff' AS TEXT) WHERE rowid = 1")
+    assert check_store(indexed).sessions == sessions
+    assert [n.body for n in salvage(indexed, indexed.db_path).notes] == ["ca\ufffdf"]
 
 
 def test_repair_of_a_truncated_store_reads_the_notes_left_in_it(indexed: Config) -> None:

@@ -419,7 +419,7 @@ async def test_a_transcript_growing_while_its_session_is_open(
     path, cwd = growing
     app = MemtuiApp(memory)
     async with app.run_test(size=SIZE) as pilot:
-        await until(pilot, lambda: app.counts.startswith("1 projects"))
+        await until(pilot, lambda: app.counts.startswith("1 project ·"))
         session = await open_session(pilot, app, LIVE)
         view = session.query_one(MessageList)
         before = len(view.messages)
@@ -439,7 +439,7 @@ async def test_search_results_follow_a_growing_transcript(
     path, cwd = growing
     app = MemtuiApp(memory)
     async with app.run_test(size=SIZE) as pilot:
-        await until(pilot, lambda: app.counts.startswith("1 projects"))
+        await until(pilot, lambda: app.counts.startswith("1 project ·"))
         await pilot.press("slash", *"zanzibar", "ctrl+o")  # full text: words, not neighbours
         screen = app.screen
         assert isinstance(screen, SearchScreen)

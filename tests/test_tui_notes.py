@@ -950,3 +950,51 @@ async def test_a_rule_whose_title_only_looks_like_another_is_marked(noted: Memor
         preview = rules.query_one("#rule-text", Static)
         said = f"looks like note #{first}'s"
         await until(pilot, lambda: said in getattr(preview.content, "markup", ""))
+
+
+async def test_a_note_whose_title_only_looks_like_another_says_so_and_opens_it(
+    noted: Memory,
+) -> None:
+    """The list and the rules screen marked a look-alike title; the note itself did not."""
+    first = note_id(noted, "Always run ruff")
+    noted.notes.save("\u0430lways run ruff", "Skip ruff.", "rule", by="agent")
+    app = MemtuiApp(noted, upkeep=False)
+    async with app.run_test(size=SIZE) as pilot:
+        view = await open_note(pilot, "\u0430lways run ruff")
+        assert f"⚠ its title looks like note #{first}'s" in text_of(view)
+        assert view.query_one(NoteText).targets[0].note_id == first
+        await pilot.press("tab", "enter")
+        await note_view(pilot, "Always run ruff")
+
+
+async def test_the_note_shown_follows_an_edit_made_elsewhere(noted: Memory) -> None:
+    """A note edited from a shell (or by Claude) while it is on screen: the view shows the
+    new text, as the lists do, without leaving it."""
+    app = MemtuiApp(noted, upkeep=False)
+    async with app.run_test(size=SIZE) as pilot:
+        view = await open_note(pilot, "Release checklist")
+        assert "Tag, build, publish." in text_of(view)
+        with Memory(noted.config) as shell:  # `memtui note edit` in another terminal
+            shell.notes.update(view.note_id, by="person", body="Tag, build, sign, publish.")
+        await until(pilot, lambda: "sign" in text_of(view), timeout=8)
+        assert app.screen is view
+        with Memory(noted.config) as shell:
+            shell.notes.delete(view.note_id, by="person")
+        await until(pilot, lambda: isinstance(app.screen, NotesScreen), timeout=8)
+        assert any("deleted elsewhere" in n.message for n in app._notifications)
+
+
+async def test_a_note_closed_twice_closes_only_itself(noted: Memory) -> None:
+    """A delete or forget from the view, seen by the store watcher too, closes the view by
+    both ways: the second finds it gone and leaves the list under it be (it closed the list
+    too, under load, in tests/test_tui_forget.py)."""
+    app = MemtuiApp(noted, upkeep=False)
+    async with app.run_test(size=SIZE) as pilot:
+        view = await open_note(pilot, "Release checklist")
+        listing = app.screen_stack[-2]
+        assert isinstance(listing, NotesScreen)
+        noted.notes.delete(view.note_id, by="person")
+        await until(pilot, lambda: app.screen is listing, timeout=8)  # the watcher's way
+        view._deleted()  # the delete's own callback, arriving after it
+        await settled(pilot)
+        assert app.screen is listing

@@ -197,6 +197,9 @@ async def test_a_snooze_the_engine_refuses_is_a_notification_with_its_code(
             pilot, lambda: any("INVALID_ARGUMENT" in str(n.message) for n in app._notifications)
         )
         assert signalled.signals.get(sid).status == "new"
+        said = [str(n.message) for n in app._notifications if "INVALID_ARGUMENT" in str(n.message)]
+        assert "the snooze time '2001-01-01' is not in the future" in said[0], said
+        assert "`" not in said[0] and "snooze_until" not in said[0], said  # the TUI's words
 
 
 async def test_mint_from_a_signal_only_on_the_confirm(signalled: Memory) -> None:

@@ -197,7 +197,7 @@ def test_resume_hands_the_terminal_to_claude_and_takes_it_back(
     fake.chmod(0o755)
     term = launch(tmp_path, claude_dir, path=f"{bin_dir}:{os.environ['PATH']}")
     terminals.append(term)
-    term.wait(lambda s: "1 sessions" in s and indexed(s), "the first index")
+    term.wait(lambda s: "1 session ·" in s and indexed(s), "the first index")
     term.keys("Enter")  # the only session
     term.wait(lambda s: "msgs" in s and "Resume" in s, "the session")
     term.keys("r")

@@ -78,7 +78,7 @@ def build_parser() -> Parser:
             if parent and parent not in actions:
                 actions[parent] = parsers[parent].add_subparsers(
                     dest=f"{parent}_action",
-                    metavar="ACTION",
+                    metavar=declared[parent].actions,
                     parser_class=Parser,
                     required=declared[parent].run is None,
                 )

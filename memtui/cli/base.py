@@ -71,6 +71,7 @@ class Command:
     # (memory, args) when `store`, else (args); None: a group that only holds its actions
     run: Callable[..., None] | None
     store: bool = True
+    actions: str = "ACTION"  # a group's word for its actions, as its usage names them
 
 
 @dataclass(slots=True)
@@ -88,9 +89,9 @@ class Family:
 
         return declare
 
-    def group(self, name: str, help: str) -> None:
+    def group(self, name: str, help: str, actions: str = "ACTION") -> None:
         """A command that is only its actions (`note show|add|edit|rm`)."""
-        self.commands.append(Command(name, help, (), None))
+        self.commands.append(Command(name, help, (), None, actions=actions))
 
 
 # -- what an argument may be -------------------------------------------------------------------

@@ -9,9 +9,10 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from memtui.cli.base import JSON, Family, arg, one_of, text, whole
-from memtui.cli.say import console, plural, print_json, say, shown, when
+from memtui.cli.say import console, print_json, say, shown, when
 from memtui.engine import MODES, ROLES, render, to_dict
 from memtui.engine.validate import REACH
+from memtui.words import plural
 
 if TYPE_CHECKING:
     from rich.console import Console

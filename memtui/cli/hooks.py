@@ -11,7 +11,7 @@ from memtui import config
 from memtui.cli.base import Family
 
 family = Family()
-family.group("hook", "Claude Code hooks (see `memtui mcp --print-config`)")
+family.group("hook", "Claude Code hooks (see `memtui mcp --print-config`)", actions="EVENT")
 
 
 @family.command("hook session-start", "print the project's context", store=False)

@@ -10,9 +10,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from memtui.cli.base import JSON, Family, arg, id_of, text, whole, yes
-from memtui.cli.say import ask, confirm, error_line, fail, plural, print_json, say, when
+from memtui.cli.say import ask, confirm, error_line, fail, print_json, say, when
 from memtui.engine import FORMATS, LAYERS, MAX_BODY_BYTES, ON_CONFLICT, to_dict
-from memtui.errors import InvalidArgument, MemtuiError
+from memtui.errors import InvalidArgument, MemtuiError, NotFound
+from memtui.words import counted, plural
 
 if TYPE_CHECKING:
     from memtui.engine import Memory, Note, UpdatedNote
@@ -39,9 +40,14 @@ def notes(memory: Memory, args: Namespace) -> None:
     if not found:
         say("no notes here yet: memtui note add --title T --layer past FILE", file=sys.stderr)
     for n in found:
-        say(f"{n.id:>5}  {when(n.updated)}  {n.layer:<5}  {n.folder or '-':<16}  {n.title}")
+        say(f"{n.id:>5}  {when(n.updated)}  {n.layer:<5}  {n.folder or '-':<16}  {_title(n)}")
     if total > len(found):
         say(f"{len(found):,} of {total:,} (--limit shows more)", file=sys.stderr)
+
+
+def _title(n: Note) -> str:
+    """A listed title; one that looks like another note's (confusable letters) says which."""
+    return n.title if n.looks_like is None else f"{n.title}  ⚠ looks like #{n.looks_like}"
 
 
 family.group("note", "show, add, edit or delete one note")
@@ -60,6 +66,8 @@ def note_show(memory: Memory, args: Namespace) -> None:
         return
     n = detail.note
     say(f"# {n.title}\n")
+    if n.looks_like is not None:
+        say(f"⚠ its title looks like note #{n.looks_like}'s\n")
     say(_note_fields(n))
     if detail.source is not None:
         where = detail.source.project or "no longer archived"
@@ -197,12 +205,15 @@ def note_edit(memory: Memory, args: Namespace) -> None:
         try:
             saved = _save_edit(memory, before, _utf8(data))
         except MemtuiError as exc:
-            if ask(f"{error_line(exc)}\nedit again? [Y/n] ", default=True):
+            # Editing again mends a mistake in the text, not a note changed or deleted meanwhile.
+            meanwhile = _meanwhile(memory, before)
+            if not meanwhile and ask(f"{error_line(exc)}\nedit again? [Y/n] ", default=True):
                 continue
-            fail(
-                f"{error_line(exc)}; nothing saved, your edit is kept in {draft} "
-                f"(fix it, then: memtui note edit {before.id} --from {draft})"
-            )
+            kept = f"{error_line(exc)}; nothing saved, your edit is kept in {draft}"
+            if meanwhile == "deleted":
+                fail(kept)
+            then = "to save it over that version" if meanwhile else "fix it, then"
+            fail(f"{kept} ({then}: memtui note edit {before.id} --from {draft})")
         draft.unlink()
         _saved(before.id, saved)
         return
@@ -219,19 +230,25 @@ def _utf8(data: bytes) -> str:
 
 
 def _save_edit(memory: Memory, before: Note, text: str) -> UpdatedNote | None:
-    """Save an edited note, unless someone else changed it since it was opened; None when
-    the edit changed nothing."""
+    """Save an edited note (the engine refuses it when someone else changed the note since
+    it was opened); None when the edit changed nothing."""
     from memtui.engine import edited_note
 
     fields = edited_note(text)
-    now = memory.notes.get(before.id).note
-    if now.updated != before.updated:
-        raise InvalidArgument(
-            f"note {before.id} was changed elsewhere ({now.updated}) while you edited it",
-            "compare it with memtui note show and edit again",
-        )
     changed = {k: v for k, v in fields.items() if v != getattr(before, k)}
-    return memory.notes.update(before.id, by="person", **changed) if changed else None
+    if not changed:
+        return None
+    return memory.notes.update(before.id, by="person", expected_updated=before.updated, **changed)
+
+
+def _meanwhile(memory: Memory, before: Note) -> str | None:
+    """What happened to the note elsewhere while it was edited: "changed", "deleted", or
+    None for nothing."""
+    try:
+        now = memory.notes.get(before.id).note
+    except NotFound:
+        return "deleted"
+    return "changed" if now.updated != before.updated else None
 
 
 def _saved(note_id: int, saved: UpdatedNote | None) -> None:
@@ -244,7 +261,8 @@ def _saved(note_id: int, saved: UpdatedNote | None) -> None:
 
 
 def _run_editor(path: Path) -> str:
-    """Open `path` in the person's editor; what went wrong, or "" when it exited cleanly."""
+    """Open `path` in the person's editor; what went wrong, or "" when it exited cleanly.
+    An editor that exits non-zero (vim's :cq) is how a person says "do not save"."""
     import shlex
     import subprocess
 
@@ -253,7 +271,7 @@ def _run_editor(path: Path) -> str:
         code = subprocess.run([*shlex.split(command), str(path)], check=False).returncode
     except (OSError, ValueError) as exc:
         return f"INVALID_ARGUMENT: cannot start the editor {command!r} ($VISUAL/$EDITOR): {exc}"
-    return f"the editor {command!r} exited with status {code}" if code else ""
+    return f"NOT_CONFIRMED: the editor {command!r} exited with status {code}" if code else ""
 
 
 @family.command("note rm", "delete a note (asks first)", arg("id", type=NOTE_ID), yes("do not ask"))
@@ -261,7 +279,7 @@ def note_rm(memory: Memory, args: Namespace) -> None:
     detail = memory.notes.get(args.id)
     n = detail.note
     count = len(detail.backlinks)
-    linked = f", linked from {count} note{'s' * (count != 1)}" if count else ""
+    linked = f", linked from {counted(count, 'note')}" if count else ""
     confirm(
         args.yes,
         f"delete note #{n.id} {n.title!r} ({n.layer}{linked})?",
@@ -285,7 +303,7 @@ def rules(memory: Memory, args: Namespace) -> None:
         if listed:
             say(f"{status} ({len(listed)})")
         for r in listed:
-            say(f"{r.id:>5}  {when(r.updated)}  by {r.author:<6}  {r.title}")
+            say(f"{r.id:>5}  {when(r.updated)}  by {r.author:<6}  {_title(r)}")
     if any(r.status == "provisional" for r in found):
         say("provisional rules are not given to Claude: memtui rules approve ID", file=sys.stderr)
 

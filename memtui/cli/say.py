@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 from memtui.errors import MemtuiError, NotConfirmed
+from memtui.words import counted
 
 if TYPE_CHECKING:  # rich: imported where it prints (not in `memtui mcp` nor the hook)
     from rich.console import Console
@@ -68,11 +69,6 @@ def print_json(doc: object) -> None:
 def when(timestamp: str | None) -> str:
     """An ISO time as a fixed-width column: `2026-01-05 14:03`."""
     return f"{(timestamp or '')[:16].replace('T', ' '):<16}"
-
-
-def plural(n: int, word: str) -> str:
-    """`word` as it goes with `n`: 1 session, 2 sessions."""
-    return word if n == 1 else f"{word}s"
 
 
 def ask(question: str, default: bool) -> bool:
@@ -135,17 +131,18 @@ def _bar_columns() -> tuple[ProgressColumn, ...]:
 def summary(report: IngestReport) -> str:
     """An ingest in a line or a few: counts, and the first entries it could not read."""
     parts = [
-        f"{len(report.sessions):,} sessions",
-        f"{report.messages:,} new messages",
-        f"{report.files:,} of {report.files_seen:,} files changed",
-        f"{report.skipped:,} skipped lines",
+        counted(len(report.sessions), "session"),
+        counted(report.messages, "new message"),
+        f"{report.files:,} of {counted(report.files_seen, 'file')} changed",
+        counted(report.skipped, "skipped line"),
     ]
     if report.duplicates:
-        parts.append(f"{report.duplicates:,} duplicate lines")
+        parts.append(counted(report.duplicates, "duplicate line"))
     if report.archived:
-        parts.append(f"{report.archived:,} files gone (sessions kept, archived)")
+        parts.append(f"{counted(report.archived, 'file')} gone (sessions kept, archived)")
     if report.unreadable:
-        parts.append(f"{len(report.unreadable):,} entries skipped (unreadable, see the log)")
+        unreadable = counted(len(report.unreadable), "entry", "entries")
+        parts.append(f"{unreadable} skipped (unreadable, see the log)")
     lines = ["indexed: " + ", ".join(parts)]
     lines += [f"  skipped {entry}" for entry in report.unreadable[:10]]
     return "\n".join(lines)

@@ -13,6 +13,7 @@ from memtui.cli.base import JSON, Family, arg, existing_dir, id_of, one_of, text
 from memtui.cli.say import confirm, print_json, say, summary, with_progress
 from memtui.engine import LAYERS, IndexDamaged, InvalidArgument, StoreCorrupt, to_dict
 from memtui.engine.signal_types import INFERENCE_STATUSES, SIGNAL_STATUSES
+from memtui.words import counted
 
 if TYPE_CHECKING:
     from memtui.engine import IngestReport, Memory, ProgressEvent
@@ -71,9 +72,10 @@ def stats(memory: Memory, args: Namespace) -> None:
     say(f"projects      {stats.projects:,}")
     say(f"sessions      {stats.sessions:,} ({stats.archived_sessions:,} archived)")
     say(f"messages      {stats.messages:,} ({kinds})")
-    say(f"files         {stats.files:,} ({stats.skipped_lines:,} skipped lines)")
+    say(f"files         {stats.files:,} ({counted(stats.skipped_lines, 'skipped line')})")
     if stats.unreadable_files:
-        say(f"unreadable    {stats.unreadable_files:,} entries at the last ingest (see the log)")
+        unreadable = counted(stats.unreadable_files, "entry", "entries")
+        say(f"unreadable    {unreadable} at the last ingest (see the log)")
     say(f"notes         {_counted(stats.notes, LAYERS)}")
     say(f"signals       {_by_status(stats.signals, SIGNAL_STATUSES)}")
     say(f"inferences    {_counted(stats.inferences, INFERENCE_STATUSES)}")

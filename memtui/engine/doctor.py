@@ -39,11 +39,13 @@ from memtui.store.db import DAMAGED_MARK
 from memtui.store.notes import COLUMNS as NOTE_COLUMNS
 from memtui.store.notes import row as note_row
 from memtui.store.signals import EvidenceRow, InferenceRow, SignalRow
+from memtui.words import counted
 
 if TYPE_CHECKING:
     from memtui.ingest.pipeline import IngestReport
 
 _CHECK_LINES = 20
+_BUSY_MS = 5000  # how long doctor waits for a lock another process holds on the store
 _AUTOINCREMENT = {"notes", "signals", "inferences"}
 _SIGNAL_COLUMNS = (
     "id, type, fingerprint, title, detail, note_ids, message_ids, status, snooze_until, "
@@ -65,14 +67,14 @@ class Salvage:
 
     def saved(self) -> str:
         return (
-            f"{_count(len(self.notes), 'note')} (with their tags and links), "
-            f"{_count(len(self.triage), 'decision')} on signals, "
-            f"{_count(len(self.inferences), 'inference')}"
+            f"{counted(len(self.notes), 'note')} (with their tags and links), "
+            f"{counted(len(self.triage), 'decision')} on signals, "
+            f"{counted(len(self.inferences), 'inference')}"
         )
 
     def forgets(self) -> str:
         return (
-            f"{_count(len(self.forgotten), 'session')}, {_count(len(self.blocked), 'project')}"
+            f"{counted(len(self.forgotten), 'session')}, {counted(len(self.blocked), 'project')}"
             f" (from it and {RECEIPTS})"
         )
 
@@ -80,7 +82,7 @@ class Salvage:
         """The rows that could not be read, each kind named even when none was lost."""
         return (
             ", ".join(
-                _count(n, what) if n is not None else f"every {what} (unreadable)"
+                counted(n, what) if n is not None else f"every {what} (unreadable)"
                 for what, n in self.lost.items()
             )
             + " in pages that cannot be read"
@@ -133,7 +135,7 @@ def check_store(config: Config) -> StoreCheck:
             salvage=salvage(config, path),
         )
     try:
-        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5)
+        conn = db.read_only(path, _BUSY_MS)
     except sqlite3.Error as exc:
         _not_the_files(config, exc)
         return StoreCheck(
@@ -238,7 +240,7 @@ def salvage(config: Config, path: Path) -> Salvage:
     out = Salvage()
     receipts = _receipts(config.data_dir / RECEIPTS)
     try:
-        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5)
+        conn = db.read_only(path, _BUSY_MS)
     except sqlite3.Error:
         conn = None
     if conn is None or path.stat().st_size == 0:
@@ -403,10 +405,6 @@ def _receipts(path: Path) -> list[dict]:
         if isinstance(receipt, dict):
             out.append(receipt)
     return out
-
-
-def _count(n: int, what: str) -> str:
-    return f"{n:,} {what}{'s' * (n != 1)}"
 
 
 def _transcripts(root: Path) -> int:

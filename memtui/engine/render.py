@@ -7,6 +7,7 @@ from bisect import bisect_right
 
 from memtui.engine.types import MessageView, SessionInfo
 from memtui.errors import InvalidArgument
+from memtui.words import counted
 
 TOOL_OUTPUT_SHOWN = 400  # tool output is searchable in full but shortened for reading
 # One answer's most, in UTF-8 bytes of the lines as JSON strings (what the answer carries):
@@ -32,7 +33,7 @@ def session_markdown(info: SessionInfo, messages: list[MessageView]) -> str:
         f"- session: `{info.session_id}`",
         f"- project: `{info.project}`",
         f"- from {info.first_timestamp or '?'} to {info.last_timestamp or '?'}"
-        f" · {info.message_count} messages" + (" · archived" if info.archived else ""),
+        f" · {counted(info.message_count, 'message')}" + (" · archived" if info.archived else ""),
         "",
     ]
     for m in messages:

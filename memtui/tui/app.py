@@ -26,6 +26,7 @@ from memtui.errors import MemtuiError
 from memtui.tui import actions, settings
 from memtui.tui.browse import BrowseScreen, ProjectList, SessionList
 from memtui.tui.forget import ForgetReceipt
+from memtui.tui.format import error_line
 from memtui.tui.forms import Confirm, Prompt
 from memtui.tui.messages import ArchiveChanged, Progress, StoreChanged
 from memtui.tui.notes.keys import SCOPES as NOTES_SCOPES
@@ -34,6 +35,7 @@ from memtui.tui.search import SearchScreen
 from memtui.tui.session import MessageBlock, MessageList, SessionScreen, warm_drawing
 from memtui.tui.signals.keys import SCOPES as SIGNALS_SCOPES
 from memtui.tui.watcher import StoreWatcher
+from memtui.words import counted
 
 _T = TypeVar("_T")
 
@@ -147,7 +149,7 @@ class MemtuiApp(App[str | None]):
             )
         except MemtuiError as exc:
             self.mcp_address = "MCP off"
-            self.notify(exc.line(), title="MCP", severity="error", timeout=12)
+            self.notify(error_line(exc), title="MCP", severity="error", timeout=12)
 
     def _mcp_ready(self, url: str) -> None:
         self.mcp_address = f"MCP {url}"
@@ -181,7 +183,7 @@ class MemtuiApp(App[str | None]):
         except MemtuiError as exc:
             self.first_read.set()
             self.post_message(Progress(None))
-            self.call_from_thread(self.notify, exc.line(), severity="error", timeout=15)
+            self.call_from_thread(self.notify, error_line(exc), severity="error", timeout=15)
         finally:
             self.first_read.set()
             self.upkeep_done.set()
@@ -250,7 +252,9 @@ class MemtuiApp(App[str | None]):
         p = message.projects
         sessions = sum(x.sessions for x in p)
         messages = sum(x.messages for x in p)
-        self.counts = f"{len(p):,} projects · {sessions:,} sessions · {messages:,} messages"
+        self.counts = " · ".join(
+            (counted(len(p), "project"), counted(sessions, "session"), counted(messages, "message"))
+        )
 
     def action_quit(self) -> None:
         """Leave at once: the index stops at its next batch boundary (nothing half-written)
@@ -337,7 +341,7 @@ class MemtuiApp(App[str | None]):
         try:
             return call()
         except MemtuiError as exc:
-            self.call_from_thread(self.notify, exc.line(), severity="error")
+            self.call_from_thread(self.notify, error_line(exc), severity="error")
             return None
 
     @work(thread=True, group="copy", exit_on_error=False)
@@ -353,7 +357,7 @@ class MemtuiApp(App[str | None]):
         """Copy through the terminal; where that cannot arrive (tmux without clipboard
         passthrough) say so, and say where the text is instead."""
         self.copy_to_clipboard(markdown)
-        lines = f"{markdown.count(chr(10)) + 1:,} lines of Markdown"
+        lines = f"{counted(markdown.count(chr(10)) + 1, 'line')} of Markdown"
         if blocked is None:
             self.notify(f"copied {lines} to the clipboard")
             return
@@ -406,7 +410,7 @@ class MemtuiApp(App[str | None]):
         try:
             written = actions.export(self.memory.history.session_markdown(session_id), target)
         except MemtuiError as exc:
-            self.call_from_thread(self.notify, exc.line(), severity="error")
+            self.call_from_thread(self.notify, error_line(exc), severity="error")
         except OSError as exc:
             self.call_from_thread(self.notify, f"not written: {exc}", severity="error")
         else:

@@ -18,6 +18,7 @@ from textual.widgets import Label, Static
 from memtui.engine import Note, ProjectInfo, Receipt, SessionInfo
 from memtui.tui.format import home_short, one_line, when
 from memtui.tui.forms import Confirm
+from memtui.words import counted
 
 if TYPE_CHECKING:
     from memtui.tui.app import MemtuiApp
@@ -38,18 +39,19 @@ class Target:
 
 
 def session(app: MemtuiApp, info: SessionInfo, then: Callable[[], None] | None = None) -> None:
-    count = f"{info.message_count:,} message{'s' * (info.message_count != 1)}"
+    count = counted(info.message_count, "message")
     name = f"the session {one_line(info.title or '(untitled)', 50)!r}"
     detail = f"Its {count} leave every file memtui keeps, for good. {KEPT}"
     ask(app, Target(name, detail, session_id=info.session_id), then)
 
 
 def project(app: MemtuiApp, info: ProjectInfo, then: Callable[[], None] | None = None) -> None:
-    sessions = f"{info.sessions:,} session{'s' * (info.sessions != 1)}"
+    sessions = counted(info.sessions, "session")
     name = f"the project {home_short(info.project)}"
+    messages = counted(info.messages, "message")
     detail = (
-        f"Its {sessions} and {info.messages:,} messages leave every file memtui keeps, for "
-        f"good, and its new sessions are not archived (`memtui forget --project "
+        f"Its {sessions} and {messages} leave every file memtui keeps, for good, and its new "
+        f"sessions are not archived (`memtui forget --project "
         f"{info.project} --undo` lets them in again). {KEPT}"
     )
     ask(app, Target(name, detail, project=info.project), then)

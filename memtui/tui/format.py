@@ -13,8 +13,23 @@ from rich.measure import Measurement
 from rich.style import Style
 from rich.text import Text
 
+from memtui.errors import MemtuiError
+
 ROLE_LABEL = {"user": "you", "assistant": "claude"}
+# The TUI's words for the MCP tools and arguments the engine's messages name in backticks
+# (the CLI has its own, in cli/say.py).
+NAMES = {
+    "get_signals": "the Signals screen (s)",
+    "list_inferences": "the Inferences screen (i)",
+    "snooze_until": "the snooze time",
+    "on_conflict": "memtui import --on-conflict",
+}
 _MARKED = re.compile(r"\*\*(.+?)\*\*", re.DOTALL)
+
+
+def error_line(exc: MemtuiError) -> str:
+    """An engine error as the TUI shows it: in the screens' words, not the MCP tools'."""
+    return exc.line(NAMES)
 
 
 def who(role: str, kind: str) -> str:

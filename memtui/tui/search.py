@@ -27,7 +27,7 @@ from memtui.engine import (
 )
 from memtui.engine.search import PROMPTS, TOOL_OUTPUT
 from memtui.errors import MemtuiError
-from memtui.tui.format import ROLE_LABEL, hit_words, one_line, short_names, when
+from memtui.tui.format import ROLE_LABEL, error_line, hit_words, one_line, short_names, when
 from memtui.tui.messages import ArchiveChanged
 from memtui.tui.notes import flows as notes_flows
 from memtui.tui.notes import scope as note_scope
@@ -203,7 +203,7 @@ class SearchScreen(Screen[None]):
         self.last = self.last_notes = None
         self._cleared()
         self.query_one("#preview-text", Static).update("")
-        self.query_one("#search-summary", Static).update(Text(exc.line(), style="bold"))
+        self.query_one("#search-summary", Static).update(Text(error_line(exc), style="bold"))
 
     def _cleared(self) -> None:
         """No query on screen: both lists empty, their labels gone."""

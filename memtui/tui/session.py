@@ -29,10 +29,11 @@ from textual.widgets import Input, Static
 from memtui.engine import MessageView, SessionInfo
 from memtui.errors import MemtuiError
 from memtui.tui import forget
-from memtui.tui.format import ROLE_LABEL, home_short, one_line, when
+from memtui.tui.format import ROLE_LABEL, error_line, home_short, one_line, when
 from memtui.tui.messages import ArchiveChanged
 from memtui.tui.notes import capture
 from memtui.tui.status import Keys, StatusLine
+from memtui.words import counted
 
 CODE_THEME = {True: "monokai", False: "friendly"}  # by whether the app's theme is dark
 WARM_LANGUAGES = ("python", "typescript", "javascript", "bash", "json", "diff")
@@ -447,7 +448,7 @@ class SessionScreen(Screen[None]):
         try:
             info, messages = self.app.memory.history.session_messages(self.session_id)
         except MemtuiError as exc:
-            self.app.call_from_thread(self.app.notify, exc.line(), severity="error")
+            self.app.call_from_thread(self.app.notify, error_line(exc), severity="error")
             return
         self.app.call_from_thread(self._loaded, info, messages, first)
 
@@ -480,7 +481,7 @@ class SessionScreen(Screen[None]):
         title.append(f"\n{home_short(i.project)}", style="dim")
         if i.git_branch:
             title.append(f"   ⎇ {i.git_branch}", style="dim")
-        title.append(f"   {i.message_count} msgs", style="dim")
+        title.append(f"   {counted(i.message_count, 'msg')}", style="dim")
         if i.archived:
             title.append("   ⌂ archived (Claude Code deleted the transcript)", style="italic")
         if self.hits:

@@ -21,6 +21,7 @@ from textual.worker import get_current_worker
 
 from memtui.engine import LAYERS, Note, NoteDraft, SaveResult, UpdatedNote
 from memtui.errors import MemtuiError
+from memtui.tui.format import error_line
 from memtui.tui.forms import Confirm
 from memtui.tui.notes import flows
 from memtui.tui.notes.dialogs import SimilarNotes
@@ -312,7 +313,7 @@ class NoteEditor(Screen[None]):
                 expected_updated=note.updated,
             )
         except MemtuiError as exc:
-            self.app.call_from_thread(self.notify, exc.line(), severity="error", timeout=12)
+            self.app.call_from_thread(self.notify, error_line(exc), severity="error", timeout=12)
             now = self.app.ask(lambda: notes.get(note.id).note)
             if now is not None and now.updated != note.updated:
                 self.note = now  # the version a second ctrl+s knowingly saves over

@@ -15,9 +15,10 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
 
-from memtui.engine import Flashbacks, NoteDetail, NoteLink
+from memtui.engine import Flashbacks, MemtuiError, NoteDetail, NoteLink, NotFound
 from memtui.tui import forget
 from memtui.tui.format import one_line, project_name, when
+from memtui.tui.messages import StoreChanged
 from memtui.tui.notes import flows
 from memtui.tui.notes.links import as_markdown, target_style
 from memtui.tui.notes.text import NoteText, Target
@@ -83,6 +84,11 @@ class NoteScreen(Screen[None]):
         elif self.history:
             self.load()
 
+    def on_store_changed(self, _: StoreChanged) -> None:
+        """Something was committed (a shell's edit, Claude's update): read the note again."""
+        if self.detail is not None and not self._asking:
+            self.follow()
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Approve shows on a rule waiting for it. Edit and delete stay shown while a note
         loads (they wait for it): a footer whose keys change is rebuilt, and that was most
@@ -98,6 +104,38 @@ class NoteScreen(Screen[None]):
         detail = self.app.ask(lambda: self.app.memory.notes.get(note_id))
         if detail is not None:
             self.app.call_from_thread(self.show, detail)
+
+    @work(thread=True, exclusive=True, group="note", exit_on_error=False)
+    def follow(self) -> None:
+        """`load` after a commit anywhere: quiet while the store is busy (the next commit
+        reads again), and a note deleted elsewhere closes."""
+        note_id = self.note_id
+        try:
+            detail = self.app.memory.notes.get(note_id)
+        except NotFound:
+            self.app.call_from_thread(self._gone, note_id)
+        except MemtuiError:
+            pass
+        else:
+            self.app.call_from_thread(self._followed, detail)
+
+    def _followed(self, detail: NoteDetail) -> None:
+        """Drawn again only when the note or its links changed, the cursor kept; flashbacks
+        looked for again only when its text did."""
+        if self.detail is None or detail == self.detail or detail.note.id != self.note_id:
+            return
+        before = self.detail.note
+        self.detail = detail
+        self.sub_title = detail.note.title
+        self._draw(keep=True)
+        self.refresh_bindings()
+        if (detail.note.title, detail.note.body) != (before.title, before.body):
+            self.load_flashbacks(detail.note.id)
+
+    def _gone(self, note_id: int) -> None:
+        if self.history and self.note_id == note_id:
+            self.notify(f"note #{note_id} was deleted elsewhere")
+            self._deleted()
 
     @work(thread=True, exclusive=True, group="flashbacks", exit_on_error=False)
     def load_flashbacks(self, note_id: int) -> None:
@@ -159,6 +197,11 @@ class NoteScreen(Screen[None]):
             forget.note(self.app, self.detail.note, then=self._deleted)
 
     def _deleted(self) -> None:
+        """The note is gone: the one before it, or the screen under this one. A delete from
+        here is seen by the store watcher too (`_gone`): whichever comes second finds this
+        screen closed, and must not dismiss the screen on top instead."""
+        if self is not self.app.screen:
+            return
         self.history = [n for n in self.history if n != self.note_id]
         if self.history:
             self._clear()
@@ -187,6 +230,11 @@ def note_parts(
 
     head = Text()
     head.append(note.title, style="bold")
+    if note.looks_like is not None:  # confusable letters: say which note, and open it
+        head.append("\n⚠ its title looks like ", style="bold yellow")
+        other = f"note #{note.looks_like}"
+        head.append(other, style=target(Target(other, note_id=note.looks_like)))
+        head.append("'s", style="bold yellow")
     head.append("\n")
     head.append(note.layer, style=f"bold {layer_colour(app, note.layer)}")
     if note.status == "provisional":

@@ -20,6 +20,7 @@ from memtui.engine.signal_types import Inference, Signal
 from memtui.tui.format import when
 from memtui.tui.forms import Confirm
 from memtui.tui.signals import flows
+from memtui.words import counted
 
 DIALOG_CSS = """
 Snooze, MintForm { align: center middle; }
@@ -189,7 +190,10 @@ class MintForm(ModalScreen[None]):
                 flows.mint(app, fields, note_ids, uuids, self.signal.id, minted)
 
         question = f"Mint {fields[0]!r} at confidence {fields[2]:g}?"
-        detail = f"from {len(note_ids)} notes and {len(uuids)} messages; the signal is then done"
+        detail = (
+            f"from {counted(len(note_ids), 'note')} and {counted(len(uuids), 'message')}; "
+            "the signal is then done"
+        )
         app.push_screen(Confirm(question, detail, "Mint"), answered)
 
     def action_cancel(self) -> None:
