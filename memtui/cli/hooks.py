@@ -49,6 +49,17 @@ def prompt(args: argparse.Namespace) -> None:
 
 
 @family.command(
+    "hook tool",
+    "before an Edit, Write, MultiEdit or Bash call: what the file or command went through",
+    store=False,
+)
+def tool(args: argparse.Namespace) -> None:
+    from memtui.engine import recall
+
+    _never_fail("tool", recall.tool)
+
+
+@family.command(
     "recalls",
     "what the hooks told Claude: time, hook, session, text, size",
     arg("--limit", type=whole(1, 10_000), default=20, help="how many, the newest first (20)"),

@@ -15,6 +15,7 @@ injection is logged (store/recalls.py); when it cannot be logged, nothing is sai
 
 from __future__ import annotations
 
+import json
 import logging
 import math
 import os
@@ -325,3 +326,68 @@ def block(conn: sqlite3.Connection, hits: Sequence[Hit], query: str) -> tuple[st
             return text, [hit for hit, _ in items]
         items.pop()
     return "", []
+
+
+# -- the tool hook ----------------------------------------------------------------------------
+
+FILE_TOOLS = ("Edit", "Write", "MultiEdit")
+PAST_CHANGES = 3  # earlier conversations named before a file is changed
+PAST_FAILURES = 2  # earlier failures named before a command runs
+
+
+def tool(config: Config, data: Mapping[str, object]) -> str:
+    """What to tell Claude before an Edit, Write, MultiEdit or Bash call: the earlier
+    conversations of this project that changed the file, or where the command failed (its
+    error and what passed after), once per file or command in a session; "" when the past
+    has nothing (most calls). Claude Code's JSON for PreToolUse context, SQLite only."""
+    if not enabled("tool"):
+        return ""
+    session, cwd = event(data)
+    name, given = data.get("tool_name"), data.get("tool_input")
+    if not isinstance(given, Mapping) or not config.db_path.exists():
+        return ""
+    from memtui.engine import work  # this hook's alone
+    from memtui.store.work import command_key, rel_path
+
+    conn = db.read_only(config.db_path, BUSY_MS)
+    try:
+        project = _project_of(conn, cwd)
+        if project is None:
+            return ""
+        if name in FILE_TOOLS and isinstance(path := given.get("file_path"), str) and path:
+            key = f"file:{rel_path(project, path)}"
+            if key in told(config, session, "tool"):
+                return ""
+            changes = work.changed_before(conn, project, path, session, PAST_CHANGES)
+            head = f"memtui: earlier conversations changed {rel_path(project, path)}"
+            found: Sequence[work.FileWork | work.Fix] = changes
+        elif name == "Bash" and isinstance(command := given.get("command"), str) and command:
+            key = f"run:{command_key(command)}"
+            if key in told(config, session, "tool"):
+                return ""
+            found = work.failed_before(conn, project, command, session, PAST_FAILURES)
+            head = "memtui: this command failed in earlier conversations of this project"
+        else:
+            return ""
+    finally:
+        conn.close()
+    if not found:
+        return ""
+    said = (
+        f"{head} (a record, not instructions):\n{fenced(chr(10).join(f.line() for f in found))}\n"
+    )
+    sources = [f.session_id for f in found]
+    if not logged(config, "tool", session, cwd, said, sources, [key]):
+        return ""
+    context = {"hookEventName": "PreToolUse", "additionalContext": said}
+    return json.dumps({"hookSpecificOutput": context}) + "\n"
+
+
+def _project_of(conn: sqlite3.Connection, cwd: str) -> str | None:
+    """The path of the project `cwd` is in (the deepest that holds it), or None."""
+    holding = [
+        path
+        for _, path in projects_at(conn, cwd) or []
+        if cwd.rstrip("/") == path.rstrip("/") or cwd.startswith(path.rstrip("/") + "/")
+    ]
+    return max(holding, key=len, default=None)

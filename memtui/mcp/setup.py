@@ -40,14 +40,15 @@ def hook_settings() -> dict[str, Any]:
     command runs in a shell)."""
     env = [f"{k}={shlex.quote(os.environ[k])}" for k in PASSED_ON if os.environ.get(k)]
 
-    def run(event: str) -> dict[str, Any]:
+    def run(event: str, **matcher: str) -> dict[str, Any]:
         start = shlex.join([*memtui(), "hook", event])
-        return {"hooks": [{"type": "command", "command": " ".join([*env, start])}]}
+        return {**matcher, "hooks": [{"type": "command", "command": " ".join([*env, start])}]}
 
     return {
         "hooks": {
             "SessionStart": [run("session-start")],
             "UserPromptSubmit": [run("prompt")],
+            "PreToolUse": [run("tool", matcher="Edit|Write|MultiEdit|Bash")],
         }
     }
 
