@@ -314,9 +314,17 @@ def timed(data: Path, asked: list[Prompt], count: int) -> None:
         )
         times.append((time.perf_counter() - start) * 1000)
         spoke += bool(done.stdout)
+    bare = []
+    for _ in range(20):  # the interpreter's own start on this machine now, for scale
+        start = time.perf_counter()
+        subprocess.run([sys.executable, "-c", "pass"], check=True)
+        bare.append((time.perf_counter() - start) * 1000)
+    bare.sort()
+    print(f"\n`python -c pass`: p50 {bare[10]:.0f} ms, p95 {bare[19]:.0f} ms", end="")
+    print(f"; load average {os.getloadavg()[0]:.1f}")
     times.sort()
     p50, p95 = times[len(times) // 2], times[min(len(times) - 1, int(len(times) * 0.95))]
-    print(f"\nprocess start to exit, {len(times)} prompts ({spoke} spoke):", end=" ")
+    print(f"process start to exit, {len(times)} prompts ({spoke} spoke):", end=" ")
     print(f"p50 {p50:.0f} ms, p95 {p95:.0f} ms")
 
 
