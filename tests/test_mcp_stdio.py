@@ -141,7 +141,7 @@ def test_stdout_holds_only_json_rpc_and_stdin_close_ends_it(cfg: Config) -> None
     init = wire.initialize()
     assert init["result"]["serverInfo"]["name"] == "memtui"
     tools = wire.request("tools/list", {})["result"]["tools"]
-    assert len(tools) == 23  # history, notes, signals and forget
+    assert len(tools) == 24  # history, notes, signals and forget
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
         found = wire.call("search_history", {"query": "refresh token", "mode": "fts"})

@@ -16,7 +16,7 @@ import numpy as np
 
 from memtui.config import Config
 from memtui.engine.notes_types import Flashbacks, NoteFlashback, NoteRef, SessionFlashback
-from memtui.engine.search import snippet
+from memtui.engine.snippets import snippet
 from memtui.store import db
 from memtui.store import notes as store
 from memtui.store.indexes import Indexes

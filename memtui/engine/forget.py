@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 import orjson
 
 from memtui.config import Config
-from memtui.engine import note_fields
+from memtui.engine import note_fields, recall
 from memtui.engine.notes_types import Author
 from memtui.errors import InvalidArgument, NotConfirmed, NotFound
 from memtui.store import db, signals, work
@@ -307,6 +307,7 @@ class Forgetter:
             self._indexes().forget(set(ids))
         if note_ids:
             self._note_indexes().forget(set(note_ids))
+        recall.forget(self.config, receipt.get("session_ids") or [])
         truncated = self._checkpoint()
         if not truncated:
             log.warning(

@@ -54,7 +54,8 @@ from memtui.engine.notes_types import (
     UpdatedNote,
 )
 from memtui.engine.rules import house_rules as read_house_rules
-from memtui.engine.search import DEPTH, NEAREST, fuse, snippet
+from memtui.engine.search import DEPTH, NEAREST, fuse
+from memtui.engine.snippets import snippet
 from memtui.engine.types import MODE_ALIASES, MODES
 from memtui.errors import InvalidArgument, MemtuiError, NotFound
 from memtui.store import db

@@ -23,7 +23,6 @@ import numpy as np
 from memtui.config import Config
 from memtui.engine import detect, errortext, inferences, validate
 from memtui.engine.flashbacks import ref
-from memtui.engine.search import snippet
 from memtui.engine.signal_types import (
     SIGNAL_STATUSES,
     SIGNAL_TYPES,
@@ -32,6 +31,7 @@ from memtui.engine.signal_types import (
     Signal,
     SignalList,
 )
+from memtui.engine.snippets import snippet
 from memtui.errors import InvalidArgument, MemtuiError, NotFound
 from memtui.store import db
 from memtui.store import notes as notes_store

@@ -280,7 +280,7 @@ def marks(items: Sequence[object]) -> str:
     return ",".join("?" * len(items))
 
 
-def _create_private(path: Path) -> None:
+def create_private(path: Path) -> None:
     """Create the database file readable by its owner only, before SQLite makes it 0644."""
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     if not path.exists():
@@ -302,7 +302,7 @@ def connect(path: Path, *, migrate_schema: bool = True) -> sqlite3.Connection:
     """
     with translated(path):
         _refuse_damaged(path)
-        _create_private(path)
+        create_private(path)
         conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
         try:
             conn.row_factory = sqlite3.Row

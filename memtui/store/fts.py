@@ -26,7 +26,7 @@ because tool results (no prose) make the prose field's average length small. On
 bench/quality.py's natural questions and lexical queries that took full text from below an
 SQLite FTS5 bm25 baseline with common words dropped to above it (bench/quality_results.md).
 
-The messages' index is split into partitions by session (indexes.FTS_PARTITIONS), each its
+The messages' index is split into partitions by session (FTS_PARTITIONS), each its
 own Tantivy index: a forget must re-index every other document of the segments that held the
 session, and Tantivy's merges grow segments without bound, so a partition bounds the work. A
 query is built once, with document frequencies summed over the partitions (a word's rarity
@@ -60,6 +60,13 @@ from memtui.errors import IndexDamaged
 from memtui.store.locks import file_lock
 
 log = logging.getLogger(__name__)
+
+# The messages' index: its folder under the index dir, and its partitions, by session: a forget
+# re-indexes the rest of the segments that held the session (Tantivy's binding cannot merge one
+# away), and a partition bounds their size. Here, not in indexes.py, so a hook reads the index
+# without loading numpy.
+FTS_DIR = "text"
+FTS_PARTITIONS = 8
 
 _STEM_TOKENIZER = "memtui_stem"
 # The analyser's version, kept in the index folder: another value (or none) empties the index.
@@ -452,6 +459,14 @@ class FullText:
             total += sum(self._idf(w, searcher) for w in content)
         return total
 
+    def rarities(self, query: str) -> tuple[list[float], int]:
+        """The rarity (idf) of each content word of `query`, as `weight` adds them up (0 for a
+        word the index does not have), and how many messages the index holds."""
+        searcher = self._searcher()
+        words = list(dict.fromkeys(_words(_PHRASE.sub(" ", query))))[:_MAX_WORDS]
+        content = [w for w in words if w.lower() not in STOP_WORDS]
+        return [self._idf(w, searcher) for w in content], searcher.num_docs
+
     def searchable(self, text: str) -> bool:
         """Whether `text` has anything the index can look for (a word, not only marks)."""
         return any(self._stem.analyze(w.rstrip("*")) for w in _words(text))
@@ -674,6 +689,12 @@ def _os_error(exc: ValueError) -> OSError | None:
     device (os error 28) …`) as the OSError it was, which the engine says plainly."""
     found = re.search(r"\(os error (\d+)\)", str(exc))
     return OSError(int(found.group(1)), str(exc)) if found else None
+
+
+def built(path: Path, partitions: int = 1) -> bool:
+    """Whether `path` holds an index of this format: a reader that must not make one (a
+    hook) looks before it opens."""
+    return _read(path / _FORMAT_FILE) == (FORMAT if partitions == 1 else f"{FORMAT}/{partitions}")
 
 
 def _read(path: Path) -> str | None:

@@ -38,7 +38,7 @@ from memtui.bulk import paused_gc
 from memtui.progress import Meter, OnProgress, cancelled
 from memtui.store import db, heap
 from memtui.store.embed import Embedder, describe
-from memtui.store.fts import FtsDoc, FullText
+from memtui.store.fts import FTS_DIR, FTS_PARTITIONS, FtsDoc, FullText
 from memtui.store.health import IndexHealth
 from memtui.store.locks import LOOK_EVERY, FileLock, file_lock, first
 from memtui.store.signals import FORGETS
@@ -50,13 +50,9 @@ BATCH = 20_000  # rows per index commit during a catch-up
 # An empty full-text index commits this many first: a first run's search finds words seconds
 # after they are stored, not after a whole batch has been read (issue 17).
 FIRST_BATCH = 2_000
-# Full-text partitions, by session: a forget re-indexes the rest of the segments that held the
-# session (Tantivy's binding cannot merge one away), and a partition bounds their size.
-FTS_PARTITIONS = 8
 # The partitioned index's folder and mark are new names: a memtui from before them (an MCP
 # server a Claude Code window started before the upgrade) keeps its own `fts` and `fts_seq`,
-# and would empty a folder of a format it does not know, on every search.
-FTS_DIR = "text"
+# and would empty a folder of a format it does not know, on every search (FTS_DIR).
 FTS_MARK = "text_seq"
 LEGACY_FTS = "fts"
 LEGACY_IDLE = 3600.0  # seconds without a commit after which no older memtui is using it
