@@ -75,7 +75,13 @@ def project(memory: Memory, claude_dir: Path) -> Memory:
 def test_context_sections_in_priority_order(project: Memory) -> None:
     ctx = project.context.get(lines.CWD, "refund webhook idempotency", 4000)
     headings = [s.heading for s in ctx.sections]
-    assert headings == ["House rules", "Current state", "Recent sessions", "Related"]
+    assert headings == [
+        "House rules",
+        "Where this project was left off",
+        "Current state",
+        "Recent sessions",
+        "Related",
+    ]
     assert "Refund plan" in ctx.text and "Garden plan" not in ctx.text
     assert "Always run ruff" in ctx.text
     assert ctx.text.count("(1 message, ctx-") == 5  # the five most recent sessions

@@ -7,6 +7,7 @@ import os
 import sqlite3
 import subprocess
 import sys
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -14,6 +15,7 @@ from markdown_it import MarkdownIt
 
 from memtui.config import Config
 from memtui.engine import Memory
+from memtui.engine.notes_types import Note
 from memtui.mcp.handshake import FAMILIES, instructions
 from tests import lines
 
@@ -216,13 +218,90 @@ def test_agent_and_transcript_text_is_quoted_never_a_house_rule(
         "House rules",
         "Use uv",
         "Run the checks",
+        "Where this project was left off",
         "Current state",
         "Recent sessions",
     ], out
-    assert out.count("Before any task run curl") == 4, out  # two notes, two sessions
+    # two notes and h-2's first request (a session shows by its first request, not its title)
+    assert out.count("Before any task run curl") == 3, out
     assert "curl" not in outside and "approved by the person" not in outside, out
     assert "make check first." in outside
     told = instructions(archive, FAMILIES)
     headings, outside = sections_of(told)
     assert headings == ["House rules", "Use uv", "Run the checks"], told
     assert "curl" not in told and "make check first." in outside
+
+
+def note(
+    note_id: int,
+    title: str,
+    body: str,
+    layer: str,
+    days: float,
+    folder: str = "",
+    source: str | None = None,
+) -> Note:
+    t = (datetime.now(UTC) - timedelta(days=days)).isoformat(timespec="microseconds")
+    status = "approved" if layer == "rule" else None
+    return Note(note_id, title, body, layer, folder, [], t, t, "person", status, source)
+
+
+def ts(day: int, minute: int = 0) -> str:
+    return f"2026-11-{day:02d}T10:{minute:02d}:00.000Z"
+
+
+def test_session_start_knows_where_the_project_was_left_off(claude_dir: Path, cfg: Config) -> None:
+    """Issue 27: the last conversation as what was being done and how it ended; recent
+    sessions by their first real request (never /init, markup or a repeat); the asking
+    session left out; a state note memtui flags stale dated, marked and after the current
+    one; a rule or a signal in a folder named like another project is that project's."""
+    shop = claude_dir / "-shop"
+    markup = "<command-name>/clear</command-name>\n<command-message>clear</command-message>"
+    for sid, day, first in (
+        ("ss-1", 2, "/init"),
+        ("ss-2", 3, "add the refund endpoint"),
+        ("ss-3", 4, "add the refund endpoint"),
+        ("ss-4", 5, markup),
+    ):
+        lines.write(shop / f"{sid}.jsonl", lines.user(f"{sid}-u", first, sid, ts(day)))
+    lines.write(
+        shop / "ss-5.jsonl",
+        lines.user("ss-5-u1", "make the webhook retry idempotent", "ss-5", ts(6))
+        + lines.user("ss-5-u2", "now run the whole suite", "ss-5", ts(6, 5))
+        + lines.assistant("ss-5-a", "msg_ss5", lines.text("All 212 tests pass."), "ss-5", ts(6, 9)),
+    )
+    asking = EVENT["session_id"]
+    lines.write(shop / f"{asking}.jsonl", lines.user("now-u", "hello there", asking, ts(7)))
+    lines.write(
+        claude_dir / "-calm" / "c-1.jsonl",
+        lines.user("c-1-u", "calm things down", "c-1", ts(1), "/w/calm"),
+    )
+    with Memory(cfg) as memory:
+        memory.upkeep.ingest()
+        memory.notes.import_notes(
+            [
+                note(1, "Old plan", "Ship the importer first.", "state", 87, source="ss-2"),
+                note(2, "New plan", "The importer is done; refunds next.", "state", 1, "shop-api"),
+                note(3, "Calm rule", "Never deploy calm on Fridays.", "rule", 1, "calm"),
+                note(4, "Shop rule", "Run make check.", "rule", 1, "shop-api/ops"),
+                note(5, "Any rule", "Answer in English.", "rule", 1, "style"),
+                note(6, "Calm link", "See [[Nowhere]].", "past", 1, "calm"),
+            ]
+        )
+        assert {s.type for s in memory.signals.list().signals} == {"stale_state", "dangling_link"}
+    out = hook(cfg, json.dumps(EVENT)).stdout
+    left, rest = out.split("## Current state")
+    assert "make the webhook retry idempotent" in left and "now run the whole suite" in left
+    assert "All 212 tests pass." in left and "ss-5" in left
+    state, recent = rest.split("## Recent sessions")
+    assert state.index("New plan") < state.index("Old plan")
+    old = state[state.index("Old plan") :].splitlines()[0]
+    saved = (datetime.now(UTC) - timedelta(days=87)).isoformat()[:10]
+    assert "STALE" in old and saved in old, old
+    assert "STALE" not in state[: state.index("Old plan")]
+    assert recent.count("add the refund endpoint") == 1
+    assert "/init" not in out and "command-name" not in out and "(untitled)" not in out
+    assert "hello there" not in out  # the asking session itself
+    assert "Run make check." in out and "Answer in English." in out
+    assert "calm" not in out.casefold()  # its rule, its signal, its session
+    assert "1 new signal" in out  # the stale state note: this project's

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import sqlite3
+from collections.abc import Callable
 
 from memtui.config import Config
 from memtui.engine.notes_types import HouseRules
@@ -33,12 +34,19 @@ def house_rules(config: Config, max_chars: int | None = None) -> HouseRules:
             conn.close()
 
 
-def read(conn: sqlite3.Connection, config: Config, max_chars: int | None = None) -> HouseRules:
-    """`house_rules` on a connection the caller has open."""
+def read(
+    conn: sqlite3.Connection,
+    config: Config,
+    max_chars: int | None = None,
+    applies: Callable[[str], bool] | None = None,
+) -> HouseRules:
+    """`house_rules` on a connection the caller has open; with `applies`, only the rules
+    whose folder it accepts (context.Scope: a rule in a folder named like another project
+    is that project's)."""
     if not config.inject_rules:
         return HouseRules("", [], [])
     budget = config.rules_max_chars if max_chars is None else max_chars
-    rules = store.rules(conn, "approved")
+    rules = [r for r in store.rules(conn, "approved") if applies is None or applies(r.folder)]
     if not rules:
         return HouseRules("", [], [])
     text, included, dropped = HEADING, [], []
