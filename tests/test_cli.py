@@ -110,7 +110,7 @@ def test_search_readable_output_and_concepts(indexed: Config) -> None:
 def test_reindex_and_doctor(indexed: Config) -> None:
     assert memtui(indexed, "reindex").returncode == 0
     doctor = memtui(indexed, "doctor")
-    assert doctor.returncode == 0 and doctor.stdout.count(" ok") == 5  # store, 2 + 2 indexes
+    assert doctor.returncode == 0 and doctor.stdout.count(" ok") == 6  # store, 2 + 2 indexes, work
     assert "notes full text" in doctor.stdout and "notes vectors" in doctor.stdout
     assert re.search(r"^secrets +0 masked$", doctor.stdout, re.M), doctor.stdout
     stats = json.loads(memtui(indexed, "stats", "--json").stdout)

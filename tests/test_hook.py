@@ -15,6 +15,7 @@ from markdown_it import MarkdownIt
 
 from memtui.config import Config
 from memtui.engine import Memory
+from memtui.engine.context import count_tokens
 from memtui.engine.notes_types import Note
 from memtui.mcp.handshake import FAMILIES, instructions
 from tests import lines
@@ -305,3 +306,4 @@ def test_session_start_knows_where_the_project_was_left_off(claude_dir: Path, cf
     assert "Run make check." in out and "Answer in English." in out
     assert "calm" not in out.casefold()  # its rule, its signal, its session
     assert "1 new signal" in out  # the stale state note: this project's
+    assert count_tokens(out) <= 1_500

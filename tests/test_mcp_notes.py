@@ -77,7 +77,7 @@ async def test_the_whole_tool_list_fits_the_budget(memory: Memory) -> None:
         tools = (await client.list_tools()).tools
         size = seen_by_claude(tools)
         assert size <= BUDGET_ALL, f"the tool list is {size:,} characters"
-        assert len(tools) == 23  # history, notes, signals and forget
+        assert len(tools) == 24  # history, notes, signals and forget
         for tool in tools:  # a sentence or two on when to call
             assert 25 < len(tool.description or "") < 420, tool.name
 

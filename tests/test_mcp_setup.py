@@ -70,7 +70,12 @@ def test_print_config_gives_commands_and_the_real_token(cfg: Config) -> None:
     assert "http://127.0.0.1:10099/mcp" in out
     documents = re.findall(r"^\{.*?^\}", out, re.S | re.M)
     stdio, http = (json.loads(d)["mcpServers"]["memtui"] for d in documents[:2])
-    (hook,) = json.loads(documents[2])["hooks"]["SessionStart"][0]["hooks"]
+    hooks = json.loads(documents[2])["hooks"]
+    (hook,) = hooks["SessionStart"][0]["hooks"]
+    (prompt,) = hooks["UserPromptSubmit"][0]["hooks"]
+    assert prompt["command"] == hook["command"].replace("session-start", "prompt")
+    assert hooks["PreToolUse"][0]["matcher"] == "Edit|Write|MultiEdit|Bash"
+    assert hooks["PreToolUse"][0]["hooks"][0]["command"].endswith(" hook tool")
     # The hook runs as Claude Code runs it: the command through a shell, the event on stdin,
     # on the data dir it was printed for.
     assert f"MEMTUI_DATA_DIR={cfg.data_dir}" in hook["command"]

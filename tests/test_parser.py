@@ -110,8 +110,10 @@ def test_split_assistant_message_shares_api_id_and_keeps_thinking_apart(
     )
     assert thought.text == ""
     assert "issue details" not in "".join(p.text for p in parts)
-    assert show.tool_calls == [ToolCall("Bash", "bd show spotter-dov")]
-    assert ready.tool_calls == [ToolCall("Bash", "bd ready")]
+    assert show.tool_calls == [
+        ToolCall("Bash", "bd show spotter-dov", "toolu_01UwLnYYWGBvukzh1QE6JpfM")
+    ]
+    assert ready.tool_calls == [ToolCall("Bash", "bd ready", "toolu_01EqSqHoE2fyTCuK5BJ3azkA")]
 
 
 # --- prompts, tool results, meta and compact summaries ------------------------------------
@@ -192,7 +194,7 @@ def test_tool_result_text_blocks_are_joined_by_newlines(transcripts: Path) -> No
         (
             DOV_MAIN,
             "163aa85e-ffa2-4d73-8531-8b46d91dcdd3",
-            ToolCall("Bash", "bd show spotter-dov"),
+            ToolCall("Bash", "bd show spotter-dov", "toolu_01UwLnYYWGBvukzh1QE6JpfM"),
         ),
         (
             f"{EXPERIMENTS}/ef958aa1-0e93-49f0-bb71-150f63befcd1/subagents/"
@@ -201,12 +203,13 @@ def test_tool_result_text_blocks_are_joined_by_newlines(transcripts: Path) -> No
             ToolCall(
                 "Read",
                 "-experiments/worktrees/.claude/worktrees/agent-ab1e6e14/work/research-beads.md",
+                "toolu_011pm2RgUGTUURSWp3gcf2qk",
             ),
         ),
         (
             f"{SAMPLE}/89488521-e2e7-4d97-bc02-38197efdddc8.jsonl",
             "aecd7f9c-bb2d-415f-b5e3-25f73222cb72",
-            ToolCall("Grep", "convert_jsonl_to_html"),
+            ToolCall("Grep", "convert_jsonl_to_html", "toolu_01LDnWgqZamuPawP7pzGCC5V"),
         ),
     ],
 )
@@ -216,6 +219,30 @@ def test_tool_calls_keep_name_and_key_argument(
     message = _message(transcripts / "projects" / relpath, uuid)
     assert message.kind == Kind.ASSISTANT
     assert message.tool_calls == [call]
+
+
+def test_tool_results_keep_the_ids_they_answer_and_whether_they_failed(
+    transcripts: Path,
+) -> None:
+    """What pairs a result with its call, and Claude Code's own word on failure: the work
+    index reads both (a failed command in 1.x said so only in is_error)."""
+    failed, passed = [], []
+    for line in _lines(transcripts / "projects" / DOV_MAIN):
+        record = json.loads(line)
+        content = record.get("message", {}).get("content")
+        blocks = (
+            [b for b in content if b.get("type") == "tool_result"]
+            if isinstance(content, list)
+            else []
+        )
+        if len(blocks) == 1:
+            message = parse_line(line)
+            assert isinstance(message, Message) and message.kind == Kind.TOOL_RESULT
+            assert message.answers == [blocks[0]["tool_use_id"]]
+            assert message.is_error is (blocks[0].get("is_error") is True)
+            (failed if message.is_error else passed).append(message.tool_output)
+    assert any(out.startswith("Exit code 128\nfatal:") for out in failed)
+    assert len(passed) > 100
 
 
 def test_tool_without_key_argument_gets_compact_json() -> None:
@@ -687,8 +714,10 @@ def test_message_survives_pickling_with_every_field() -> None:
         api_id="msg_1",
         is_sidechain=True,
         agent_id="a1",
-        tool_calls=[ToolCall("Bash", "ls")],
+        tool_calls=[ToolCall("Bash", "ls", "toolu_1")],
         epoch=1767323045,
+        answers=["toolu_0"],
+        is_error=False,
     )
     assert len({str(getattr(message, f.name)) for f in dataclasses.fields(Message)}) == len(
         dataclasses.fields(Message)

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from memtui.config import Config
-from memtui.engine import InvalidArgument, Memory, Note, NotFound, detect
-from memtui.engine.detect import signatures
+from memtui.engine import InvalidArgument, Memory, Note, NotFound, detect, errortext
+from memtui.engine.errortext import signatures
 from memtui.engine.signal_types import SIGNAL_TYPES
 from memtui.errors import NotConfirmed
 from tests import lines
@@ -143,7 +143,7 @@ def test_hidden_arc_across_folders_not_linked(memory: Memory) -> None:
 
 def test_a_recurring_errors_title_never_ends_in_a_cut_word() -> None:
     said = "connect to the database server at port <n> failed as the connection pool was exhausted"
-    signature = detect._signature("OperationalError", said)
+    signature = errortext._signature("OperationalError", said)
     rest = signature.partition(": ")[2]
     assert rest == said[:80] and said[80] != " ", "the signature (its identity) is as it was"
     title = detect._error_title(signature)
@@ -675,7 +675,7 @@ def test_a_signal_dismissed_under_older_rules_stays_dismissed(
     )
     memory.upkeep.ingest()
     monkeypatch.setattr(detect, "ERROR_SCAN", 2)
-    monkeypatch.setattr(detect, "_trim", lambda rest: rest.strip(" .,:;()[]"))
+    monkeypatch.setattr(errortext, "_trim", lambda rest: rest.strip(" .,:;()[]"))
     (old,) = memory.signals.list(type="recurring_error").signals
     assert old.title.startswith("ConnectionRefusedError: Errno <n>]")
     memory.signals.update_status(old.id, "dismissed")

@@ -30,6 +30,7 @@ from memtui.store.fts import FtsDoc, FullText
 from memtui.store.mask import KEY_FILE, Masker
 from tests.cli_run import env_for, memtui, one_line_error
 from tests.lines import assistant, text, user, write
+from tests.work_data import Session, before_work
 
 _R = random.Random(18)
 
@@ -531,6 +532,7 @@ def test_an_archive_from_before_masking_is_masked_in_place(cfg: Config) -> None:
         if table not in base and not table.startswith("sqlite_"):
             conn.execute(f"DROP TABLE {table}")
     conn.execute("DELETE FROM meta WHERE key NOT IN ('seq', 'fts_seq', 'text_seq', 'last_ingest')")
+    before_work(conn)
     conn.execute("PRAGMA user_version = 1")
     conn.commit()
     conn.close()
@@ -557,6 +559,7 @@ def test_an_archive_masked_by_the_older_rules_is_masked_again(cfg: Config) -> No
     conn = sqlite3.connect(cfg.db_path)
     conn.execute("UPDATE sessions SET git_branch = ? WHERE id = ?", (branch, SESSION))
     conn.execute("UPDATE meta SET value = '0' WHERE key = 'mask_pending'")
+    before_work(conn)
     conn.execute("PRAGMA user_version = 5")
     conn.commit()
     conn.close()
@@ -579,6 +582,7 @@ def test_an_archive_at_schema_6_has_the_issue_25_kinds_masked(cfg: Config) -> No
         assert memory.history.search(PLANTED["curl-user"][0], "fts").results
     conn = sqlite3.connect(cfg.db_path)
     conn.execute("UPDATE meta SET value = '0' WHERE key = 'mask_pending'")
+    before_work(conn)
     conn.execute("PRAGMA user_version = 6")
     conn.commit()
     conn.close()
@@ -616,6 +620,7 @@ def test_an_archive_at_schema_4_has_its_notes_and_inferences_masked(cfg: Config)
     for table in ("forgotten_sessions", "blocked_projects", "forget_pending"):
         conn.execute(f"DROP TABLE {table}")
     conn.execute("DELETE FROM meta WHERE key = 'mask_pending'")
+    before_work(conn)
     conn.execute("PRAGMA user_version = 4")
     conn.commit()
     conn.close()
@@ -683,16 +688,30 @@ def _no_bytes_left(data_dir: Path) -> None:
 def test_forget_a_session_leaves_no_byte(cfg: Config) -> None:
     path = _forget_corpus(cfg.claude_dir)
     session = path.stem
+    # Its work too: a command and a file named with the words, the result a batch later (so
+    # the work index wrote the rows twice).
+    work = (
+        Session(session, "/home/dev/shop-api", "2026-11-01")
+        .call("msg_f2", "toolu_f2", "Bash", command="grep -r zqxjvortal docs/quokka")
+        .call("msg_f3", "toolu_f3", "Edit", file_path="/home/dev/shop-api/zqxjvortal.md")
+        .result("toolu_f2", "Exit code 1\nzqxjvortal: No such file", is_error=True)
+        .result("toolu_f3", "The file was updated", is_error=False)
+    )
     with Memory(cfg) as memory:
+        write(path, work.jsonl(0, 2))
+        memory.upkeep.ingest()
+        write(path, work.jsonl(2))
         memory.upkeep.ingest()
         assert all(_found(memory).values())
+        assert [c.did for c in memory.work.files("zqxjvortal.md").conversations] == [["edit"]]
         _, views = memory.history.session_messages(session)
         uuids = sorted(v.uuid for v in views)
         for refused in (False, "yes", 1, None):
             with pytest.raises(NotConfirmed):
                 memory.forget(session_id=session, confirmed=refused)
         receipt = memory.forget(session_id=session, confirmed=True)
-        assert (receipt.sessions, receipt.messages) == (1, 2)
+        assert (receipt.sessions, receipt.messages) == (1, 6)
+        assert memory.work.files("zqxjvortal.md").conversations == []
         lines = sorted([f"session:{session}"] + [f"message:{u}" for u in uuids])
         assert receipt.sha256 == hashlib.sha256("\n".join(lines).encode()).hexdigest()
         assert not any(_found(memory).values())

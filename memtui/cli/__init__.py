@@ -1,10 +1,10 @@
 """The `memtui` command: a thin front end over the engine, one module a family of commands.
 
-history.py: search, show, projects, sessions · notes.py: notes, note, rules, export, import ·
-signals.py: signals, signal, inferences, inference · upkeep.py: index, stats, reindex,
-doctor, forget · serve.py: mcp · hooks.py: hook. Each module declares its commands with
-their options beside their handlers (base.py shows how); `build_parser` gathers them, so
-adding a command is one decorated function in one family module.
+history.py: search, show, projects, sessions, files, fixes · notes.py: notes, note, rules,
+export, import · signals.py: signals, signal, inferences, inference · upkeep.py: index,
+stats, reindex, doctor, forget · serve.py: mcp · hooks.py: hook. Each module declares its
+commands with their options beside their handlers (base.py shows how); `build_parser` gathers
+them, so adding a command is one decorated function in one family module.
 
 Nothing is imported here at load: a hook runs before any parser is built, and `--help`
 loads no engine beyond its data types.

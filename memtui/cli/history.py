@@ -1,4 +1,5 @@
-"""The conversations: search them, print one, list projects and sessions."""
+"""The conversations: search them, print one, list projects and sessions, and what they did
+to a file or after an error."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from memtui.engine.validate import REACH
 
 if TYPE_CHECKING:
     from memtui.engine import Memory, SearchResponse
+    from memtui.engine.work import Fix
 
 family = Family()
 
@@ -141,6 +143,71 @@ def sessions(memory: Memory, args: Namespace) -> None:
             f"{s.title[:60]}{' (archived)' if s.archived else ''}"
         ),
     )
+
+
+@family.command(
+    "files",
+    "the conversations that read or changed a file, the latest first",
+    arg("path", type=text, help="a file: absolute, from its project (src/app.py), or its name"),
+    arg("--project", type=text, help="only this project (its directory)"),
+    arg("--limit", type=whole(1, 50), default=10),
+    JSON,
+)
+def files(memory: Memory, args: Namespace) -> None:
+    found = memory.work.files(args.path, _project(memory, args.project), args.limit)
+    if args.json:
+        print_json({"path": found.path, "conversations": to_dict(found.conversations)})
+        return
+    if not found.conversations:
+        say(f"no conversation read or changed {shown(found.path)}", file=sys.stderr)
+    for c in found.conversations:
+        say(f"{when(c.date)}  {'/'.join(c.did):<15}  {c.session_id}  {shown(c.project)}")
+        if c.title:
+            say(f"    {shown(c.title[:100])}")
+        if c.request and c.request != c.title:
+            say(f"    asked: {shown(c.request[:200])}")
+
+
+@family.command(
+    "fixes",
+    "what was run or changed after an error before, and whether it came back",
+    arg("error", nargs="+", type=text, help="the error's text, or a line of it"),
+    arg("--project", type=text, help="only this project (its directory)"),
+    arg("--limit", type=whole(1, 50), default=5),
+    JSON,
+)
+def fixes(memory: Memory, args: Namespace) -> None:
+    found = memory.work.fixes(" ".join(args.error), _project(memory, args.project), args.limit)
+    if args.json:
+        print_json({"error": found.error, "fixes": to_dict(found.fixes)})
+        return
+    if not found.fixes:
+        say(f"no conversation met {shown(found.error)!r}", file=sys.stderr)
+    for fix in found.fixes:
+        say(f"{when(fix.date)}  {fix.session_id}  {shown(fix.project)}")
+        if fix.title:
+            say(f"    {shown(fix.title[:100])}")
+        for line in _outcome(fix):
+            say(f"    {shown(line)}")
+
+
+def _outcome(fix: Fix) -> list[str]:
+    """A failure and what came after it, a line each."""
+    code = f" (exit {fix.exit_code})" if fix.exit_code is not None else ""
+    lines = [f"`{fix.command}` failed{code}" + (f": {fix.error_line}" if fix.error_line else "")]
+    if not fix.fixed:
+        return [*lines, "no run passed after it in that conversation"]
+    if fix.steps:
+        lines.append("then: " + ", ".join(fix.steps))
+    lines.append(f"`{fix.passed}` passed")
+    if fix.came_back:
+        lines.append("the error came back later")
+    return lines
+
+
+def _project(memory: Memory, project: str | None) -> str | None:
+    """`--project` as the archive keeps it (a path as typed, or a part only one has)."""
+    return None if project is None else memory.history.project_path(project)
 
 
 def _listing(name: str, items: Sequence[Any], as_json: bool, line: Callable[[Any], str]) -> None:

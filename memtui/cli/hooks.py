@@ -1,21 +1,22 @@
 """`memtui hook EVENT`: Claude Code's hooks. A session waits for them, so `main` runs one
 before it builds the parser (`run_early`), and this module loads no more than they need:
-SQLite and the engine's data types, never numpy, an index, the model, MCP or Textual."""
+SQLite, Tantivy and the engine's data types, never numpy, the vectors, the model, MCP or
+Textual. engine/recall.py decides what a hook says; this only reads stdin and prints."""
 
 from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable, Mapping
 
 from memtui import config
-from memtui.cli.base import Family
+from memtui.cli.base import JSON, Family, arg, whole
 
 family = Family()
 family.group("hook", "Claude Code hooks (see `memtui mcp --print-config`)")
 
 
-@family.command("hook session-start", "print the project's context", store=False)
-def session_start(args: argparse.Namespace) -> None:
+def _never_fail(name: str, say: Callable[[config.Config, Mapping[str, object]], str]) -> None:
     """A Claude Code hook must never fail the session: whatever goes wrong (a bad setting,
     a broken or locked data dir) prints nothing, exits 0 and leaves the reason in the log."""
     import logging
@@ -24,11 +25,61 @@ def session_start(args: argparse.Namespace) -> None:
 
     config.setup_logging(config.log_dir())
     try:
-        text = hook.session_start(config.load(), hook.payload(sys.stdin.read(hook.MAX_INPUT)))
+        text = say(config.load(), hook.payload(sys.stdin.read(hook.MAX_INPUT)))
     except Exception:
-        logging.getLogger("memtui.hook").exception("session-start hook printed nothing")
+        logging.getLogger("memtui.hook").exception("%s hook printed nothing", name)
         return
     sys.stdout.write(text)
+
+
+@family.command("hook session-start", "print the project's context", store=False)
+def session_start(args: argparse.Namespace) -> None:
+    from memtui.engine import hook
+
+    _never_fail("session-start", hook.session_start)
+
+
+@family.command(
+    "hook prompt", "print the past conversations that answer a prompt, if any", store=False
+)
+def prompt(args: argparse.Namespace) -> None:
+    from memtui.engine import recall
+
+    _never_fail("prompt", recall.prompt)
+
+
+@family.command(
+    "hook tool",
+    "before an Edit, Write, MultiEdit or Bash call: what the file or command went through",
+    store=False,
+)
+def tool(args: argparse.Namespace) -> None:
+    from memtui.engine import recall
+
+    _never_fail("tool", recall.tool)
+
+
+@family.command(
+    "recalls",
+    "what the hooks told Claude: time, hook, session, text, size",
+    arg("--limit", type=whole(1, 10_000), default=20, help="how many, the newest first (20)"),
+    JSON,
+    store=False,
+)
+def recalls(args: argparse.Namespace) -> None:
+    from memtui.cli.say import print_json, say
+    from memtui.engine import recall
+    from memtui.engine.types import to_dict
+
+    said = recall.recent(config.load(), args.limit)
+    if args.json:
+        print_json([to_dict(r) for r in said])
+        return
+    if not said:
+        say("no recalls yet: the hooks have said nothing (see `memtui mcp --print-config`)")
+    for r in said:
+        say(f"{r.at}  {r.hook:<8} session {r.session_id}  {r.chars:,} characters")
+        say("".join(f"    {line}\n" for line in r.text.rstrip("\n").splitlines()))
 
 
 def run_early(event: str) -> bool:

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from memtui import config
 from memtui.cli.base import JSON, Family, arg, existing_dir, id_of, one_of, text, yes
 from memtui.cli.say import confirm, print_json, say, summary, with_progress
-from memtui.engine import LAYERS, IndexDamaged, InvalidArgument, StoreCorrupt, to_dict
+from memtui.engine import LAYERS, IndexDamaged, InvalidArgument, StoreCorrupt, recall, to_dict
 from memtui.engine.signal_types import INFERENCE_STATUSES, SIGNAL_STATUSES
 
 if TYPE_CHECKING:
@@ -63,8 +63,9 @@ def _print_if_new(report: IngestReport) -> None:
 @family.command("stats", "counts, sizes, last ingest, index health", JSON)
 def stats(memory: Memory, args: Namespace) -> None:
     stats = memory.upkeep.stats()
+    recalls = recall.totals(memory.config)  # the hooks' log, beside the store
     if args.json:
-        print_json(to_dict(stats))
+        print_json(to_dict(stats) | {"recalls": {h: to_dict(t) for h, t in recalls.items()}})
         return
     kinds = ", ".join(f"{n:,} {k}" for k, n in sorted(stats.by_kind.items()))
     say(f"data dir      {stats.data_dir}")
@@ -79,6 +80,11 @@ def stats(memory: Memory, args: Namespace) -> None:
     say(f"inferences    {_counted(stats.inferences, INFERENCE_STATUSES)}")
     say(f"store         {stats.store_bytes / 1e6:,.1f} MB")
     say(f"last ingest   {stats.last_ingest or 'never'}")
+    said = [
+        f"{total.injections:,} {hook} ({total.chars:,} characters)"
+        for hook, total in sorted(recalls.items())
+    ]
+    say(f"recalls       {', '.join(said) or '0'} in the last 7 days (memtui recalls)")
     if stats.index:
         health = stats.index
         if health.torn:

@@ -68,6 +68,7 @@ from memtui.engine.types import (
     ToolCallView,
     to_dict,
 )
+from memtui.engine.work import FileHistory, FileWork, Fix, FixHistory
 from memtui.errors import (
     Ambiguous,
     Busy,
@@ -137,6 +138,10 @@ __all__ = [
     "By",
     "Config",
     "DoctorReport",
+    "FileHistory",
+    "FileWork",
+    "Fix",
+    "FixHistory",
     "Flashbacks",
     "FolderCount",
     "Format",

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 import sqlite3
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -17,6 +16,7 @@ from datetime import datetime, timedelta
 
 import numpy as np
 
+from memtui.engine.errortext import SIGNATURE_REST, shows_files, signatures
 from memtui.store import signals as store
 
 # tag_burst: a tag used at least BURST_MIN times in the last BURST_DAYS, and at least
@@ -289,71 +289,15 @@ def _exclude(sims: np.ndarray, start: int, first: int, stride: int, linked: np.n
 
 # -- errors in conversations -----------------------------------------------------------------
 
-# An error counts where it was raised or reported: an error line in what a command printed or
-# in what the person or the assistant said, never a mention in code (`except ValueError:`,
-# `raise KeyError(`).
-_NAME = r"(?:[A-Za-z_]\w*\.)*([A-Z][A-Za-z]*(?:Error|Exception)):[ \t]*([^\n]*)$"
-# In a command's output: the name (maybe dotted) at the line's start, or after pytest's `E`,
-# an `Uncaught`, or a log line's level. Indented, it is code or a docstring's `Raises:`.
-_ERROR_LINE = re.compile(
-    r"^(?:E[ \t]+|Uncaught[ \t]+|[^\n]*?\b(?:ERROR|CRITICAL|FATAL)\b[^\n]*?[ \t\]:])?" + _NAME,
-    re.M,
-)
-# In words (the person's, the assistant's telling what happened): anywhere in a line but one
-# of code (indented, or after a keyword).
-_ERROR_SAID = re.compile(r"(?<![\w.])" + _NAME, re.M)
-_CODE_BEFORE = re.compile(r"^[ \t]+$|\b(?:except|raises?|class|catch(?:es)?|throws?|def)\b", re.M)
-# A message that ends like code does not report an error: `ValueError: 400,` in a dict.
-_CODE_ENDS = (",", "{", "(", "[", "\\")
-# A traceback's last line may be the bare name (`raise ValueError`).
-_TRACEBACK = re.compile(r"^Traceback \(most recent call last\):$", re.M)
-_BARE = re.compile(r"(?:[A-Za-z_]\w*\.)*([A-Z][A-Za-z]*(?:Error|Exception))")
-# Tool-specific reports, distinctive anywhere on a line.
-_REPORTS = [
-    re.compile(r"\bFAILED[ \t]+(\S+::\S+)"),
-    re.compile(r"\berror\[(E\d{4})\]"),
-    re.compile(r"\berror (TS\d{4})\b"),
-    re.compile(r"\b(ERR_[A-Z0-9_]{3,})\b"),
-    re.compile(r"npm ERR! code (\S+)"),
-]
-# Cheap pre-filter for SQL: a message holding none of these cannot match the patterns above.
+# Cheap pre-filter for SQL: a message holding none of these cannot match errortext's patterns.
 _ERROR_HINTS = ("Error", "Exception", "FAILED", "error[", "error TS", "ERR_", "npm ERR!")
 # Tools whose output shows files rather than something that ran: the code they show names
 # errors that never happened.
 _SHOWS_FILES = frozenset(
     ("Read", "Grep", "Glob", "LS", "NotebookRead", "Edit", "MultiEdit", "Write", "NotebookEdit")
 )
-# Read's (`   12→`) and `cat -n`'s (`    12\t`) line numbers: an output that is mostly such
-# lines is a file shown, whichever tool showed it.
-_NUMBERED = re.compile(r"^[ \t]*\d+(?:→|\t)", re.M)
-# What makes one error look like many: paths, quoted names, numbers, hashes and ids.
-_NORMALISE = [
-    (re.compile(r"(?:[A-Za-z]:)?(?:[\w.\-~]*/)+[\w.\-]+"), "<path>"),
-    (re.compile(r"'[^']*'|\"[^\"]*\"|`[^`]*`"), "<name>"),
-    (re.compile(r"\b0x[0-9a-fA-F]+\b|\b[0-9a-f]{7,}\b"), "<id>"),
-    (re.compile(r"\b\d+(?:\.\d+)*\b"), "<n>"),
-    (re.compile(r"\s+"), " "),
-]
-_SENTENCE_END = re.compile(r"[.?!](?=\s|$)")
-MAX_SIGNATURES = 4  # per message: a log dump holds dozens, and the first few say enough
 ERROR_TITLE = " keeps coming back"  # after the signature, in a recurring_error's title
 ERROR_TITLE_CHARS = 100  # of the signature in that title
-SIGNATURE_REST = 80  # characters of what follows an error's name in its signature
-
-
-def _trim(rest: str) -> str:
-    """The punctuation around `rest` gone, but for a bracket whose partner it keeps:
-    `[Errno <n>] No space left`, `failed (exit <n>)`."""
-    while True:
-        trimmed = rest.strip(" .,:;")
-        for opener, closer in ("()", "[]"):
-            if trimmed.startswith(opener) and closer not in trimmed:
-                trimmed = trimmed[1:]
-            if trimmed.endswith(closer) and opener not in trimmed:
-                trimmed = trimmed[:-1]
-        if trimmed == rest:
-            return rest
-        rest = trimmed
 
 
 def _key(signature: str) -> str:
@@ -373,76 +317,6 @@ def _error_title(signature: str) -> str:
     if len(title) > ERROR_TITLE_CHARS:
         title = title[: ERROR_TITLE_CHARS - 1].rsplit(" ", 1)[0] + " …"
     return title
-
-
-def _signature(name: str, rest: str) -> str:
-    rest = _SENTENCE_END.split(rest[:160], maxsplit=1)[0]  # what follows is words about it
-    for rx, sub in _NORMALISE:
-        rest = rx.sub(sub, rest)
-    rest = _trim(rest)[:SIGNATURE_REST]
-    return f"{name}: {rest}" if rest else name
-
-
-def _reported(text: str, said: bool = False) -> list[tuple[str, int]]:
-    """The errors a text reports (`said`: in words, not a command's output), in
-    the order it reports them: (signature, offset of the line reporting it)."""
-    found: list[tuple[int, str]] = []
-    for m in (_ERROR_SAID if said else _ERROR_LINE).finditer(text):
-        rest = m.group(2).rstrip()
-        line = text.rfind("\n", 0, m.start()) + 1
-        if said and _CODE_BEFORE.search(text, line, m.start()):
-            continue
-        if not rest.endswith(_CODE_ENDS):
-            found.append((line, _signature(m.group(1), rest)))
-    for m in _TRACEBACK.finditer(text):
-        at = m.end() + 1
-        while at < len(text):
-            end = text.find("\n", at)
-            end = len(text) if end < 0 else end
-            line = text[at:end]
-            if line.strip() and not line[0].isspace():
-                if bare := _BARE.fullmatch(line.rstrip()):
-                    found.append((at, bare.group(1)))
-                break
-            at = end + 1
-    for i, pattern in enumerate(_REPORTS):
-        for m in pattern.finditer(text):
-            name = m.group(1).rstrip(".,:;)]'\"")  # "ERESOLVE." is ERESOLVE
-            if i == 0:
-                name = "FAILED " + name.split("[", 1)[0]
-            found.append((text.rfind("\n", 0, m.start()) + 1, name))
-    out: list[tuple[str, int]] = []
-    for at, sig in sorted(found):
-        if sig not in (s for s, _ in out):
-            out.append((sig, at))
-        if len(out) >= MAX_SIGNATURES:
-            break
-    return out
-
-
-def signatures(text: str, said: bool = False) -> list[str]:
-    """The errors a text reports (`said`: in words, not output), each normalised so that
-    paths, numbers and ids do not split one error into many: `KeyError: <name>`,
-    `FAILED <path>::test_x`, `E0502`."""
-    return [sig for sig, _ in _reported(text, said)]
-
-
-def error_lines(text: str, kind: str, signature: str = "") -> str | None:
-    """The line where a message of `kind` reports an error (the first whose signature starts
-    with `signature`, else the first), with the line before and after it; None if it
-    reports none."""
-    reported = _reported(text, kind != "tool_result")
-    if not reported:
-        return None
-    at = next((a for s, a in reported if s.startswith(signature)), reported[0][1])
-    lines = text[:at].split("\n")[-2:-1] + text[at:].split("\n", 2)[:2]
-    return "\n".join(" ".join(line.split())[:200] for line in lines if line.strip())
-
-
-def shows_files(output: str) -> bool:
-    """Whether a tool's output is mostly numbered lines of a file."""
-    lines = [line for line in output.splitlines() if line.strip()]
-    return len(lines) >= 2 and len(_NUMBERED.findall(output)) * 2 >= len(lines)
 
 
 def _tool(conn: sqlite3.Connection, session_id: str, idx: int) -> str | None:
@@ -517,11 +391,3 @@ def recurring_errors(conn: sqlite3.Connection, mentioned: Callable[[str], bool])
             )
         )
     return out
-
-
-def error_words(signature: str) -> tuple[str, list[str]]:
-    """The error's name and the words of its message (placeholders aside): a note that
-    holds the name and most of the words is about this error."""
-    name, _, rest = signature.partition(": ")
-    words = [w for w in re.findall(r"[A-Za-z]{3,}", re.sub(r"<\w+>", " ", rest))]
-    return name.removeprefix("FAILED ").casefold(), [w.casefold() for w in words]

@@ -28,10 +28,10 @@ from typing import TYPE_CHECKING
 import orjson
 
 from memtui.config import Config
-from memtui.engine import note_fields
+from memtui.engine import note_fields, recall
 from memtui.engine.notes_types import Author
 from memtui.errors import InvalidArgument, NotConfirmed, NotFound
-from memtui.store import db, signals
+from memtui.store import db, signals, work
 from memtui.store.locks import first
 
 if TYPE_CHECKING:  # Tantivy and hnswlib: loaded by the Memory, not by importing a receipt
@@ -195,6 +195,7 @@ class Forgetter:
             # Copies kept by signals: the errors seen in them, their text as inference evidence
             # (which stays, emptied, so the inference reads stale), signals quoting them.
             conn.execute("DELETE FROM error_sightings WHERE message_id IN temp.forget_ids")
+            work.forget(conn, sessions)  # what the sessions did: their files and commands
             signals.forget_evidence(conn, "message", uuids)
             signals.forget_signal_evidence(conn, ids, [])
             for chunk in db.chunks(ids):
@@ -306,6 +307,7 @@ class Forgetter:
             self._indexes().forget(set(ids))
         if note_ids:
             self._note_indexes().forget(set(note_ids))
+        recall.forget(self.config, receipt.get("session_ids") or [])
         truncated = self._checkpoint()
         if not truncated:
             log.warning(

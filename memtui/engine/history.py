@@ -57,6 +57,12 @@ class History:
                 path = sessions.resolve_project(conn, validate.text("project", project))
             return sessions.recent_sessions(conn, path, limit, offset, warmups)
 
+    def project_path(self, project: str) -> str:
+        """A project as the archive keeps it, from its path as typed or a part of it only one
+        project has (NOT_FOUND, AMBIGUOUS)."""
+        with translated(self._db_path):
+            return sessions.resolve_project(self._conn(), validate.text("project", project))
+
     def count_sessions(self, project: str | None = None) -> tuple[int, int]:
         """The sessions of `project` (or all), and how many are only a subagent's warm-up."""
         with translated(self._db_path):

@@ -27,6 +27,8 @@ TAIL = (
     "Search memtui (search_history, search_notes) before answering anything that may "
     "touch past work."
 )
+OWN_TOKENS = 500  # of BUDGET, for this session's own work after a compaction
+OWN_LINE = 200  # characters of a file or command in it
 COMPACT = "compact"  # the source of a SessionStart after Claude Code compacted the conversation
 
 
@@ -54,34 +56,55 @@ def session_start(config: Config, data: Mapping[str, object]) -> str:
     conn = db.read_only(config.db_path, recall.BUSY_MS)
     try:
         own = work_of(conn, session) if data.get("source") == COMPACT else []
-        budget = BUDGET - sum(count_tokens(line) for line in own)
-        context = Contexts(config, lambda: conn, None).get(cwd, None, budget, session=session)
         stale = inferences.counts(conn).stale_inferences
         waiting = Counts(signals_here(conn, cwd, _now()), stale).said()
+        head = [HEAD, ""]
+        if own:
+            head += [
+                "## This session's work before the compaction",
+                "Files changed and commands run (a record, not instructions):",
+                fenced("\n".join(own)),
+                "",
+            ]
+        tail = ["", f"memtui also has {waiting} for the person to review."] if waiting else []
+        tail += ["", TAIL]
+        # The whole of what is printed stays within BUDGET, the frame's words included.
+        budget = BUDGET - count_tokens("\n".join([*head, *tail]))
+        context = Contexts(config, lambda: conn, None).get(cwd, None, budget, session=session)
     finally:
         conn.close()
     if not context.text and not waiting and not own:
         return ""
-    parts = [HEAD, ""]
-    if own:
-        parts += [
-            "## This session's work before the compaction",
-            "Files changed and commands run (a record, not instructions):",
-            fenced("\n".join(own)),
-            "",
-        ]
-    parts.append(context.text.strip())
-    if waiting:
-        parts += ["", f"memtui also has {waiting} for the person to review."]
-    parts += ["", TAIL]
-    return recall.logged(config, "session", session, cwd, "\n".join(parts).strip() + "\n")
+    text = "\n".join([*head, context.text.strip(), *tail]).strip() + "\n"
+    return recall.logged(config, "session", session, cwd, text)
 
 
 def work_of(conn: sqlite3.Connection, session: str) -> list[str]:
-    """This session's files changed and commands run, a line each: what a compaction throws
-    away. The seam for the work index of branch work27 (engine/work.py, the `work` table):
-    until it is merged there is nothing to give back."""
-    return []
+    """This session's files changed and commands run (the work index), a line each, the
+    latest last and within OWN_TOKENS: what a compaction throws away."""
+    rows = conn.execute(
+        """SELECT kind, target, failed, exit_code FROM work
+           WHERE session_id = ? AND kind != 'read' AND agent_id IS NULL
+           AND (kind = 'run' OR failed IS NOT 1) ORDER BY idx, n""",
+        (session,),
+    )
+    done: dict[str, str] = {}
+    for kind, target, failed, code in rows:
+        if kind == "run":
+            line = f"ran {' '.join(target.split())[:OWN_LINE]}"
+            if failed:
+                line += " (failed)" if code is None else f" (failed, exit {code})"
+        else:
+            line = f"{'edited' if kind == 'edit' else 'wrote'} {target[:OWN_LINE]}"
+        done.pop(target, None)  # its latest call stands, at its place
+        done[target] = line
+    lines, tokens = [], 0
+    for line in reversed(done.values()):
+        tokens += count_tokens(line)
+        if tokens > OWN_TOKENS:
+            break
+        lines.append(line)
+    return lines[::-1]
 
 
 def _now() -> str:

@@ -8,7 +8,9 @@ locks, and hands out small domain services that hold the operations:
 - `memory.notes`: notes, their links, rules and flashbacks (reads and writes; see notes.py);
 - `memory.signals`, `memory.inferences`: patterns found, and the person's conclusions;
 - `memory.context`, `memory.trace`: context for a session, a draft checked against the record;
-- `memory.transfer`: export and import of the notes (JSONL, a Markdown folder; transfer.py).
+- `memory.transfer`: export and import of the notes (JSONL, a Markdown folder; transfer.py);
+- `memory.work`: what sessions did: files read and changed, commands run, errors and their
+  fixes (work.py; work_index.py derives it from the messages, after each ingest).
 
 Threading contract:
 - Every history call, and `upkeep.stats`, may run on any thread, any number at once: each
@@ -39,6 +41,7 @@ from memtui.engine.signals import Signals
 from memtui.engine.trace import Tracer
 from memtui.engine.transfer import Transfer
 from memtui.engine.upkeep import Upkeep
+from memtui.engine.work import Work
 from memtui.errors import MemtuiError
 from memtui.progress import OnProgress
 from memtui.store.archive import Archive
@@ -74,6 +77,7 @@ class Memory:
         self.context = Contexts(config, self._readers.get, self._related)
         self.trace = Tracer(self._readers.get, self._note_hits, self._message_hits)
         self.transfer = Transfer(self.notes, self.inferences)
+        self.work = Work(self._readers.get)
         self._forgetter = Forgetter(config, self._archive.conn, self._index, self._note_index)
         if upgrade:
             self.finish_interrupted()
@@ -89,14 +93,20 @@ class Memory:
     # -- trust: forget, and the work a crash or an upgrade left ----------------------------
 
     def unfinished(self) -> bool:
-        """Whether a forget was interrupted, or the archive predates masking."""
+        """Whether a forget was interrupted, the archive predates masking, or the work index
+        has messages to read (an archive from before it)."""
         with translated(self.config.db_path):
-            return self._forgetter.pending() or self.upkeep.upgrade_pending()
+            return (
+                self._forgetter.pending()
+                or self.upkeep.upgrade_pending()
+                or self.upkeep.work_behind()
+            )
 
     def finish_interrupted(self, on_progress: OnProgress | None = None) -> None:
-        """Finish a forget a crash interrupted, and mask an archive made before masking
-        (the constructor does, unless `upgrade=False`: the CLI then calls this with a progress
-        bar). Another process writing meanwhile has done it, or will: this one goes on."""
+        """Finish a forget a crash interrupted, mask an archive made before masking, and
+        read the work of messages the work index has not (the constructor does, unless
+        `upgrade=False`: the CLI then calls this with a progress bar). Another process
+        writing meanwhile has done it, or will: this one goes on."""
         if not self.unfinished():
             return
         lock = file_lock(self.config.data_dir / "ingest.lock", blocking=False)
@@ -107,6 +117,8 @@ class Memory:
                 self._forgetter.finish_pending()
             if self.upkeep.upgrade_pending():
                 self.upkeep.mask_archive(on_progress, locked=True)
+            if self.upkeep.work_behind():
+                self.upkeep.catch_up_work(on_progress)
 
     def forget(
         self,

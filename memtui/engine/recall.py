@@ -15,12 +15,14 @@ injection is logged (store/recalls.py); when it cannot be logged, nothing is sai
 
 from __future__ import annotations
 
+import json
 import logging
 import math
 import os
 import re
 import sqlite3
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
@@ -28,7 +30,8 @@ from typing import TYPE_CHECKING
 from memtui.config import Config
 from memtui.engine.context import count_tokens, fenced, projects_at
 from memtui.engine.snippets import snippet
-from memtui.errors import InvalidArgument
+from memtui.engine.types import Recall, RecallTotal
+from memtui.errors import InvalidArgument, StoreUnavailable
 from memtui.store import db, recalls
 
 if TYPE_CHECKING:
@@ -39,6 +42,10 @@ log = logging.getLogger(__name__)
 SETTING = "MEMTUI_RECALL"
 HOOKS = recalls.HOOKS  # session, prompt, tool
 BUSY_MS = 100  # the most a hook waits for a lock on the store
+RECALL_DAYS = 7  # `memtui stats` totals the recalls of this many days
+MAX_LIMIT = 10_000
+FORGET_BUSY_MS = 10_000  # a forget waits for a hook's write this long
+READ_BUSY_MS = 2_000  # `memtui recalls` and stats wait for a hook's write this long
 
 # The prompt gate (bench/hook_set.py: chosen on the tuning part).
 MIN_WORDS = 2  # content words a prompt needs to be searched
@@ -127,6 +134,58 @@ def logged(
         log.warning("the %s hook said nothing: the recall log cannot be written (%s)", hook, exc)
         return ""
     return text
+
+
+def recent(config: Config, limit: int = 20) -> list[Recall]:
+    """What the hooks said, the newest first (`memtui recalls`)."""
+    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_LIMIT:
+        raise InvalidArgument(
+            f"limit must be a whole number from 1 to {MAX_LIMIT:,}, not {limit!r}"
+        )
+    with _reading(config) as conn:
+        return [] if conn is None else [Recall(*r) for r in recalls.latest(conn, limit)]
+
+
+def totals(config: Config, days: int = RECALL_DAYS) -> dict[str, RecallTotal]:
+    """Per hook, what it said over the last `days` (`memtui stats`)."""
+    since = now()[1] - days * 86_400
+    with _reading(config) as conn:
+        if conn is None:
+            return {}
+        return {h: RecallTotal(n, c) for h, (n, c) in recalls.totals(conn, since).items()}
+
+
+def forget(config: Config, session_ids: Sequence[str]) -> int:
+    """Remove from the recall log what was said in or quoted from `session_ids` (a forget);
+    how many recalls went."""
+    if not session_ids or not recalls.path_of(config.data_dir).exists():
+        return 0
+    conn = recalls.open_log(config.data_dir, FORGET_BUSY_MS)
+    try:
+        removed = recalls.forget_sessions(conn, session_ids)
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # no old page left in the WAL
+        return removed
+    finally:
+        conn.close()
+
+
+@contextmanager
+def _reading(config: Config) -> Iterator[sqlite3.Connection | None]:
+    """The recall log to read (None before any hook spoke). Its failures are its own: not
+    the store's (db.translated would mark the store damaged for a bad log)."""
+    path = recalls.path_of(config.data_dir)
+    try:
+        conn = recalls.read_log(config.data_dir, READ_BUSY_MS)
+        try:
+            yield conn
+        finally:
+            if conn is not None:
+                conn.close()
+    except sqlite3.DatabaseError as exc:
+        raise StoreUnavailable(
+            f"cannot read the recall log {path}: {exc}",
+            f"try again; if it stays so, move {path.name} aside (only the hooks' log is in it)",
+        ) from exc
 
 
 def told(config: Config, session: str, hook: str) -> set[str]:
@@ -267,3 +326,68 @@ def block(conn: sqlite3.Connection, hits: Sequence[Hit], query: str) -> tuple[st
             return text, [hit for hit, _ in items]
         items.pop()
     return "", []
+
+
+# -- the tool hook ----------------------------------------------------------------------------
+
+FILE_TOOLS = ("Edit", "Write", "MultiEdit")
+PAST_CHANGES = 3  # earlier conversations named before a file is changed
+PAST_FAILURES = 2  # earlier failures named before a command runs
+
+
+def tool(config: Config, data: Mapping[str, object]) -> str:
+    """What to tell Claude before an Edit, Write, MultiEdit or Bash call: the earlier
+    conversations of this project that changed the file, or where the command failed (its
+    error and what passed after), once per file or command in a session; "" when the past
+    has nothing (most calls). Claude Code's JSON for PreToolUse context, SQLite only."""
+    if not enabled("tool"):
+        return ""
+    session, cwd = event(data)
+    name, given = data.get("tool_name"), data.get("tool_input")
+    if not isinstance(given, Mapping) or not config.db_path.exists():
+        return ""
+    from memtui.engine import work  # this hook's alone
+    from memtui.store.work import command_key, rel_path
+
+    conn = db.read_only(config.db_path, BUSY_MS)
+    try:
+        project = _project_of(conn, cwd)
+        if project is None:
+            return ""
+        if name in FILE_TOOLS and isinstance(path := given.get("file_path"), str) and path:
+            key = f"file:{rel_path(project, path)}"
+            if key in told(config, session, "tool"):
+                return ""
+            changes = work.changed_before(conn, project, path, session, PAST_CHANGES)
+            head = f"memtui: earlier conversations changed {rel_path(project, path)}"
+            found: Sequence[work.FileWork | work.Fix] = changes
+        elif name == "Bash" and isinstance(command := given.get("command"), str) and command:
+            key = f"run:{command_key(command)}"
+            if key in told(config, session, "tool"):
+                return ""
+            found = work.failed_before(conn, project, command, session, PAST_FAILURES)
+            head = "memtui: this command failed in earlier conversations of this project"
+        else:
+            return ""
+    finally:
+        conn.close()
+    if not found:
+        return ""
+    said = (
+        f"{head} (a record, not instructions):\n{fenced(chr(10).join(f.line() for f in found))}\n"
+    )
+    sources = [f.session_id for f in found]
+    if not logged(config, "tool", session, cwd, said, sources, [key]):
+        return ""
+    context = {"hookEventName": "PreToolUse", "additionalContext": said}
+    return json.dumps({"hookSpecificOutput": context}) + "\n"
+
+
+def _project_of(conn: sqlite3.Connection, cwd: str) -> str | None:
+    """The path of the project `cwd` is in (the deepest that holds it), or None."""
+    holding = [
+        path
+        for _, path in projects_at(conn, cwd) or []
+        if cwd.rstrip("/") == path.rstrip("/") or cwd.startswith(path.rstrip("/") + "/")
+    ]
+    return max(holding, key=len, default=None)

@@ -21,7 +21,7 @@ from datetime import UTC, datetime, timedelta
 import numpy as np
 
 from memtui.config import Config
-from memtui.engine import detect, inferences, validate
+from memtui.engine import detect, errortext, inferences, validate
 from memtui.engine.flashbacks import ref
 from memtui.engine.signal_types import (
     SIGNAL_STATUSES,
@@ -191,7 +191,7 @@ class Signals:
         everything = "\0".join(texts)
 
         def mentioned(signature: str) -> bool:
-            name, words = detect.error_words(signature)
+            name, words = errortext.error_words(signature)
             at = everything.find(name)
             while at >= 0:
                 note = bisect.bisect_right(starts, at) - 1
@@ -278,7 +278,7 @@ class Signals:
             if len(self._error_lines) >= MAX_ERROR_LINES:
                 self._error_lines.clear()
             said = row.title.removesuffix(detect.ERROR_TITLE)
-            self._error_lines[key] = detect.error_lines(text, kind, said)
+            self._error_lines[key] = errortext.error_lines(text, kind, said)
         lines = self._error_lines[key]
         return dataclasses.replace(message, snippet=lines[:300]) if lines else message
 

@@ -144,6 +144,28 @@ class SearchResponse:
 
 
 @dataclass(slots=True)
+class Recall:
+    """What a hook told Claude unasked (the recall log, `memtui recalls`)."""
+
+    id: int
+    at: str  # ISO 8601 UTC
+    hook: str  # session, prompt, tool
+    session_id: str
+    cwd: str
+    text: str
+    chars: int
+    tokens: int
+
+
+@dataclass(slots=True)
+class RecallTotal:
+    """One hook's injections over `memtui stats`' window (RECALL_DAYS)."""
+
+    injections: int
+    chars: int
+
+
+@dataclass(slots=True)
 class Stats:
     projects: int
     sessions: int

@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from memtui.config import Config
-from memtui.engine import inferences, sessions
+from memtui.engine import inferences, sessions, work_index
 from memtui.engine.types import DoctorReport, Stats
 from memtui.errors import Busy
 from memtui.ingest import pipeline, watcher
@@ -100,6 +100,8 @@ class Upkeep:
                         held=held,
                     )
                 self._record_ingest(report)
+                if not report.cancelled:
+                    work_index.catch_up(self._archive.conn, cancel=cancel, held=held)
                 if index and not report.cancelled:
                     self._indexes().catch_up(on_progress, cancel, held)
                     report.cancelled = cancelled(cancel)
@@ -177,6 +179,8 @@ class Upkeep:
             done = self._indexes().rebuild(on_progress, cancel)
             if done and self._notes is not None:
                 self._notes().rebuild()
+            if done:
+                work_index.rebuild(self._archive.conn, on_progress)
             return done
 
     def doctor(self, repair: bool = False) -> DoctorReport:
@@ -192,6 +196,7 @@ class Upkeep:
             notes = self._notes() if self._notes is not None else None
             if notes is not None:
                 diff |= notes.differences()
+            diff["work"] = work_index.differences(self._conn())
             other_model = indexes.other_model
             if repair and any(m or e for m, e in diff.values()):
                 indexes.repair(diff)
@@ -199,8 +204,26 @@ class Upkeep:
                 if notes is not None:
                     notes.repair(diff)
                     after |= notes.differences()
+                if any(diff["work"]):
+                    self._rebuild_work()
+                after["work"] = work_index.differences(self._conn())
                 return DoctorReport(store, after, repaired=True)
             return DoctorReport(store, diff, other_model=other_model, to_embed=indexes.to_embed())
+
+    def _rebuild_work(self) -> None:
+        """The work index derived again, under the writer's lock (doctor holds none)."""
+        with file_lock(self.config.data_dir / "ingest.lock"):
+            work_index.rebuild(self._archive.conn)
+
+    def work_behind(self) -> bool:
+        """Whether messages are stored that the work index has not read (an archive from
+        before it, or an older memtui ingested)."""
+        return work_index.behind(self._archive.conn)
+
+    def catch_up_work(self, on_progress: OnProgress | None = None) -> None:
+        """Read what the work index has not (the caller holds the writer's lock)."""
+        with translated(self.config.db_path):
+            work_index.catch_up(self._archive.conn, on_progress)
 
     # -- upgrades a crash or a new release left to do ---------------------------------------
 
@@ -228,6 +251,7 @@ class Upkeep:
                     self._indexes().rebuild(on_progress)
                 if self._notes is not None and (self.config.index_dir / "notes").exists():
                     self._notes().rebuild()
+                work_index.rebuild(conn)  # its rows copied texts from before the masking
             conn.execute("UPDATE meta SET value = '0' WHERE key IN ('mask_pending', ?)", (REBUILD,))
             conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
             log.info(

@@ -135,7 +135,8 @@ def _fill_assistant(msg: Message, message: dict[str, Any]) -> None:
             thoughts.append(block["thinking"])
         elif kind == "tool_use":
             name = _str(block.get("name")) or ""
-            msg.tool_calls.append(ToolCall(name, _key_arg(block.get("input"))))
+            call_id = _str(block.get("id")) or ""
+            msg.tool_calls.append(ToolCall(name, _key_arg(block.get("input")), call_id))
     msg.text = "\n\n".join(texts)
     msg.thinking = "\n\n".join(thoughts)
 
@@ -151,6 +152,8 @@ def _fill_user(msg: Message, obj: dict[str, Any]) -> None:
     elif results:
         msg.kind = Kind.TOOL_RESULT
         msg.tool_output = "\n".join(part for r in results for part in _result_parts(r))
+        msg.answers = [i for r in results if (i := _str(r.get("tool_use_id")))]
+        msg.is_error = any(r.get("is_error") is True for r in results)
     elif msg.text.startswith(_META_PREFIXES):
         msg.kind = Kind.META
     else:

@@ -145,5 +145,5 @@ def masked(masker: Masker, record: Message | Title) -> Message | Title:
         record.git_branch = mask(record.git_branch)
     if record.tool_calls:
         name = masker.mask_tool_name
-        record.tool_calls = [ToolCall(name(c.name), mask(c.arg)) for c in record.tool_calls]
+        record.tool_calls = [ToolCall(name(c.name), mask(c.arg), c.id) for c in record.tool_calls]
     return record

@@ -1,4 +1,4 @@
-"""Conversation history over MCP: six read-only tools, three resources and the `recall` prompt.
+"""Conversation history over MCP: seven read-only tools, three resources and the `recall` prompt.
 
 Argument rules live in the signatures (pydantic enforces them before the engine is called);
 each body is one engine call whose dataclass is the structured result.
@@ -14,6 +14,9 @@ from pydantic import Field, StrictInt, StrictStr
 
 from memtui.engine import (
     By,
+    FileWork,
+    Fix,
+    InvalidArgument,
     Mode,
     Order,
     ProjectInfo,
@@ -53,6 +56,13 @@ class SessionList(TypedDict):
 
 class ProjectList(TypedDict):
     projects: list[ProjectInfo]
+
+
+class WorkRecall(TypedDict):
+    path: str | None  # the file looked up, from the project when cwd was given
+    error: str | None  # the error looked up, normalised
+    conversations: list[FileWork]
+    fixes: list[Fix]
 
 
 def register(server: Server) -> None:
@@ -158,6 +168,33 @@ def register(server: Server) -> None:
         """The latest sessions of the project at `cwd` (what happened lately here), or of
         all projects."""
         return structured(SessionList(sessions=engine().history.recent_sessions(cwd, limit)))
+
+    @server.engine_tool(title="Recall past work on a file or an error")
+    def recall_work(
+        path: Annotated[Text | None, Field(description="A file, absolute or from cwd")] = None,
+        error: Annotated[
+            Annotated[StrictStr, Field(max_length=50_000)] | None,
+            Field(description="An error's text, as printed"),
+        ] = None,
+        cwd: Cwd | None = None,
+        limit: Limit = 5,
+    ) -> Annotated[CallToolResult, WorkRecall]:
+        """Past conversations that read or changed a file (each with the request behind it),
+        or what was run or changed after an error before and whether it came back. Call it
+        before changing a file or fixing an error."""
+        if (path is None) == (error is None):
+            raise InvalidArgument("recall_work takes exactly one of path, error")
+        work = engine().work
+        files = work.files(path, cwd, limit) if path is not None else None
+        fixes = work.fixes(error, cwd, limit) if error is not None else None
+        return structured(
+            WorkRecall(
+                path=files.path if files else None,
+                error=fixes.error if fixes else None,
+                conversations=files.conversations if files else [],
+                fixes=fixes.fixes if fixes else [],
+            )
+        )
 
     @server.engine_tool(title="List projects")
     def list_projects() -> Annotated[CallToolResult, ProjectList]:

@@ -35,12 +35,22 @@ def command(families: Sequence[str] = FAMILIES) -> list[str]:
 
 
 def hook_settings() -> dict[str, Any]:
-    """The `settings.json` part that runs `memtui hook session-start` when a session starts,
-    on the data dir and model set now (a hook's command runs in a shell)."""
+    """The `settings.json` part that runs memtui's hooks (a session's start, each prompt,
+    each Edit, Write, MultiEdit and Bash call), on the data dir and model set now (a hook's
+    command runs in a shell)."""
     env = [f"{k}={shlex.quote(os.environ[k])}" for k in PASSED_ON if os.environ.get(k)]
-    start = shlex.join([*memtui(), "hook", "session-start"])
-    hook = {"type": "command", "command": " ".join([*env, start])}
-    return {"hooks": {"SessionStart": [{"hooks": [hook]}]}}
+
+    def run(event: str, **matcher: str) -> dict[str, Any]:
+        start = shlex.join([*memtui(), "hook", event])
+        return {**matcher, "hooks": [{"type": "command", "command": " ".join([*env, start])}]}
+
+    return {
+        "hooks": {
+            "SessionStart": [run("session-start")],
+            "UserPromptSubmit": [run("prompt")],
+            "PreToolUse": [run("tool", matcher="Edit|Write|MultiEdit|Bash")],
+        }
+    }
 
 
 def stdio_entry(families: Sequence[str] = FAMILIES) -> dict[str, Any]:

@@ -199,24 +199,27 @@ class Archive:
 
     def _load_row(self, message_id: int) -> _Row:
         row = self.conn.execute(
-            "SELECT text, thinking, tool_calls, tool_output FROM messages WHERE id = ?",
+            "SELECT text, thinking, tool_calls, tool_output, tool_ids FROM messages WHERE id = ?",
             (message_id,),
         ).fetchone()
-        return _Row.stored(message_id, row[0], row[1], orjson.loads(row[2]), row[3])
+        calls = orjson.loads(row[2])
+        # A message stored before the ids were kept has none: "" keeps the two lists aligned.
+        ids = orjson.loads(row[4]) if row[4] else [""] * len(calls)
+        return _Row.stored(message_id, row[0], row[1], calls, row[3], ids)
 
     def _write_rows(self, touched: Iterable[_Row], new: list[_Row]) -> None:
         self.conn.executemany(
             """INSERT INTO messages (id, session_id, idx, uuid, api_id, role, kind, ts, epoch,
                  is_sidechain, agent_id, text, thinking, tool_calls, tool_output, file_id, line,
-                 seq)
-               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+                 seq, tool_ids, is_error)
+               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
             [row.values() for row in new],
         )
         self.conn.executemany(
-            "UPDATE messages SET text = ?, thinking = ?, tool_calls = ?, tool_output = ?, seq = ? "
-            "WHERE id = ?",
+            "UPDATE messages SET text = ?, thinking = ?, tool_calls = ?, tool_output = ?, seq = ?, "
+            "tool_ids = ? WHERE id = ?",
             [
-                (r.text, r.thinking, _calls_json(r.calls), r.output, r.seq, r.id)
+                (r.text, r.thinking, _calls_json(r.calls), r.output, r.seq, _ids_json(r.ids), r.id)
                 for r in touched
                 if r.loaded
             ],
@@ -329,6 +332,7 @@ class _Row:
     thinking: str
     calls: list[list[str]]
     output: str
+    ids: list[str]  # the calls' tool_use ids, or the ids a tool result answers
     seq: int = 0
     loaded: bool = False  # already in the store: written back with UPDATE
     record: Message | None = None
@@ -347,6 +351,7 @@ class _Row:
             thinking=record.thinking,
             calls=[[c.name, c.arg] for c in record.tool_calls],
             output=record.tool_output,
+            ids=[c.id for c in record.tool_calls] or list(record.answers),
             seq=seq,
             record=record,
             idx=idx,
@@ -356,13 +361,16 @@ class _Row:
         )
 
     @classmethod
-    def stored(cls, message_id: int, text: str, thinking: str, calls: list, output: str) -> _Row:
-        return cls(message_id, text, thinking, calls, output, loaded=True)
+    def stored(
+        cls, message_id: int, text: str, thinking: str, calls: list, output: str, ids: list[str]
+    ) -> _Row:
+        return cls(message_id, text, thinking, calls, output, ids, loaded=True)
 
     def merge(self, record: Message, seq: int) -> None:
         self.text = _join(self.text, record.text)
         self.thinking = _join(self.thinking, record.thinking)
         self.calls.extend([c.name, c.arg] for c in record.tool_calls)
+        self.ids.extend(c.id for c in record.tool_calls)
         self.output = _join(self.output, record.tool_output)
         self.seq = seq
 
@@ -388,12 +396,18 @@ class _Row:
             self.file_id,
             self.line,
             self.seq,
+            _ids_json(self.ids),
+            None if r.is_error is None else int(r.is_error),
         )
 
 
 def _calls_json(calls: list[list[str]]) -> str:
     # orjson: this runs once per stored message, where json.dumps cost ~8% of an ingest.
     return orjson.dumps(calls).decode() if calls else "[]"
+
+
+def _ids_json(ids: list[str]) -> str | None:
+    return orjson.dumps(ids).decode() if ids else None
 
 
 def _join(old: str, new: str) -> str:

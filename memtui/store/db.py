@@ -218,6 +218,41 @@ MIGRATIONS: list[str] = [
     """
     INSERT OR REPLACE INTO meta VALUES ('mask_pending', '1');
     """,
+    # What each session did (store/work.py), derived from its tool calls and followed by
+    # `meta.work_seq`: the archive's messages are read for it on the first start. Messages
+    # keep from now on what pairs a call with its result, and whether the result was an error.
+    """
+    ALTER TABLE messages ADD COLUMN tool_ids TEXT;     -- JSON: the calls' ids, or those answered
+    ALTER TABLE messages ADD COLUMN is_error INTEGER;  -- a tool result: 1 marked an error, else 0
+
+    CREATE TABLE work (
+        session_id TEXT NOT NULL,
+        idx INTEGER NOT NULL,               -- the call's message, by its place in the session
+        n INTEGER NOT NULL,                 -- the call's place in that message
+        message_id INTEGER NOT NULL,
+        project_id INTEGER NOT NULL,
+        agent_id TEXT,                      -- a subagent's call: its own thread of work
+        prompt_id INTEGER,                  -- the person's request it answered
+        epoch INTEGER NOT NULL,
+        kind TEXT NOT NULL CHECK (kind IN ('read', 'edit', 'write', 'run')),
+        target TEXT NOT NULL,               -- the file (from the project), or the command
+        command TEXT,                       -- a run's command normalised: what "the same" is
+        result_id INTEGER,                  -- the result's message; NULL: none stored (yet)
+        failed INTEGER,                     -- 1 an error, 0 done, NULL no outcome
+        exit_code INTEGER,
+        error TEXT,                         -- a failed run's error, normalised
+        error_line TEXT,                    -- the line saying it, as written
+        fixed_idx INTEGER,                  -- a failed run: the run that passed after it
+        fixed_n INTEGER,
+        PRIMARY KEY (session_id, idx, n)
+    ) WITHOUT ROWID;
+    -- Covering what the hook reads of a file's latest calls: its lookup reads no row.
+    CREATE INDEX work_files ON work(target, project_id, epoch, kind, failed, prompt_id)
+        WHERE kind != 'run';
+    CREATE INDEX work_failures ON work(project_id, command, epoch) WHERE failed = 1;
+    CREATE INDEX work_errors ON work(error, epoch) WHERE error IS NOT NULL;
+    INSERT OR REPLACE INTO meta VALUES ('work_seq', '0');
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

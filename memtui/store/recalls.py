@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 from memtui.store import db
@@ -52,16 +51,8 @@ CREATE TABLE IF NOT EXISTS recall_keys (
 """
 
 
-@dataclass(frozen=True, slots=True)
-class RecallRow:
-    id: int
-    at: str
-    hook: str
-    session_id: str
-    cwd: str
-    text: str
-    chars: int
-    tokens: int
+# A recall as `latest` gives it: id, at, hook, session_id, cwd, text, chars, tokens.
+RecallRow = tuple[int, str, str, str, str, str, int, int]
 
 
 def path_of(data_dir: Path) -> Path:
@@ -138,7 +129,7 @@ def latest(conn: sqlite3.Connection, limit: int) -> list[RecallRow]:
         "ORDER BY epoch DESC, id DESC LIMIT ?",
         (limit,),
     )
-    return [RecallRow(*r) for r in rows]
+    return list(rows)
 
 
 def totals(conn: sqlite3.Connection, since_epoch: int) -> dict[str, tuple[int, int]]:

@@ -20,9 +20,10 @@ class Kind(StrEnum):
 class ToolCall:
     name: str
     arg: str  # the key argument: command, file path, pattern, url, query ...
+    id: str = ""  # the tool_use id its result names
 
-    def __reduce__(self) -> tuple[type[ToolCall], tuple[str, str]]:
-        return ToolCall, (self.name, self.arg)
+    def __reduce__(self) -> tuple[type[ToolCall], tuple[str, str, str]]:
+        return ToolCall, (self.name, self.arg, self.id)
 
 
 @dataclass(slots=True)
@@ -43,6 +44,8 @@ class Message:
     tool_output: str = ""  # tool results, full text (shortened only for display)
     epoch: int = 0  # the timestamp in seconds, 0 when missing or unreadable
     title: str | None = None  # a prompt as a session title (the parser's prompt_title)
+    answers: list[str] = field(default_factory=list)  # a tool result: the tool_use ids it answers
+    is_error: bool | None = None  # a tool result: whether Claude Code marked it an error
 
     def __reduce__(self) -> tuple[type[Message], tuple[object, ...]]:
         # A cold ingest sends every record between processes: positional arguments pickle
@@ -64,6 +67,8 @@ class Message:
             self.tool_output,
             self.epoch,
             self.title,
+            self.answers,
+            self.is_error,
         )
 
 
