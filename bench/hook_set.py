@@ -2,7 +2,7 @@
 past answers, name a conversation that does, and stay quiet when nothing is behind a prompt?
 
     python bench/hook_set.py [--work /tmp/memtui-hooks] [--messages 200000] [--grid]
-        [--timed 100]
+        [--timed 100] [--timed-only]
 
 The archive: bench/corpus.py's 200,000 generated messages (8 projects), bench/quality.py's
 needles and natural conversations in them, and bench/session_set.py's stories (six prose
@@ -32,6 +32,7 @@ import argparse
 import itertools
 import json
 import os
+import resource
 import subprocess
 import sys
 import time
@@ -293,7 +294,7 @@ def timed(data: Path, asked: list[Prompt], count: int) -> None:
     others = [p for p in asked if p.kind == "unrelated"]
     picked = [p for pair in zip(answered[::3], others, strict=False) for p in pair][:count]
     env = {**os.environ, "MEMTUI_DATA_DIR": str(data)}
-    times, spoke = [], 0
+    times, cpu, spoke = [], [], 0
     for p in picked:
         event = {
             "session_id": str(uuid.uuid4()),
@@ -303,6 +304,7 @@ def timed(data: Path, asked: list[Prompt], count: int) -> None:
             "hook_event_name": "UserPromptSubmit",
             "prompt": p.text,
         }
+        used = resource.getrusage(resource.RUSAGE_CHILDREN)
         start = time.perf_counter()
         done = subprocess.run(
             [sys.executable, "-m", "memtui", "hook", "prompt"],
@@ -313,11 +315,30 @@ def timed(data: Path, asked: list[Prompt], count: int) -> None:
             check=True,
         )
         times.append((time.perf_counter() - start) * 1000)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu.append((after.ru_utime + after.ru_stime - used.ru_utime - used.ru_stime) * 1000)
         spoke += bool(done.stdout)
+    bare = []
+    for _ in range(20):  # the interpreter's own start on this machine now, for scale
+        start = time.perf_counter()
+        subprocess.run([sys.executable, "-c", "pass"], check=True)
+        bare.append((time.perf_counter() - start) * 1000)
+    bare.sort()
+    print(f"\n`python -c pass`: p50 {bare[10]:.0f} ms, p95 {bare[19]:.0f} ms", end="")
+    print(f"; load average {os.getloadavg()[0]:.1f}")
     times.sort()
     p50, p95 = times[len(times) // 2], times[min(len(times) - 1, int(len(times) * 0.95))]
-    print(f"\nprocess start to exit, {len(times)} prompts ({spoke} spoke):", end=" ")
-    print(f"p50 {p50:.0f} ms, p95 {p95:.0f} ms")
+    print(f"process start to exit, {len(times)} prompts ({spoke} spoke):", end=" ")
+    print(f"p50 {p50:.0f} ms, p95 {p95:.0f} ms", end="")
+    cpu.sort()
+    print(f"; CPU p50 {cpu[len(cpu) // 2]:.0f} ms, p95 {cpu[int(len(cpu) * 0.95)]:.0f} ms")
+
+
+def _cwds(data: Path) -> list[str]:
+    from memtui.store import db
+
+    conn = db.read_only(data / "memtui.db", 1000)
+    return sorted(r[0] for r in conn.execute("SELECT path FROM projects"))
 
 
 def main() -> None:
@@ -326,13 +347,13 @@ def main() -> None:
     parser.add_argument("--messages", type=int, default=MESSAGES)
     parser.add_argument("--grid", action="store_true")
     parser.add_argument("--timed", type=int, default=100)
+    parser.add_argument("--timed-only", action="store_true", help="skip the labelled scoring")
     args = parser.parse_args()
     data = build(args.work, args.messages)
-    from memtui.store import db
-
-    conn = db.read_only(data / "memtui.db", 1000)
-    cwds = sorted(r[0] for r in conn.execute("SELECT path FROM projects"))
-    asked = ask_all(data, [*prompts(), *unrelated(cwds)])
+    if args.timed_only:
+        timed(data, [*prompts(), *unrelated(_cwds(data))], args.timed)
+        return
+    asked = ask_all(data, [*prompts(), *unrelated(_cwds(data))])
     tuning = [a for a in asked if not a.prompt.held_back]
     held = [a for a in asked if a.prompt.held_back]
     chosen = (recall.COVER, recall.EVIDENCE, recall.OTHERS)

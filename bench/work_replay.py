@@ -1,13 +1,13 @@
 """The tool hook's lookups replayed: sessions in time order, each asked about before it is
 stored, scored against what the transcripts say.
 
-    python bench/work_replay.py [--messages 20000] [--sessions 300]
+    python bench/work_replay.py [--messages 20000] [--sessions 300] [--seeds 0,1,2]
                                 [--real ../shared/transcripts/projects]
                                 [--latency 200000] [--work /tmp/memtui-bench]
 
 Three sets: the generated corpus (bench/corpus.py), sessions made to be hard for the index
-(bench/work_sessions.py: seed 0, on which it was tuned, and seed 1, held back), and real
-transcripts when given.
+(bench/work_sessions.py: seed 0, on which it was tuned, and seeds 1 and 2, held back; 2 was
+written after the last change), and real transcripts when given.
 
 For each session in the order they started, every Edit, Write, MultiEdit and Bash call is
 asked about (the first call on each file or command in the session: the hook speaks once per
@@ -288,12 +288,19 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--messages", type=int, default=20_000)
     parser.add_argument("--sessions", type=int, default=300, help="of each hard set")
+    parser.add_argument(
+        "--seeds",
+        type=lambda v: [int(x) for x in v.split(",")],
+        default=[0, 1, 2],
+        help="hard sets to replay (0 was tuned on; 2 was written after the last change)",
+    )
     parser.add_argument("--real", type=Path, help="a projects folder of real transcripts")
     parser.add_argument("--latency", type=int, help="measure the lookups at this size too")
     parser.add_argument("--work", type=Path, default=Path("/tmp/memtui-bench"))
     args = parser.parse_args()
     sets = [("generated", cached_corpus(args.work, args.messages)[0])]
-    for seed, role in ((0, "tuned on"), (1, "held back")):
+    for seed in args.seeds:
+        role = "tuned on" if seed == 0 else "held back"
         hard = args.work / f"work-sessions-{args.sessions}-{seed}"
         if not hard.exists():
             write_sessions(hard, args.sessions, seed)

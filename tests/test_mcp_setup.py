@@ -44,7 +44,7 @@ def test_readme_commands_start_a_server_that_answers(cfg: Config) -> None:
     assert [entry["command"], *entry["args"]] == server and entry["type"] == "stdio"
     wire = Wire(cfg, runnable(server))
     assert wire.initialize()["result"]["serverInfo"]["name"] == "memtui"
-    assert len(wire.request("tools/list", {})["result"]["tools"]) == 23
+    assert len(wire.request("tools/list", {})["result"]["tools"]) == 24
     assert wire.finish() == 0
     wire.only_json_rpc()
 

@@ -26,6 +26,8 @@ from tests.work_data import (
     ASKED_A1,
     ASKED_B,
     EXPECTED,
+    EXPECTED_D,
+    EXPECTED_E,
     EXPIRED,
     OTHER,
     PYTEST,
@@ -33,9 +35,13 @@ from tests.work_data import (
     A,
     B,
     C,
+    D,
+    E,
     before_work,
     path_of,
     session_a,
+    session_d,
+    session_e,
     write_all,
 )
 
@@ -237,6 +243,30 @@ def test_an_archive_from_before_the_work_index_gets_one_without_its_transcripts(
     # written without an exit code: it is only known where is_error was stored).
     assert rows(cfg, A) == EXPECTED[A]
     assert rows(cfg, B) == EXPECTED[B]
+
+
+def test_an_archive_from_before_pairs_past_unanswered_calls_and_keeps_shown_errors_apart(
+    cfg: Config, claude_dir: Path
+) -> None:
+    """Paired by order, an edit that was interrupted (no result) no longer takes the next
+    call's result, and so on down the session; a command that shows an error (a log's
+    traceback) without an exit code passed. Read from the text, the work is what the ids and
+    is_error say it is."""
+    for session in (session_d(), session_e()):
+        path = path_of(claude_dir, session)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(session.jsonl())
+    with Memory(cfg) as memory:
+        memory.upkeep.ingest(claude_dir, index=False)
+    assert (rows(cfg, D), rows(cfg, E)) == (EXPECTED_D, EXPECTED_E)
+    conn = sqlite3.connect(cfg.db_path)
+    before_work(conn)
+    conn.execute("PRAGMA user_version = 7")
+    conn.commit()
+    conn.close()
+    with Memory(cfg, upgrade=False) as memory:
+        memory.finish_interrupted()
+    assert (rows(cfg, D), rows(cfg, E)) == (EXPECTED_D, EXPECTED_E)
 
 
 def test_forget_takes_the_sessions_work_with_it(labelled: Memory, cfg: Config) -> None:

@@ -181,6 +181,56 @@ def session_c() -> Session:
     )
 
 
+D = "dddddddd-0000-4000-8000-00000000000d"
+ASKED_D = "the app does not start"
+NOT_FOUND = "<tool_use_error>String to replace not found in file.</tool_use_error>"
+
+
+def session_d() -> Session:
+    """An edit interrupted before it ran (no result), then a refused one and a command."""
+    app = f"{OTHER}/app.py"
+    return (
+        Session(D, OTHER, "2026-11-06")
+        .prompt(ASKED_D)
+        .call("msg_d1", "toolu_d1", "Edit", file_path=app, old_string="a", new_string="b")
+        .call("msg_d2", "toolu_d2", "Edit", file_path=app, old_string="c", new_string="d")
+        .result("toolu_d2", NOT_FOUND, is_error=True)
+        .call("msg_d3", "toolu_d3", "Bash", command="pip install pyyaml")
+        .result("toolu_d3", "Successfully installed pyyaml-6.0.2", is_error=False)
+    )
+
+
+EXPECTED_D = [
+    (None, "edit", "app.py", None, None, None, None, ASKED_D, None),
+    (None, "edit", "app.py", None, 1, None, None, ASKED_D, None),
+    (None, "run", "pip install pyyaml", "pip install pyyaml", 0, None, None, ASKED_D, None),
+]
+
+
+E = "eeeeeeee-0000-4000-8000-00000000000e"
+ASKED_E = "why does the server crash"
+SERVER_LOG = "Traceback (most recent call last):\n  File \"serve.py\", line 9\nKeyError: 'user'"
+
+
+def session_e() -> Session:
+    """As 2.x writes it: a failure opens with its exit code, so a command that shows an
+    error (a log's traceback) without one passed."""
+    return (
+        Session(E, OTHER, "2026-11-07")
+        .prompt(ASKED_E)
+        .call("msg_e1", "toolu_e1", "Bash", command="tail -3 server.log")
+        .result("toolu_e1", SERVER_LOG, is_error=False)
+        .call("msg_e2", "toolu_e2", "Bash", command="make")
+        .result("toolu_e2", "Exit code 2\nmake: *** [all] Error 2", is_error=True)
+    )
+
+
+EXPECTED_E = [
+    (None, "run", "tail -3 server.log", "tail -3 server.log", 0, None, None, ASKED_E, None),
+    (None, "run", "make", "make", 1, 2, "make: *** [all] Error <n>", ASKED_E, None),
+]
+
+
 def path_of(claude_dir: Path, session: Session) -> Path:
     folder = claude_dir / session.cwd.replace("/", "-")
     if session.agent is not None:

@@ -4,11 +4,13 @@ A session is read in order, one thread at a time (the conversation, and each sub
 prompt starts a turn; an assistant message's tool calls wait for their results; a result is
 paired with its call by the tool_use id it names or, in messages stored before the ids were
 kept (schema 8), with the thread's oldest call still waiting (results follow their calls in
-order, but for parallel calls that finish out of turn: those only the ids pair right). Each
-call that reads, edits, writes or runs becomes a row (store/work.py), its result gives the
-outcome: Claude Code's is_error where it was kept, else what the text says ("Exit code 1", a
-refused edit). A failed run stays open until a run of the same command, or of a command that
-failed with the same error, passes in that thread: what ran and changed in between fixed it.
+order, but for parallel calls that finish out of turn: those only the ids pair right; a call
+still waiting when the next assistant message comes was never answered). Each call that
+reads, edits, writes or runs becomes a row (store/work.py), its result gives the outcome:
+Claude Code's is_error where it was kept, else what the text says ("Exit code 1", a refused
+edit; a failure Claude Code 1.x wrote, with no exit code, is not known so). A failed run
+stays open until a run of the same command, or of a command that failed with the same error,
+passes in that thread: what ran and changed in between fixed it.
 
 Following `meta.seq` (`meta.work_seq` is how far it has read): a session with new or changed
 messages is derived again from its first such message on; what came before it (each
@@ -282,6 +284,10 @@ def _read(
         thread.prompt_id = message_id
         thread.waiting.clear()
     elif kind == "assistant":
+        # The API answers every call before the next assistant message: a call paired by
+        # order still waiting then was never answered (interrupted), and would take the
+        # next call's result.
+        thread.waiting = [c for c in thread.waiting if c.tool_id]
         ids = orjson.loads(ids_json) if ids_json else None
         for n, (name, arg) in enumerate(orjson.loads(calls_json)):
             work = store.KINDS.get(name) if arg else None
@@ -338,7 +344,9 @@ def _fill_outputs(conn: sqlite3.Connection, results: list[_Result]) -> None:
 def _outcome(
     kind: str | None, is_error: int | None, output: str
 ) -> tuple[int | None, int | None, str | None, str | None]:
-    """(failed, exit code, error, its line) of a call's result."""
+    """(failed, exit code, error, its line) of a call's result. Without is_error, a run with
+    no exit code passed: Claude Code 1.x wrote its failures so, but an output that shows an
+    error is no sign of one (a log's tail, a grep of errors)."""
     if kind != "run":
         failed = is_error if is_error is not None else int(output.startswith(_REFUSED))
         return failed, None, None, None

@@ -22,6 +22,7 @@ from memtui.store import db
 FILE = "recalls.db"
 BUSY_MS = 50  # a hook's wait for another hook's write, at most
 HOOKS = ("session", "prompt", "tool")
+VERSION = 1  # the schema's, in user_version: a log that has it is not set up again
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS recalls (
@@ -67,9 +68,14 @@ def open_log(data_dir: Path, busy_ms: int = BUSY_MS) -> sqlite3.Connection:
     conn = sqlite3.connect(path, timeout=busy_ms / 1000, isolation_level=None)
     conn.execute(f"PRAGMA busy_timeout = {busy_ms}")
     conn.execute("PRAGMA foreign_keys = ON")
-    if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
-        conn.execute("PRAGMA journal_mode = WAL")
-    conn.executescript(_SCHEMA)
+    # A hook writes here before every prompt: no fsync at each commit (WAL keeps the log
+    # whole; a power cut may lose its last lines, never the store's).
+    conn.execute("PRAGMA synchronous = NORMAL")
+    if conn.execute("PRAGMA user_version").fetchone()[0] != VERSION:
+        if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+            conn.execute("PRAGMA journal_mode = WAL")
+        conn.executescript(_SCHEMA)
+        conn.execute(f"PRAGMA user_version = {VERSION}")
     return conn
 
 
