@@ -30,6 +30,7 @@ from memtui.tui.format import error_line
 from memtui.tui.forms import Confirm, Prompt
 from memtui.tui.messages import ArchiveChanged, Progress, StoreChanged
 from memtui.tui.notes.keys import SCOPES as NOTES_SCOPES
+from memtui.tui.recalls import RecallList, RecallsScreen
 from memtui.tui.results import ResultList
 from memtui.tui.search import SearchScreen
 from memtui.tui.session import MessageBlock, MessageList, SessionScreen, warm_drawing
@@ -426,6 +427,7 @@ SCOPES: tuple[tuple[type[object], ...], ...] = (
     (Prompt,),
     (Confirm,),
     (ForgetReceipt,),
+    (RecallsScreen, RecallList),
     *NOTES_SCOPES,
     *SIGNALS_SCOPES,
 )

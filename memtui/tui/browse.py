@@ -25,6 +25,7 @@ from memtui.tui.format import home_short, one_line, short_names, short_when, whe
 from memtui.tui.messages import ArchiveChanged, StoreChanged
 from memtui.tui.notes import flows as notes_flows
 from memtui.tui.notes.listing import NotesArea
+from memtui.tui.recalls import RecallsScreen
 from memtui.tui.session import SessionScreen
 from memtui.tui.signals import flows as signals_flows
 from memtui.tui.signals.area import SignalsArea
@@ -196,6 +197,7 @@ class BrowseScreen(Screen[None]):
         Binding("n", "notes", "Notes", id="browse.notes"),
         Binding("w", "warmups", "Warm-ups", show=False, id="browse.warmups"),
         Binding("s", "signals", "Signals", id="browse.signals"),
+        Binding("R", "recalls", "Recalls", show=False, id="browse.recalls"),
         Binding("i", "inferences", "Inferences", id="browse.inferences"),
         Binding("escape", "focus_projects", "Projects", show=False, id="browse.projects"),
     ]
@@ -439,6 +441,9 @@ class BrowseScreen(Screen[None]):
 
     def action_inferences(self) -> None:
         signals_flows.inferences(self.app)
+
+    def action_recalls(self) -> None:
+        self.app.push_screen(RecallsScreen())
 
     def action_focus_projects(self) -> None:
         self.query_one(ProjectList).focus()
