@@ -382,8 +382,11 @@ def test_a_question_in_the_words_of_the_prompt_finds_the_answer(turns: Memory) -
     """Asked later in the words of the prompt, hybrid brings Claude's answer (the turn's last
     message that says something) in just below the prompt; full text alone cannot."""
     question = "what gift ideas did you have for my dad?"
-    hybrid = [r.uuid for r in turns.history.search(question, "hybrid").results]
+    found = turns.history.search(question, "hybrid").results
+    hybrid = [r.uuid for r in found]
     assert hybrid[:2] == ["g-u1", "g-a2"]
+    # Found as the answer to a hit, and labelled so: neither words nor meaning (was []).
+    assert "fts" in found[0].found_by and found[1].found_by == ["answer"]
     assert "g-a2" not in [r.uuid for r in turns.history.search(question, "fts").results]
     # Filters hold: no answer among prompts only, nor outside the dates asked for.
     users = turns.history.search(question, "hybrid", role="user").results

@@ -410,8 +410,14 @@ class Searcher:
             ranked, hits = ranked[offset:want], hits[offset:want]
         else:
             ranked = ranked[offset:want]
+        # What neither ranking found is the answer to a prompt they found (`answered`).
         found = [
-            (mid, score, [n for n, ids in (("fts", matched), ("vector", near_ids)) if mid in ids])
+            (
+                mid,
+                score,
+                [n for n, ids in (("fts", matched), ("vector", near_ids)) if mid in ids]
+                or ["answer"],
+            )
             for mid, score in ranked
         ]
         apart: list[tuple[int, float, list[str]]] = []

@@ -101,7 +101,7 @@ class SearchResult:
     timestamp: str | None
     snippet: str
     score: float
-    found_by: list[str]
+    found_by: list[str]  # "fts", "vector", or "answer": the reply to a prompt they found
     session_title: str = ""
 
 
