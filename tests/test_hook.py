@@ -279,7 +279,9 @@ def test_session_start_knows_where_the_project_was_left_off(claude_dir: Path, cf
         shop / "ss-5.jsonl",
         lines.user("ss-5-u1", "make the webhook retry idempotent", "ss-5", ts(6))
         + lines.user("ss-5-u2", "now run the whole suite", "ss-5", ts(6, 5))
-        + lines.assistant("ss-5-a", "msg_ss5", lines.text("All 212 tests pass."), "ss-5", ts(6, 9)),
+        + lines.assistant("ss-5-a", "msg_ss5", lines.text("All 212 tests pass."), "ss-5", ts(6, 9))
+        # an answer of blank lines last (SQLite's trim() keeps newlines): not how it ended
+        + lines.assistant("ss-5-b", "msg_ss5b", lines.text("\n\n"), "ss-5", ts(6, 10)),
     )
     asking = EVENT["session_id"]
     lines.write(shop / f"{asking}.jsonl", lines.user("now-u", "hello there", asking, ts(7)))
@@ -303,7 +305,7 @@ def test_session_start_knows_where_the_project_was_left_off(claude_dir: Path, cf
     out = hook(cfg, json.dumps(EVENT)).stdout
     left, rest = out.split("## Current state")
     assert "make the webhook retry idempotent" in left and "now run the whole suite" in left
-    assert "All 212 tests pass." in left and "ss-5" in left
+    assert "how it ended: All 212 tests pass." in left and "ss-5" in left
     state, recent = rest.split("## Recent sessions")
     assert state.index("New plan") < state.index("Old plan")
     old = state[state.index("Old plan") :].splitlines()[0]

@@ -373,17 +373,19 @@ def _left_off(conn: sqlite3.Connection, past: Past) -> str:
     """Where the project's last conversation ended: what it began with, its last request
     and Claude's last answer, quoted."""
     last = _request(conn, past.session_id, "DESC") or past.request
-    row = conn.execute(
+    # SQLite's trim() keeps newlines: the last answer that says something once cut.
+    rows = conn.execute(
         """SELECT text FROM messages WHERE session_id = ? AND kind = 'assistant'
-           AND NOT is_sidechain AND length(trim(text)) > 0 ORDER BY idx DESC LIMIT 1""",
+           AND NOT is_sidechain AND length(trim(text)) > 0 ORDER BY idx DESC LIMIT 5""",
         (past.session_id,),
-    ).fetchone()
+    )
+    ended = next((cut for (text,) in rows if (cut := _cut(text, 400))), None)
     said = f"{past.last[:10]}, session {past.session_id} ({_count(past.messages)}):"
     lines = [f"began with: {_cut(past.request, 200)}"]
     if last != past.request:
         lines.append(f"last request: {_cut(last, 300)}")
-    if row is not None:
-        lines.append(f"how it ended: {_cut(row[0], 400)}")
+    if ended is not None:
+        lines.append(f"how it ended: {ended}")
     return f"{said}\n{fenced(chr(10).join(lines))}"
 
 
