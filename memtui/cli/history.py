@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from memtui.cli.base import JSON, Family, arg, one_of, text, whole
 from memtui.cli.say import console, print_json, say, shown, when
-from memtui.engine import MODES, ROLES, render, to_dict
+from memtui.engine import MODES, ROLES, InvalidArgument, render, to_dict
 from memtui.engine.validate import REACH
 from memtui.words import plural
 
@@ -167,6 +167,11 @@ def _conversations(out: Console, response: SearchResponse) -> None:
 )
 def show(memory: Memory, args: Namespace) -> None:
     info, messages = memory.history.session_messages(args.session)
+    if messages and args.at > messages[-1].message_index:
+        raise InvalidArgument(
+            f"--at {args.at} is past the end: the session's messages are 0 to "
+            f"{messages[-1].message_index}"
+        )
     messages = [m for m in messages if m.message_index >= args.at]
     if args.json:
         print_json({"session": to_dict(info), "messages": to_dict(messages)})
