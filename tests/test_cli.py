@@ -223,10 +223,8 @@ def test_search_sessions_lists_conversations_with_their_best_hit(conversations: 
     assert [m["message_index"] for m in later_json["messages"]] == [2, 3]
     past = memtui(conversations, "show", "cccc1111", "--at", "9")  # printed a header only
     assert past.returncode == 1 and one_line_error(past), past.stderr
-    assert (
-        past.stderr.startswith("INVALID_ARGUMENT: --at 9 is past the end")
-        and "0 to 3" in past.stderr
-    )
+    assert past.stderr.startswith("memtui: INVALID_ARGUMENT: --at 9 is past the end")
+    assert "0 to 3" in past.stderr
     assert out.count("memtui show ") == 3 and "1 matching" in out
     assert out.rstrip().endswith("3 of 3 conversations (fts: 4 full-text matches)")
     one = memtui(conversations, "search", "checkout", "--sessions", "--mode", "fts", "--limit", "1")
