@@ -89,6 +89,8 @@ def test_speaks_when_the_past_answers_quoted_and_logged(archive: Config) -> None
     listed = json.loads(run(archive, "recalls", "--json").stdout)
     mine = [r for r in listed if r["session_id"] == "s-speaks"]
     assert [(r["hook"], r["text"], r["chars"]) for r in mine] == [("prompt", out, len(out))]
+    shown = run(archive, "recalls").stdout
+    assert f"  prompt         session s-speaks  {len(out):,} characters" in shown, shown
     totals = json.loads(run(archive, "stats", "--json").stdout)["recalls"]
     assert totals["prompt"]["injections"] >= 1 and totals["prompt"]["chars"] >= len(out)
 

@@ -78,7 +78,8 @@ def recalls(args: argparse.Namespace) -> None:
     if not said:
         say("no recalls yet: the hooks have said nothing (see `memtui mcp --print-config`)")
     for r in said:
-        say(f"{r.at}  {r.hook:<8} session {r.session_id}  {r.chars:,} characters")
+        hook = recall.HOOK_NAMES.get(r.hook, r.hook)
+        say(f"{r.at}  {hook:<13}  session {r.session_id}  {r.chars:,} characters")
         say("".join(f"    {line}\n" for line in r.text.rstrip("\n").splitlines()))
 
 

@@ -41,6 +41,8 @@ log = logging.getLogger(__name__)
 
 SETTING = "MEMTUI_RECALL"
 HOOKS = recalls.HOOKS  # session, prompt, tool
+# How a person reads each (`memtui recalls`, the TUI): "session" alone reads as a session id.
+HOOK_NAMES = {"session": "session start", "prompt": "prompt", "tool": "tool"}
 BUSY_MS = 100  # the most a hook waits for a lock on the store
 RECALL_DAYS = 7  # `memtui stats` totals the recalls of this many days
 MAX_LIMIT = 10_000

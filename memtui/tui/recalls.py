@@ -24,7 +24,6 @@ if TYPE_CHECKING:
     from memtui.tui.app import MemtuiApp
 
 SHOWN = 200  # the newest recalls listed
-HOOKS = {"session": "session start", "prompt": "prompt", "tool": "tool"}
 
 
 class RecallList(OptionList):
@@ -100,7 +99,7 @@ class RecallsScreen(Screen[None]):
     def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
         chosen = self._chosen()
         if chosen is not None:
-            head = f"{HOOKS.get(chosen.hook, chosen.hook)} hook · {when(chosen.at)} · "
+            head = f"{recall.HOOK_NAMES.get(chosen.hook, chosen.hook)} hook · {when(chosen.at)} · "
             head += f"session {chosen.session_id} · {home_short(chosen.cwd)}\n\n"
             said = Text(head, style="dim")
             said.append(chosen.text)
@@ -130,6 +129,6 @@ def _row(said: Recall) -> Text:
     """One line at 80 columns: when, which hook, how much, in which session (its folder is
     above the words)."""
     row = Text(f"{when(said.at)}  ", style="dim")
-    row.append(f"{HOOKS.get(said.hook, said.hook):<13}", style="bold")
+    row.append(f"{recall.HOOK_NAMES.get(said.hook, said.hook):<13}", style="bold")
     row.append(f" {said.chars:>6,} chars  session {said.session_id[:8]}")
     return row
