@@ -622,6 +622,34 @@ def test_summaries_and_warmups_rank_below_conversation_and_never_twice(
     assert top.total == found.total
 
 
+def test_a_warm_up_session_ranks_below_every_conversation_by_session(tmp_path: Path) -> None:
+    """Claude Code 1.x wrote a subagent's warm-up as a session of its own: by session, it
+    comes after the conversations, however many of the words its reply repeats."""
+    folder = tmp_path / "projects" / "-home-dev-lab"
+    side = {"isSidechain": True, "agentId": "a1b2c3d"}
+    write(
+        folder / "real-1.jsonl", _record("user", "real-u", "the kafka lag alert again", "real-1", 1)
+    )
+    write(
+        folder / "warm-1.jsonl",
+        _record("user", "warm-u", "Warmup", "warm-1", 2, **side)
+        + _record(
+            "assistant",
+            "warm-a",
+            [text("Ready: kafka lag, kafka consumer lag, kafka offsets, kafka lag dashboards.")],
+            "warm-1",
+            3,
+            **side,
+        ),
+    )
+    with Memory(Config(tmp_path / "data", tmp_path / "projects", tmp_path / "logs")) as memory:
+        memory.upkeep.ingest()
+        for mode in ("fts", "hybrid"):
+            found = memory.history.search("kafka lag", mode, by="session")
+            order = [hit.session.session_id for hit in found.sessions]
+            assert order == ["real-1", "warm-1"], (mode, order)
+
+
 def test_fts_total_counts_matches_and_vector_total_near_neighbours(lab: Memory) -> None:
     fts = lab.history.search("snake_case_helper", "fts")
     assert (fts.total, fts.fts_total, fts.vector_total) == (1, 1, None)

@@ -469,6 +469,10 @@ class Searcher:
         infos = sessions.infos(conn, set(session_of.values()))
         titled = {sid: self._share(info.title, asked) for sid, info in infos.items()}
         found = [c for c in conversations(ranked, session_of, titled) if c[0] in infos]
+        # A conversation whose best message is not conversation (a warm-up session, a
+        # compaction's) comes after every one that is, as its messages do.
+        noise = self._noise([mid for _, _, mid, _ in found])
+        found = [c for c in found if c[2] not in noise] + [c for c in found if c[2] in noise]
         best = [(mid, score) for _, score, mid, _ in found]
         hits = [
             SessionHit(infos[sid], matches, round(score, 6)) for sid, score, _, matches in found
