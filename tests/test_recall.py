@@ -184,7 +184,9 @@ def test_a_forget_takes_the_recalls_that_quoted_or_were_said_in_a_session(
     recall.logged(cfg, "prompt", "s-1", lines.CWD, "quoted zebra\n", ["r-9"], ["1"])
     recall.logged(cfg, "session", "r-9", lines.CWD, "said in it: okapi\n")
     recall.logged(cfg, "session", "s-2", lines.CWD, "kept\n")
+    # SessionStart names the sessions it quotes in its text, with no source rows
+    recall.logged(cfg, "session", "s-3", lines.CWD, "session r-9 (1 message): zebu\n")
     memory.forget(session_id="r-9", confirmed=True)
     assert [r.text for r in recall.recent(cfg)] == ["kept\n"]
     stored = b"".join(p.read_bytes() for p in cfg.data_dir.glob("recalls.db*"))
-    assert b"zebra" not in stored and b"okapi" not in stored
+    assert b"zebra" not in stored and b"okapi" not in stored and b"zebu" not in stored

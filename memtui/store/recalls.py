@@ -163,6 +163,10 @@ def forget_sessions(conn: sqlite3.Connection, session_ids: Sequence[str]) -> int
                 [*chunk, *chunk],
             ).rowcount
             conn.execute(f"DELETE FROM recall_keys WHERE session_id IN ({marks})", chunk)
+        for session_id in session_ids:  # a recall naming it without a source row (SessionStart)
+            removed += conn.execute(
+                "DELETE FROM recalls WHERE instr(text, ?) > 0", (session_id,)
+            ).rowcount
         conn.execute("COMMIT")
     except BaseException:
         conn.execute("ROLLBACK")
