@@ -190,3 +190,19 @@ def test_a_forget_takes_the_recalls_that_quoted_or_were_said_in_a_session(
     assert [r.text for r in recall.recent(cfg)] == ["kept\n"]
     stored = b"".join(p.read_bytes() for p in cfg.data_dir.glob("recalls.db*"))
     assert b"zebra" not in stored and b"okapi" not in stored and b"zebu" not in stored
+
+
+def test_a_broken_recall_log_never_fails_a_forget_nor_marks_the_store(
+    memory: Memory, cfg: Config, claude_dir: Path
+) -> None:
+    """recalls.db of random bytes: the forget still ends with its receipt, and the store it
+    never touched is not called damaged (it was STORE_CORRUPT on memtui.db, for good)."""
+    lines.write(claude_dir / "-shop" / "r-8.jsonl", lines.user("r-8-u", "zebra crossing", "r-8"))
+    memory.upkeep.ingest()
+    (cfg.data_dir / "recalls.db").write_bytes(bytes(range(256)) * 20)
+    receipt = memory.forget(session_id="r-8", confirmed=True)
+    assert receipt.session_ids == ["r-8"]
+    assert memory.history.search("zebra", "fts").results == []
+    assert memory.upkeep.stats().sessions == 0
+    saved = (cfg.data_dir / "forget-receipts.jsonl").read_text().splitlines()
+    assert "recalls_left" in json.loads(saved[-1])

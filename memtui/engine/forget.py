@@ -307,7 +307,11 @@ class Forgetter:
             self._indexes().forget(set(ids))
         if note_ids:
             self._note_indexes().forget(set(note_ids))
-        recall.forget(self.config, receipt.get("session_ids") or [])
+        try:
+            recall.forget(self.config, receipt.get("session_ids") or [])
+        except sqlite3.Error as exc:  # the log's own trouble: never the store's, nor the forget's
+            log.error("a forget could not clear the recall log (recalls.db): %s", exc)
+            receipt = receipt | {"recalls_left": str(exc)}
         truncated = self._checkpoint()
         if not truncated:
             log.warning(
