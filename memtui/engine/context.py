@@ -196,9 +196,25 @@ def fence(texts: Iterable[str]) -> str:
     return "`" * max(3, longest + 1)
 
 
+# The tags Claude Code wraps what a hook prints in: quoted text must not close or open one.
+_WRAPPER = re.compile(r"<(/?)(system-reminder|[a-z][a-z-]*-hook)\b", re.IGNORECASE)
+
+
+def disarmed(text: str) -> str:
+    """`text` with the `<` of Claude Code's wrapper tags made a look-alike (U+2039)."""
+    return _WRAPPER.sub(lambda m: f"\u2039{m[1]}{m[2]}", text)
+
+
 def fenced(text: str) -> str:
+    text = disarmed(text)
     mark = fence([text])
     return f"{mark}text\n{text}\n{mark}"
+
+
+def label(text: str) -> str:
+    """A title or a project's path, from an agent or a transcript, shown outside a fence: one
+    quoted line (a newline cannot start a heading there), its wrapper tags disarmed."""
+    return disarmed(json.dumps(text, ensure_ascii=False))
 
 
 def fit(sections: Sequence[tuple[str, Iterable[str]]], budget: int) -> Context:
@@ -303,7 +319,7 @@ def _state(conn: sqlite3.Connection, cwd: str | None) -> Iterator[str]:
         if row is not None:
             title, body, author, updated = row
             who = "Claude" if author == "agent" else "the person"
-            said = f"{json.dumps(title, ensure_ascii=False)}, saved by {who} {updated[:10]}"
+            said = f"{label(title)}, saved by {who} {updated[:10]}"
             if note_id in stale:
                 said += " (STALE: memtui flags it as likely out of date; do not take it as current)"
             yield f"{said}:\n{fenced(body.strip())}"

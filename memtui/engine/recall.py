@@ -28,7 +28,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from memtui.config import Config
-from memtui.engine.context import count_tokens, fenced, projects_at
+from memtui.engine.context import count_tokens, fenced, label, projects_at
 from memtui.engine.snippets import snippet
 from memtui.engine.types import Recall, RecallTotal
 from memtui.errors import InvalidArgument, StoreUnavailable
@@ -317,7 +317,7 @@ def block(conn: sqlite3.Connection, hits: Sequence[Hit], query: str) -> tuple[st
         if row is None:
             continue
         idx, ts, role, body, output, title = row
-        where = "this project" if hit.here else f"project {hit.project}"
+        where = "this project" if hit.here else f"project {label(hit.project)}"
         said = f"- {(ts or '')[:10]}, {where}: session {hit.session_id}, message {idx}"
         lines = snippet(body or output or "", terms)[:SNIPPET_CHARS]
         quoted = f"title: {' '.join(title.split())[:80]}\n{role}: {lines}"
