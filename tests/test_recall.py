@@ -105,7 +105,7 @@ def test_another_projects_past_is_labelled(archive: Config) -> None:
     out = prompt(archive, event(ASKED.replace("nginx", "caddy"), "s-other", "/home/dev/garden"))
     assert "this project: session g-1" in out
     out = prompt(archive, event(ASKED.replace("nginx", "caddy"), "s-other2"))
-    assert "project /home/dev/garden: session g-1" in out
+    assert 'project "/home/dev/garden": session g-1' in out
 
 
 @pytest.mark.parametrize(
