@@ -133,7 +133,12 @@ def test_watch_survives_odd_entries_appearing(cfg: Config, memory: Memory) -> No
         assert watcher.poll() is None  # still watching
     finally:
         watcher.send_signal(signal.SIGINT)
-        _, err = watcher.communicate(timeout=30)
+        try:
+            _, err = watcher.communicate(timeout=60)
+        except subprocess.TimeoutExpired:
+            watcher.kill()
+            _, err = watcher.communicate()
+            raise AssertionError(f"ctrl+c left `index --watch` running 60 s: {err}") from None
     assert "Traceback" not in err, err
 
 
