@@ -130,6 +130,28 @@ def test_the_usage_names_an_event(cfg: Config) -> None:
     assert none.returncode != 0 and "required: EVENT" in none.stderr, none.stderr
 
 
+def test_a_hook_never_exits_2_nor_tracebacks_on_a_closed_stdout(archive: Config) -> None:
+    """Claude Code blocks the prompt or the tool call when a hook exits 2 (argparse's code for
+    a bad argument); a reader gone is nothing to say, not a traceback (break-it pass)."""
+    run = [sys.executable, "-m", "memtui", "hook"]
+    env = {**os.environ, "MEMTUI_DATA_DIR": str(archive.data_dir)}
+    for argv in (["prompt", "--json"], ["Prompt"]):
+        bad = subprocess.run([*run, *argv], capture_output=True, text=True, env=env, input="{}")
+        assert bad.returncode == 1, (argv, bad.returncode, bad.stderr)
+    read, write = os.pipe()
+    os.close(read)  # the reader went away before the hook spoke
+    with os.fdopen(write, "w") as out:
+        gone = subprocess.run(
+            [*run, "session-start"],
+            input=json.dumps(EVENT),
+            stdout=out,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+        )
+    assert (gone.returncode, gone.stderr) == (0, ""), gone.stderr
+
+
 def test_endless_input_is_cut_and_prints_nothing(archive: Config) -> None:
     done = hook(archive, "x" * 3_000_000)
     assert (done.returncode, done.stdout) == (0, "")

@@ -31,7 +31,12 @@ def main(argv: Sequence[str] | None = None) -> None:
 
         if hooks.run_early(given[1]):  # before the parser and its imports: a session waits
             return
-    args = build_parser().parse_args(given)
+    try:
+        args = build_parser().parse_args(given)
+    except SystemExit as exc:
+        if given[:1] == ["hook"] and exc.code == 2:
+            raise SystemExit(1) from None  # Claude Code blocks the prompt or tool call on 2
+        raise
     from memtui.errors import MemtuiError
 
     try:

@@ -6,6 +6,7 @@ Textual. engine/recall.py decides what a hook says; this only reads stdin and pr
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Callable, Mapping
 
@@ -29,7 +30,11 @@ def _never_fail(name: str, say: Callable[[config.Config, Mapping[str, object]], 
     except Exception:
         logging.getLogger("memtui.hook").exception("%s hook printed nothing", name)
         return
-    sys.stdout.write(text)
+    try:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    except BrokenPipeError:  # no one reads: nothing to say, and no traceback at exit
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
 @family.command("hook session-start", "print the project's context", store=False)
