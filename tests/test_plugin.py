@@ -102,6 +102,28 @@ def test_the_launcher_finds_memtui_in_local_bin(tmp_path: Path) -> None:
     assert (done.returncode, done.stdout) == (0, "local memtui mcp\n")
 
 
+def test_the_launcher_never_starts_itself(tmp_path: Path) -> None:
+    """A copy of the launcher on PATH, and a link to it in ~/.local/bin: skipped, the real
+    memtui after them runs (it started itself for ever: break-it pass)."""
+    first, real = tmp_path / "first", tmp_path / "real"
+    first.mkdir()
+    (first / "memtui").write_bytes(LAUNCHER.read_bytes())
+    (first / "memtui").chmod(0o755)
+    (tmp_path / ".local" / "bin").mkdir(parents=True)
+    (tmp_path / ".local" / "bin" / "memtui").symlink_to(LAUNCHER)
+    script(real / "memtui", 'echo "real memtui $*"')
+    copied = subprocess.run(
+        ["/bin/sh", str(first / "memtui"), "mcp"],
+        env={"PATH": f"{first}{os.pathsep}{real}", "HOME": str(tmp_path)},
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert (copied.returncode, copied.stdout) == (0, "real memtui mcp\n"), copied.stderr
+    linked = launch(["hook", "prompt"], str(tmp_path / "empty"), tmp_path, stdin="{}")
+    assert (linked.returncode, linked.stdout) == (0, ""), linked.stderr
+
+
 def test_without_memtui_the_hooks_say_nothing_but_the_session_start_tells_the_person(
     tmp_path: Path,
 ) -> None:
