@@ -160,6 +160,9 @@ def test_project_filter_still_fills_the_limit(made: Memory, mode: str) -> None:
     want = 25 if mode != "vector" else 10
     crawler = made.history.search("webhook", mode, cwd=CRAWLER, limit=want)
     assert len(crawler.results) == want and {r.project for r in crawler.results} == {CRAWLER}
+    # Claude Code started in a folder of the project searches the project (it found nothing)
+    inside = made.history.search("webhook", mode, cwd=f"{CRAWLER}/src/../lib", limit=want)
+    assert [r.uuid for r in inside.results] == [r.uuid for r in crawler.results]
 
 
 @pytest.mark.parametrize("mode", ["fts", "vector", "hybrid"])

@@ -94,6 +94,9 @@ def test_files_lists_the_conversations_newest_first_with_their_request(labelled:
     assert [c.did for c in labelled.work.files("/etc/hosts").conversations] == [["read"]]
     assert labelled.work.files("src/auth/jwt.py", cwd=OTHER).conversations == []
     assert labelled.work.files("nowhere.py").conversations == []
+    # Claude Code started in a folder of the project: its project's (it found nothing).
+    for path, cwd in (("auth/jwt.py", f"{SHOP}/src"), ("src/auth/jwt.py", f"{SHOP}/src/..")):
+        assert [c.session_id for c in labelled.work.files(path, cwd=cwd).conversations] == [B, A]
 
 
 def test_fixes_say_what_ran_after_an_error_and_whether_it_came_back(labelled: Memory):
@@ -113,6 +116,7 @@ def test_fixes_say_what_ran_after_an_error_and_whether_it_came_back(labelled: Me
     assert "came back" in a.line() and "came back" not in b.line()
     assert [f.session_id for f in labelled.work.fixes(EXPIRED, cwd=SHOP).fixes] == [B, A]
     assert labelled.work.fixes(EXPIRED, cwd=OTHER).fixes == []
+    assert [f.session_id for f in labelled.work.fixes(EXPIRED, cwd=f"{SHOP}/src").fixes] == [B, A]
     npm = labelled.work.fixes("Error: Cannot find module 'lodash'").fixes
     assert [(f.session_id, f.steps, f.passed) for f in npm] == [
         (C, ["run npm install left-pad"], "npm test")

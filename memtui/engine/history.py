@@ -164,6 +164,8 @@ class History:
                 where = sessions.resolve_project(self._conn(), validate.text("project", project))
             else:  # a working directory memtui has not seen simply finds nothing
                 where = validate.optional_text("cwd", cwd)
+                if where is not None:
+                    where = sessions.enclosing_project(self._conn(), where) or where
             filt = searcher.filters(where, session, role, after, before)
             response = searcher.search(
                 query, mode, filt, limit, offset, alternatives=alternatives, by=by

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING
 
 from memtui.config import Config
 from memtui.engine.context import count_tokens, fenced, label, projects_at
+from memtui.engine.sessions import enclosing_project
 from memtui.engine.snippets import snippet
 from memtui.engine.types import Recall, RecallTotal
 from memtui.errors import InvalidArgument, StoreUnavailable
@@ -353,7 +354,7 @@ def tool(config: Config, data: Mapping[str, object]) -> str:
 
     conn = db.read_only(config.db_path, BUSY_MS)
     try:
-        project = _project_of(conn, cwd)
+        project = enclosing_project(conn, cwd)
         if project is None:
             return ""
         if name in FILE_TOOLS and isinstance(path := given.get("file_path"), str) and path:
@@ -383,13 +384,3 @@ def tool(config: Config, data: Mapping[str, object]) -> str:
         return ""
     context = {"hookEventName": "PreToolUse", "additionalContext": said}
     return json.dumps({"hookSpecificOutput": context}) + "\n"
-
-
-def _project_of(conn: sqlite3.Connection, cwd: str) -> str | None:
-    """The path of the project `cwd` is in (the deepest that holds it), or None."""
-    holding = [
-        path
-        for _, path in projects_at(conn, cwd) or []
-        if cwd.rstrip("/") == path.rstrip("/") or cwd.startswith(path.rstrip("/") + "/")
-    ]
-    return max(holding, key=len, default=None)

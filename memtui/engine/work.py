@@ -9,12 +9,14 @@ to import as the SessionStart hook (SQLite and `re`: no numpy, no index, no mode
 
 from __future__ import annotations
 
+import posixpath
 import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from memtui.engine import errortext
+from memtui.engine.sessions import enclosing_project
 from memtui.errors import InvalidArgument
 from memtui.ingest.parser import prompt_title
 from memtui.store import work as store
@@ -145,14 +147,17 @@ class Work:
         found = errortext.error_of(error)
         if found is None:
             raise InvalidArgument("error holds no text", "paste the error's line")
-        rows = store.failures_of_error(self._conn(), found[0], cwd, limit)
+        conn = self._conn()
+        project = None if cwd is None else enclosing_project(conn, cwd) or cwd
+        rows = store.failures_of_error(conn, found[0], project, limit)
         return FixHistory(found[0], [_fix(r) for r in rows])
 
     @staticmethod
     def _places(conn: sqlite3.Connection, path: str, cwd: str | None) -> list[tuple]:
         """(project or None for any, target) to look `path` up as, most likely first."""
         if cwd is not None:
-            return [(cwd, store.rel_path(cwd, path))]
+            project = enclosing_project(conn, cwd) or cwd
+            return [(project, store.rel_path(project, posixpath.join(cwd, path)))]
         if not path.startswith("/"):
             return [(None, store.rel_path(None, path))]
         holding = [
