@@ -170,6 +170,8 @@ def test_role_session_and_date_filters(made: Memory, mode: str) -> None:
     users = made.history.search("webhook retry", mode, role="user", limit=20)
     assert len(users.results) == 20 and {r.role for r in users.results} == {"user"}
     in_session = made.history.search("webhook", mode, session="shop", limit=10)  # a prefix
+    with pytest.raises(InvalidArgument, match="session is empty"):  # searched every session
+        made.history.search("webhook", mode, session=" ")
     assert in_session.results and {r.session_id for r in in_session.results} == {"shop-1"}
     june = made.history.search("webhook", mode, after="2026-06-10", before="2026-06-12", limit=50)
     days = {r.timestamp[:10] for r in june.results}

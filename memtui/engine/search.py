@@ -291,7 +291,9 @@ class Searcher:
                 "them; swap them"
             )
         conn = self.reader()
-        full = sessions.resolve(conn, validate.text("session", session)) if session else None
+        if session is not None and not validate.text("session", session).strip():
+            raise InvalidArgument("session is empty", "give a session id or a unique prefix")
+        full = sessions.resolve(conn, session) if session is not None else None
         return Filters(project or None, full, role, start, end, kinds)
 
     def search(
