@@ -135,6 +135,12 @@ def test_memtui_recall_turns_hooks_off(archive: Config) -> None:
     assert prompt(archive, event(ASKED, "s-bad"), MEMTUI_RECALL="prompts") == ""
     log = (Path(os.environ["XDG_STATE_HOME"]) / "memtui" / "log" / "memtui.log").read_text()
     assert "'prompts' is not a hook" in log or "prompts is not a hook" in log
+    # a byte that is not UTF-8 (a logging traceback on stderr), and no word at all (silent,
+    # and nothing in the log said why): the hook says nothing, the log says why
+    assert prompt(archive, event(ASKED, "s-bad2"), MEMTUI_RECALL="\udcff") == ""
+    assert prompt(archive, event(ASKED, "s-bad3"), MEMTUI_RECALL=" , ") == ""
+    log = (Path(os.environ["XDG_STATE_HOME"]) / "memtui" / "log" / "memtui.log").read_text()
+    assert "'\\udcff' is not a hook" in log and "',': no hook" in log, log[-800:]
 
 
 def test_broken_or_locked_data_dir_prints_nothing(archive: Config, tmp_path: Path) -> None:

@@ -85,9 +85,10 @@ def enabled(hook: str) -> bool:
     if words == {"off"}:
         return False
     unknown = words - set(HOOKS)
-    if unknown:
+    if unknown or not words:  # ascii(): a byte that is not UTF-8 must not break the log
         raise InvalidArgument(
-            f"${SETTING} is {raw!r}: {', '.join(sorted(unknown))} is not a hook",
+            f"${SETTING} is {raw!a}: "
+            + (f"{', '.join(map(ascii, sorted(unknown)))} is not a hook" if words else "no hook"),
             "give a comma list of session, prompt and tool, or off",
         )
     return hook in words
