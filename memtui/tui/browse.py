@@ -30,6 +30,7 @@ from memtui.tui.session import SessionScreen
 from memtui.tui.signals import flows as signals_flows
 from memtui.tui.signals.area import SignalsArea
 from memtui.tui.status import Keys, StatusLine
+from memtui.tui.tables import OPTION_KEYS
 
 ALL = "*"  # the option id of "all projects"
 SESSIONS_SHOWN = 10_000  # the engine's largest page; more are counted, not shown
@@ -37,10 +38,7 @@ SESSIONS_SHOWN = 10_000  # the engine's largest page; more are counted, not show
 
 class ProjectList(OptionList):
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("j", "cursor_down", "Down", show=False, id="go.down"),
-        Binding("k", "cursor_up", "Up", show=False, id="go.up"),
-        Binding("g", "first", "Top", show=False, id="go.top"),
-        Binding("G", "last", "Bottom", show=False, id="go.bottom"),
+        *OPTION_KEYS,
         Binding(
             forget.KEY, "screen.forget_project", "Forget project", show=False, id="project.forget"
         ),

@@ -18,6 +18,7 @@ from memtui.engine import Recall, recall
 from memtui.errors import MemtuiError
 from memtui.tui.format import error_line, home_short, when
 from memtui.tui.session import SessionScreen
+from memtui.tui.tables import OPTION_KEYS
 from memtui.words import counted
 
 if TYPE_CHECKING:
@@ -28,10 +29,7 @@ SHOWN = 200  # the newest recalls listed
 
 class RecallList(OptionList):
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("j", "cursor_down", "Down", show=False, id="go.down"),
-        Binding("k", "cursor_up", "Up", show=False, id="go.up"),
-        Binding("g", "first", "Top", show=False, id="go.top"),
-        Binding("G", "last", "Bottom", show=False, id="go.bottom"),
+        *OPTION_KEYS,
     ]
 
 

@@ -13,6 +13,15 @@ MIN_LAST = 8  # cells the last column keeps however narrow the screen
 SIDEWAYS = ("left", "right")
 
 
+# A list of options' vim keys beside its arrows: one set for every such list.
+OPTION_KEYS: list[BindingType] = [
+    Binding("j", "cursor_down", "Down", show=False, id="go.down"),
+    Binding("k", "cursor_up", "Up", show=False, id="go.up"),
+    Binding("g", "first", "Top", show=False, id="go.top"),
+    Binding("G", "last", "Bottom", show=False, id="go.bottom"),
+]
+
+
 class ListTable(DataTable[str | Text], inherit_bindings=False):
     """A table whose last column (a title) fills the room the fixed columns leave: a title
     reads whole when there is room and ends in an ellipsis when there is not. Left to
