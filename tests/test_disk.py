@@ -111,6 +111,9 @@ def test_watch_survives_odd_entries_appearing(cfg: Config, memory: Memory) -> No
         env=env_for(cfg),
         stderr=subprocess.PIPE,
         text=True,
+        # As a terminal starts it: a suite started in the background (`.ci/run &`) passes
+        # SIGINT ignored down to its children, and Python keeps it ignored.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     try:
         deadline = time.monotonic() + 90  # a cap: the waits end on the state
