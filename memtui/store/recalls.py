@@ -13,6 +13,7 @@ BUSY_MS, then says nothing). Only hooks write it; forget purges it with the stor
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -163,10 +164,12 @@ def forget_sessions(conn: sqlite3.Connection, session_ids: Sequence[str]) -> int
                 [*chunk, *chunk],
             ).rowcount
             conn.execute(f"DELETE FROM recall_keys WHERE session_id IN ({marks})", chunk)
-        for session_id in session_ids:  # a recall naming it without a source row (SessionStart)
-            removed += conn.execute(
-                "DELETE FROM recalls WHERE instr(text, ?) > 0", (session_id,)
-            ).rowcount
+        # A recall naming one without a source row (SessionStart's): one pass over the log.
+        removed += conn.execute(
+            """DELETE FROM recalls WHERE EXISTS
+               (SELECT 1 FROM json_each(?) WHERE instr(recalls.text, json_each.value) > 0)""",
+            (json.dumps(list(session_ids)),),
+        ).rowcount
         conn.execute("COMMIT")
     except BaseException:
         conn.execute("ROLLBACK")
