@@ -47,11 +47,16 @@ def main(argv: Sequence[str] | None = None) -> None:
         fail(error_line(exc))
     except BrokenPipeError:
         # The reader went away (`memtui show ... | head -1`): stop quietly, as cat does.
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
+        drop_stdout()
         raise SystemExit(141) from None
     except KeyboardInterrupt:
         raise SystemExit(130) from None
+
+
+def drop_stdout() -> None:
+    """Point stdout at /dev/null once its reader has gone: the interpreter's last flush
+    then has nowhere to fail (a BrokenPipeError traceback at exit)."""
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
 def build_parser() -> Parser:

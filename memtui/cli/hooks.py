@@ -6,7 +6,6 @@ Textual. engine/recall.py decides what a hook says; this only reads stdin and pr
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from collections.abc import Callable, Mapping
 
@@ -34,7 +33,9 @@ def _never_fail(name: str, say: Callable[[config.Config, Mapping[str, object]], 
         sys.stdout.write(text)
         sys.stdout.flush()
     except BrokenPipeError:  # no one reads: nothing to say, and no traceback at exit
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        from memtui.cli import drop_stdout
+
+        drop_stdout()
 
 
 @family.command("hook session-start", "print the project's context", store=False)
