@@ -116,10 +116,16 @@ async def test_sessions_appear_as_they_are_stored_during_an_index(
         await asyncio_thread(lambda: memory.upkeep.ingest(wait=True, index=False))
         # the index goes on (a progress event), and has not finished: no "changed" yet
         app.post_message(Progress(ProgressEvent("transcripts", 3, 10, 1.0)))
-        await until(pilot, lambda: browse.query_one(SessionList).row_count == 5)
-        assert app.counts.startswith("3 projects")
         status = app.screen.query_one(StatusLine)
-        assert "reading transcripts 30%" in str(status.query_one("#status-phase").render())
+
+        def both_shown() -> bool:
+            """The sessions stored so far, and the index still going on."""
+            phase = str(status.query_one("#status-phase").render())
+            rows = browse.query_one(SessionList).row_count
+            return rows == 5 and "reading transcripts 30%" in phase
+
+        await until(pilot, both_shown)
+        assert app.counts.startswith("3 projects")
 
 
 async def test_an_untouched_cursor_stays_on_the_newest_as_an_index_stores_newer_sessions(

@@ -44,6 +44,14 @@ class ProjectList(OptionList):
         ),
     ]
 
+    class Resized(Message):
+        """The list has its new width: its lines are cut again to fit it."""
+
+    def on_resize(self) -> None:
+        # Its own resize, not the screen's: under load the screen's can come before the
+        # sidebar has its new width, and the lines stayed cut for the old one.
+        self.post_message(self.Resized())
+
 
 class SessionList(ScrollView, can_focus=True, inherit_bindings=False):
     """Every session of a project, one line each, drawn only when on screen (the line API,
@@ -231,8 +239,9 @@ class BrowseScreen(Screen[None]):
         self.load_projects()
         self.watch(self.app, "progress", lambda _: self._empty())
 
-    def on_resize(self) -> None:
-        self.call_after_refresh(self._project_lines)  # once the sidebar has its new width
+    @on(ProjectList.Resized)
+    def _projects_resized(self) -> None:
+        self._project_lines()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "demo":

@@ -156,6 +156,7 @@ class SearchScreen(Screen[None]):
         self._debounce = self.set_timer(DEBOUNCE, self._fire)
 
     def _fire(self) -> None:
+        self._debounce = None
         query = self.query_now()
         if not query.text:
             self._cleared()
@@ -190,13 +191,18 @@ class SearchScreen(Screen[None]):
             self.app.call_from_thread(self.show_results, query, response)
 
     def cancel_search(self) -> bool:
-        """Drop the search under way, if one is; whether there was one."""
+        """Drop the search under way, and the one about to start (typed, not yet run), if
+        either is; whether there was one."""
         running = [w for w in self.workers if w.group == "search" and w.is_running]
         for worker in running:
             worker.cancel()
-        if running:
+        pending = self._debounce is not None
+        if self._debounce is not None:
+            self._debounce.stop()
+            self._debounce = None
+        if running or pending:
             self.query_one("#search-summary", Static).update("search cancelled")
-        return bool(running)
+        return bool(running) or pending
 
     def _failed(self, exc: MemtuiError) -> None:
         """The error alone: results of an earlier query must not read as this one's."""
