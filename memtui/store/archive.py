@@ -40,6 +40,7 @@ class FileBatch:
     records: Sequence[tuple[int, Message | Title]]
     fallback_project: str
     skipped: int = 0  # unreadable lines among them (counted in the checkpoint too)
+    agent: str = "claude-code"  # which agent wrote the file (SPEC's names)
 
 
 @dataclass(slots=True)
