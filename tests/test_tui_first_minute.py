@@ -21,7 +21,7 @@ from memtui.engine import Memory, ProgressEvent, SearchResponse, SessionInfo
 from memtui.engine.search import PROMPTS, TOOL_OUTPUT
 from memtui.engine.sessions import short_title
 from memtui.errors import InvalidArgument
-from memtui.ingest.parser import prompt_title
+from memtui.ingest.titles import prompt_title
 from memtui.tui import actions, settings
 from memtui.tui import browse as browse_module
 from memtui.tui.app import MemtuiApp, key_scopes

@@ -29,7 +29,7 @@ from memtui.engine import rules as house_rules
 from memtui.engine import validate
 from memtui.engine.signal_types import Context, ContextSection
 from memtui.errors import InvalidArgument
-from memtui.ingest.parser import prompt_title
+from memtui.ingest.titles import prompt_title
 from memtui.store import db
 from memtui.store import notes as notes_store
 

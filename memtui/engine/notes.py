@@ -34,7 +34,6 @@ from memtui.engine.notes_types import (
     Author,
     Flashbacks,
     FolderCount,
-    HouseRules,
     ImportReport,
     Layer,
     Note,
@@ -53,6 +52,7 @@ from memtui.engine.notes_types import (
     TagCount,
     UpdatedNote,
 )
+from memtui.engine.rules import HouseRules
 from memtui.engine.rules import house_rules as read_house_rules
 from memtui.engine.search import DEPTH, NEAREST, fuse
 from memtui.engine.snippets import snippet

@@ -18,7 +18,7 @@ from datetime import UTC, datetime
 from memtui.engine import errortext
 from memtui.engine.sessions import enclosing_project
 from memtui.errors import InvalidArgument
-from memtui.ingest.parser import prompt_title
+from memtui.ingest.titles import prompt_title
 from memtui.store import work as store
 
 MAX_PATH = 1_000
