@@ -17,6 +17,7 @@ import pytest
 from memtui import cli
 from memtui.config import Config
 from memtui.engine.memory import Memory
+from tests import lines
 from tests.cli_run import env_for, one_line_error
 
 
@@ -409,6 +410,27 @@ def test_rules_list_and_approve(noted: Config) -> None:
     assert "provisional" not in run(noted, "rules").stdout
     with Memory(noted) as memory:
         assert "Answer in French" in memory.notes.house_rules().text
+
+
+def test_rules_say_the_project_they_apply_in(noted: Config) -> None:
+    """A rule in a folder named like a project's directory applies only there (SPEC): the
+    listing says so, and says nothing of the rules that apply everywhere."""
+    lines.write(noted.claude_dir / "-shop" / "s-1.jsonl", lines.user("s-1-u", "hello", "s-1"))
+    with Memory(noted) as memory:
+        memory.upkeep.ingest()
+        memory.notes.save("Use pnpm", "Not npm.", "rule", by="person", folder="rules/Shop-API")
+    shown = {line.split("  by ")[1].split(None, 1)[1] for line in listed_rules(noted)}
+    assert f"Use pnpm  (only in {lines.CWD})" in shown
+    assert "Answer in French" in shown
+    doc = json.loads(run(noted, "rules", "--json").stdout)
+    assert {r["title"]: r["applies_in"] for r in doc["rules"]} == {
+        "Use pnpm": [lines.CWD],
+        "Answer in French": [],
+    }
+
+
+def listed_rules(cfg: Config) -> list[str]:
+    return [line for line in run(cfg, "rules").stdout.splitlines() if "  by " in line]
 
 
 def test_rules_and_notes_mark_a_title_that_only_looks_like_another(noted: Config) -> None:

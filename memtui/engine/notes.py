@@ -22,6 +22,7 @@ from pathlib import Path
 
 from memtui.config import Config
 from memtui.engine import lookalike, near, note_fields, sessions, validate
+from memtui.engine.context import folder_projects
 from memtui.engine.flashbacks import NOTE_POOL, ref
 from memtui.engine.flashbacks import find as find_flashbacks
 from memtui.engine.near import NEAR_LIFT
@@ -536,6 +537,13 @@ class Notes:
             twins = self._lookalikes(conn)
             rows = store.rules(conn, status)
         return [_note(r, twins) for r in (rows if status is None else reversed(rows))]
+
+    def applies_in(self, notes: Sequence[Note]) -> dict[int, list[str]]:
+        """The projects each note applies in, by its folder (SPEC's scoping of rules and
+        signals); an empty list: everywhere."""
+        with db.translated(self._db_path):
+            found = folder_projects(self._conn(), {n.folder for n in notes})
+        return {n.id: found[n.folder] for n in notes}
 
     def house_rules(self, max_chars: int | None = None) -> HouseRules:
         return read_house_rules(self.config, max_chars)
