@@ -1012,6 +1012,25 @@ async def test_the_demo_is_left_from_any_screen(archive: Memory) -> None:
         assert app.is_running and isinstance(app.screen, BrowseScreen)
 
 
+async def test_the_demo_is_left_from_the_search_field(archive: Memory) -> None:
+    """The status line says ctrl+d leaves the demo: from a field too (where it would
+    delete a letter); outside the demo a field keeps its own ctrl+d."""
+    app = MemtuiApp(archive, upkeep=False, demo=True)
+    async with app.run_test(size=SMALL) as pilot:
+        await browse_ready(pilot, app)
+        await pilot.press("slash", *"export")
+        await until(pilot, lambda: isinstance(app.screen, SearchScreen))
+        await pilot.press("ctrl+d")
+    assert app.return_value == "leave-demo"
+    app = MemtuiApp(archive, upkeep=False)
+    async with app.run_test(size=SMALL) as pilot:
+        await browse_ready(pilot, app)
+        await pilot.press("slash", *"export", "home", "ctrl+d")
+        field = app.screen.query_one("#query", Input)
+        await until(pilot, lambda: field.value == "xport")
+        assert app.is_running
+
+
 def test_tmux_clipboard_is_none_outside_tmux(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("TMUX", raising=False)
     assert actions.tmux_clipboard() is None
