@@ -150,6 +150,8 @@ class Work:
         conn = self._conn()
         project = None if cwd is None else enclosing_project(conn, cwd) or cwd
         rows = store.failures_of_error(conn, found[0], project, limit)
+        if not rows and ": " not in found[0]:  # the message alone, as copied from a log line
+            rows = store.failures_of_error(conn, found[0], project, limit, message=True)
         return FixHistory(found[0], [_fix(r) for r in rows])
 
     @staticmethod
