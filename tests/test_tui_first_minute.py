@@ -344,6 +344,11 @@ def archive_title(memory: Memory, session_id: str) -> str:
             "/review PR 12",
         ),
         ("Warmup", None),
+        # steering Claude Code, or nudging it on: the next prompt says what it is about
+        ("<command-name>/clear</command-name>\n<command-args></command-args>", None),
+        ("<command-name>/init</command-name>", "/init"),
+        ("Continue.", None),
+        ("continue with the cart fix", "continue with the cart fix"),
     ],
 )
 def test_a_title_skips_what_the_person_did_not_type(prompt: str, title: str | None) -> None:
