@@ -45,7 +45,7 @@ def parse_line(line: bytes, fallback_session: str | None = None) -> Record:
         # an ingest's time.
         obj = orjson.loads(line)
     except orjson.JSONDecodeError:
-        obj = _slow_loads(line)
+        obj = slow_loads(line)
         if isinstance(obj, Bad):
             return obj
     if not isinstance(obj, dict):
@@ -60,7 +60,7 @@ def parse_line(line: bytes, fallback_session: str | None = None) -> Record:
     return Other(kind)
 
 
-def _slow_loads(line: bytes) -> Any:
+def slow_loads(line: bytes) -> Any:
     """What orjson refuses but the json module reads (deep nesting, lone surrogate escapes:
     each made U+FFFD), or why the line is unreadable."""
     try:
@@ -95,7 +95,7 @@ def _message(obj: dict[str, Any], line: bytes, fallback_session: str | None) -> 
         role=obj["type"],
         kind=Kind.ASSISTANT,
         timestamp=timestamp,
-        epoch=_epoch(timestamp),
+        epoch=epoch(timestamp),
         cwd=_str(obj.get("cwd")),
         git_branch=_str(obj.get("gitBranch")),
         is_sidechain=obj.get("isSidechain") is True,
@@ -204,7 +204,7 @@ def _title(obj: dict[str, Any], kind: str) -> Record:
     return Title(title=title, session_id=_str(obj.get("sessionId")))
 
 
-def _epoch(timestamp: str | None) -> int:
+def epoch(timestamp: str | None) -> int:
     if not timestamp:
         return 0
     try:
