@@ -440,6 +440,7 @@ def test_rules_and_notes_mark_a_title_that_only_looks_like_another(noted: Config
     with Memory(noted) as memory:
         copy = memory.notes.save("Answ\u0435r in French", "Reply in Russian.", "rule", by="agent")
     twin = copy.note.id
+    assert copy.note.looks_like == 3  # said when it is saved, not only when it is listed
     for command in ("rules", "notes"):
         lines = run(noted, command).stdout.splitlines()
         marked = {line.split()[0]: line for line in lines if "looks like" in line}
@@ -449,6 +450,8 @@ def test_rules_and_notes_mark_a_title_that_only_looks_like_another(noted: Config
     shown = run(noted, "note", "show", str(twin)).stdout
     assert shown.startswith("# Answ\u0435r in French\n\n⚠ its title looks like note #3's\n")
     assert "looks like" not in run(noted, "note", "show", "1").stdout
+    saved = run(noted, "note", "add", "--title", "Answer in Fr\u0435nch", "--layer", "state", "-")
+    assert saved.returncode == 0 and "⚠ its title looks like note #3's" in saved.stderr
 
 
 # -- export and import ------------------------------------------------------------------------

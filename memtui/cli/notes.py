@@ -114,6 +114,8 @@ def note_add(memory: Memory, args: Namespace) -> None:
     )
     n = result.note
     say(f"saved note #{n.id} {n.title!r} ({n.layer}{', ' + n.folder if n.folder else ''})")
+    if n.looks_like is not None:
+        say(f"⚠ its title looks like note #{n.looks_like}'s", file=sys.stderr)
     for similar in result.similar:
         say(
             f"  similar: #{similar.note.id} {similar.note.title!r} "

@@ -256,16 +256,17 @@ class Notes:
                 row.id = store.insert(conn, row)
                 store.set_links(conn, row.id, note_fields.links(row.body))
         with db.translated(self._db_path):
+            saved = _note(row, self._lookalikes(self._conn()))  # a lookalike is said at once
             index = self._indexed()
             if index is None:
-                return SaveResult(_note(row), [], Flashbacks())
+                return SaveResult(saved, [], Flashbacks())
             vec = index.vector_of(row.id)
             if vec is None:  # deleted by another process already
                 vec = index.encode([vector_text(row.title, row.body)])[0]
             near = index.nearest(vec, NOTE_POOL)
             similar = self._similar(near, row.id, 1.0 - self.config.similar_dist, SIMILAR_MAX)
             fb = find_flashbacks(self.config, self._conn(), near, self._messages, row, vec, project)
-        return SaveResult(_note(row), similar, fb)
+        return SaveResult(saved, similar, fb)
 
     def _title_free(self, conn: sqlite3.Connection, title: str, note_id: int | None) -> None:
         other = store.id_by_title(conn, title)
