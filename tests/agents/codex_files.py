@@ -262,8 +262,10 @@ def history(home: Path) -> Path:
 
 
 def many(home: Path, sessions: int, turns: int) -> Iterator[Path]:
-    """Rollouts of `turns` turns each, for a measure of speed."""
+    """Rollouts of `turns` turns each, for a measure of speed: outputs and answers about as
+    long as a Claude Code corpus's (bench/corpus.py)."""
     clock = Clock()
+    listing = "".join(f"src/weather/module_{i}.py  {i * 37} bytes\n" for i in range(80))
     for n in range(sessions):
         session = f"0199a1b2-3c4d-7e5f-8a9b-{n:012d}"
         lines: list[Line] = [*opening(clock, session)]
@@ -272,7 +274,7 @@ def many(home: Path, sessions: int, turns: int) -> Iterator[Path]:
                 *prompt(clock, f"step {t} of session {n}: check the cache"),
                 reasoning(clock, f"Thinking about step {t}"),
                 function_call(clock, "shell", {"command": ["bash", "-lc", f"ls {t}"]}, f"c{t}"),
-                function_output(clock, f"c{t}", f"Exit code: 0\nOutput:\nfile{t}.py"),
-                *answer(clock, f"Step {t} done: the cache holds {t} entries."),
+                function_output(clock, f"c{t}", f"Exit code: 0\nOutput:\n{listing}"),
+                *answer(clock, f"Step {t} done: the cache holds {t} entries. " * 12),
             ]
         yield write(rollout_path(home, session, START + timedelta(minutes=n)), lines)

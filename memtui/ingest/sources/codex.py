@@ -62,7 +62,9 @@ _ARG_KEYS = ("command", "cmd", "file_path", "path", "pattern", "query", "url", "
 _ARG_LIMIT = 200
 _PATCH_FILE = ("*** Update File: ", "*** Add File: ", "*** Delete File: ")
 _CHAIN = b"\x00c"  # in a checkpoint's tail: this marker, then the chain's head (SHA-1)
-_HEAD = len(_CHAIN) + 20
+_CHAIN_TAIL = len(_CHAIN) + 20
+# Codex writes `{"timestamp":"<24 characters>","type":...` first: where a line's type is.
+_TYPE_WITHIN = 80
 
 
 def _default_root(environ: Mapping[str, str]) -> Path:
@@ -143,9 +145,9 @@ def _read_plain(
 ) -> Iterator[FileBatch]:
     name = str(path)
     head = b""
-    if previous is not None and previous.tail[-_HEAD:-20] == _CHAIN:
+    if previous is not None and previous.tail[-_CHAIN_TAIL:-20] == _CHAIN:
         head = previous.tail[-20:]
-        previous = replace(previous, tail=previous.tail[:-_HEAD])
+        previous = replace(previous, tail=previous.tail[:-_CHAIN_TAIL])
     else:
         previous = None  # without the chain's head, only a read from the start is right
     state, fresh = follower.start_state(f, name, previous)
@@ -252,6 +254,8 @@ def _digest(data: bytes) -> bytes:
 
 def _parse(data: bytes, session: _Session) -> list[Message] | Bad:
     """The messages of one line (none for most), updating `session`; never raises."""
+    if data.find(b'"type":"event_msg"', 0, _TYPE_WITHIN) >= 0:
+        return []  # a third of a rollout's lines, and never stored: not even parsed
     try:
         obj = orjson.loads(data)
     except orjson.JSONDecodeError:
