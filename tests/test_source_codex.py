@@ -146,6 +146,18 @@ def test_a_compressed_rollout_is_the_same_session(home: Path, archive: Archive) 
     assert read(home, packed, archive) == []  # unchanged: not read again
 
 
+def test_a_session_is_named_by_rename(home: Path, archive: Archive) -> None:
+    cf.write(cf.rollout_path(home, cf.PARENT), cf.parent_rollout(cf.Clock()))
+    cf.name(home, cf.PARENT, "  ")  # an empty name names nothing, as in Codex
+    cf.name(home, cf.PARENT, "Cache TTL fix")
+    ingest(home, archive)
+    title = "SELECT custom_title FROM sessions WHERE id = ?"
+    assert archive.conn.execute(title, (cf.PARENT,)).fetchone()[0] == "Cache TTL fix"
+    cf.name(home, cf.PARENT, "Cache TTL, fixed")  # renamed: the last name wins
+    ingest(home, archive)
+    assert archive.conn.execute(title, (cf.PARENT,)).fetchone()[0] == "Cache TTL, fixed"
+
+
 def test_a_damaged_compressed_rollout_is_unreadable(home: Path) -> None:
     path = cf.write(cf.rollout_path(home, cf.PARENT), cf.parent_rollout(cf.Clock()))
     packed = cf.compress(path)
@@ -211,6 +223,8 @@ def test_discover_finds_sessions_and_archived_ones_not_history(home: Path) -> No
     cf.history(home)
     (home / "sessions" / "notes.jsonl").write_text("{}\n")
     assert codex.discover(home) == ([archived, live], [])
+    names = cf.name(home, cf.PARENT, "cache ttl")
+    assert codex.discover(home) == ([archived, live, names], [])  # the names after the sessions
     assert codex.discover(home / "absent") == ([], [])
 
 

@@ -261,6 +261,14 @@ def history(home: Path) -> Path:
     return path
 
 
+def name(home: Path, session: str, thread_name: str) -> Path:
+    """What /rename appends to ~/.codex/session_index.jsonl."""
+    path = home / "session_index.jsonl"
+    entry = {"id": session, "thread_name": thread_name, "updated_at": "2026-11-02T10:00:00Z"}
+    append(path, orjson.dumps(entry) + b"\n")
+    return path
+
+
 def many(home: Path, sessions: int, turns: int) -> Iterator[Path]:
     """Rollouts of `turns` turns each, for a measure of speed: outputs and answers about as
     long as a Claude Code corpus's (bench/corpus.py)."""

@@ -49,6 +49,9 @@ log = logging.getLogger(__name__)
 
 AGENT = "codex"
 _FOLDERS = ("sessions", "archived_sessions")  # history.jsonl beside them is not a conversation
+# Names given with /rename: `{id, thread_name, updated_at}` appended, the last one wins
+# (rollout session_index.rs). Read after the rollouts, so the sessions it names are stored.
+_NAMES = "session_index.jsonl"
 _PLAIN, _COMPRESSED = ".jsonl", ".jsonl.zst"
 # User-role text Codex sends on the person's behalf: never a prompt or a title.
 _INJECTED = (
@@ -77,8 +80,9 @@ def _resume(session_id: str) -> list[str]:
 
 
 def discover(root: Path) -> tuple[list[Path], list[str]]:
-    """Every rollout, by its name (its start time: a parent before its forks); a `.jsonl.zst`
-    whose plain `.jsonl` is still there is the same session and left out, as Codex does."""
+    """Every rollout, by its name (its start time: a parent before its forks), then the
+    sessions' names; a `.jsonl.zst` whose plain `.jsonl` is still there is the same session
+    and left out, as Codex does."""
     found: list[Path] = []
     bad: list[str] = []
     for folder in _FOLDERS:
@@ -91,7 +95,10 @@ def discover(root: Path) -> tuple[list[Path], list[str]]:
                 bad.append(f"{shown}: the name is not valid UTF-8")
             elif not (path.name.endswith(_COMPRESSED) and _plain(path).exists()):
                 found.append(path)
-    return sorted(found, key=lambda p: (_plain(p).name, str(p))), bad
+    found.sort(key=lambda p: (_plain(p).name, str(p)))
+    if (root / _NAMES).is_file():
+        found.append(root / _NAMES)
+    return found, bad
 
 
 def _nameable(path: Path) -> bool:
@@ -252,7 +259,7 @@ def _digest(data: bytes) -> bytes:
     return hashlib.sha1(data, usedforsecurity=False).digest()
 
 
-def _parse(data: bytes, session: _Session) -> list[Message] | Bad:
+def _parse(data: bytes, session: _Session) -> list[Message | Title] | Bad:
     """The messages of one line (none for most), updating `session`; never raises."""
     if data.find(b'"type":"event_msg"', 0, _TYPE_WITHIN) >= 0:
         return []  # a third of a rollout's lines, and never stored: not even parsed
@@ -266,7 +273,7 @@ def _parse(data: bytes, session: _Session) -> list[Message] | Bad:
         return Bad("not an object")
     kind, payload = obj.get("type"), obj.get("payload")
     if not isinstance(payload, dict):
-        return []
+        return _name(obj)
     if kind == "session_meta":
         _meta(payload, session)
         return []
@@ -282,6 +289,14 @@ def _parse(data: bytes, session: _Session) -> list[Message] | Bad:
     msg.timestamp, msg.epoch = timestamp, epoch(timestamp)
     _chain(msg, session)
     return [msg]
+
+
+def _name(entry: dict[str, Any]) -> list[Message | Title]:
+    """A session's name from session_index.jsonl."""
+    name, session_id = _str(entry.get("thread_name")), _str(entry.get("id"))
+    if not name or not name.strip() or not session_id:
+        return []
+    return [Title(title=name.strip(), session_id=session_id)]
 
 
 def _meta(payload: dict[str, Any], session: _Session) -> None:
