@@ -98,6 +98,25 @@ def test_every_record_type(home: Path) -> None:
     assert len({r.uuid for r in records}) == len(records) == 14
 
 
+def test_a_rollout_from_before_mid_2025(home: Path) -> None:
+    when = cf.START.replace(year=2025, month=5)
+    path = cf.write(cf.rollout_path(home, cf.PARENT, when), cf.legacy_rollout(cf.PARENT))
+    records = messages(read(home, path))
+    assert [(r.kind, r.text or r.thinking or r.tool_output) for r in records] == [
+        (Kind.META, cf.ENV_CONTEXT.replace(cf.PROJECT, "/home/dev/old")),
+        (Kind.PROMPT, "explain the cache"),
+        (Kind.ASSISTANT, "Look"),
+        (Kind.ASSISTANT, ""),
+        (Kind.TOOL_RESULT, "cat: cache.py: No such file"),
+        (Kind.ASSISTANT, "It caches."),
+    ]
+    assert records[3].tool_calls[0].arg == "cat cache.py" and records[4].is_error is True
+    assert {(r.session_id, r.git_branch, r.timestamp) for r in records} == {
+        (cf.PARENT, "main", "2025-05-07T17:24:21.123Z")
+    }
+    assert {r.cwd for r in records} == {"/home/dev/old"}  # from the environment context
+
+
 def test_compacted_stands_for_the_history_before_it(home: Path) -> None:
     clock = cf.Clock()
     lines = [

@@ -228,6 +228,44 @@ def fork_rollout(parent: list[Line], clock: Clock, turns: int = 1) -> list[Line]
     return [session_meta(clock, FORK, forked_from=PARENT), *copied, *own]
 
 
+def legacy_rollout(session: str) -> list[Line]:
+    """A rollout as Codex wrote them before mid-2025: a first line with the session's id,
+    timestamp and git (no cwd), then bare response items between `record_type` lines; no line
+    has a timestamp, and a failed tool's output is a `{content, success}` object."""
+    items: list[dict[str, Any]] = [
+        {"type": "message", "role": "user", "content": [{"type": "input_text", "text": t}]}
+        for t in (ENV_CONTEXT.replace(PROJECT, "/home/dev/old"), "explain the cache")
+    ]
+    shell = {"command": ["bash", "-lc", "cat cache.py"]}
+    items += [
+        {"type": "reasoning", "id": "rs_1", "summary": [{"type": "summary_text", "text": "Look"}]},
+        {
+            "type": "function_call",
+            "name": "shell",
+            "arguments": orjson.dumps(shell).decode(),
+            "call_id": "call_1",
+        },
+        {
+            "type": "function_call_output",
+            "call_id": "call_1",
+            "output": {"content": "cat: cache.py: No such file", "success": False},
+        },
+        {"record_type": "state"},
+        {
+            "type": "message",
+            "role": "assistant",
+            "content": [{"type": "output_text", "text": "It caches."}],
+        },
+    ]
+    meta = {
+        "id": session,
+        "timestamp": "2025-05-07T17:24:21.123Z",
+        "instructions": None,
+        "git": {"commit_hash": "ab12", "branch": "main", "repository_url": "git@x:y.git"},
+    }
+    return [meta, {"record_type": "state"}, *items]
+
+
 def encode(lines: list[Line]) -> bytes:
     return b"".join(
         (item if isinstance(item, bytes) else orjson.dumps(item)) + b"\n" for item in lines

@@ -27,6 +27,7 @@ import hashlib
 import io
 import logging
 import os
+import re
 import shlex
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, replace
@@ -61,6 +62,7 @@ _INJECTED = (
     "<user_shell_command>",
     "<turn_aborted>",
 )
+_CWD = re.compile(r"<environment_context>.*?<cwd>(.*?)</cwd>", re.DOTALL)
 _ARG_KEYS = ("command", "cmd", "file_path", "path", "pattern", "query", "url", "q")
 _ARG_LIMIT = 200
 _PATCH_FILE = ("*** Update File: ", "*** Add File: ", "*** Delete File: ")
@@ -122,6 +124,7 @@ class _Session:
     head: bytes
     cwd: str | None = None
     git_branch: str | None = None
+    started: str | None = None  # the session_meta's timestamp
     own: bool = False  # the file's own session_meta was seen (later ones are a parent's)
 
 
@@ -273,7 +276,7 @@ def _parse(data: bytes, session: _Session) -> list[Message | Title] | Bad:
         return Bad("not an object")
     kind, payload = obj.get("type"), obj.get("payload")
     if not isinstance(payload, dict):
-        return _name(obj)
+        return _unwrapped(obj, session)
     if kind == "session_meta":
         _meta(payload, session)
         return []
@@ -283,9 +286,25 @@ def _parse(data: bytes, session: _Session) -> list[Message | Title] | Bad:
         msg = _compacted(payload, session)
     else:  # turn_context, event_msg (repeats of response items) and what is yet to come
         return []
-    if msg is None:
+    return [] if msg is None else _stamped(msg, _str(obj.get("timestamp")), session)
+
+
+def _unwrapped(obj: dict[str, Any], session: _Session) -> list[Message | Title]:
+    """A line not wrapped in `{timestamp, type, payload}`: a name in session_index.jsonl, or
+    a line of a rollout from before mid-2025 (a first line with the session's id, timestamp
+    and git, then bare response items between `record_type` lines)."""
+    if "thread_name" in obj:
+        return _name(obj)
+    if "type" not in obj and "record_type" not in obj:
+        _meta(obj, session)
         return []
-    timestamp = _str(obj.get("timestamp"))
+    msg = _response_item(obj, session)
+    return [] if msg is None else _stamped(msg, None, session)
+
+
+def _stamped(msg: Message, timestamp: str | None, session: _Session) -> list[Message | Title]:
+    # Older rollouts stamp no line: their messages take the session's start.
+    timestamp = timestamp or session.started
     msg.timestamp, msg.epoch = timestamp, epoch(timestamp)
     _chain(msg, session)
     return [msg]
@@ -309,6 +328,7 @@ def _meta(payload: dict[str, Any], session: _Session) -> None:
         return
     session.own = True
     session.session_id = session_id
+    session.started = _str(payload.get("timestamp"))
     session.cwd = _str(payload.get("cwd")) or session.cwd
     git = payload.get("git")
     if isinstance(git, dict):
@@ -376,6 +396,8 @@ def _chat(item: dict[str, Any], session: _Session) -> Message | None:
         msg = _message(session, "user", Kind.PROMPT)
         msg.title = prompt_title(text)
     elif role in ("user", "developer", "system"):
+        if session.cwd is None and (found := _CWD.search(text)):
+            session.cwd = found.group(1)  # older session_meta lines have no cwd
         msg = _message(session, "user", Kind.META)
     else:
         return None
