@@ -68,8 +68,9 @@ _ARG_LIMIT = 200
 _PATCH_FILE = ("*** Update File: ", "*** Add File: ", "*** Delete File: ")
 _CHAIN = b"\x00c"  # in a checkpoint's tail: this marker, then the chain's head (SHA-1)
 _CHAIN_TAIL = len(_CHAIN) + 20
-# Codex writes `{"timestamp":"<24 characters>","type":...` first: where a line's type is.
-_TYPE_WITHIN = 80
+# Codex writes `{"timestamp":"<24 characters>",` and, in newer releases, an ordinal before
+# `"type":...`: the type is within the first 120 bytes.
+_TYPE_WITHIN = 120
 
 
 def _default_root(environ: Mapping[str, str]) -> Path:
