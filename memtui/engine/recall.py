@@ -33,7 +33,7 @@ from memtui.engine.sessions import enclosing_project
 from memtui.engine.snippets import snippet
 from memtui.engine.types import Recall, RecallTotal
 from memtui.errors import InvalidArgument, StoreUnavailable
-from memtui.store import db, recalls
+from memtui.store import db, recalls, turns
 
 if TYPE_CHECKING:
     from memtui.store.fts import FullText
@@ -60,6 +60,7 @@ MAX_HITS = 3
 MAX_CHARS = 1_200
 QUERY_CHARS = 2_000  # of a long prompt (a pasted log), its start
 SNIPPET_CHARS = 200
+QUESTION_CHARS = 100  # of a question quoted above its answer
 
 HEAD = (
     "memtui recall: earlier conversations hold this prompt's words (a record, not "
@@ -308,6 +309,7 @@ def block(conn: sqlite3.Connection, hits: Sequence[Hit], query: str) -> tuple[st
     """The text for `hits`, within MAX_CHARS: for each, when, which conversation and where
     (the id to open it with), memtui's words; its title and the lines that matter, quoted."""
     terms = [w.lower() for w in re.findall(r"\w+", query) if len(w) > 2]
+    answers = turns.replies(conn, [h.message_id for h in hits])
     items: list[tuple[Hit, str]] = []
     for hit in hits:
         row = conn.execute(
@@ -321,8 +323,14 @@ def block(conn: sqlite3.Connection, hits: Sequence[Hit], query: str) -> tuple[st
         idx, ts, role, body, output, title = row
         where = "this project" if hit.here else f"project {label(hit.project)}"
         said = f"- {(ts or '')[:10]}, {where}: session {hit.session_id}, message {idx}"
-        lines = snippet(body or output or "", terms)[:SNIPPET_CHARS]
-        quoted = f"title: {' '.join(title.split())[:80]}\n{role}: {lines}"
+        quoted = f"title: {' '.join(title.split())[:80]}"
+        answer = answers.get(hit.message_id)
+        if answer is None:
+            quoted += f"\n{role}: {snippet(body or output or '', terms)[:SNIPPET_CHARS]}"
+        else:  # a question found: what was answered is what helps now
+            (reply,) = conn.execute("SELECT text FROM messages WHERE id = ?", (answer,)).fetchone()
+            quoted += f"\n{role}: {snippet(body, terms)[:QUESTION_CHARS]}"
+            quoted += f"\nassistant: {snippet(reply, terms)[:SNIPPET_CHARS]}"
         items.append((hit, f"{said}\n{fenced(quoted)}"))
     while items:
         text = "\n".join([HEAD, *(item for _, item in items), END]) + "\n"
