@@ -121,6 +121,24 @@ def test_never_the_same_hit_twice_nor_the_current_session(archive: Config) -> No
     assert "session r-1" not in prompt(archive, event(ASKED, "r-1"))  # asked inside r-1 itself
 
 
+def test_a_resumed_session_is_not_told_its_own_past(archive: Config, tmp_path: Path) -> None:
+    """`claude --resume r-1` writes a new session whose transcript opens with copies of r-1's
+    lines (stored once, under r-1): r-1 is this conversation, not an earlier one."""
+    resumed = tmp_path / "now-resumed.jsonl"
+    lines.write(
+        resumed,
+        lines.user("r-1-u", "customers see two refunds after a webhook retry", "now-resumed")
+        + lines.user("now-resumed-u", ASKED, "now-resumed"),
+    )
+    asked = event(ASKED, "now-resumed") | {"transcript_path": str(resumed)}
+    assert "session r-1" not in prompt(archive, asked)
+    fresh = tmp_path / "now-fresh.jsonl"
+    lines.write(fresh, lines.user("now-fresh-u", ASKED, "now-fresh"))
+    assert "session r-1" in prompt(
+        archive, event(ASKED, "now-fresh") | {"transcript_path": str(fresh)}
+    )
+
+
 def test_another_projects_past_is_labelled(archive: Config) -> None:
     out = prompt(archive, event(ASKED.replace("nginx", "caddy"), "s-other", "/home/dev/garden"))
     assert "this project: session g-1" in out

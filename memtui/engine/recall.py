@@ -33,6 +33,7 @@ from memtui.engine.sessions import enclosing_project
 from memtui.engine.snippets import snippet
 from memtui.engine.types import Recall, RecallTotal
 from memtui.errors import InvalidArgument, StoreUnavailable
+from memtui.ingest.peek import first_uuid
 from memtui.store import db, recalls, turns
 
 if TYPE_CHECKING:
@@ -237,7 +238,8 @@ def prompt(config: Config, data: Mapping[str, object]) -> str:
         return ""
     conn = db.read_only(config.db_path, BUSY_MS)
     try:
-        found = candidates(conn, fts.FullText(index, fts.FTS_PARTITIONS), query, cwd, session)
+        own = {session, *continued(conn, data)}
+        found = candidates(conn, fts.FullText(index, fts.FTS_PARTITIONS), query, cwd, own)
         chosen = gate(found, told(config, session, "prompt"))
         if not chosen:
             return ""
@@ -248,12 +250,27 @@ def prompt(config: Config, data: Mapping[str, object]) -> str:
     return logged(config, "prompt", session, cwd, said, sources, [str(h.message_id) for h in shown])
 
 
+def continued(conn: sqlite3.Connection, data: Mapping[str, object]) -> list[str]:
+    """The session the prompt's own continues (`--resume`, a fork): its transcript opens with
+    copies of that session's messages, stored under the older id. Its past is this one's."""
+    path = data.get("transcript_path")
+    uuid = first_uuid(path) if isinstance(path, str) else None
+    if uuid is None:
+        return []
+    row = conn.execute(
+        """SELECT m.session_id FROM uuids u JOIN messages m ON m.id = u.message_id
+           WHERE u.uuid = ?""",
+        (uuid,),
+    ).fetchone()
+    return [row[0]] if row else []
+
+
 def candidates(
-    conn: sqlite3.Connection, index: FullText, query: str, cwd: str, session: str
+    conn: sqlite3.Connection, index: FullText, query: str, cwd: str, own: set[str]
 ) -> list[Hit]:
     """The messages the prompt's words find, this project's and the archive's, each with its
-    coverage and evidence; none of `session` (the prompt's own). Empty for a prompt of fewer
-    than MIN_WORDS content words."""
+    coverage and evidence; none of the sessions `own` (the prompt's, and the one it
+    continues). Empty for a prompt of fewer than MIN_WORDS content words."""
     from memtui.store.fts import FtsFilter
 
     rarities, docs = index.rarities(query)
@@ -283,7 +300,7 @@ def candidates(
     hits = []
     for mid, score in scored.items():
         row = rows.get(mid)
-        if row is None or row[0] == session:
+        if row is None or row[0] in own:
             continue
         hits.append(Hit(mid, row[0], row[1], row[1] in here, score / whole, score))
     return sorted(hits, key=lambda h: (-h.here, -h.coverage, -h.message_id))
