@@ -275,7 +275,7 @@ def _batches(
     records: list[tuple[int, Message | Title]] = []
     uuids: set[str] = set()  # a result under its call and again as a user turn: once
     for line, msg in enumerate(session.messages.values(), 1):
-        for record in _records(msg, where):
+        for record in _records(msg, where, uuids):
             if record.uuid not in uuids:
                 uuids.add(record.uuid)
                 records.append((line, record))
@@ -388,12 +388,13 @@ def _mtime_ns(path: Path) -> int:
 # -- one message to records -----------------------------------------------------------------
 
 
-def _records(msg: dict[str, Any], where: _Where) -> list[Message]:
+def _records(msg: dict[str, Any], where: _Where, seen: set[str]) -> list[Message]:
+    """The records of one message; `seen`: the uuids of the records before it."""
     kind = msg.get("type")
     if kind == "gemini":
         return _answer(msg, where)
     if kind == "user":
-        return _user(msg, where)
+        return _user(msg, where, seen)
     text = _text(_parts(msg.get("content")))[0]
     if not text:
         return []
@@ -441,7 +442,7 @@ def _calls(msg: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return calls
 
 
-def _user(msg: dict[str, Any], where: _Where) -> list[Message]:
+def _user(msg: dict[str, Any], where: _Where, seen: set[str]) -> list[Message]:
     parts = _parts(msg.get("content"))
     responses = [
         p["functionResponse"] for p in parts if isinstance(p.get("functionResponse"), dict)
@@ -449,11 +450,11 @@ def _user(msg: dict[str, Any], where: _Where) -> list[Message]:
     if responses:
         # Newer releases also record the results sent back as a user turn: the same uuids as
         # the results under the call, so whichever is read first is the one stored.
+        ids = [_str(r.get("id")) or f"{msg['id']}-{n}" for n, r in enumerate(responses)]
         return [
-            _result(
-                msg, where, _str(r.get("id")) or f"{msg['id']}-{n}", [{"functionResponse": r}], None
-            )
-            for n, r in enumerate(responses)
+            _result(msg, where, call_id, [{"functionResponse": r}], None)
+            for call_id, r in zip(ids, responses, strict=True)
+            if _result_uuid(where, call_id) not in seen
         ]
     shown = msg.get("displayContent")
     text = _text(_parts(shown))[0] if shown else _text(parts)[0]
@@ -473,11 +474,15 @@ def _result(
     msg: dict[str, Any], where: _Where, call_id: str, result: object, is_error: bool | None
 ) -> Message:
     output, failed = _output(_parts(result))
-    record = _message(msg, where, f"{where.session_id}/{call_id}/result", "user", Kind.TOOL_RESULT)
+    record = _message(msg, where, _result_uuid(where, call_id), "user", Kind.TOOL_RESULT)
     record.tool_output = output
     record.answers = [call_id]
     record.is_error = bool(is_error or failed)
     return record
+
+
+def _result_uuid(where: _Where, call_id: str) -> str:
+    return f"{where.session_id}/{call_id}/result"
 
 
 def _output(parts: list[dict[str, Any]]) -> tuple[str, bool]:
