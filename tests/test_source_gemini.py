@@ -337,3 +337,27 @@ def test_where_it_looks_and_how_it_resumes(tmp_path: Path) -> None:
     assert source.root({}) == Path.home() / ".gemini"
     assert source.root({"MEMTUI_GEMINI_DIR": "off"}) is None
     assert source.resume(SESSION) == ["gemini", "--resume", SESSION]
+
+
+def test_a_long_read_is_split_and_only_its_last_batch_moves_the_checkpoint(
+    home: Path, archive: Archive, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(gemini, "BATCH", 3)
+    path = chats(home) / "session-x.jsonl"
+    gf.append(path, gf.jsonl(SESSION, [gf.user(f"d-u{n}", f"prompt {n}", n) for n in range(7)]))
+    batches = read(home, path, archive)
+    assert [len(b.records) for b in batches] == [3, 3, 1]
+    assert [b.state.offset for b in batches] == [0, 0, path.stat().st_size]
+    archive.apply(batches[:2])  # killed before the last: read again, nothing stored twice
+    assert ingest(home, archive) == (1, 0)
+    assert len(rows(archive)) == 7
+
+
+def test_a_name_that_is_not_utf8_is_reported(home: Path) -> None:
+    gf.append(chats(home) / "session-ok.jsonl", gf.jsonl(SESSION, []))
+    odd = os.fsencode(chats(home)) + b"/session-\xff.jsonl"
+    with open(odd, "wb") as f:
+        f.write(gf.jsonl("other", []))
+    found, bad = gemini.discover(home)
+    assert [p.name for p in found] == ["session-ok.jsonl"]
+    assert len(bad) == 1 and "not valid UTF-8" in bad[0]
