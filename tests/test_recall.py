@@ -121,6 +121,14 @@ def test_never_the_same_hit_twice_nor_the_current_session(archive: Config) -> No
     assert "session r-1" not in prompt(archive, event(ASKED, "r-1"))  # asked inside r-1 itself
 
 
+def test_without_a_session_id_the_transcript_names_the_session(archive: Config) -> None:
+    """A hook input with no session_id still says a hit once per conversation."""
+    asked = event(ASKED, "s-unnamed")
+    del asked["session_id"]
+    assert "session r-1" in prompt(archive, asked)
+    assert "session r-1" not in prompt(archive, asked)
+
+
 def test_a_resumed_session_is_not_told_its_own_past(archive: Config, tmp_path: Path) -> None:
     """`claude --resume r-1` writes a new session whose transcript opens with copies of r-1's
     lines (stored once, under r-1): r-1 is this conversation, not an earlier one."""

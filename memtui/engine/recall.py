@@ -103,13 +103,18 @@ def strip_own(text: str) -> str:
 
 
 def event(data: Mapping[str, object]) -> tuple[str, str]:
-    """The hook input's session id and cwd (an absolute path: read as "no project", a
-    relative one would search every project)."""
+    """The hook input's session id (else its transcript's name) and cwd (an absolute path: read
+    as "no project", a relative one would search every project)."""
     cwd = data.get("cwd")
     if not isinstance(cwd, str) or not cwd.startswith("/"):
         raise InvalidArgument(f"the hook's cwd is not an absolute path: {cwd!r:.200}")
     session = data.get("session_id")
-    return (session if isinstance(session, str) else ""), cwd
+    if not isinstance(session, str) or not session:
+        # Without an id, the transcript's name is the session's (Claude Code names it so):
+        # the once-per-session memory still holds.
+        path = data.get("transcript_path")
+        session = path.rsplit("/", 1)[-1].removesuffix(".jsonl") if isinstance(path, str) else ""
+    return session, cwd
 
 
 def now() -> tuple[str, int]:
