@@ -24,9 +24,9 @@ from memtui.engine.types import (
     SessionHit,
 )
 from memtui.errors import InvalidArgument
-from memtui.store import db
+from memtui.store import db, turns
 from memtui.store.fts import FtsFilter
-from memtui.store.indexes import VECTOR_MIN_CHARS, VECTOR_WHERE, Indexes
+from memtui.store.indexes import VECTOR_WHERE, Indexes
 from memtui.store.vectors import Vectors
 
 MAX_ALTERNATIVES = 4
@@ -592,26 +592,8 @@ class Searcher:
         return self.reader().execute("SELECT 1 FROM messages LIMIT 1").fetchone() is not None
 
     def _replies(self, ids: set[int], filt: Filters) -> dict[int, int]:
-        """For each prompt among `ids`, Claude's answer: the last message of its turn (before
-        the next prompt) that says something, within the date filters."""
-        if not ids:
-            return {}
-        after = -(1 << 62) if filt.after is None else filt.after
-        before = 1 << 62 if filt.before is None else filt.before
-        rows = self.reader().execute(
-            f"""SELECT p.id, (
-                    SELECT a.id FROM messages a
-                    WHERE a.session_id = p.session_id AND a.idx > p.idx
-                      AND a.idx < coalesce((SELECT min(n.idx) FROM messages n
-                          WHERE n.session_id = p.session_id AND n.idx > p.idx
-                            AND n.kind = 'prompt'), 1 << 62)
-                      AND a.kind = 'assistant' AND length(a.text) >= {VECTOR_MIN_CHARS}
-                      AND a.epoch >= ? AND a.epoch < ?
-                    ORDER BY a.idx DESC LIMIT 1)
-                FROM messages p WHERE p.kind = 'prompt' AND p.id IN ({",".join("?" * len(ids))})""",
-            [after, before, *ids],
-        )
-        return {prompt: reply for prompt, reply in rows if reply is not None}
+        """For each prompt among `ids`, Claude's answer, within the date filters."""
+        return turns.replies(self.reader(), ids, filt.after, filt.before)
 
     # -- vectors -----------------------------------------------------------------------------
 

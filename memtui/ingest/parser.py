@@ -19,8 +19,10 @@ _KEY_ARGS = (
     "command",
     "file_path",
     "notebook_path",
+    "absolute_path",
     "pattern",
     "path",
+    "dir_path",
     "url",
     "query",
     "skill",
@@ -125,7 +127,7 @@ def _fill_assistant(msg: Message, message: dict[str, Any]) -> None:
         elif kind == "tool_use":
             name = _str(block.get("name")) or ""
             call_id = _str(block.get("id")) or ""
-            msg.tool_calls.append(ToolCall(name, _key_arg(block.get("input")), call_id))
+            msg.tool_calls.append(ToolCall(name, key_arg(block.get("input")), call_id))
     msg.text = "\n\n".join(texts)
     msg.thinking = "\n\n".join(thoughts)
 
@@ -181,7 +183,7 @@ def _blocks(content: object) -> list[dict[str, Any]]:
     return [b for b in content if isinstance(b, dict)]
 
 
-def _key_arg(tool_input: object) -> str:
+def key_arg(tool_input: object) -> str:
     if isinstance(tool_input, dict):
         for key in _KEY_ARGS:
             value = tool_input.get(key)
