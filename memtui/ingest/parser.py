@@ -17,6 +17,7 @@ from memtui.store.records import Bad, Kind, Message, Other, Record, Title, ToolC
 _KEY_ARGS = (
     "command",
     "file_path",
+    "filePath",  # OpenCode's name for it
     "notebook_path",
     "pattern",
     "path",
@@ -136,7 +137,7 @@ def _fill_assistant(msg: Message, message: dict[str, Any]) -> None:
         elif kind == "tool_use":
             name = _str(block.get("name")) or ""
             call_id = _str(block.get("id")) or ""
-            msg.tool_calls.append(ToolCall(name, _key_arg(block.get("input")), call_id))
+            msg.tool_calls.append(ToolCall(name, key_arg(block.get("input")), call_id))
     msg.text = "\n\n".join(texts)
     msg.thinking = "\n\n".join(thoughts)
 
@@ -210,7 +211,7 @@ def _blocks(content: object) -> list[dict[str, Any]]:
     return [b for b in content if isinstance(b, dict)]
 
 
-def _key_arg(tool_input: object) -> str:
+def key_arg(tool_input: object) -> str:
     if isinstance(tool_input, dict):
         for key in _KEY_ARGS:
             value = tool_input.get(key)
