@@ -46,6 +46,12 @@ log = logging.getLogger(__name__)
 
 SETTLE_MS = 2_000
 _CHUNK = 500  # messages per query: well under SQLite's limit on bound parameters
+# Parts that never become records (step markers, snapshots, patches ...) stay unparsed in
+# the database; a row that is not JSON comes through, to be counted.
+_RECORD_PARTS = (
+    "(NOT json_valid(data) OR json_extract(data, '$.type') IN "
+    "('text', 'reasoning', 'tool', 'subtask'))"
+)
 _BUSY_S = 0.5  # how long to wait for a lock before leaving the database for the next run
 # Titles OpenCode gives a session until it has a real one (session/index.ts isDefaultTitle).
 _DEFAULT_TITLE = re.compile(
@@ -172,6 +178,7 @@ def _read_rows(
             changed[message_id] = max(updated, changed.get(message_id, 0))
     newest = max([since, *changed.values(), *(s.updated for s in sessions.values())])
     out = _Out(state, masker)
+    known: dict[str, Conversation] = {}
     for chunk in _chunks(sorted(changed)):
         marks = ",".join("?" * len(chunk))
         infos = {
@@ -183,7 +190,7 @@ def _read_rows(
         parts: dict[str, list[tuple[str, Any]]] = {}
         rows = conn.execute(
             f"SELECT id, message_id, data FROM part WHERE message_id IN ({marks}) "
-            "ORDER BY message_id, id",
+            f"AND {_RECORD_PARTS} ORDER BY message_id, id",
             chunk,
         )
         for part_id, message_id, data in rows:
@@ -191,7 +198,8 @@ def _read_rows(
         for message_id in chunk:
             if message_id in infos:  # else removed since (OpenCode's undo deletes rows)
                 session_id, data = infos[message_id]
-                conversation = _conversation(session_id, sessions)
+                conversation = known.get(session_id) or _conversation(session_id, sessions)
+                known[session_id] = conversation
                 out.add(conversation, message_id, _loads(data), parts.get(message_id, []))
         yield from out.full()
     touched = {s for s, row in sessions.items() if row.updated > since} | out.roots
@@ -224,7 +232,7 @@ def _conversation(session_id: str, sessions: Mapping[str, _Session]) -> Conversa
     own = sessions.get(session_id)
     top = sessions.get(root)
     directory = (top.directory if top else None) or (own.directory if own else None)
-    return Conversation(root, session_id, directory)
+    return Conversation(root, session_id if root != session_id else None, directory)
 
 
 def _titles(session_ids: Iterable[str], sessions: Mapping[str, _Session]) -> list[Title]:
@@ -261,6 +269,10 @@ def _read_tree_session(
     newest = max(since, _mtime(path))
     out = _Out(state, masker)
     session_id = path.stem  # OpenCode's migration takes ids from file names too
+    own = _load(path, now)
+    if own is _RECENT:
+        return  # OpenCode is rewriting it: read next run
+    out.skipped += own is _DAMAGED
     sessions = _tree_sessions(path, session_id)
     conversation = _conversation(session_id, sessions)
     for message in sorted((storage / "message" / session_id).glob("*.json")):
@@ -344,18 +356,26 @@ class _Out:
     def add(
         self, conversation: Conversation, message_id: str, info: Any, parts: list[tuple[str, Any]]
     ) -> None:
-        damaged = [p for p in [info, *(data for _, data in parts)] if p is _DAMAGED]
-        self.skipped += len(damaged)
+        whole = []
+        for part_id, data in parts:
+            if data is _DAMAGED:
+                self.skipped += 1
+            elif data is not _RECENT:
+                whole.append((part_id, data))
+        if info is _DAMAGED:
+            self.skipped += 1
         if not isinstance(info, dict):
             return
-        whole = [(part_id, data) for part_id, data in parts if isinstance(data, dict)]
-        for record in records(conversation, message_id, info, whole):
-            self.state.line += 1
-            self.batch.append(
-                (self.state.line, masked(self.masker, record) if self.masker else record)
-            )
-            self.roots.add(conversation.session_id)
-            self.project = self.project or conversation.directory or ""
+        found = records(conversation, message_id, info, whole)
+        if not found:
+            return
+        line, masker = self.state.line, self.masker
+        for record in found:
+            line += 1
+            self.batch.append((line, masked(masker, record) if masker else record))
+        self.state.line = line
+        self.roots.add(conversation.session_id)
+        self.project = self.project or conversation.directory or ""
 
     def titles(self, titles: list[Title]) -> None:
         for title in titles:

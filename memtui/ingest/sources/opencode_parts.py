@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from memtui.ingest.parser import key_arg, prompt_title
@@ -29,12 +30,8 @@ class Conversation:
     """Where a message's session belongs: a subagent's (child) session is its root's."""
 
     session_id: str  # the root session: what `opencode --session` reopens
-    own_id: str  # the session the message is in
+    agent_id: str | None  # a child session's own id, as a Claude Code subagent's agentId
     directory: str | None
-
-    @property
-    def is_child(self) -> bool:
-        return self.own_id != self.session_id
 
 
 def records(
@@ -131,7 +128,7 @@ def _user(
         return None
     msg = _message(conversation, part_id, "user", Kind.META if meta else Kind.PROMPT, created)
     msg.text = text
-    if not meta and not conversation.is_child:
+    if not meta and conversation.agent_id is None:
         msg.title = prompt_title(text)
     return msg
 
@@ -147,8 +144,8 @@ def _message(
         timestamp=iso(ms),
         cwd=conversation.directory,
         git_branch=None,
-        is_sidechain=conversation.is_child,
-        agent_id=conversation.own_id if conversation.is_child else None,
+        is_sidechain=conversation.agent_id is not None,
+        agent_id=conversation.agent_id,
         epoch=ms // 1000 if ms is not None else 0,
     )
 
@@ -169,8 +166,13 @@ def iso(ms: int | None) -> str | None:
     """Milliseconds since the epoch as Claude Code writes its timestamps."""
     if ms is None:
         return None
+    second = _second(ms // 1000)
+    return f"{second}.{ms % 1000:03d}Z" if second else None
+
+
+@lru_cache(maxsize=4096)  # the parts of one answer share their second
+def _second(seconds: int) -> str | None:
     try:
-        stamp = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(ms // 1000))
+        return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(seconds))
     except (OverflowError, OSError, ValueError):
         return None
-    return f"{stamp}.{ms % 1000:03d}Z"
