@@ -328,3 +328,17 @@ def test_where_opencode_keeps_its_files_and_how_to_resume() -> None:
     assert SOURCE.root({"MEMTUI_OPENCODE_DIR": "off"}) is None
     assert SOURCE.root({"MEMTUI_OPENCODE_DIR": "/elsewhere"}) == Path("/elsewhere")
     assert SOURCE.resume("ses_abc") == ["opencode", "--session", "ses_abc"]
+
+
+def test_a_run_stopped_between_batches_loses_nothing(
+    root: Path, archive: Archive, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("memtui.ingest.sources.opencode.BATCH", 4)
+    session, child = oc.conversation(oc.Ids())
+    oc.write_db(oc.open_db(root), session, child)
+    batches = read(root)
+    assert len(batches) >= 2
+    assert all(isinstance(b, FileBatch) and b.state.offset == 0 for b in batches[:-1])
+    archive.apply([b for b in batches[:1] if isinstance(b, FileBatch)])  # then kill -9
+    ingest(archive, root)
+    assert len(rows(archive)) == ROWS

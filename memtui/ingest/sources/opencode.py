@@ -193,8 +193,15 @@ def _read_rows(
             f"AND {_RECORD_PARTS} ORDER BY message_id, id",
             chunk,
         )
+        current = None
         for part_id, message_id, data in rows:
-            parts.setdefault(message_id, []).append((part_id, _loads(data)))
+            if message_id != current:  # rows come by message
+                current, bucket = message_id, parts.setdefault(message_id, [])
+            value = _loads(data)
+            if value is _DAMAGED:
+                out.skipped += 1
+            else:
+                bucket.append((part_id, value))
         for message_id in chunk:
             if message_id in infos:  # else removed since (OpenCode's undo deletes rows)
                 session_id, data = infos[message_id]
@@ -275,15 +282,21 @@ def _read_tree_session(
     out.skipped += own is _DAMAGED
     sessions = _tree_sessions(path, session_id)
     conversation = _conversation(session_id, sessions)
-    for message in sorted((storage / "message" / session_id).glob("*.json")):
-        part_files = sorted((storage / "part" / message.stem).glob("*.json"))
-        written = max([_mtime(message), *(_mtime(p) for p in part_files)])
+    for message_id, message, message_written in _json_files(storage / "message" / session_id):
+        part_files = _json_files(storage / "part" / message_id)
+        written = max([message_written, *(p[2] for p in part_files)])
         if written <= since:
             continue
         newest = max(newest, written)
         # A file caught mid-rewrite is read again next run (it is newer than the settle).
-        parts = [(p.stem, _load(p, now)) for p in part_files]
-        out.add(conversation, message.stem, _load(message, now), parts)
+        parts = []
+        for part_id, part, part_written in part_files:
+            value = _load_written(part, part_written, now)
+            if value is _DAMAGED:
+                out.skipped += 1
+            elif value is not _RECENT:
+                parts.append((part_id, value))
+        out.add(conversation, message_id, _load_written(message, message_written, now), parts)
         yield from out.full()
     if _mtime(path) > since or out.roots:
         out.titles(_titles([conversation.session_id], sessions))
@@ -328,12 +341,34 @@ def _loads(data: object) -> Any:
     return value if isinstance(value, dict) else _DAMAGED
 
 
-def _load(path: Path, now: int | None) -> Any:
+def _json_files(folder: Path) -> list[tuple[str, str, int]]:
+    """(id, path, mtime in ms) of the JSON files in a folder of the tree, by id."""
+    found = []
     try:
-        value = _loads(path.read_bytes())
+        with os.scandir(folder) as entries:
+            for entry in entries:
+                if entry.name.endswith(".json"):
+                    try:
+                        written = entry.stat().st_mtime_ns // 1_000_000
+                    except OSError:
+                        continue  # gone since it was listed
+                    found.append((entry.name[:-5], entry.path, written))
+    except OSError:
+        return []
+    return sorted(found)
+
+
+def _load(path: Path, now: int | None) -> Any:
+    return _load_written(str(path), _mtime(path), now)
+
+
+def _load_written(path: str, written: int, now: int | None) -> Any:
+    try:
+        with open(path, "rb") as f:
+            value = _loads(f.read())
     except OSError:
         return _DAMAGED
-    if value is _DAMAGED and now is not None and _mtime(path) > now - SETTLE_MS:
+    if value is _DAMAGED and now is not None and written > now - SETTLE_MS:
         return _RECENT
     return value
 
@@ -356,17 +391,11 @@ class _Out:
     def add(
         self, conversation: Conversation, message_id: str, info: Any, parts: list[tuple[str, Any]]
     ) -> None:
-        whole = []
-        for part_id, data in parts:
-            if data is _DAMAGED:
-                self.skipped += 1
-            elif data is not _RECENT:
-                whole.append((part_id, data))
-        if info is _DAMAGED:
-            self.skipped += 1
+        """Add one message's records; its parts are whole, `info` may be _DAMAGED."""
         if not isinstance(info, dict):
+            self.skipped += info is _DAMAGED
             return
-        found = records(conversation, message_id, info, whole)
+        found = records(conversation, message_id, info, parts)
         if not found:
             return
         line, masker = self.state.line, self.masker

@@ -41,79 +41,69 @@ def records(
     still changing give none yet."""
     times = info.get("time") if isinstance(info.get("time"), dict) else {}
     created = _ms(times.get("created"))
-    if info.get("role") == "assistant":
+    out: list[Message] = []
+    role = info.get("role")
+    if role == "assistant":
         # An answer that finished or failed changes no more, whatever its parts say.
         done = _ms(times.get("completed")) is not None or info.get("error") is not None
-        summary = info.get("summary") is True
-        out: list[Message] = []
+        answer = Kind.COMPACT_SUMMARY if info.get("summary") is True else Kind.ASSISTANT
         for part_id, part in parts:
-            if isinstance(part, dict):
-                out.extend(
-                    _assistant(conversation, message_id, created, done, summary, part_id, part)
-                )
-        return out
-    if info.get("role") == "user":
-        return [
-            m
-            for part_id, part in parts
-            if isinstance(part, dict) and (m := _user(conversation, created, part_id, part))
-        ]
-    return []
+            _assistant(out, conversation, message_id, created, done, answer, part_id, part)
+    elif role == "user":
+        for part_id, part in parts:
+            _user(out, conversation, created, part_id, part)
+    return out
 
 
 def _assistant(
+    out: list[Message],
     conversation: Conversation,
     message_id: str,
     created: int | None,
     done: bool,
-    summary: bool,
+    answer: Kind,
     part_id: str,
     part: dict[str, Any],
-) -> list[Message]:
+) -> None:
     kind = part.get("type")
-    if kind in ("text", "reasoning"):
+    if kind == "text" or kind == "reasoning":
         text = part.get("text")
-        if not isinstance(text, str) or not text.strip() or not (done or _ended(part)):
-            return []
-        msg = _message(conversation, part_id, "assistant", Kind.ASSISTANT, created)
-        msg.api_id = message_id
-        if kind == "reasoning":
-            msg.thinking = text
-        else:
-            msg.text = text
-            msg.kind = Kind.COMPACT_SUMMARY if summary else Kind.ASSISTANT
-        return [msg]
-    if kind != "tool" or not isinstance(part.get("state"), dict):
-        return []
-    state = part["state"]
-    status = state.get("status")
-    if status not in _CALLED:
-        return []  # pending: the model is still writing its input
+        if isinstance(text, str) and text.strip() and (done or _ended(part)):
+            if kind == "text":
+                out.append(_message(conversation, part_id, "assistant", answer, created, text))
+            else:
+                out.append(_message(conversation, part_id, "assistant", answer, created, "", text))
+            out[-1].api_id = message_id
+        return
+    state = part.get("state")
+    if kind != "tool" or not isinstance(state, dict) or state.get("status") not in _CALLED:
+        return  # pending: the model is still writing its input
     name = part.get("tool") if isinstance(part.get("tool"), str) else ""
     call_id = part.get("callID") if isinstance(part.get("callID"), str) else ""
     call = _message(conversation, part_id, "assistant", Kind.ASSISTANT, created)
     call.api_id = message_id
     call.tool_calls = [ToolCall(name, key_arg(state.get("input")), call_id)]
+    out.append(call)
+    status = state["status"]
     if status not in _FINISHED:
-        return [call]
+        return
     state_times = state.get("time") if isinstance(state.get("time"), dict) else {}
-    result = _message(
-        conversation,
-        part_id + RESULT,
-        "user",
-        Kind.TOOL_RESULT,
-        _ms(state_times.get("end")) or created,
-    )
-    result.is_error = status == "error"
-    output = state.get("error" if result.is_error else "output")
+    ended = _ms(state_times.get("end")) or created
+    output = state.get("error" if status == "error" else "output")
+    result = _message(conversation, part_id + RESULT, "user", Kind.TOOL_RESULT, ended)
     result.tool_output = output if isinstance(output, str) else ""
     result.answers = [call_id] if call_id else []
-    return [call, result]
+    result.is_error = status == "error"
+    out.append(result)
 
 
 def _user(
-    conversation: Conversation, created: int | None, part_id: str, part: dict[str, Any]
-) -> Message | None:
+    out: list[Message],
+    conversation: Conversation,
+    created: int | None,
+    part_id: str,
+    part: dict[str, Any],
+) -> None:
     kind = part.get("type")
     if kind == "subtask":  # a command run as a subagent: its prompt, not typed as such
         text = part.get("prompt")
@@ -123,30 +113,41 @@ def _user(
         # Synthetic parts are OpenCode's: a file read for an @mention, a tool's attachments.
         meta = part.get("synthetic") is True or part.get("ignored") is True
     else:
-        return None
+        return
     if not isinstance(text, str) or not text.strip():
-        return None
-    msg = _message(conversation, part_id, "user", Kind.META if meta else Kind.PROMPT, created)
-    msg.text = text
+        return
+    msg = _message(conversation, part_id, "user", Kind.META if meta else Kind.PROMPT, created, text)
     if not meta and conversation.agent_id is None:
         msg.title = prompt_title(text)
-    return msg
+    out.append(msg)
 
 
 def _message(
-    conversation: Conversation, uuid: str, role: str, kind: Kind, ms: int | None
+    conversation: Conversation,
+    uuid: str,
+    role: str,
+    kind: Kind,
+    ms: int | None,
+    text: str = "",
+    thinking: str = "",
 ) -> Message:
+    # Positional, in Message's field order: a cold ingest builds one per part.
     return Message(
-        uuid=uuid,
-        session_id=conversation.session_id,
-        role=role,
-        kind=kind,
-        timestamp=iso(ms),
-        cwd=conversation.directory,
-        git_branch=None,
-        is_sidechain=conversation.agent_id is not None,
-        agent_id=conversation.agent_id,
-        epoch=ms // 1000 if ms is not None else 0,
+        uuid,
+        conversation.session_id,
+        role,
+        kind,
+        iso(ms),
+        conversation.directory,
+        None,
+        None,
+        conversation.agent_id is not None,
+        conversation.agent_id,
+        text,
+        thinking,
+        [],
+        "",
+        ms // 1000 if ms is not None else 0,
     )
 
 
