@@ -68,7 +68,7 @@ def _assistant(
     kind = part.get("type")
     if kind == "text" or kind == "reasoning":
         text = part.get("text")
-        if isinstance(text, str) and text.strip() and (done or _ended(part)):
+        if isinstance(text, str) and text and not text.isspace() and (done or _ended(part)):
             if kind == "text":
                 out.append(_message(conversation, part_id, "assistant", answer, created, text))
             else:
@@ -114,7 +114,7 @@ def _user(
         meta = part.get("synthetic") is True or part.get("ignored") is True
     else:
         return
-    if not isinstance(text, str) or not text.strip():
+    if not isinstance(text, str) or not text or text.isspace():
         return
     msg = _message(conversation, part_id, "user", Kind.META if meta else Kind.PROMPT, created, text)
     if not meta and conversation.agent_id is None:
