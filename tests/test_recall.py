@@ -161,13 +161,16 @@ def test_broken_or_locked_data_dir_prints_nothing(archive: Config, tmp_path: Pat
 
 
 def test_the_hook_loads_no_model_vectors_or_cli_parser(archive: Config) -> None:
+    """Every prompt pays for what the hook imports: not the model, the vectors, the
+    transcript parser, the notes' data types or the log file it does not write to."""
     probe = (
         "import sys\n"
         "from memtui.cli import main\n"
         "sys.argv = ['memtui', 'hook', 'prompt']\n"
         "main()\n"
         "heavy = ('numpy', 'hnswlib', 'model2vec', 'memtui.engine.memory',\n"
-        "         'memtui.engine.search', 'memtui.mcp', 'memtui.engine.signals')\n"
+        "         'memtui.engine.search', 'memtui.mcp', 'memtui.engine.signals',\n"
+        "         'memtui.ingest.parser', 'memtui.engine.notes_types', 'logging.handlers')\n"
         "print('LOADED', [m for m in heavy if m in sys.modules], file=sys.stderr)\n"
     )
     done = subprocess.run(

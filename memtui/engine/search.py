@@ -18,6 +18,7 @@ from memtui.engine.types import (
     MODE_ALIASES,
     MODES,
     ROLES,
+    By,
     SearchResponse,
     SearchResult,
     SessionHit,
@@ -426,7 +427,8 @@ class Searcher:
         if not total and meaning is not None:
             # Nothing matched: the nearest however far, set apart, by their similarity.
             far = sorted(meaning.lifts.items(), key=lambda kv: (-kv[1], -kv[0]))
-            apart = [(mid, meaning.sims[mid], ["vector"]) for mid, _ in far[: min(limit, NEAREST)]]
+            apart = [(mid, meaning.sims[mid], ["vector"]) for mid, _ in far]
+        set_apart = self._nearest(apart, terms, min(limit, NEAREST), by)
         return SearchResponse(
             self._results(found, terms),
             min(total, REACH),
@@ -436,10 +438,28 @@ class Searcher:
             note,
             fts_total if fts_total is None else min(fts_total, REACH),
             vector_total,
-            nearest=self._results(apart, terms),
+            nearest=set_apart,
             by=by,
             sessions=hits,
         )
+
+    def _nearest(
+        self, apart: list[tuple[int, float, list[str]]], terms: list[str], reach: int, by: By
+    ) -> list[SearchResult]:
+        """The first `reach` of `apart`; by conversation, one message each (its nearest), as
+        the matches would have been."""
+        if by != "session":
+            return self._results(apart[:reach], terms)
+        shown: list[SearchResult] = []
+        sessions: set[str] = set()
+        for start in range(0, len(apart), reach * 4):
+            for hit in self._results(apart[start : start + reach * 4], terms):
+                if hit.session_id not in sessions and len(shown) < reach:
+                    sessions.add(hit.session_id)
+                    shown.append(hit)
+            if len(shown) == reach:
+                break
+        return shown
 
     def _share(self, title: str, asked: set[str]) -> float:
         """The share of the query's words (`asked`: their stems) that `title` has. A title's

@@ -10,6 +10,7 @@ from typing import Any
 
 import orjson
 
+from memtui.ingest.titles import prompt_title
 from memtui.store.records import Bad, Kind, Message, Other, Record, Title, ToolCall
 
 # Which input field names what a tool call is about, most telling first. `pattern` comes
@@ -35,18 +36,6 @@ _META_PREFIXES = (
     "<local-command-stderr>",
     "[Request interrupted by user",
 )
-# Text Claude Code or an editor adds to a prompt: never a session's title.
-_SYSTEM_BLOCKS = re.compile(
-    r"<(ide_selection|ide_opened_file|system-reminder|user-prompt-submit-hook|"
-    r"local-command-stdout|local-command-stderr|bash-stdout|bash-stderr)>.*?(</\1>|\Z)",
-    re.DOTALL,
-)
-_COMMAND = re.compile(r"<command-name>\s*(.*?)\s*</command-name>", re.DOTALL)
-_COMMAND_ARGS = re.compile(r"<command-args>\s*(.*?)\s*</command-args>", re.DOTALL)
-_BASH_INPUT = re.compile(r"<bash-input>\s*(.*?)\s*</bash-input>", re.DOTALL)
-_NOT_TITLES = ("Caveat:", "[Request interrupted by user", "This session is being continued")
-_WARMUP = "Warmup"  # what Claude Code sends a subagent before its task: never a title
-TITLE_LIMIT = 200
 _TITLE_FIELDS = {"summary": "summary", "custom-title": "customTitle", "ai-title": "aiTitle"}
 
 
@@ -160,24 +149,6 @@ def _fill_user(msg: Message, obj: dict[str, Any]) -> None:
     else:
         msg.kind = Kind.PROMPT
         msg.title = prompt_title(msg.text)
-
-
-def prompt_title(text: str) -> str | None:
-    """What a prompt says as a session's title, or None when it is not the person's words:
-    `/init` for a command's markup, the typed part of a prompt an IDE added a selection
-    to, nothing for hook output, caveats, interruptions and a subagent's "Warmup"."""
-    command = _COMMAND.search(text)
-    if command:
-        args = _COMMAND_ARGS.search(text)
-        title = f"{command.group(1)} {args.group(1) if args else ''}"
-    elif bash := _BASH_INPUT.search(text):
-        title = "! " + bash.group(1)
-    else:
-        title = _SYSTEM_BLOCKS.sub(" ", text)
-    title = " ".join(title.split())
-    if not title or title == _WARMUP or title.startswith(_NOT_TITLES):
-        return None
-    return title[:TITLE_LIMIT]
 
 
 def _user_text(content: object) -> str:
