@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from memtui.ingest.parser import key_arg, prompt_title
+from memtui.ingest.parser import key_arg
+from memtui.ingest.titles import prompt_title
 from memtui.store.records import Kind, Message, ToolCall
 
 RESULT = "/result"  # a tool part's id + this: the uuid of its result
