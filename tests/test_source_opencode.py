@@ -342,3 +342,12 @@ def test_a_run_stopped_between_batches_loses_nothing(
     archive.apply([b for b in batches[:1] if isinstance(b, FileBatch)])  # then kill -9
     ingest(archive, root)
     assert len(rows(archive)) == ROWS
+
+
+def test_a_release_without_a_session_column_still_reads(root: Path) -> None:
+    session, child = oc.conversation(oc.Ids())
+    conn = oc.open_db(root)
+    oc.write_db(conn, session, child)
+    conn.execute("ALTER TABLE session DROP COLUMN directory")
+    found = messages(read(root))
+    assert len(found) == 17 and {m.cwd for m in found} == {None}

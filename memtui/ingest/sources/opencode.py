@@ -166,8 +166,8 @@ def _read_rows(
     since = state.offset
     now = int(time.time() * 1000)
     sessions = {
-        row[0]: _Session(row[1], row[2] or None, row[3], row[4])
-        for row in conn.execute("SELECT id, parent_id, directory, title, time_updated FROM session")
+        row[0]: _Session(row[1], row[2] or None, row[3], row[4] or 0)
+        for row in conn.execute(_session_query(conn))
     }
     changed: dict[str, int] = {}
     for query in (
@@ -215,6 +215,14 @@ def _read_rows(
     state.offset = max(since, min(newest, now - SETTLE_MS))
     state.tail = stamp
     yield out.last()
+
+
+def _session_query(conn: sqlite3.Connection) -> str:
+    """The session columns a reader needs; one a release does not have reads as NULL."""
+    have = {row[1] for row in conn.execute("PRAGMA table_info(session)")}
+    wanted = ("parent_id", "directory", "title", "time_updated")
+    columns = ", ".join(c if c in have else "NULL" for c in wanted)
+    return f"SELECT id, {columns} FROM session"
 
 
 def _stamp(path: Path) -> bytes:
