@@ -292,7 +292,7 @@ def write_db(conn: sqlite3.Connection, *sessions: Session, at: int | None = None
                 conn.execute(
                     """INSERT INTO message VALUES (?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET
                          data = excluded.data, time_updated = excluded.time_updated""",
-                    (mid, s.id, info["time"]["created"], stamp, json.dumps(info)),
+                    (mid, s.id, info["time"]["created"], stamp, compact(info)),
                 )
                 for pid, part in parts:
                     set_part(conn, s.id, mid, pid, part, at=stamp)
@@ -311,7 +311,7 @@ def set_part(
     conn.execute(
         """INSERT INTO part VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET
              data = excluded.data, time_updated = excluded.time_updated""",
-        (part_id, message_id, session_id, at, at, json.dumps(part)),
+        (part_id, message_id, session_id, at, at, compact(part)),
     )
 
 
@@ -343,7 +343,12 @@ def write_tree(root: Path, *sessions: Session, project: str = "a1b2c3") -> list[
     return files
 
 
+def compact(value: dict[str, Any]) -> str:
+    """As drizzle stores a json column: JSON.stringify, no spaces."""
+    return json.dumps(value, separators=(",", ":"))
+
+
 def _write(path: Path, value: dict[str, Any]) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(value, indent=2))
+    path.write_text(json.dumps(value, indent=2))  # Storage.write: JSON.stringify(v, null, 2)
     return path

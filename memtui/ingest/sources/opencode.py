@@ -46,12 +46,19 @@ log = logging.getLogger(__name__)
 
 SETTLE_MS = 2_000
 _CHUNK = 500  # messages per query: well under SQLite's limit on bound parameters
-# Parts that never become records (step markers, snapshots, patches ...) stay unparsed in
-# the database; a row that is not JSON comes through, to be counted.
-_RECORD_PARTS = (
-    "(NOT json_valid(data) OR json_extract(data, '$.type') IN "
-    "('text', 'reasoning', 'tool', 'subtask'))"
+# Parts that never become records (step markers, snapshots, patches, files ...) stay unparsed
+# in the database, known by how OpenCode's JSON.stringify starts them; any other start, a
+# damaged row's included, comes through to be read (and counted).
+_NOT_RECORDS = (
+    '{"type":"step-',  # step-start, step-finish
+    '{"type":"patch',
+    '{"type":"snaps',
+    '{"type":"file"',
+    '{"type":"agent',
+    '{"type":"compa',
+    '{"type":"retry',
 )
+_RECORD_PARTS = f"substr(data, 1, 14) NOT IN ({', '.join(repr(s) for s in _NOT_RECORDS)})"
 _BUSY_S = 0.5  # how long to wait for a lock before leaving the database for the next run
 # Titles OpenCode gives a session until it has a real one (session/index.ts isDefaultTitle).
 _DEFAULT_TITLE = re.compile(
