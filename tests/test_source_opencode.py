@@ -351,3 +351,19 @@ def test_a_release_without_a_session_column_still_reads(root: Path) -> None:
     conn.execute("ALTER TABLE session DROP COLUMN directory")
     found = messages(read(root))
     assert len(found) == 17 and {m.cwd for m in found} == {None}
+
+
+def test_a_session_of_the_json_tree_growing_is_read_from_where_it_stopped(root: Path) -> None:
+    ids = oc.Ids()
+    session, _ = oc.conversation(ids)
+    (session_file,) = oc.write_tree(root, session)
+    for path in (root / "storage").rglob("*.json"):
+        os.utime(path, ns=(oc.T0 * 1_000_000, oc.T0 * 1_000_000))  # written back then
+    (first,) = read_file(root, session_file, None)
+    assert isinstance(first, FileBatch) and len(messages([first])) == 13
+    prompt = oc.user(ids, session, oc.T0 + 100_000, oc.text("and the cart test?"))
+    oc.assistant(ids, session, oc.T0 + 100_010, prompt, oc.text("Same cause.", oc.T0 + 100_020))
+    later = oc.Session(session.id, session.directory, session.title, messages=session.messages[-2:])
+    oc.write_tree(root, later)
+    (second,) = read_file(root, session_file, first.state)
+    assert [m.text for m in messages([second])] == ["and the cart test?", "Same cause."]

@@ -5,7 +5,8 @@ title, parent_id) and `message` and `part` rows whose `data` column holds the JS
 every row stamped `time_updated` in milliseconds on each write. A part is rewritten in place
 as it runs, so the database is followed by `time_updated`, never by bytes: its checkpoint's
 `offset` is the newest `time_updated` read, and `tail` a digest of the database and WAL
-files' sizes and mtimes (unchanged: nothing to read). Every run reads the messages with a row
+files' sizes and mtimes (unchanged: nothing to read); `line` counts the records read, each
+stored with its number. Every run reads the messages with a row
 written after the offset, whole (envelope and every part), in short autocommit queries on a
 read-only connection: OpenCode's writers never wait for us, and a busy database is skipped
 until the next run. Rows written within the last SETTLE_MS are read again next run: a writer
