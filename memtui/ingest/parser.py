@@ -18,6 +18,7 @@ from memtui.store.records import Bad, Kind, Message, Other, Record, Title, ToolC
 _KEY_ARGS = (
     "command",
     "file_path",
+    "filePath",  # OpenCode's name for it
     "notebook_path",
     "absolute_path",
     "pattern",
