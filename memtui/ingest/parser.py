@@ -95,7 +95,7 @@ def _message(obj: dict[str, Any], line: bytes, fallback_session: str | None) -> 
         role=obj["type"],
         kind=Kind.ASSISTANT,
         timestamp=timestamp,
-        epoch=_epoch(timestamp),
+        epoch=epoch(timestamp),
         cwd=_str(obj.get("cwd")),
         git_branch=_str(obj.get("gitBranch")),
         is_sidechain=obj.get("isSidechain") is True,
@@ -125,7 +125,7 @@ def _fill_assistant(msg: Message, message: dict[str, Any]) -> None:
         elif kind == "tool_use":
             name = _str(block.get("name")) or ""
             call_id = _str(block.get("id")) or ""
-            msg.tool_calls.append(ToolCall(name, _key_arg(block.get("input")), call_id))
+            msg.tool_calls.append(ToolCall(name, key_arg(block.get("input")), call_id))
     msg.text = "\n\n".join(texts)
     msg.thinking = "\n\n".join(thoughts)
 
@@ -181,7 +181,7 @@ def _blocks(content: object) -> list[dict[str, Any]]:
     return [b for b in content if isinstance(b, dict)]
 
 
-def _key_arg(tool_input: object) -> str:
+def key_arg(tool_input: object) -> str:
     if isinstance(tool_input, dict):
         for key in _KEY_ARGS:
             value = tool_input.get(key)
@@ -204,7 +204,7 @@ def _title(obj: dict[str, Any], kind: str) -> Record:
     return Title(title=title, session_id=_str(obj.get("sessionId")))
 
 
-def _epoch(timestamp: str | None) -> int:
+def epoch(timestamp: str | None) -> int:
     if not timestamp:
         return 0
     try:
