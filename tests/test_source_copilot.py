@@ -143,11 +143,11 @@ def test_a_growing_file_is_read_once_and_a_half_written_event_waits(
     waiting, _ = apply(home, path, archive)
     assert (waiting.messages, waiting.duplicates) == (0, 0)
     cf.append(path, rest[cut:])
-    second, skipped = apply(home, path, archive)
-    assert (second.messages, second.duplicates, skipped) == (6, 0, 0)
-    # A read that resumes past session.start still files the messages under its directory.
-    later = [m for m in messages(read(home, path)) if m.kind is Kind.COMPACT_SUMMARY]
-    assert later[0].cwd == cf.PROJECT
+    batches = read(home, path, archive)
+    # A read that resumes past session.start still knows the session's directory and branch.
+    assert {(m.cwd, m.git_branch) for m in messages(batches)} == {(cf.PROJECT, cf.BRANCH)}
+    second = archive.apply(batches)
+    assert (second.messages, second.duplicates, sum(b.skipped for b in batches)) == (6, 0, 0)
     assert len(stored(archive)) == 8
 
 
