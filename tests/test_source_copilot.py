@@ -85,9 +85,11 @@ def test_every_record_type(home: Path) -> None:
         ("assistant", Kind.ASSISTANT),
         ("assistant", Kind.ASSISTANT),
         ("user", Kind.META),  # a skill's injected message: not typed
+        ("user", Kind.META),  # a command the person ran: its call ...
+        ("user", Kind.TOOL_RESULT),  # ... and its result
         ("user", Kind.COMPACT_SUMMARY),
     ]
-    typed, asked, viewed, failed, sub, answer, _, summary = records
+    typed, asked, viewed, failed, sub, answer, _, ran, ran_out, summary = records
     # The prompt as typed, once: never the transformed copy with its injected context.
     assert typed.text == "Why is the ledger total off by a cent?"
     assert typed.title == typed.text
@@ -104,6 +106,8 @@ def test_every_record_type(home: Path) -> None:
     assert failed.tool_output == "AssertionError: 10.01 != 10.0\nexit code 1"
     assert (sub.is_sidechain, sub.agent_id) == (True, "a-agent-explore")
     assert not answer.is_sidechain
+    assert [(c.name, c.arg, c.id) for c in ran.tool_calls] == [("bash", "ls", "a-call-user")]
+    assert (ran_out.answers, ran_out.tool_output) == (["a-call-user"], "ledger\ntests")
     assert summary.text == "The ledger summed floats; now Decimal."
     assert typed.uuid == cf.conversation("a")[2]["id"]  # the event id: a copy is the same
     assert (typed.timestamp, typed.epoch) == (cf.ts(3), 1795168803)
@@ -115,12 +119,12 @@ def test_ingest_stores_each_message_once_whatever_the_copies(home: Path, archive
     events = cf.conversation("b")
     path = cf.append(events_path(home), cf.lines(events))
     cf.workspace(path.parent)
-    assert ingest(home, archive) == 8
+    assert ingest(home, archive) == cf.MESSAGES
     # A flat copy of the same session, as releases before the folder layout kept it.
     cf.append(home / "session-state" / f"{cf.SESSION}.jsonl", cf.lines(events))
     assert ingest(home, archive) == 0
     rows = stored(archive)
-    assert len(rows) == 8 and len({uuid for uuid, _, _ in rows}) == 8
+    assert len(rows) == len({uuid for uuid, _, _ in rows}) == cf.MESSAGES
     title, project = archive.conn.execute(
         "SELECT s.custom_title, p.path FROM sessions s JOIN projects p ON p.id = s.project_id "
         "WHERE s.id = ?",
@@ -147,8 +151,9 @@ def test_a_growing_file_is_read_once_and_a_half_written_event_waits(
     # A read that resumes past session.start still knows the session's directory and branch.
     assert {(m.cwd, m.git_branch) for m in messages(batches)} == {(cf.PROJECT, cf.BRANCH)}
     second = archive.apply(batches)
-    assert (second.messages, second.duplicates, sum(b.skipped for b in batches)) == (6, 0, 0)
-    assert len(stored(archive)) == 8
+    skipped = sum(b.skipped for b in batches)
+    assert (second.messages, second.duplicates, skipped) == (cf.MESSAGES - 2, 0, 0)
+    assert len(stored(archive)) == cf.MESSAGES
 
 
 def test_damaged_lines_are_skipped_and_counted_the_rest_stored(
@@ -158,7 +163,7 @@ def test_damaged_lines_are_skipped_and_counted_the_rest_stored(
     damaged = b"".join(line + b"\n" for line in [*cf.DAMAGED, cf.PADDING])
     path = cf.append(events_path(home), cf.lines(events[:6]) + damaged + cf.lines(events[6:]))
     result, skipped = apply(home, path, archive)
-    assert (result.messages, skipped) == (8, len(cf.DAMAGED))  # NUL padding is not damage
+    assert (result.messages, skipped) == (cf.MESSAGES, len(cf.DAMAGED))  # NUL padding is not damage
     state = archive.file_states([str(path)])[str(path)]
     assert state.skipped == len(cf.DAMAGED)
 
@@ -168,7 +173,7 @@ def test_a_rewind_that_truncates_the_file_stores_only_what_is_new(
 ) -> None:
     events = cf.conversation("e")
     path = cf.append(events_path(home), cf.lines(events))
-    assert apply(home, path, archive)[0].messages == 8
+    assert apply(home, path, archive)[0].messages == cf.MESSAGES
     # /rewind truncates events.jsonl back to the prompt; the session then goes on anew.
     path.write_bytes(cf.lines(events[:3]))
     redo = cf.Events("e2")

@@ -27,6 +27,7 @@ NAME = "Fix rounding in ledger totals"
 VERSION = "1.0.60"
 # Context the CLI wraps around a prompt before sending it: stored never, as the prompt is.
 INJECTED = "<current_datetime>2026-11-20T10:00:00Z</current_datetime>"
+MESSAGES = 10  # the messages of one conversation()
 
 
 def ts(second: int) -> str:
@@ -179,6 +180,20 @@ def conversation(prefix: str, session: str = SESSION) -> list[dict[str, Any]]:
     ev.add(
         "user.message",
         {"content": "Skill: pdf reading instructions", "source": "skill-pdf"},
+    )
+    # The person runs a command themselves: a requested call, then its result.
+    ev.add(
+        "tool.user_requested",
+        {"toolCallId": f"{prefix}-call-user", "toolName": "bash", "arguments": {"command": "ls"}},
+    )
+    ev.add(
+        "tool.execution_complete",
+        {
+            "toolCallId": f"{prefix}-call-user",
+            "success": True,
+            "isUserRequested": True,
+            "result": {"content": "ledger\ntests"},
+        },
     )
     ev.add(
         "session.compaction_complete",

@@ -271,6 +271,16 @@ def _assistant(msg: Message, data: dict[str, Any]) -> bool:
     return True
 
 
+def _user_tool(msg: Message, data: dict[str, Any]) -> bool:
+    """A tool the person ran themselves (`!command`): its call, for the result to answer."""
+    msg.role = "user"
+    msg.kind = Kind.META
+    name = _str(data.get("toolName")) or ""
+    call_id = _str(data.get("toolCallId")) or ""
+    msg.tool_calls = [ToolCall(name, _key_arg(data.get("arguments")), call_id)]
+    return True
+
+
 def _tool_result(msg: Message, data: dict[str, Any]) -> bool:
     msg.role = "user"
     msg.kind = Kind.TOOL_RESULT
@@ -298,6 +308,7 @@ def _compaction(msg: Message, data: dict[str, Any]) -> bool:
 _EVENTS = {
     "user.message": _user,
     "assistant.message": _assistant,
+    "tool.user_requested": _user_tool,
     "tool.execution_complete": _tool_result,
     "session.compaction_complete": _compaction,
 }
