@@ -202,6 +202,8 @@ def test_a_legacy_session_and_its_import_are_stored_once(home: Path, archive: Ar
     # The timeline's text as typed: the <reminder> of chatMessages is never read.
     assert typed.text == "Add a --dry-run flag to the import command"
     assert (typed.session_id, typed.timestamp) == (cf.SESSION, "2025-09-30T08:00:01.000Z")
+    # No workspace.yaml yet: the directory comes from the system prompt's environment.
+    assert typed.cwd == cf.PROJECT
     assert [(c.name, c.arg, c.id) for c in call.tool_calls] == [
         ("str_replace_editor", f"{cf.PROJECT}/cli.py", "old-call-1")
     ]
@@ -212,6 +214,7 @@ def test_a_legacy_session_and_its_import_are_stored_once(home: Path, archive: Ar
     )
     assert (rejected.is_error, rejected.tool_output) == (True, "rejected")
     assert ingest(home, archive) == 8
+    assert [tuple(r) for r in archive.conn.execute("SELECT path FROM projects")] == [(cf.PROJECT,)]
     # A newer release resumes it: the whole legacy session inside session.import_legacy.
     path = cf.append(events_path(home), cf.lines(cf.imported("f", old)))
     cf.workspace(path.parent)

@@ -295,7 +295,12 @@ def legacy(session: str = SESSION, prefix: str = "old") -> dict[str, Any]:
         "sessionId": session,
         "startTime": "2025-09-30T08:00:00.000Z",
         "chatMessages": [
-            {"role": "system", "content": "You are GitHub Copilot."},
+            {
+                "role": "system",
+                "content": "You are GitHub Copilot.\n\n<environment_context>\n"
+                f"* Current working directory: {PROJECT}\n"
+                "* Git repository root: Not a git repository\n</environment_context>",
+            },
             {"role": "user", "content": f"{typed}\n\n<reminder>Today is Tuesday</reminder>"},
             {"role": "assistant", "content": "I'll read the command first.", "tool_calls": []},
         ],

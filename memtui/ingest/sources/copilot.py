@@ -9,7 +9,8 @@
 - `history-session-state/session_<id>_<ms>.json` (releases before 0.0.39x): one object
   rewritten whole, `{sessionId, startTime, chatMessages, timeline, selectedModel}`. The
   `timeline` is what the person saw (typed prompts, answers, tool calls and results, each
-  with an id and time); `chatMessages` repeats it with injected context, so it is not read.
+  with an id and time); `chatMessages` repeats it with injected context, so only its system
+  prompt is read, for the directory its <environment_context> names.
   Resuming one in a newer release copies its timeline into a `session.import_legacy` event:
   both copies take the same uuids from the timeline ids, so they are stored once.
 
@@ -47,6 +48,8 @@ AGENT = "copilot"
 # A whole-file checkpoint's tail: this marker, then the file's size and mtime (8 bytes each).
 _WHOLE = b"\x00c"
 _LEGACY_NAME = re.compile(r"session_(.+)_\d+")
+# The legacy system prompt's <environment_context> names the directory the session ran in.
+_LEGACY_CWD = re.compile(r"^\* Current working directory: (.+)$", re.MULTILINE)
 _WORKSPACE_KEYS = frozenset({"cwd", "branch", "name", "summary"})
 # The CLI's file tool takes a sub-command and a path: the path is what a call is about.
 _EDITOR_COMMANDS = frozenset({"view", "create", "str_replace", "insert", "undo_edit"})
@@ -135,7 +138,7 @@ class _Session:
     title: str | None = None
 
     def project(self) -> str:
-        # The oldest layout never recorded a directory: such a session is filed under home.
+        # A session whose directory is recorded nowhere is filed under home.
         return self.cwd or str(Path.home())
 
 
@@ -348,6 +351,8 @@ def _read_legacy(
         session.id = obj["sessionId"]
     # The same session resumed by a newer release has a workspace.yaml with its directory.
     _fill(session, _workspace(root / "session-state" / session.id))
+    if session.cwd is None and isinstance(obj, dict):
+        session.cwd = _legacy_cwd(obj.get("chatMessages"))
     records, skipped = _timeline(timeline, session) if isinstance(timeline, list) else ([], 1)
     if skipped:
         log.warning("%s: %d entries skipped", path, skipped)
@@ -366,6 +371,15 @@ def _read_legacy(
         )
     if not batch:
         yield FileBatch(state, [], session.project(), skipped, AGENT)
+
+
+def _legacy_cwd(chat: object) -> str | None:
+    for message in chat if isinstance(chat, list) else ():
+        if isinstance(message, dict) and message.get("role") == "system":
+            found = _LEGACY_CWD.search(_str(message.get("content")) or "")
+            if found:
+                return found.group(1).strip()
+    return None
 
 
 def _timeline(entries: list[Any], session: _Session) -> tuple[list[Message], int]:
