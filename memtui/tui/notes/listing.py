@@ -106,7 +106,7 @@ def overview(app: MemtuiApp) -> Overview | None:
             total=notes.count(),
             provisional=provisional,
             approved=len(rules) - provisional,
-            layers={layer: notes.count(layer=layer) for layer in LAYERS},  # type: ignore[arg-type]
+            layers={layer: notes.count(layer=layer) for layer in LAYERS},
             folders=notes.folders(),
             tags=notes.tags(),
         )
@@ -132,6 +132,7 @@ class NoteTable(ListTable):
 
 
 class NotesScreen(Screen[None]):
+    app: MemtuiApp
     AUTO_FOCUS = "#note-table"
     DEFAULT_CSS = """
     #notes-sidebar { width: 24; border-right: vkey $panel-lighten-2; background: $surface; }
@@ -381,6 +382,8 @@ def layer_cell(app: MemtuiApp, note: Note) -> Text:
 class NotesArea(Vertical):
     """The Notes entry in the main screen's sidebar: how many notes, how many rules wait
     for approval; Enter opens them."""
+
+    app: MemtuiApp
 
     DEFAULT_CSS = """
     NotesArea { height: auto; padding-top: 1; }
