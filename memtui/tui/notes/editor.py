@@ -287,6 +287,7 @@ class NoteEditor(Screen[None]):
                 lambda: notes.save(
                     v.title,
                     v.body,
+                    # NoteDraft holds the layer as str (the engine checks it): not a Layer.
                     v.layer,  # type: ignore[arg-type]
                     by=flows.PERSON,
                     folder=v.folder,
@@ -313,7 +314,7 @@ class NoteEditor(Screen[None]):
                 body=v.body,
                 tags=v.tags,
                 folder=v.folder,
-                layer=v.layer,  # type: ignore[arg-type]
+                layer=v.layer,  # type: ignore[arg-type]  # a str, as above
                 expected_updated=note.updated,
             )
         except MemtuiError as exc:
