@@ -26,7 +26,7 @@ class ProgressEvent:
         return self.done / self.total if self.total else 0.0
 
 
-OnProgress = Callable[[ProgressEvent], None]
+OnProgress = Callable[[ProgressEvent], object]  # what it answers is not used
 
 
 class Meter:

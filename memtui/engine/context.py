@@ -141,8 +141,8 @@ class Contexts:
         (thousands of rules took 20 ms of every get_context)."""
         seq = notes_store.note_seq(conn)
         if self._rules is None or self._rules[:2] != (seq, cwd):
-            scope = None if cwd is None else Scope.at(conn, cwd)
-            text = house_rules.read(conn, self.config, applies=scope and scope.applies).text
+            applies = None if cwd is None else Scope.at(conn, cwd).applies
+            text = house_rules.read(conn, self.config, applies=applies).text
             self._rules = (seq, cwd, text)
         return self._rules[2]
 

@@ -186,9 +186,9 @@ def hidden_arcs(
         if a in at and b in at and a != b:
             tied.setdefault(a, set()).add(b)
             tied.setdefault(b, set()).add(a)
-    for group in covered:
-        for a in group:
-            tied.setdefault(a, set()).update(group - {a})
+    for cover in covered:
+        for a in cover:
+            tied.setdefault(a, set()).update(cover - {a})
     pairs = [(at[a], at[b]) for a, others in tied.items() for b in others if a in at and b in at]
     linked = np.array(pairs, dtype=np.int64).reshape(-1, 2)
     meta = {
@@ -322,7 +322,8 @@ def _error_title(signature: str) -> str:
 def _tool(conn: sqlite3.Connection, session_id: str, idx: int) -> str | None:
     """The tool whose result the message at `idx` holds: results follow their calls in order
     (`A(x) A(y) R(x) R(y)` or `A(x, y) R(x) R(y)`), so count the results since the calls."""
-    results, calls = 0, []
+    results = 0
+    calls: list[list[str]] = []  # [name, argument]
     for kind, tool_calls in conn.execute(
         """SELECT kind, tool_calls FROM messages WHERE session_id = ? AND idx < ?
            ORDER BY idx DESC LIMIT 64""",

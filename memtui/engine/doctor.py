@@ -387,7 +387,7 @@ def _note(r: tuple) -> Note:
 
 
 def _signal(r: tuple) -> SignalRow:
-    return SignalRow(*r[:5], orjson.loads(r[5]), orjson.loads(r[6]), *r[7:])
+    return SignalRow(*[*r[:5], orjson.loads(r[5]), orjson.loads(r[6]), *r[7:]])
 
 
 def _receipts(path: Path) -> list[dict]:

@@ -97,9 +97,9 @@ def _reported(text: str, said: bool = False) -> list[tuple[str, int]]:
         while at < len(text):
             end = text.find("\n", at)
             end = len(text) if end < 0 else end
-            line = text[at:end]
-            if line.strip() and not line[0].isspace():
-                if bare := _BARE.fullmatch(line.rstrip()):
+            below = text[at:end]
+            if below.strip() and not below[0].isspace():
+                if bare := _BARE.fullmatch(below.rstrip()):
                     found.append((at, bare.group(1)))
                 break
             at = end + 1

@@ -200,12 +200,12 @@ class Forgetter:
             signals.forget_signal_evidence(conn, ids, [])
             for chunk in db.chunks(ids):
                 conn.execute(f"DELETE FROM messages WHERE id IN ({db.marks(chunk)})", chunk)
-            for chunk in db.chunks(uuids):
+            for leaves in db.chunks(uuids):
                 conn.execute(
-                    f"DELETE FROM pending_titles WHERE leaf_uuid IN ({db.marks(chunk)})", chunk
+                    f"DELETE FROM pending_titles WHERE leaf_uuid IN ({db.marks(leaves)})", leaves
                 )
-            for chunk in db.chunks(sessions):
-                conn.execute(f"DELETE FROM sessions WHERE id IN ({db.marks(chunk)})", chunk)
+            for some in db.chunks(sessions):
+                conn.execute(f"DELETE FROM sessions WHERE id IN ({db.marks(some)})", some)
             conn.execute(
                 "DELETE FROM projects WHERE id NOT IN (SELECT project_id FROM sessions)"
                 + (" AND path = ?" if what == "project" else ""),

@@ -19,6 +19,7 @@ from memtui.errors import InvalidArgument
 
 FENCE = "---"
 Value = str | int | list[str] | None
+Read = str | list[str] | None  # a value as read back: a number is its string
 
 # A name as Obsidian lets a person type one ("due date" too), then `:` and the value.
 _KEY = re.compile(r"^([^\s#'\"\-?:][^:]*?):(?:\s+(.*?))?\s*$")
@@ -68,7 +69,7 @@ def dump(fields: Mapping[str, Value], body: str, comments: Sequence[str] = ()) -
     return "\n".join(lines) + "\n" + body
 
 
-def split(text: str) -> tuple[dict[str, Value], str] | None:
+def split(text: str) -> tuple[dict[str, Read], str] | None:
     """The fields and the body of `text`; None when it has no front matter at all."""
     if text.startswith("\ufeff"):
         text = text[1:]
@@ -84,9 +85,9 @@ def split(text: str) -> tuple[dict[str, Value], str] | None:
     )
 
 
-def parse(lines: Sequence[str], first_line: int = 1) -> dict[str, Value]:
+def parse(lines: Sequence[str], first_line: int = 1) -> dict[str, Read]:
     """The `key: value` lines of a front matter (without its fences)."""
-    fields: dict[str, Value] = {}
+    fields: dict[str, Read] = {}
     current: str | None = None  # the key whose `  - item` lines may follow
     for number, raw in enumerate(lines, first_line):
         line = raw.rstrip("\r")
@@ -114,13 +115,13 @@ def parse(lines: Sequence[str], first_line: int = 1) -> dict[str, Value]:
     return fields
 
 
-def _string(value: Value, number: int) -> str:
+def _string(value: Read, number: int) -> str:
     if isinstance(value, list):
         raise InvalidArgument(f"front matter line {number}: a list inside a list")
     return "" if value is None else str(value)
 
 
-def _value(text: str, number: int) -> Value:
+def _value(text: str, number: int) -> Read:
     """One value as written after `key:` or `-`: None when nothing is."""
     text = _uncomment(text).strip()
     if not text or text in ("~", "null"):

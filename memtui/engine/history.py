@@ -161,7 +161,9 @@ class History:
         searcher = self._searcher()
         with translated(self._db_path):
             if project is not None:
-                where = sessions.resolve_project(self._conn(), validate.text("project", project))
+                where: str | None = sessions.resolve_project(
+                    self._conn(), validate.text("project", project)
+                )
             else:  # a working directory memtui has not seen simply finds nothing
                 where = validate.optional_text("cwd", cwd)
                 if where is not None:

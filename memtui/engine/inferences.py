@@ -10,6 +10,7 @@ Light on purpose (SQLite only): the SessionStart hook counts stale inferences th
 
 from __future__ import annotations
 
+import builtins
 import dataclasses
 import difflib
 import sqlite3
@@ -149,9 +150,10 @@ class Inferences:
         gone = self.get_inference(inference_id)
         with db.translated(self.config.db_path), self._writer.transaction() as conn:
             # Read again under the write lock: another process may have dropped it since.
-            (row,) = store.inferences(conn, [inference_id]) or [None]
-            if row is None:
+            rows = store.inferences(conn, [inference_id])
+            if not rows:
                 raise _unknown(inference_id)
+            (row,) = rows
             store.drop_inference(conn, inference_id)
             signal = store.get(conn, row.signal_id) if row.signal_id is not None else None
             # An import can bring a second inference on the same signal: it still holds it.
@@ -180,7 +182,7 @@ class Inferences:
 
     # -- export and import (engine/transfer.py writes and reads the records) ----------------
 
-    def dump(self) -> tuple[list[store.SignalRow], list[Portable]]:
+    def dump(self) -> tuple[builtins.list[store.SignalRow], builtins.list[Portable]]:
         """Every signal decided on, and every inference with its evidence and the
         fingerprint of the signal it came from."""
         with db.translated(self.config.db_path):
@@ -202,9 +204,9 @@ class Inferences:
         overwritten, skipped) inferences."""
         added = overwritten = skipped = 0
         with db.translated(self.config.db_path), self._writer.transaction() as conn:
-            for row in triage:
-                title, detail = self._mask(row.title), self._mask(row.detail)
-                store.put_triage(conn, dataclasses.replace(row, title=title, detail=detail))
+            for decided in triage:
+                title, detail = self._mask(decided.title), self._mask(decided.detail)
+                store.put_triage(conn, dataclasses.replace(decided, title=title, detail=detail))
             for item in found:
                 row = dataclasses.replace(
                     item.inference,

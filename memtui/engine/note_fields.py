@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 
 from memtui.engine import validate
-from memtui.engine.notes_types import AUTHORS, LAYERS, MAX_BODY_BYTES, MAX_TITLE_CHARS
+from memtui.engine.notes_types import AUTHORS, LAYERS, MAX_BODY_BYTES, MAX_TITLE_CHARS, Author
 from memtui.errors import InvalidArgument
 from memtui.store.notes import Link
 
@@ -65,10 +65,11 @@ def layer(value: object, name: str = "layer") -> str:
     return str(value)
 
 
-def author(value: object, name: str = "by") -> str:
-    if value not in AUTHORS:
-        raise InvalidArgument(f"{name} must be one of {', '.join(AUTHORS)}, not {value!r}")
-    return str(value)
+def author(value: object, name: str = "by") -> Author:
+    for known in AUTHORS:
+        if value == known:
+            return known
+    raise InvalidArgument(f"{name} must be one of {', '.join(AUTHORS)}, not {value!r}")
 
 
 def folder(value: object, name: str = "folder") -> str:

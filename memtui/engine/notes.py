@@ -12,6 +12,7 @@ a lock, in transactions taken at once (BEGIN IMMEDIATE), so writers in other pro
 
 from __future__ import annotations
 
+import builtins
 import dataclasses
 import logging
 import sqlite3
@@ -511,22 +512,22 @@ class Notes:
             None if layer is None else note_fields.layer(layer),
         )
 
-    def folders(self) -> list[FolderCount]:
+    def folders(self) -> builtins.list[FolderCount]:
         with db.translated(self._db_path):
             return [FolderCount(f, n) for f, n in store.folders(self._conn())]
 
-    def tags(self) -> list[TagCount]:
+    def tags(self) -> builtins.list[TagCount]:
         with db.translated(self._db_path):
             return [TagCount(t, n) for t, n in store.tags(self._conn())]
 
-    def titles(self, prefix: str = "", limit: int = 20) -> list[str]:
+    def titles(self, prefix: str = "", limit: int = 20) -> builtins.list[str]:
         """Titles starting with `prefix` (any case), last updated first: `[[` completion."""
         validate.page(limit, 0)
         prefix = validate.text("prefix", prefix, MAX_TITLE_CHARS)
         with db.translated(self._db_path):
             return store.titles(self._conn(), prefix.strip(), limit)
 
-    def rules(self, status: RuleStatus | None = None) -> list[Note]:
+    def rules(self, status: RuleStatus | None = None) -> builtins.list[Note]:
         """Rules: provisional ones (awaiting the person) first, newest first within; with
         `status`, only those, newest first."""
         if status is not None and status not in RULE_STATUSES:
@@ -654,7 +655,7 @@ class Notes:
         text: str | None = None,
         threshold: float = 0.85,
         limit: int = 10,
-    ) -> list[SimilarNote]:
+    ) -> builtins.list[SimilarNote]:
         """Notes at least `threshold` similar (cosine) to a note or to a text."""
         if (note_id is None) == (text is None):
             raise InvalidArgument("give exactly one of note_id and text")
@@ -683,8 +684,8 @@ class Notes:
             return self._similar(near, note_id, float(threshold), limit)
 
     def _similar(
-        self, near: list[tuple[int, float]], exclude: int | None, least: float, keep: int
-    ) -> list[SimilarNote]:
+        self, near: builtins.list[tuple[int, float]], exclude: int | None, least: float, keep: int
+    ) -> builtins.list[SimilarNote]:
         near = [(n, d) for n, d in near if n != exclude and 1.0 - d >= least][:keep]
         rows = store.refs(self._conn(), [n for n, _ in near])
         return [SimilarNote(ref(rows[n]), round(d, 4)) for n, d in near if n in rows]
@@ -706,7 +707,7 @@ class Notes:
 
     # -- bulk: export and import -------------------------------------------------------------
 
-    def export_all(self) -> list[Note]:
+    def export_all(self) -> builtins.list[Note]:
         """Every note, by id, with its timestamps, author, rule status and source."""
         with db.translated(self._db_path):
             return [_note(r) for r in store.everything(self._conn())]
@@ -722,8 +723,8 @@ class Notes:
                 f"on_conflict must be one of {', '.join(ON_CONFLICT)}, not {on_conflict!r}"
             )
         rows = [self._checked(i, n) for i, n in enumerate(notes)]
-        seen_ids: dict[int, int] = {}
-        seen_titles: dict[str, int] = {}
+        seen_ids: dict[int | str, int] = {}
+        seen_titles: dict[int | str, int] = {}
         for i, r in enumerate(rows):
             for seen, k, what in (
                 (seen_ids, r.id, "id"),
@@ -738,8 +739,8 @@ class Notes:
             with store.writing(conn):
                 added: list[store.NoteRow] = []
                 for i, r in enumerate(rows):
-                    clash = {store.get(conn, r.id) and r.id, store.id_by_title(conn, r.title)}
-                    clash.discard(None)
+                    held = r.id if store.get(conn, r.id) else None
+                    clash = {i for i in (held, store.id_by_title(conn, r.title)) if i is not None}
                     if clash:
                         if on_conflict == "error":
                             raise ItemInvalid(
@@ -752,7 +753,7 @@ class Notes:
                             report.skipped += 1
                             continue
                         for other in clash:
-                            store.delete(conn, int(other))
+                            store.delete(conn, other)
                         report.overwritten += 1
                     else:
                         report.added += 1

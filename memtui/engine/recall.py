@@ -291,7 +291,7 @@ def candidates(
             scored[mid] = max(score, scored.get(mid, 0.0))
     if not scored:
         return []
-    rows = {}
+    rows: dict[int, tuple[str, str]] = {}
     for chunk in db.chunks(list(scored)):
         rows.update(
             (r[0], r[1:])

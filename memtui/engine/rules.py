@@ -58,7 +58,9 @@ def read(
     rules = [r for r in store.rules(conn, "approved") if applies is None or applies(r.folder)]
     if not rules:
         return HouseRules("", [], [])
-    text, included, dropped = HEADING, [], []
+    text = HEADING
+    included: list[int] = []
+    dropped: list[store.NoteRow] = []
     for rule in rules:
         part = f"\n### {rule.title}\n{rule.body.strip()}\n"
         if dropped or len(text) + len(part) > budget:

@@ -626,7 +626,8 @@ class Searcher:
         return settled(nearest, depth, keep)
 
     def _allowed(self, filt: Filters) -> set[int]:
-        where, args = [VECTOR_WHERE], []
+        where = [VECTOR_WHERE]
+        args: list[str | int] = []
         if filt.session_id:
             where.append("m.session_id = ?")
             args.append(filt.session_id)

@@ -9,6 +9,7 @@ Asking for signals on an unchanged corpus is a read.
 from __future__ import annotations
 
 import bisect
+import builtins
 import dataclasses
 import itertools
 import logging
@@ -22,6 +23,7 @@ import numpy as np
 
 from memtui.config import Config
 from memtui.engine import detect, errortext, inferences, validate
+from memtui.engine.detect import Found
 from memtui.engine.flashbacks import ref
 from memtui.engine.signal_types import (
     SIGNAL_STATUSES,
@@ -121,7 +123,7 @@ class Signals:
         today = now.date().isoformat()
         conn = self._conn()
         forgets = store.mark(conn, store.FORGETS)  # before anything it is to guard is read
-        due = set(SIGNAL_TYPES) if force else self._dirty(conn, today)
+        due: set[str] = set(SIGNAL_TYPES) if force else self._dirty(conn, today)
         if not due:
             return True
         note_seq, inferred = notes_store.note_seq(conn), store.inferences_mark(conn)
@@ -161,10 +163,10 @@ class Signals:
             log.warning("hidden_arc skipped: note vectors unavailable: %s", exc.line())
             return None
 
-    def _find(self, conn: sqlite3.Connection, due: set[str], now: datetime) -> list[detect.Found]:
+    def _find(self, conn: sqlite3.Connection, due: set[str], now: datetime) -> list[Found]:
         """What the `due` detectors find; a detector that cannot run leaves `due` (its
         signals stay as they were)."""
-        found: list[detect.Found] = []
+        found: list[Found] = []
         if "dangling_link" in due:
             found += detect.dangling_links(conn)
         if "stale_state" in due:
@@ -245,7 +247,9 @@ class Signals:
     def _signal(self, conn: sqlite3.Connection, r: store.SignalRow) -> Signal:
         return self._signals(conn, [r])[0]
 
-    def _signals(self, conn: sqlite3.Connection, rows: Sequence[store.SignalRow]) -> list[Signal]:
+    def _signals(
+        self, conn: sqlite3.Connection, rows: Sequence[store.SignalRow]
+    ) -> builtins.list[Signal]:
         """Signals with their evidence, read for all of them at once (a page of 50 took a
         query or two each)."""
         notes = notes_store.many(conn, sorted({i for r in rows for i in r.note_ids}))

@@ -664,7 +664,7 @@ def _modified(mtime: float) -> str:
     return _timestamp(datetime.fromtimestamp(mtime, UTC).isoformat(), "the file's time")
 
 
-def _one(fields: Mapping[str, frontmatter.Value], name: str) -> str | None:
+def _one(fields: Mapping[str, frontmatter.Read], name: str) -> str | None:
     """A field that holds one value; None when it is not there or empty."""
     value = fields.get(name)
     if isinstance(value, list):
@@ -672,7 +672,7 @@ def _one(fields: Mapping[str, frontmatter.Value], name: str) -> str | None:
     return None if value is None else str(value)
 
 
-def _tags(fields: Mapping[str, frontmatter.Value]) -> list[str]:
+def _tags(fields: Mapping[str, frontmatter.Read]) -> list[str]:
     tags = fields.get("tags") or []
     if isinstance(tags, str):  # `tags: one` or Obsidian's older `tags: a, b`
         tags = [t for t in re.split(r"[,\s]+", tags) if t]

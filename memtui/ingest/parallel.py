@@ -17,7 +17,7 @@ import subprocess
 import sys
 import threading
 import traceback
-from collections.abc import Iterator
+from collections.abc import Generator
 from pathlib import Path
 from typing import BinaryIO
 
@@ -41,7 +41,7 @@ _FAILED = "failed"
 
 def read_elsewhere(
     root: Path, work: Work, masker: Masker | None = None
-) -> Iterator[tuple[int, FileBatch | Unreadable]]:
+) -> Generator[tuple[int, FileBatch | Unreadable], None, None]:
     """What `reader.read_all(root, work, masker)` yields, read, parsed and masked by a child
     process."""
     # The child must import this very memtui, whether installed or run from a checkout.

@@ -11,7 +11,7 @@ import errno
 import logging
 import os
 import stat
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import BinaryIO
@@ -123,7 +123,7 @@ def _checkpoint(
 
 def read_all(
     root: Path, work: Work, masker: Masker | None = None
-) -> Iterator[tuple[int, FileBatch | Unreadable]]:
+) -> Generator[tuple[int, FileBatch | Unreadable], None, None]:
     """The new records of every file in `work`, each batch with its file's index."""
     for number, (path, previous) in enumerate(work):
         for batch in read_file(root, path, previous, masker):

@@ -92,10 +92,10 @@ async def _run(
             for line in backlog:
                 await deliver(line)
             while not ended:
-                line = await anyio.to_thread.run_sync(lines.get, abandon_on_cancel=True)
-                if line is None:
+                got = await anyio.to_thread.run_sync(lines.get, abandon_on_cancel=True)
+                if got is None:
                     break
-                await deliver(line)
+                await deliver(got)
             with anyio.move_on_after(EOF_WAIT):
                 while waiting:
                     await anyio.sleep(0.01)

@@ -104,8 +104,8 @@ def _blocked(data_dir: Path) -> Iterator[Path]:
         yield data_dir
         return
     seen = 0
-    for folder, dirs, files in os.walk(data_dir):
-        here = Path(folder)
+    for walked, dirs, files in os.walk(data_dir):
+        here = Path(walked)
         dirs[:] = [d for d in dirs if not (here / d).is_symlink()]
         files = [f for f in files if not (here / f).is_symlink()]
         needed = [(d, _FOLDER) for d in dirs] + [(f, os.R_OK | os.W_OK) for f in files]

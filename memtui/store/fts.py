@@ -52,6 +52,7 @@ from collections.abc import Callable, Collection, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import cast
 
 import tantivy
 from tantivy import Occur, Query
@@ -185,7 +186,8 @@ class _Searchers:
         for n, searcher in enumerate(self._all):
             found = searcher.search(query, limit, count=count)
             hits += [(score, (n, addr)) for score, addr in found.hits]
-            total += found.count or 0
+            # The stub lacks SearchResult.count (tantivy 0.27 has it).
+            total += found.count or 0  # type: ignore[attr-defined]
         hits.sort(key=lambda h: -h[0])  # stable: ties keep each partition's order
         return _Found(hits[:limit], total if count else None)
 
@@ -197,7 +199,11 @@ class _Searchers:
             by_part.setdefault(part, []).append(i)
         out = [0] * len(addrs)
         for part, at in by_part.items():
-            values = self._all[part].fast_field_values(field, [addrs[i][1] for i in at])
+            # The fields read here are integers every document has (the binding's type is
+            # any field's: int, float, bool or missing).
+            values = cast(
+                "list[int]", self._all[part].fast_field_values(field, [addrs[i][1] for i in at])
+            )
             for i, v in zip(at, values, strict=True):
                 out[i] = int(v)
         return out
@@ -350,7 +356,9 @@ class FullText:
         if held:
             hits = searcher.search(Query.all_query(), max(searcher.num_docs, 1)).hits
             addrs = [addr for _, addr in hits]
-            owners = searcher.fast_field_values("message_id", addrs) if addrs else []
+            owners = (
+                cast("list[int]", searcher.fast_field_values("message_id", addrs)) if addrs else []
+            )
             dirty = {a.segment_ord for a, i in zip(addrs, owners, strict=True) if i in targets}
             # An older version of a forgotten message (it changed since) is a deleted
             # document in some segment; which one, the binding cannot say, so then every
@@ -446,7 +454,7 @@ class FullText:
         if q is None:
             return 0
         # Tantivy refuses limit=0; one top hit is the cheapest way to get the count.
-        return searcher.search(q, 1, count=True).count
+        return searcher.search(q, 1, count=True).count or 0
 
     def weight(self, query: str | list[str]) -> float:
         """What a message with every content word of `query` scores, BM25's share aside: a
@@ -600,7 +608,7 @@ class FullText:
         freq = self._freqs.get((word, field))
         if freq is None:
             q = self._word_query(word, field)
-            freq = 0 if q is None else searcher.search(q, 1, count=True).count
+            freq = 0 if q is None else searcher.search(q, 1, count=True).count or 0
             if len(self._freqs) >= _MAX_FREQS:
                 self._freqs = {}
             self._freqs[word, field] = freq
@@ -630,7 +638,8 @@ class FullText:
             starts = "|".join(dict.fromkeys([last[0], stems[0]]))
             return Query.regex_query(self._schema, field, f"(?:{starts}).*")
         if len(stems) > 1:
-            return Query.phrase_query(self._schema, field, stems)
+            # The stub wants list[str | tuple[int, str]]: a list[str] fits, but list is invariant.
+            return Query.phrase_query(self._schema, field, stems)  # type: ignore[arg-type]
         term = Query.term_query(self._schema, field, stems[0])
         if last and _HEX_PREFIX.fullmatch(last[0]):  # a short SHA finds the full one
             longer = Query.regex_query(self._schema, field, f"{last[0]}.*")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 
@@ -419,7 +419,7 @@ def count_upto(conn: sqlite3.Connection, mark: int) -> tuple[int, int]:
 
 
 def index_rows(
-    conn: sqlite3.Connection, ids: Sequence[int]
+    conn: sqlite3.Connection, ids: Collection[int]
 ) -> list[tuple[int, str, str, str, str, str, str, int]]:
     out = []
     for chunk in db.chunks(list(ids)):

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from typing import Any
 
 import orjson
 
@@ -116,7 +117,8 @@ def _mask_table(
     names = list(dict.fromkeys((*key, *columns)))
     for row in conn.execute(f"SELECT {', '.join(names)} FROM {table}").fetchall():
         old = dict(zip(names, row, strict=True))
-        new = {c: None if old[c] is None else masker.mask(old[c]) for c in columns}
+        # Any, as SQLite's values are: the columns a key is derived from are NOT NULL.
+        new: dict[str, Any] = {c: None if old[c] is None else masker.mask(old[c]) for c in columns}
         if all(new[c] == old[c] for c in columns):
             continue
         if table == "note_links":

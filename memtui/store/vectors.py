@@ -793,7 +793,7 @@ def _rotation(dim: int) -> np.ndarray:
     """A fixed random (dim, 64 x words) projection: orthogonal blocks of dim columns."""
     bits = 64 * _width(dim)
     rng = np.random.default_rng(20)
-    blocks = []
+    blocks: list[np.ndarray] = []
     while sum(b.shape[1] for b in blocks) < bits:
         blocks.append(np.linalg.qr(rng.standard_normal((dim, dim)))[0])
     return np.concatenate(blocks, axis=1)[:, :bits].astype(np.float32)

@@ -292,4 +292,4 @@ def failures_of_error(
 
 
 def _failure(r: sqlite3.Row) -> FailureRow:
-    return FailureRow(*r[:10], came_back=bool(r[10]))
+    return FailureRow(*[*r[:10], bool(r[10])])

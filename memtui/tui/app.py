@@ -52,7 +52,8 @@ class MemtuiApp(App[str | None]):
     CSS_PATH = "app.tcss"
     TITLE = "memtui"
     # Laid out for 80 columns first: below 100 the sidebar narrows, below 70 it is slim.
-    HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = [
+    # Textual declares it `ClassVar[...] | None`, which mypy takes for an instance variable.
+    HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = [  # type: ignore[misc]
         (0, "-tiny"),
         (70, "-narrow"),
         (100, "-wide"),
@@ -264,13 +265,13 @@ class MemtuiApp(App[str | None]):
             (counted(len(p), "project"), counted(sessions, "session"), counted(messages, "message"))
         )
 
-    def action_quit(self) -> None:
+    async def action_quit(self) -> None:
         """Leave at once: the index stops at its next batch boundary (nothing half-written)
         while the terminal is already back; `memtui` waits for it before it returns."""
         self.stop.set()
         self.exit()
 
-    def action_interrupt(self) -> None:
+    async def action_interrupt(self) -> None:
         focused = self.focused
         if isinstance(focused, Input) and not focused.selection.is_empty:
             focused.action_copy()
@@ -279,7 +280,7 @@ class MemtuiApp(App[str | None]):
         if isinstance(screen, SearchScreen) and screen.cancel_search():
             self.notify("search cancelled: ctrl+c again quits")
             return
-        self.action_quit()
+        await self.action_quit()
 
     # -- everywhere -------------------------------------------------------------------------
 
@@ -317,7 +318,7 @@ class MemtuiApp(App[str | None]):
             titles.add(title)
             shown = self.get_key_display(b)
             yield SystemCommand(
-                title, f"{shown} · {b.id or key}", partial(active.node.run_action, b.action)
+                title, f"{shown} · {b.id or key}", partial(self.run_action, b.action, active.node)
             )
         for command in super().get_system_commands(screen):
             if command.title not in titles:

@@ -3,7 +3,7 @@ sessions of the chosen project, the last active first."""
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
 from textual import events, on, work
@@ -31,6 +31,9 @@ from memtui.tui.signals import flows as signals_flows
 from memtui.tui.signals.area import SignalsArea
 from memtui.tui.status import Keys, StatusLine
 from memtui.tui.tables import OPTION_KEYS
+
+if TYPE_CHECKING:
+    from memtui.tui.app import MemtuiApp
 
 ALL = "*"  # the option id of "all projects"
 SESSIONS_SHOWN = 10_000  # the engine's largest page; more are counted, not shown
@@ -79,8 +82,8 @@ class SessionList(ScrollView, can_focus=True, inherit_bindings=False):
             super().__init__()
             self.session = session
 
-    def __init__(self, **kwargs: str) -> None:
-        super().__init__(**kwargs)
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
         self.sessions: list[SessionInfo] = []
 
     @property
@@ -193,6 +196,7 @@ class SessionHighlighted(Message):
 
 
 class BrowseScreen(Screen[None]):
+    app: MemtuiApp
     AUTO_FOCUS = "#sessions"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("r", "resume", "Resume", id="session.resume"),

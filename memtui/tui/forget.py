@@ -38,14 +38,14 @@ class Target:
     note_id: int | None = None
 
 
-def session(app: MemtuiApp, info: SessionInfo, then: Callable[[], None] | None = None) -> None:
+def session(app: MemtuiApp, info: SessionInfo, then: Callable[[], object] | None = None) -> None:
     count = counted(info.message_count, "message")
     name = f"the session {one_line(info.title or '(untitled)', 50)!r}"
     detail = f"Its {count} leave every file memtui keeps, for good. {KEPT}"
     ask(app, Target(name, detail, session_id=info.session_id), then)
 
 
-def project(app: MemtuiApp, info: ProjectInfo, then: Callable[[], None] | None = None) -> None:
+def project(app: MemtuiApp, info: ProjectInfo, then: Callable[[], object] | None = None) -> None:
     sessions = counted(info.sessions, "session")
     name = f"the project {home_short(info.project)}"
     messages = counted(info.messages, "message")
@@ -57,13 +57,13 @@ def project(app: MemtuiApp, info: ProjectInfo, then: Callable[[], None] | None =
     ask(app, Target(name, detail, project=info.project), then)
 
 
-def note(app: MemtuiApp, info: Note, then: Callable[[], None] | None = None) -> None:
+def note(app: MemtuiApp, info: Note, then: Callable[[], object] | None = None) -> None:
     name = f"the note {one_line(info.title, 50)!r}"
     detail = "It leaves the store and both indexes, for good; links to it become dangling."
     ask(app, Target(name, detail, note_id=info.id), then)
 
 
-def ask(app: MemtuiApp, target: Target, then: Callable[[], None] | None) -> None:
+def ask(app: MemtuiApp, target: Target, then: Callable[[], object] | None) -> None:
     """The question first; on yes, the forget in a worker thread, never on the screen's."""
 
     def answered(yes: bool | None) -> None:
@@ -80,7 +80,7 @@ def ask(app: MemtuiApp, target: Target, then: Callable[[], None] | None) -> None
     app.push_screen(Confirm(f"Forget {target.name}?", target.detail, "Forget"), answered)
 
 
-def _forget(app: MemtuiApp, target: Target, then: Callable[[], None] | None) -> None:
+def _forget(app: MemtuiApp, target: Target, then: Callable[[], object] | None) -> None:
     receipt = app.ask(
         lambda: app.memory.forget(target.session_id, target.project, target.note_id, confirmed=True)
     )

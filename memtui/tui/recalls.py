@@ -34,6 +34,7 @@ class RecallList(OptionList):
 
 
 class RecallsScreen(Screen[None]):
+    app: MemtuiApp
     DEFAULT_CSS = """
     RecallsScreen #recalls-title { text-style: bold; padding: 0 1; }
     RecallsScreen #recalls-summary { color: $text-muted; padding: 0 1; }
@@ -48,10 +49,6 @@ class RecallsScreen(Screen[None]):
     def __init__(self) -> None:
         super().__init__()
         self.recalls: list[Recall] = []
-
-    @property
-    def memtui(self) -> MemtuiApp:
-        return self.app  # type: ignore[return-value]
 
     def compose(self) -> ComposeResult:
         yield Label("What the hooks told Claude", id="recalls-title")
@@ -70,7 +67,7 @@ class RecallsScreen(Screen[None]):
     @work(thread=True, exclusive=True, group="recalls", exit_on_error=False)
     def load(self) -> None:
         try:
-            said = recall.recent(self.memtui.memory.config, SHOWN)
+            said = recall.recent(self.app.memory.config, SHOWN)
         except MemtuiError as exc:
             self.app.call_from_thread(self.notify, error_line(exc), severity="error")
             return
@@ -112,7 +109,7 @@ class RecallsScreen(Screen[None]):
         if chosen is None:
             return
         try:
-            self.memtui.memory.history.get_session(chosen.session_id, limit=1)
+            self.app.memory.history.get_session(chosen.session_id, limit=1)
         except MemtuiError:
             self.notify("that conversation is not in the archive (yet)", severity="warning")
             return

@@ -64,8 +64,8 @@ class HitList(ScrollView, Generic[H], can_focus=True, inherit_bindings=False):
     class Selected(Hit):
         """A hit was chosen (Enter or a click)."""
 
-    def __init__(self, **kwargs: str) -> None:
-        super().__init__(**kwargs)
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
         self.hits: list[H] = []
         self._drawn: dict[tuple[int, int], list[Text]] = {}  # (hit, width): its rows
 
@@ -176,11 +176,15 @@ class ResultList(HitList[SearchResult]):
     class Highlighted(HitList.Highlighted):
         """The cursor is on a message hit."""
 
+        hit: SearchResult
+
     class Selected(HitList.Selected):
         """A message hit was chosen."""
 
-    def __init__(self, **kwargs: str) -> None:
-        super().__init__(**kwargs)
+        hit: SearchResult
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
         self.names: dict[str, str] = {}  # project path: its shortest telling name
         self.conversations: dict[str, SessionHit] = {}  # by session id, when by conversation
 

@@ -4,7 +4,7 @@ beside the box, a preview of the exchange around the highlighted hit."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
 from textual import on, work
@@ -36,6 +36,9 @@ from memtui.tui.results import ResultList
 from memtui.tui.session import CODE_THEME, KIND_LABEL, SessionScreen
 from memtui.tui.status import Keys, StatusLine
 
+if TYPE_CHECKING:
+    from memtui.tui.app import MemtuiApp
+
 DEBOUNCE = 0.2  # seconds of quiet typing before a search runs
 LIMIT = 30  # about three screens of hits; the list draws only those on screen
 PREVIEW_CHARS = 4000  # of the hit's message in the preview
@@ -60,6 +63,7 @@ class Query:
 
 
 class SearchScreen(Screen[None]):
+    app: MemtuiApp
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "back", "Back", id="screen.back"),
         Binding("ctrl+o", "cycle_mode", "Mode", id="search.mode"),
@@ -370,7 +374,7 @@ class SearchScreen(Screen[None]):
             self.action_focus_results()
 
     def action_cycle_mode(self) -> None:
-        self.mode = MODES[(MODES.index(self.mode) + 1) % len(MODES)]  # type: ignore[arg-type]
+        self.mode = MODES[(MODES.index(self.mode) + 1) % len(MODES)]
         self.query_one("#mode", Static).update(MODE_LABEL[self.mode])
         self.schedule()
 

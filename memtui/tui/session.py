@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import io
 from dataclasses import dataclass, replace
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.console import Console
 from rich.markdown import Markdown
@@ -34,6 +34,9 @@ from memtui.tui.messages import ArchiveChanged
 from memtui.tui.notes import capture
 from memtui.tui.status import Keys, StatusLine
 from memtui.words import counted
+
+if TYPE_CHECKING:
+    from memtui.tui.app import MemtuiApp
 
 CODE_THEME = {True: "monokai", False: "friendly"}  # by whether the app's theme is dark
 WARM_LANGUAGES = ("python", "typescript", "javascript", "bash", "json", "diff")
@@ -72,7 +75,7 @@ class MessageBlock(Widget, can_focus=True):
     on its title, and Enter opens or closes all of the message's tool calls and output."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("enter,space", "toggle", "Open/close", show=False, id="message.toggle")
+        Binding("enter,space", "toggle_folds", "Open/close", show=False, id="message.toggle")
     ]
     COMPONENT_CLASSES: ClassVar[set[str]] = {"message--head", "message--fold"}
     show_thinking: reactive[bool] = reactive(False, layout=True)
@@ -203,7 +206,7 @@ class MessageBlock(Widget, can_focus=True):
         fold.open = not fold.open
         self._changed()
 
-    def action_toggle(self) -> None:
+    def action_toggle_folds(self) -> None:
         opening = not any(f.open for f in self.folds)
         for fold in self.folds:
             fold.open = opening
@@ -281,8 +284,8 @@ class MessageList(VerticalScroll):
         ),
     ]
 
-    def __init__(self, **kwargs: object) -> None:
-        super().__init__(**kwargs)  # type: ignore[arg-type]
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
         self.messages: list[MessageView] = []
         self.start = 0
         self.end = 0
@@ -400,6 +403,7 @@ class MessageList(VerticalScroll):
 
 
 class SessionScreen(Screen[None]):
+    app: MemtuiApp
     AUTO_FOCUS = "#messages"  # the keys work before the messages arrive
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "back", "Back", id="screen.back"),
@@ -450,7 +454,9 @@ class SessionScreen(Screen[None]):
         except MemtuiError as exc:
             self.app.call_from_thread(self.app.notify, error_line(exc), severity="error")
             return
-        self.app.call_from_thread(self._loaded, info, messages, first)
+        # Textual types the callback as returning T or Awaitable[T]: mypy finds no T for a
+        # coroutine function.
+        self.app.call_from_thread(self._loaded, info, messages, first)  # type: ignore[arg-type]
 
     async def _loaded(self, info: SessionInfo, messages: list[MessageView], first: bool) -> None:
         self.info = info

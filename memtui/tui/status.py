@@ -3,12 +3,17 @@ address) and the keys at the bottom."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from memtui.engine import ProgressEvent
+
+if TYPE_CHECKING:
+    from memtui.tui.app import MemtuiApp
 
 PHASE_LABEL = {"transcripts": "reading transcripts"}
 # What is built after each phase, said while it runs: search works on what is in already.
@@ -19,6 +24,8 @@ NARROW = 100  # below this many columns the counts leave out the projects
 class StatusLine(Horizontal):
     """Reads the app's reactive state, so every screen's line shows the same thing: the
     counts, what is still being built while an index runs, the MCP address."""
+
+    app: MemtuiApp
 
     def __init__(self) -> None:
         super().__init__()

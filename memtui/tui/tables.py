@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from rich.text import Text
+from rich.console import RenderableType
 from textual.binding import Binding, BindingType
 from textual.widgets import DataTable
 
@@ -22,7 +22,7 @@ OPTION_KEYS: list[BindingType] = [
 ]
 
 
-class ListTable(DataTable[str | Text], inherit_bindings=False):
+class ListTable(DataTable[RenderableType], inherit_bindings=False):
     """A table whose last column (a title) fills the room the fixed columns leave: a title
     reads whole when there is room and ends in an ellipsis when there is not. Left to
     measure itself, the column could end up as narrow as its label. Its own keys only: it

@@ -80,10 +80,10 @@ def short_title(text: str) -> str:
     sentences = _SENTENCE_END.split(words)
     first = next((s for s in sentences if len(s.split()) >= 3), words)
     if len(first) > TITLE_CHARS:
-        words = first[: TITLE_CHARS + 1].split(" ")[:-1] or [first[:TITLE_CHARS]]
-        while len(words) > 1 and words[-1].lower() in _DANGLING:  # not "... in the"
-            words.pop()
-        first = " ".join(words)
+        kept = first[: TITLE_CHARS + 1].split(" ")[:-1] or [first[:TITLE_CHARS]]
+        while len(kept) > 1 and kept[-1].lower() in _DANGLING:  # not "... in the"
+            kept.pop()
+        first = " ".join(kept)
     return first.rstrip(_TRAILING)
 
 

@@ -7,7 +7,7 @@ one, or keep both (the engine answers a save with the similar notes)."""
 from __future__ import annotations
 
 import re
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import events, on, work
 from textual.app import ComposeResult
@@ -26,6 +26,9 @@ from memtui.tui.forms import Confirm
 from memtui.tui.notes import flows
 from memtui.tui.notes.dialogs import SimilarNotes
 from memtui.tui.status import Keys, StatusLine
+
+if TYPE_CHECKING:
+    from memtui.tui.app import MemtuiApp
 
 LINK_START = re.compile(r"\[\[([^\[\]|\n]*)$")  # an open `[[` before the cursor
 TAG_SPLIT = re.compile(r"\s+")  # a comma is no separator: a tag holding one is refused
@@ -85,6 +88,7 @@ class BodyArea(TextArea):
 
 
 class NoteEditor(Screen[None]):
+    app: MemtuiApp
     AUTO_FOCUS = ""  # the body, or the title of a note that has none yet (on_mount)
     DEFAULT_CSS = """
     #editor { padding: 0 1; height: 1fr; }
@@ -283,6 +287,7 @@ class NoteEditor(Screen[None]):
                 lambda: notes.save(
                     v.title,
                     v.body,
+                    # NoteDraft holds the layer as str (the engine checks it): not a Layer.
                     v.layer,  # type: ignore[arg-type]
                     by=flows.PERSON,
                     folder=v.folder,
@@ -309,7 +314,7 @@ class NoteEditor(Screen[None]):
                 body=v.body,
                 tags=v.tags,
                 folder=v.folder,
-                layer=v.layer,  # type: ignore[arg-type]
+                layer=v.layer,  # type: ignore[arg-type]  # a str, as above
                 expected_updated=note.updated,
             )
         except MemtuiError as exc:

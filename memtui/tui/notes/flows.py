@@ -9,14 +9,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from memtui.engine import Note, NoteDraft
+from memtui.engine import Author, Note, NoteDraft
 from memtui.tui.forms import Confirm
 from memtui.tui.notes.text import Target
 
 if TYPE_CHECKING:
     from memtui.tui.app import MemtuiApp
 
-PERSON = "person"
+PERSON: Author = "person"
 
 
 def open_target(app: MemtuiApp, target: Target) -> None:
@@ -56,8 +56,7 @@ def open_note(app: MemtuiApp, note_id: int) -> None:
 
     if not app.is_screen_installed(NOTE_SCREEN):
         app.install_screen(NoteScreen(), NOTE_SCREEN)
-    screen = app.get_screen(NOTE_SCREEN)
-    assert isinstance(screen, NoteScreen)
+    screen = app.get_screen(NOTE_SCREEN, NoteScreen)
     if app.screen is screen:
         screen.go(note_id)
     elif screen in app.screen_stack:
@@ -91,7 +90,7 @@ def edit(app: MemtuiApp, note: Note) -> None:
 
 
 def delete(
-    app: MemtuiApp, note: Note, then: Callable[[], None] | None = None, verb: str = "Delete"
+    app: MemtuiApp, note: Note, then: Callable[[], object] | None = None, verb: str = "Delete"
 ) -> None:
     """Ask first; then delete in a worker, and call `then` on the screen's thread."""
 
@@ -109,7 +108,7 @@ def delete(
     app.push_screen(Confirm(f"{verb} the {what} {note.title!r}?", detail, verb), answered)
 
 
-def _delete(app: MemtuiApp, note: Note, then: Callable[[], None] | None) -> None:
+def _delete(app: MemtuiApp, note: Note, then: Callable[[], object] | None) -> None:
     if app.ask(lambda: app.memory.notes.delete(note.id, by=PERSON)) is None:
         return
     app.call_from_thread(app.notify, f"deleted {note.title!r}")
@@ -137,7 +136,7 @@ def merge(app: MemtuiApp, note: Note, into: int) -> None:
     app.run_worker(write, thread=True, group="note-write", exit_on_error=False)
 
 
-def approve(app: MemtuiApp, note: Note, then: Callable[[], None] | None = None) -> None:
+def approve(app: MemtuiApp, note: Note, then: Callable[[], object] | None = None) -> None:
     def write() -> None:
         if app.ask(lambda: app.memory.notes.approve(note.id, by=PERSON)) is None:
             return

@@ -20,7 +20,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, OptionList, Static
 from textual.widgets.option_list import Option
 
-from memtui.engine import LAYERS, FolderCount, Note, TagCount
+from memtui.engine import LAYERS, FolderCount, Layer, Note, TagCount
 from memtui.tui.format import WordCut, when
 from memtui.tui.messages import StoreChanged
 from memtui.tui.notes import flows
@@ -41,7 +41,7 @@ RULES = "rules"
 class Filter:
     folder: str | None = None
     tag: str | None = None
-    layer: str | None = None
+    layer: Layer | None = None
 
     @staticmethod
     def of(option_id: str) -> Filter:
@@ -51,7 +51,9 @@ class Filter:
         if kind == "tag":
             return Filter(tag=value)
         if kind == "layer":
-            return Filter(layer=value)
+            for layer in LAYERS:  # the option's text as the engine's Layer
+                if value == layer:
+                    return Filter(layer=layer)
         return Filter()
 
     def label(self) -> str:
@@ -106,7 +108,7 @@ def overview(app: MemtuiApp) -> Overview | None:
             total=notes.count(),
             provisional=provisional,
             approved=len(rules) - provisional,
-            layers={layer: notes.count(layer=layer) for layer in LAYERS},  # type: ignore[arg-type]
+            layers={layer: notes.count(layer=layer) for layer in LAYERS},
             folders=notes.folders(),
             tags=notes.tags(),
         )
@@ -132,6 +134,7 @@ class NoteTable(ListTable):
 
 
 class NotesScreen(Screen[None]):
+    app: MemtuiApp
     AUTO_FOCUS = "#note-table"
     DEFAULT_CSS = """
     #notes-sidebar { width: 24; border-right: vkey $panel-lighten-2; background: $surface; }
@@ -258,8 +261,8 @@ class NotesScreen(Screen[None]):
 
         def read() -> tuple[list[Note], int]:
             f = chosen
-            listed = notes.list(folder=f.folder, tag=f.tag, layer=f.layer, limit=LISTED)  # type: ignore[arg-type]
-            total = notes.count(folder=f.folder, tag=f.tag, layer=f.layer)  # type: ignore[arg-type]
+            listed = notes.list(folder=f.folder, tag=f.tag, layer=f.layer, limit=LISTED)
+            total = notes.count(folder=f.folder, tag=f.tag, layer=f.layer)
             return listed, total
 
         found = self.app.ask(read)
@@ -381,6 +384,8 @@ def layer_cell(app: MemtuiApp, note: Note) -> Text:
 class NotesArea(Vertical):
     """The Notes entry in the main screen's sidebar: how many notes, how many rules wait
     for approval; Enter opens them."""
+
+    app: MemtuiApp
 
     DEFAULT_CSS = """
     NotesArea { height: auto; padding-top: 1; }

@@ -3,7 +3,7 @@ Claude on connect), edit it first, or reject it (deleted, asked first)."""
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.markdown import Markdown
 from rich.text import Text
@@ -22,8 +22,12 @@ from memtui.tui.notes.listing import NoteTable, note_title
 from memtui.tui.session import CODE_THEME
 from memtui.tui.status import Keys, StatusLine
 
+if TYPE_CHECKING:
+    from memtui.tui.app import MemtuiApp
+
 
 class RulesScreen(Screen[None]):
+    app: MemtuiApp
     AUTO_FOCUS = "#rule-table"
     DEFAULT_CSS = """
     #rules-title { padding: 0 1; color: $text-muted; }

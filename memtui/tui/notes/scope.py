@@ -85,8 +85,12 @@ class NoteHitList(HitList[NoteHit]):
     class Highlighted(HitList.Highlighted):
         """The cursor is on a note."""
 
+        hit: NoteHit
+
     class Selected(HitList.Selected):
         """A note was chosen."""
+
+        hit: NoteHit
 
     def show_response(self, response: NoteSearchResponse) -> None:
         """The notes that match; when none does, the nearest by meaning, which the screen

@@ -68,8 +68,8 @@ class NoteText(ScrollView, can_focus=True):
             super().__init__()
             self.target = target
 
-    def __init__(self, **kwargs: str) -> None:
-        super().__init__(**kwargs)
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
         self.parts: list[RenderableType] = []
         self.targets: list[Target] = []
         self._lines: list[list[Segment]] = []

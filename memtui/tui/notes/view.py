@@ -4,7 +4,7 @@ conversations in other projects)."""
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.console import RenderableType
 from rich.markdown import Markdown
@@ -25,8 +25,12 @@ from memtui.tui.notes.text import NoteText, Target
 from memtui.tui.session import CODE_THEME
 from memtui.tui.status import Keys, StatusLine
 
+if TYPE_CHECKING:
+    from memtui.tui.app import MemtuiApp
+
 
 class NoteScreen(Screen[None]):
+    app: MemtuiApp
     AUTO_FOCUS = "#note-text"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "back", "Back", id="screen.back"),
@@ -218,7 +222,7 @@ class NoteScreen(Screen[None]):
 
 
 def note_parts(
-    app: App[object], detail: NoteDetail, flashbacks: Flashbacks | None, code_theme: str
+    app: App[Any], detail: NoteDetail, flashbacks: Flashbacks | None, code_theme: str
 ) -> tuple[list[RenderableType], list[Target]]:
     """What the view draws, in order, and the targets its links, lists and source open."""
     note = detail.note
@@ -326,7 +330,7 @@ def section(title: str) -> Text:
 LAYER_COLOUR = {"past": "text-primary", "state": "text-success", "rule": "text-warning"}
 
 
-def layer_colour(app: App[object], layer: str) -> str:
+def layer_colour(app: App[Any], layer: str) -> str:
     """A layer's colour in the app's theme (the same in the list, the view and the filters)."""
     name = LAYER_COLOUR.get(layer)
     return app.theme_variables.get(name, "") if name else ""

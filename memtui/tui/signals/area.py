@@ -6,6 +6,8 @@ a key."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -15,6 +17,9 @@ from textual.widgets.option_list import Option
 
 from memtui.engine.signal_types import Counts
 from memtui.tui.signals import flows
+
+if TYPE_CHECKING:
+    from memtui.tui.app import MemtuiApp
 
 SIGNALS = "signals"
 INFERENCES = "inferences"
@@ -27,6 +32,7 @@ def counted(name: str, count: int) -> Text:
 
 
 class SignalsArea(Vertical):
+    app: MemtuiApp
     DEFAULT_CSS = """
     SignalsArea { height: auto; }
     SignalsArea > .area-title { margin-top: 1; }

@@ -4,7 +4,7 @@ only when the person confirms it)."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
 from textual import on
@@ -21,6 +21,9 @@ from memtui.tui.format import when
 from memtui.tui.forms import Confirm
 from memtui.tui.signals import flows
 from memtui.words import counted
+
+if TYPE_CHECKING:
+    from memtui.tui.app import MemtuiApp
 
 DIALOG_CSS = """
 Snooze, MintForm { align: center middle; }
@@ -103,6 +106,8 @@ class MintForm(ModalScreen[None]):
     """An inference from a signal: title, summary, confidence and the evidence, all
     prefilled and editable. ctrl+s asks once more, and only that yes mints it."""
 
+    app: MemtuiApp
+
     DEFAULT_CSS = (
         DIALOG_CSS
         + """
@@ -124,7 +129,7 @@ class MintForm(ModalScreen[None]):
         Binding("escape", "cancel", "Cancel", id="mint.cancel"),
     ]
 
-    def __init__(self, signal: Signal, then: Callable[[], None] | None = None) -> None:
+    def __init__(self, signal: Signal, then: Callable[[], object] | None = None) -> None:
         super().__init__()
         self.signal = signal
         self.then = then

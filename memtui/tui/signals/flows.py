@@ -50,7 +50,7 @@ def set_status(
     signal: Signal,
     status: str,
     until: str | None = None,
-    then: Callable[[], None] | None = None,
+    then: Callable[[], object] | None = None,
 ) -> None:
     """new, dismissed or snoozed (until a duration like `7d` or a date) in a worker."""
 
@@ -68,7 +68,7 @@ def set_status(
     _write(app, write, then)
 
 
-def dismiss(app: MemtuiApp, signal: Signal, then: Callable[[], None] | None = None) -> None:
+def dismiss(app: MemtuiApp, signal: Signal, then: Callable[[], object] | None = None) -> None:
     """Asked once; a dismissed signal does not come back for the same evidence."""
     from memtui.tui.forms import Confirm
 
@@ -80,7 +80,7 @@ def dismiss(app: MemtuiApp, signal: Signal, then: Callable[[], None] | None = No
     app.push_screen(Confirm(f"Dismiss {signal.title!r}?", detail, "Dismiss"), answered)
 
 
-def snooze(app: MemtuiApp, signal: Signal, then: Callable[[], None] | None = None) -> None:
+def snooze(app: MemtuiApp, signal: Signal, then: Callable[[], object] | None = None) -> None:
     from memtui.tui.signals.dialogs import Snooze
 
     def answered(until: str | None) -> None:
@@ -90,7 +90,7 @@ def snooze(app: MemtuiApp, signal: Signal, then: Callable[[], None] | None = Non
     app.push_screen(Snooze(signal.title), answered)
 
 
-def mint_form(app: MemtuiApp, signal: Signal, then: Callable[[], None] | None = None) -> None:
+def mint_form(app: MemtuiApp, signal: Signal, then: Callable[[], object] | None = None) -> None:
     from memtui.tui.signals.dialogs import MintForm
 
     app.push_screen(MintForm(signal, then))
@@ -127,7 +127,7 @@ def mint(
     app.run_worker(write, thread=True, group=WRITES, exit_on_error=False)
 
 
-def keep(app: MemtuiApp, inference: Inference, then: Callable[[], None] | None = None) -> None:
+def keep(app: MemtuiApp, inference: Inference, then: Callable[[], object] | None = None) -> None:
     """A stale inference its person still holds rests on its evidence as it reads now (its
     diffs since the mint are gone after)."""
 
@@ -143,7 +143,7 @@ def keep(app: MemtuiApp, inference: Inference, then: Callable[[], None] | None =
     _asked(app, (question, detail, "Confirm", "Not now"), write, then)
 
 
-def drop(app: MemtuiApp, inference: Inference, then: Callable[[], None] | None = None) -> None:
+def drop(app: MemtuiApp, inference: Inference, then: Callable[[], object] | None = None) -> None:
     """The inference is deleted, and the signal it came from is new again."""
 
     def write() -> str | None:
@@ -161,7 +161,7 @@ def _asked(
     app: MemtuiApp,
     question: tuple[str, str, str, str],
     write: Callable[[], str | None],
-    then: Callable[[], None] | None,
+    then: Callable[[], object] | None,
 ) -> None:
     """Asked once (question, detail, yes, no); a yes runs `write` as `_write` does."""
     from memtui.tui.forms import Confirm
@@ -174,7 +174,7 @@ def _asked(
 
 
 def _write(
-    app: MemtuiApp, write: Callable[[], str | None], then: Callable[[], None] | None
+    app: MemtuiApp, write: Callable[[], str | None], then: Callable[[], object] | None
 ) -> None:
     """`write` in a worker; what it answers is said, then `then` runs on the screen's thread.
     None (an engine error, already notified by `app.ask`) ends it there."""

@@ -8,7 +8,7 @@ comes back."""
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
 from textual import on, work
@@ -25,6 +25,9 @@ from memtui.tui.messages import StoreChanged
 from memtui.tui.signals import flows
 from memtui.tui.status import Keys, StatusLine
 from memtui.tui.tables import ListTable
+
+if TYPE_CHECKING:
+    from memtui.tui.app import MemtuiApp
 
 STATE_MARKS = {"unchanged": ("✓ unchanged", "green"), "changed": ("± changed", "yellow")}
 DELETED = ("✗ deleted", "red")
@@ -46,6 +49,7 @@ class InferenceTable(ListTable):
 
 
 class InferencesScreen(Screen[None]):
+    app: MemtuiApp
     AUTO_FOCUS = "#inference-table"
     DEFAULT_CSS = """
     #inferences-title { padding: 0 1; color: $text-muted; }
@@ -211,6 +215,8 @@ class ProvenanceScreen(Screen[None]):
     diff of the highlighted one when it changed. Enter opens a note, or a message at its
     place in its session."""
 
+    app: MemtuiApp
+
     AUTO_FOCUS = "#provenance-list"
     DEFAULT_CSS = """
     #provenance-head { height: auto; padding: 0 1; border-bottom: hkey $panel; }
@@ -271,8 +277,9 @@ class ProvenanceScreen(Screen[None]):
             return
         # Evidence names a message by uuid; the signal it came from has where it is
         messages: dict[str, MessageRef] = {}
-        if found.signal_id is not None and any(e.kind == "message" for e in found.evidence):
-            signal = self.app.ask(lambda: memory.signals.get(found.signal_id))
+        signal_id = found.signal_id
+        if signal_id is not None and any(e.kind == "message" for e in found.evidence):
+            signal = self.app.ask(lambda: memory.signals.get(signal_id))
             if signal is not None:
                 messages = {m.uuid: m for m in signal.messages}
         self.app.call_from_thread(self.show, found, messages)

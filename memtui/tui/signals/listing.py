@@ -7,8 +7,9 @@ they moved."""
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
+from rich.console import RenderableType
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -24,6 +25,9 @@ from memtui.tui.messages import StoreChanged
 from memtui.tui.signals import flows
 from memtui.tui.status import Keys, StatusLine
 from memtui.tui.tables import ListTable
+
+if TYPE_CHECKING:
+    from memtui.tui.app import MemtuiApp
 
 ALL = "all"
 STATUS_ORDER: tuple[str | None, ...] = ("new", "snoozed", "dismissed", "synthesized", None)
@@ -57,6 +61,7 @@ class EvidenceList(OptionList):
 
 
 class SignalsScreen(Screen[None]):
+    app: MemtuiApp
     AUTO_FOCUS = "#signal-table"
     DEFAULT_CSS = """
     #signals-sidebar { width: 20; border-right: vkey $panel-lighten-2; background: $surface; }
@@ -186,7 +191,7 @@ class SignalsScreen(Screen[None]):
             table.fit()
         self.signals = {str(s.id): s for s in found}
         for s in found:
-            cells = [Text(TYPE_NAMES.get(s.type, s.type), style="bold")]
+            cells: list[RenderableType] = [Text(TYPE_NAMES.get(s.type, s.type), style="bold")]
             if status is None:
                 cells.append(status_cell(s))
             cells.append(WordCut(Text(s.title)))
