@@ -540,7 +540,7 @@ class Notes:
             rows = store.rules(conn, status)
         return [_note(r, twins) for r in (rows if status is None else reversed(rows))]
 
-    def applies_in(self, notes: Sequence[Note]) -> dict[int, list[str]]:
+    def applies_in(self, notes: Sequence[Note]) -> dict[int, builtins.list[str]]:
         """The projects each note applies in, by its folder (SPEC's scoping of rules and
         signals); an empty list: everywhere."""
         with db.translated(self._db_path):

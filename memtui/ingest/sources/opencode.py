@@ -38,7 +38,7 @@ import orjson
 
 from memtui.ingest.reader import BATCH, Unreadable, masked
 from memtui.ingest.sources import Source
-from memtui.ingest.sources.opencode_parts import Conversation, records
+from memtui.ingest.sources.opencode_parts import Conversation, field, records
 from memtui.store.archive import FileBatch, FileState
 from memtui.store.mask import Masker
 from memtui.store.records import Message, Title
@@ -250,7 +250,7 @@ def _conversation(session_id: str, sessions: Mapping[str, _Session]) -> Conversa
     """A child (subagent) session belongs to its root, as Claude Code's subagents do."""
     root, seen = session_id, {session_id}
     while (row := sessions.get(root)) and row.parent in sessions and row.parent not in seen:
-        root = row.parent
+        root = row.parent or root  # in `sessions`: never None
         seen.add(root)
     own = sessions.get(session_id)
     top = sessions.get(root)
@@ -328,11 +328,11 @@ def _tree_sessions(path: Path, session_id: str) -> dict[str, _Session]:
         data = _load(path.with_name(f"{current}.json"), None)
         if not isinstance(data, dict):
             break
-        times = data.get("time") if isinstance(data.get("time"), dict) else {}
-        parent = data.get("parentID") if isinstance(data.get("parentID"), str) else None
-        directory = data.get("directory") if isinstance(data.get("directory"), str) else None
-        title = data.get("title") if isinstance(data.get("title"), str) else None
-        updated = times.get("updated") if isinstance(times.get("updated"), int) else 0
+        times = field(data, "time", dict, {})
+        parent = field(data, "parentID", str, None)
+        directory = field(data, "directory", str, None)
+        title = field(data, "title", str, None)
+        updated = field(times, "updated", int, 0)
         sessions[current] = _Session(parent, directory or None, title, updated)
         current = parent
     return sessions

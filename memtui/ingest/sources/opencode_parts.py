@@ -15,11 +15,20 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import Any, TypeVar
 
 from memtui.ingest.parser import key_arg
 from memtui.ingest.titles import prompt_title
 from memtui.store.records import Kind, Message, ToolCall
+
+_T = TypeVar("_T")
+
+
+def field(data: dict[str, Any], key: str, kind: type[_T], default: _T) -> _T:
+    """`data[key]` when it is a `kind`, else `default`: OpenCode's JSON is read as written."""
+    value = data.get(key)
+    return value if isinstance(value, kind) else default
+
 
 RESULT = "/result"  # a tool part's id + this: the uuid of its result
 _FINISHED = ("completed", "error")
@@ -40,7 +49,7 @@ def records(
 ) -> list[Message]:
     """The records of one message whose parts are `(part id, part data)` in id order; parts
     still changing give none yet."""
-    times = info.get("time") if isinstance(info.get("time"), dict) else {}
+    times = field(info, "time", dict, {})
     created = _ms(times.get("created"))
     out: list[Message] = []
     role = info.get("role")
@@ -79,8 +88,8 @@ def _assistant(
     state = part.get("state")
     if kind != "tool" or not isinstance(state, dict) or state.get("status") not in _CALLED:
         return  # pending: the model is still writing its input
-    name = part.get("tool") if isinstance(part.get("tool"), str) else ""
-    call_id = part.get("callID") if isinstance(part.get("callID"), str) else ""
+    name = field(part, "tool", str, "")
+    call_id = field(part, "callID", str, "")
     call = _message(conversation, part_id, "assistant", Kind.ASSISTANT, created)
     call.api_id = message_id
     call.tool_calls = [ToolCall(name, key_arg(state.get("input")), call_id)]
@@ -88,7 +97,7 @@ def _assistant(
     status = state["status"]
     if status not in _FINISHED:
         return
-    state_times = state.get("time") if isinstance(state.get("time"), dict) else {}
+    state_times = field(state, "time", dict, {})
     ended = _ms(state_times.get("end")) or created
     output = state.get("error" if status == "error" else "output")
     result = _message(conversation, part_id + RESULT, "user", Kind.TOOL_RESULT, ended)
