@@ -4,14 +4,20 @@ filter by it. A fake second agent (tests/fake_agent.py) stands in for the real r
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from mcp import Client
 
 from memtui.config import Config
 from memtui.engine.memory import Memory
+from memtui.errors import InvalidArgument
 from memtui.ingest.sources.claude_code import SOURCE as CLAUDE_CODE
+from memtui.mcp.engine import Engine
+from memtui.mcp.server import build_server
+from memtui.store import db
 from tests.fake_agent import registered, write_chat
 from tests.lines import exchange
 
@@ -98,3 +104,97 @@ def test_claude_code_folder_as_claude_code_finds_it(tmp_path: Path) -> None:
     assert CLAUDE_CODE.root({"MEMTUI_CLAUDE_DIR": "off"}) is None
     assert CLAUDE_CODE.root({}) == Path.home() / ".claude" / "projects"
     assert CLAUDE_CODE.resume("abc") == ["claude", "--resume", "abc"]
+
+
+def test_the_store_keeps_each_sessions_agent(two: Memory) -> None:
+    page = two.history.get_session("c-1")
+    assert page.session.agent == "codex"
+    assert two.history.get_session("s-1").session.agent == "claude-code"
+    assert {s.session_id: s.agent for s in two.history.recent_sessions()} == {
+        "s-1": "claude-code",
+        "c-1": "codex",
+    }
+    assert two.history.agents() == {"claude-code": 1, "codex": 1}
+
+
+def test_an_older_archive_is_claude_codes(cfg: Config, claude_dir: Path) -> None:
+    (claude_dir / "-p").mkdir()
+    (claude_dir / "-p" / "s-1.jsonl").write_bytes(exchange(1))
+    with Memory(cfg) as memory:
+        memory.upkeep.ingest(index=False)
+    conn = sqlite3.connect(cfg.db_path)
+    conn.execute("ALTER TABLE sessions DROP COLUMN agent")
+    conn.execute(f"PRAGMA user_version = {db.SCHEMA_VERSION - 1}")
+    conn.commit()
+    conn.close()
+    with Memory(cfg) as memory:
+        assert [s.agent for s in memory.history.recent_sessions()] == ["claude-code"]
+
+
+@pytest.mark.parametrize("mode", ["fts", "vector", "hybrid"])
+def test_search_keeps_to_one_agent(two: Memory, mode: str) -> None:
+    asked = {"codex": "why does the refund queue stall", "claude-code": "checkout test question"}
+    for agent, query in asked.items():
+        assert agent in {r.agent for r in two.history.search(query, mode, limit=20).results}
+        for filtered in asked:
+            found = two.history.search(query, mode, agent=filtered, limit=20).results
+            assert {r.agent for r in found} <= {filtered}
+        assert two.history.search(query, mode, agent=agent, limit=20).results
+    by_session = two.history.search(asked["codex"], mode, agent="codex", by="session")
+    assert [h.session.agent for h in by_session.sessions] == ["codex"]
+    assert not two.history.search("refund", mode, agent="gemini").results
+
+
+def test_listings_keep_to_one_agent(two: Memory) -> None:
+    assert [s.session_id for s in two.history.recent_sessions(agent="codex")] == ["c-1"]
+    listed = two.history.list_sessions(SHOP, agent="claude-code")
+    assert [s.session_id for s in listed] == ["s-1"]
+    assert two.history.count_sessions(SHOP, agent="codex") == (1, 0)
+
+
+def test_an_unknown_agent_names_the_known_ones(two: Memory) -> None:
+    for call in (
+        lambda: two.history.search("refund", agent="cursor"),
+        lambda: two.history.recent_sessions(agent="cursor"),
+        lambda: two.history.list_sessions(agent="cursor"),
+    ):
+        with pytest.raises(InvalidArgument) as caught:
+            call()
+        assert "claude-code, codex, gemini, opencode, copilot" in caught.value.line()
+
+
+def test_search_keeps_to_the_agent_with_more_sessions(two: Memory, codex_dir: Path) -> None:
+    """The full-text filter lists the other agents' sessions when they are fewer."""
+    write_chat(codex_dir, "c-2", SHOP, ("user", "the checkout test question again"))
+    two.upkeep.ingest()
+    found = two.history.search("checkout test question", "fts", agent="codex").results
+    assert [r.session_id for r in found] == ["c-2"]
+    found = two.history.search("checkout test question", "fts", agent="claude-code").results
+    assert {r.session_id for r in found} == {"s-1"}
+
+
+async def test_mcp_filters_by_agent_and_each_answer_says_its_agent(two: Memory) -> None:
+    server = build_server(Engine(memory=two))
+    async with Client(server, mode="legacy") as client:
+        found = await client.call_tool(
+            "search_history", {"query": "refund queue", "mode": "fts", "agent": "codex"}
+        )
+        assert found.structured_content is not None
+        assert [(r["session_id"], r["agent"]) for r in found.structured_content["results"]] == [
+            ("c-1", "codex"),
+            ("c-1", "codex"),
+        ]
+        text = await client.call_tool(
+            "search_history",
+            {"query": "refund queue", "mode": "fts", "response_format": "markdown"},
+        )
+        assert f"{SHOP} · codex ·" in str(text.content[0])
+        recent = await client.call_tool("get_recent_sessions", {"agent": "claude-code"})
+        assert recent.structured_content is not None
+        assert [(s["session_id"], s["agent"]) for s in recent.structured_content["sessions"]] == [
+            ("s-1", "claude-code")
+        ]
+        bad = await client.call_tool("search_history", {"query": "x", "agent": "cursor"})
+        assert bad.is_error
+        message = str(bad.content[0])
+        assert "INVALID_ARGUMENT" in message and "'codex'" in message and "'copilot'" in message

@@ -46,11 +46,13 @@ from memtui.engine.notes_types import (
     UpdatedNote,
 )
 from memtui.engine.types import (
+    AGENTS,
     BYS,
     MODE_ALIASES,
     MODES,
     ORDERS,
     ROLES,
+    Agent,
     By,
     DoctorReport,
     MessageView,
@@ -119,6 +121,7 @@ def __getattr__(name: str) -> object:
 
 
 __all__ = [
+    "AGENTS",
     "AUTHORS",
     "BYS",
     "FORMATS",
@@ -133,6 +136,7 @@ __all__ = [
     "ORDERS",
     "ROLES",
     "RULE_STATUSES",
+    "Agent",
     "Ambiguous",
     "Author",
     "Busy",
