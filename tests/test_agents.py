@@ -4,6 +4,7 @@ filter by it. A fake second agent (tests/fake_agent.py) stands in for the real r
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
@@ -11,6 +12,7 @@ from pathlib import Path
 import pytest
 from mcp import Client
 
+from memtui import cli
 from memtui.config import Config
 from memtui.engine.memory import Memory
 from memtui.errors import InvalidArgument
@@ -198,3 +200,32 @@ async def test_mcp_filters_by_agent_and_each_answer_says_its_agent(two: Memory) 
         assert bad.is_error
         message = str(bad.content[0])
         assert "INVALID_ARGUMENT" in message and "'codex'" in message and "'copilot'" in message
+
+
+def test_cli_agent_filter_and_labels(
+    two: Memory,
+    tmp_path: Path,
+    claude_dir: Path,
+    codex_dir: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.setenv("MEMTUI_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("MEMTUI_CLAUDE_DIR", str(claude_dir))
+    monkeypatch.setenv("MEMTUI_CODEX_DIR", str(codex_dir))
+    monkeypatch.setenv("COLUMNS", "200")
+    cli.main(["search", "refund", "--mode", "fts", "--agent", "codex", "--json"])
+    found = json.loads(capsys.readouterr().out)["results"]
+    assert {(r["session_id"], r["agent"]) for r in found} == {("c-1", "codex")}
+    cli.main(["search", "refund", "question", "--mode", "fts"])
+    out = capsys.readouterr().out
+    assert f"{SHOP} codex" in out and f"{SHOP} claude-code" not in out
+    cli.main(["sessions", "--agent", "claude-code"])
+    assert [line.split()[0] for line in capsys.readouterr().out.splitlines()] == ["s-1"]
+    cli.main(["sessions"])
+    listed = capsys.readouterr().out
+    assert "codex  why does the refund queue stall" in listed
+    with pytest.raises(SystemExit):
+        cli.main(["sessions", "--agent", "cursor"])
+    err = capsys.readouterr().err
+    assert err.startswith("memtui: INVALID_ARGUMENT") and "'codex'" in err
