@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -20,24 +21,27 @@ from memtui.ingest.sources.claude_code import SOURCE as CLAUDE_CODE
 from memtui.mcp.engine import Engine
 from memtui.mcp.server import build_server
 from memtui.store import db
+from memtui.tui import actions
+from memtui.tui.app import MemtuiApp
+from memtui.tui.browse import BrowseScreen, SessionList
+from memtui.tui.results import ResultList
 from tests.fake_agent import registered, write_chat
 from tests.lines import exchange
+from tests.tui_support import until, whole_query_answered
 
 SHOP = "/home/dev/shop-api"
 
 
 @pytest.fixture
 def codex_dir(tmp_path: Path) -> Path:
-    return tmp_path / "codex"
+    return tmp_path / "codex"  # the `two` archive's
 
 
-@pytest.fixture
-def two(
-    tmp_path: Path, claude_dir: Path, codex_dir: Path, monkeypatch: pytest.MonkeyPatch
-) -> Iterator[Memory]:
-    """An archive of one Claude Code session and one of the other agent's, same project."""
-    registered(monkeypatch)
-    (claude_dir / "-home-dev-shop-api").mkdir()
+def two_agents(root: Path) -> Memory:
+    """An archive of one Claude Code session and one of the other agent's, same project,
+    under `root` (projects/, codex/, data/), the fake reader registered."""
+    claude_dir, codex_dir = root / "projects", root / "codex"
+    (claude_dir / "-home-dev-shop-api").mkdir(parents=True)
     (claude_dir / "-home-dev-shop-api" / "s-1.jsonl").write_bytes(exchange(1))
     write_chat(
         codex_dir,
@@ -47,10 +51,26 @@ def two(
         ("assistant", "the refund worker holds a lock"),
     )
     environ = {"MEMTUI_CLAUDE_DIR": str(claude_dir), "MEMTUI_CODEX_DIR": str(codex_dir)}
-    cfg = Config(tmp_path / "data", claude_dir, tmp_path / "logs", environ=environ)
-    with Memory(cfg) as memory:
-        memory.upkeep.ingest()
+    memory = Memory(Config(root / "data", claude_dir, root / "logs", environ=environ))
+    memory.upkeep.ingest()
+    return memory
+
+
+@pytest.fixture
+def two(tmp_path: Path, claude_dir: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Memory]:
+    """An archive of its own, for a test that changes it."""
+    registered(monkeypatch)
+    with two_agents(tmp_path) as memory:
         yield memory
+
+
+@pytest.fixture(scope="module")
+def shared(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Memory]:
+    """One archive for the tests that only read it."""
+    with pytest.MonkeyPatch.context() as patch:
+        registered(patch)
+        with two_agents(tmp_path_factory.mktemp("two")) as memory:
+            yield memory
 
 
 def sessions(memory: Memory) -> dict[str, int]:
@@ -58,9 +78,9 @@ def sessions(memory: Memory) -> dict[str, int]:
     return dict(conn.execute("SELECT id, message_count FROM sessions").fetchall())
 
 
-def test_every_agent_that_is_on_is_read_into_one_project(two: Memory) -> None:
-    assert sessions(two) == {"s-1": 2, "c-1": 2}
-    projects = two.history.list_projects()
+def test_every_agent_that_is_on_is_read_into_one_project(shared: Memory) -> None:
+    assert sessions(shared) == {"s-1": 2, "c-1": 2}
+    projects = shared.history.list_projects()
     assert [(p.project, p.sessions) for p in projects] == [(SHOP, 2)]
 
 
@@ -108,15 +128,15 @@ def test_claude_code_folder_as_claude_code_finds_it(tmp_path: Path) -> None:
     assert CLAUDE_CODE.resume("abc") == ["claude", "--resume", "abc"]
 
 
-def test_the_store_keeps_each_sessions_agent(two: Memory) -> None:
-    page = two.history.get_session("c-1")
+def test_the_store_keeps_each_sessions_agent(shared: Memory) -> None:
+    page = shared.history.get_session("c-1")
     assert page.session.agent == "codex"
-    assert two.history.get_session("s-1").session.agent == "claude-code"
-    assert {s.session_id: s.agent for s in two.history.recent_sessions()} == {
+    assert shared.history.get_session("s-1").session.agent == "claude-code"
+    assert {s.session_id: s.agent for s in shared.history.recent_sessions()} == {
         "s-1": "claude-code",
         "c-1": "codex",
     }
-    assert two.history.agents() == {"claude-code": 1, "codex": 1}
+    assert shared.history.agents() == {"claude-code": 1, "codex": 1}
 
 
 def test_an_older_archive_is_claude_codes(cfg: Config, claude_dir: Path) -> None:
@@ -134,31 +154,31 @@ def test_an_older_archive_is_claude_codes(cfg: Config, claude_dir: Path) -> None
 
 
 @pytest.mark.parametrize("mode", ["fts", "vector", "hybrid"])
-def test_search_keeps_to_one_agent(two: Memory, mode: str) -> None:
+def test_search_keeps_to_one_agent(shared: Memory, mode: str) -> None:
     asked = {"codex": "why does the refund queue stall", "claude-code": "checkout test question"}
     for agent, query in asked.items():
-        assert agent in {r.agent for r in two.history.search(query, mode, limit=20).results}
+        assert agent in {r.agent for r in shared.history.search(query, mode, limit=20).results}
         for filtered in asked:
-            found = two.history.search(query, mode, agent=filtered, limit=20).results
+            found = shared.history.search(query, mode, agent=filtered, limit=20).results
             assert {r.agent for r in found} <= {filtered}
-        assert two.history.search(query, mode, agent=agent, limit=20).results
-    by_session = two.history.search(asked["codex"], mode, agent="codex", by="session")
+        assert shared.history.search(query, mode, agent=agent, limit=20).results
+    by_session = shared.history.search(asked["codex"], mode, agent="codex", by="session")
     assert [h.session.agent for h in by_session.sessions] == ["codex"]
-    assert not two.history.search("refund", mode, agent="gemini").results
+    assert not shared.history.search("refund", mode, agent="gemini").results
 
 
-def test_listings_keep_to_one_agent(two: Memory) -> None:
-    assert [s.session_id for s in two.history.recent_sessions(agent="codex")] == ["c-1"]
-    listed = two.history.list_sessions(SHOP, agent="claude-code")
+def test_listings_keep_to_one_agent(shared: Memory) -> None:
+    assert [s.session_id for s in shared.history.recent_sessions(agent="codex")] == ["c-1"]
+    listed = shared.history.list_sessions(SHOP, agent="claude-code")
     assert [s.session_id for s in listed] == ["s-1"]
-    assert two.history.count_sessions(SHOP, agent="codex") == (1, 0)
+    assert shared.history.count_sessions(SHOP, agent="codex") == (1, 0)
 
 
-def test_an_unknown_agent_names_the_known_ones(two: Memory) -> None:
+def test_an_unknown_agent_names_the_known_ones(shared: Memory) -> None:
     for call in (
-        lambda: two.history.search("refund", agent="cursor"),
-        lambda: two.history.recent_sessions(agent="cursor"),
-        lambda: two.history.list_sessions(agent="cursor"),
+        lambda: shared.history.search("refund", agent="cursor"),
+        lambda: shared.history.recent_sessions(agent="cursor"),
+        lambda: shared.history.list_sessions(agent="cursor"),
     ):
         with pytest.raises(InvalidArgument) as caught:
             call()
@@ -175,8 +195,8 @@ def test_search_keeps_to_the_agent_with_more_sessions(two: Memory, codex_dir: Pa
     assert {r.session_id for r in found} == {"s-1"}
 
 
-async def test_mcp_filters_by_agent_and_each_answer_says_its_agent(two: Memory) -> None:
-    server = build_server(Engine(memory=two))
+async def test_mcp_filters_by_agent_and_each_answer_says_its_agent(shared: Memory) -> None:
+    server = build_server(Engine(memory=shared))
     async with Client(server, mode="legacy") as client:
         found = await client.call_tool(
             "search_history", {"query": "refund queue", "mode": "fts", "agent": "codex"}
@@ -203,16 +223,12 @@ async def test_mcp_filters_by_agent_and_each_answer_says_its_agent(two: Memory) 
 
 
 def test_cli_agent_filter_and_labels(
-    two: Memory,
-    tmp_path: Path,
-    claude_dir: Path,
-    codex_dir: Path,
-    monkeypatch: pytest.MonkeyPatch,
-    capsys: pytest.CaptureFixture[str],
+    shared: Memory, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setenv("MEMTUI_DATA_DIR", str(tmp_path / "data"))
-    monkeypatch.setenv("MEMTUI_CLAUDE_DIR", str(claude_dir))
-    monkeypatch.setenv("MEMTUI_CODEX_DIR", str(codex_dir))
+    assert shared.config.environ is not None
+    monkeypatch.setenv("MEMTUI_DATA_DIR", str(shared.config.data_dir))
+    monkeypatch.setenv("MEMTUI_CLAUDE_DIR", shared.config.environ["MEMTUI_CLAUDE_DIR"])
+    monkeypatch.setenv("MEMTUI_CODEX_DIR", shared.config.environ["MEMTUI_CODEX_DIR"])
     monkeypatch.setenv("COLUMNS", "200")
     cli.main(["search", "refund", "--mode", "fts", "--agent", "codex", "--json"])
     found = json.loads(capsys.readouterr().out)["results"]
@@ -229,3 +245,59 @@ def test_cli_agent_filter_and_labels(
         cli.main(["sessions", "--agent", "cursor"])
     err = capsys.readouterr().err
     assert err.startswith("memtui: INVALID_ARGUMENT") and "'codex'" in err
+
+
+async def test_tui_names_the_agent_of_each_row_and_hit(shared: Memory) -> None:
+    app = MemtuiApp(shared, upkeep=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        browse = app.screen
+        assert isinstance(browse, BrowseScreen)
+        await until(pilot, lambda: {"s-1", "c-1"} <= set(browse.sessions))
+        table = browse.query_one(SessionList)
+        width = table.scrollable_content_region.width
+        rows = {s.session_id: table.row(s, width).plain for s in table.sessions}
+        assert " codex " in rows["c-1"] and " claude " in rows["s-1"]
+        assert "why does the refund" in rows["c-1"]  # the title still reads at 80 columns
+        assert "Agent" in table.header(width).plain
+        await pilot.press("slash", *"refund queue")
+        await whole_query_answered(pilot)
+        listing = app.screen.query_one("#results", ResultList)
+        await until(pilot, lambda: bool(listing.hits))
+        assert all("codex" in listing.heading(h).plain for h in listing.hits)
+
+
+async def test_resume_opens_the_session_in_its_agent(
+    two: Memory, tmp_path: Path, codex_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+    write_chat(codex_dir, "c-live", str(work), ("user", "a live one"))
+    two.upkeep.ingest()
+    info = two.history.get_session("c-live").session
+    monkeypatch.setenv("PATH", str(tmp_path / "nowhere"))
+    with pytest.raises(actions.CannotResume) as caught:
+        actions.resume_plan(info)
+    assert str(caught.value) == (
+        "`codex` is not on PATH: install Codex CLI, or run `codex resume c-live` where it is"
+    )
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    record = tmp_path / "codex-ran.json"
+    fake = bin_dir / "codex"
+    fake.write_text(
+        f"#!{sys.executable}\nimport json, os, sys\n"
+        f"json.dump({{'argv': sys.argv[1:], 'cwd': os.getcwd()}}, open({str(record)!r}, 'w'))\n"
+    )
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", str(bin_dir))
+    app = MemtuiApp(two, upkeep=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        browse = app.screen
+        assert isinstance(browse, BrowseScreen)
+        await until(pilot, lambda: "c-live" in browse.sessions)
+        table = browse.query_one(SessionList)
+        table.highlighted = [s.session_id for s in table.sessions].index("c-live")
+        table.focus()
+        await pilot.press("r")
+        await until(pilot, record.exists)
+    assert json.loads(record.read_text()) == {"argv": ["resume", "c-live"], "cwd": str(work)}

@@ -46,6 +46,7 @@ from memtui.engine.notes_types import (
     UpdatedNote,
 )
 from memtui.engine.types import (
+    AGENT_NAMES,
     AGENTS,
     BYS,
     MODE_ALIASES,
@@ -88,6 +89,7 @@ from memtui.progress import OnProgress, ProgressEvent
 from memtui.store.health import IndexHealth
 
 if TYPE_CHECKING:
+    from memtui.engine.agents import resume_argv
     from memtui.engine.doctor import check_store, clear_damage_mark, rebuild_store
     from memtui.engine.forget import Receipt
     from memtui.engine.history import History
@@ -99,6 +101,7 @@ if TYPE_CHECKING:
     from memtui.ingest.pipeline import IngestReport
 
 _HEAVY = {
+    "resume_argv": "memtui.engine.agents",  # every agent's reader: only to resume
     "check_store": "memtui.engine.doctor",  # doctor: runs on a store too damaged to open
     "clear_damage_mark": "memtui.engine.doctor",
     "rebuild_store": "memtui.engine.doctor",
@@ -122,6 +125,7 @@ def __getattr__(name: str) -> object:
 
 __all__ = [
     "AGENTS",
+    "AGENT_NAMES",
     "AUTHORS",
     "BYS",
     "FORMATS",
@@ -209,5 +213,6 @@ __all__ = [
     "load",
     "note_for_editing",
     "rebuild_store",
+    "resume_argv",
     "to_dict",
 ]

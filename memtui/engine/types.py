@@ -15,6 +15,13 @@ Order = Literal["asc", "desc"]
 # The coding agents whose conversations the archive may hold (SPEC's names).
 Agent = Literal["claude-code", "codex", "gemini", "opencode", "copilot"]
 AGENTS: tuple[Agent, ...] = get_args(Agent)
+AGENT_NAMES: dict[str, str] = {  # as each calls itself
+    "claude-code": "Claude Code",
+    "codex": "Codex CLI",
+    "gemini": "Gemini CLI",
+    "opencode": "OpenCode",
+    "copilot": "Copilot CLI",
+}
 MODES: tuple[Mode, ...] = get_args(Mode)
 ROLES: tuple[Role, ...] = get_args(Role)
 ORDERS: tuple[Order, ...] = get_args(Order)

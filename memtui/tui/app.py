@@ -338,7 +338,7 @@ class MemtuiApp(App[str | None]):
             )
         self.refresh()
         if code:
-            self.notify(f"claude exited with status {code}", severity="warning")
+            self.notify(f"{Path(plan.argv[0]).name} exited with status {code}", severity="warning")
 
     def ask(self, call: Callable[[], _T]) -> _T | None:
         """An engine call, from a worker thread: an engine error becomes a notification (and

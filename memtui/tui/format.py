@@ -58,6 +58,17 @@ def short_when(timestamp: str | None, year: str) -> str:
     return stamp[5:] if stamp.startswith(year) else stamp[:10]
 
 
+def agent_label(agent: str) -> str:
+    """An agent in a column: its SPEC name, Claude Code's cut to fit beside the others."""
+    return "claude" if agent == "claude-code" else agent
+
+
+def labelled(agents: Iterable[str]) -> bool:
+    """Whether rows name their agent: only when one is not Claude Code's, so a list of
+    Claude Code's alone reads as it always has."""
+    return any(agent != "claude-code" for agent in agents)
+
+
 def project_name(project: str) -> str:
     """The last part of a project's directory: `/home/ana/work/shop-api` → `shop-api`."""
     return Path(project).name or project
