@@ -5,8 +5,10 @@ filter by it. A fake second agent (tests/fake_agent.py) stands in for the real r
 from __future__ import annotations
 
 import json
+import shlex
 import sqlite3
 import sys
+import tomllib
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -18,6 +20,7 @@ from memtui.config import Config
 from memtui.engine.memory import Memory
 from memtui.errors import InvalidArgument
 from memtui.ingest.sources.claude_code import SOURCE as CLAUDE_CODE
+from memtui.mcp import setup
 from memtui.mcp.engine import Engine
 from memtui.mcp.server import build_server
 from memtui.store import db
@@ -301,3 +304,37 @@ async def test_resume_opens_the_session_in_its_agent(
         await pilot.press("r")
         await until(pilot, record.exists)
     assert json.loads(record.read_text()) == {"argv": ["resume", "c-live"], "cwd": str(work)}
+
+
+def test_print_config_sets_up_every_agent_that_speaks_mcp(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    data = str(tmp_path / "my data")  # a space: quoted for the shell, escaped in TOML
+    monkeypatch.setenv("MEMTUI_DATA_DIR", data)
+    start = setup.command()
+    text = setup.other_agents()
+    blocks = {b.splitlines()[0]: "\n".join(b.splitlines()[1:]) for b in text.split("\n\n")}
+    codex = next(v for k, v in blocks.items() if k.startswith("# Codex"))
+    add, _, toml = codex.partition("\n# or in ~/.codex/config.toml:\n")
+    assert shlex.split(add) == [
+        "codex",
+        "mcp",
+        "add",
+        f"--env=MEMTUI_DATA_DIR={data}",
+        "memtui",
+        "--",
+        *start,
+    ]
+    server = tomllib.loads(toml)["mcp_servers"]["memtui"]
+    assert server == {"command": start[0], "args": start[1:], "env": {"MEMTUI_DATA_DIR": data}}
+    gemini = json.loads(next(v for k, v in blocks.items() if k.startswith("# Gemini")))
+    assert gemini["mcpServers"]["memtui"] == server
+    opencode = json.loads(next(v for k, v in blocks.items() if k.startswith("# OpenCode")))
+    assert opencode["mcp"]["memtui"] == {
+        "type": "local",
+        "command": start,
+        "enabled": True,
+        "environment": {"MEMTUI_DATA_DIR": data},
+    }
+    copilot = json.loads(next(v for k, v in blocks.items() if k.startswith("# Copilot")))
+    assert copilot["mcpServers"]["memtui"] == {"type": "local", **server, "tools": ["*"]}
