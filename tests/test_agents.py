@@ -8,6 +8,8 @@ import json
 import shlex
 import sqlite3
 import sys
+import threading
+import time
 import tomllib
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,8 +19,10 @@ from mcp import Client
 
 from memtui import cli
 from memtui.config import Config
+from memtui.engine import AGENTS
 from memtui.engine.memory import Memory
 from memtui.errors import InvalidArgument
+from memtui.ingest.sources import registry
 from memtui.ingest.sources.claude_code import SOURCE as CLAUDE_CODE
 from memtui.mcp import setup
 from memtui.mcp.engine import Engine
@@ -338,3 +342,31 @@ def test_print_config_sets_up_every_agent_that_speaks_mcp(
     }
     copilot = json.loads(next(v for k, v in blocks.items() if k.startswith("# Copilot")))
     assert copilot["mcpServers"]["memtui"] == {"type": "local", **server, "tools": ["*"]}
+
+
+def test_follow_reads_a_change_in_any_agents_folder(two: Memory, codex_dir: Path) -> None:
+    stop = threading.Event()
+    follower = threading.Thread(target=two.upkeep.follow, kwargs={"stop": stop}, daemon=True)
+    follower.start()
+    try:
+        # Before the watches are in place or after: the first rescan or the watch reads it;
+        # the next change only the watch.
+        for session in ("c-2", "c-3"):
+            write_chat(codex_dir, session, SHOP, ("user", "a change to follow"))
+            deadline = time.monotonic() + 20
+            while session not in sessions(two) and time.monotonic() < deadline:
+                time.sleep(0.05)
+            assert sessions(two)[session] == 1
+    finally:
+        stop.set()
+        follower.join(timeout=10)
+    assert not follower.is_alive()
+
+
+def test_every_listed_reader_is_an_agent_spec_names() -> None:
+    """A reader merged with a typo in its agent or its variable would go unnoticed."""
+    assert registry.SOURCES["claude-code"] is CLAUDE_CODE
+    for agent, source in registry.SOURCES.items():
+        assert agent == source.agent and agent in AGENTS
+        assert source.env == f"MEMTUI_{agent.split('-')[0].upper()}_DIR"
+        assert source.root({source.env: "off"}) is None

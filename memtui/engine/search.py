@@ -303,15 +303,17 @@ class Searcher:
         full = sessions.resolve(conn, session) if session is not None else None
         filt = Filters(project or None, full, role, start, end, kinds)
         if agent is not None:
-            filt.agent = validate.choice("agent", agent, AGENTS)
+            validate.choice("agent", agent, AGENTS)
             mine: list[str] = []
             others: list[str] = []
             for sid, its in conn.execute("SELECT id, agent FROM sessions"):
                 (mine if its == agent else others).append(sid)
-            if len(mine) <= len(others):
-                filt.only_sessions = tuple(mine)
-            else:
-                filt.not_sessions = tuple(others)
+            if others:  # else every session is the agent's: nothing to leave out
+                filt.agent = agent
+                if len(mine) <= len(others):
+                    filt.only_sessions = tuple(mine)
+                else:
+                    filt.not_sessions = tuple(others)
         return filt
 
     def search(
