@@ -31,7 +31,9 @@ from memtui.store import db
 from memtui.tui import actions
 from memtui.tui.app import MemtuiApp
 from memtui.tui.browse import BrowseScreen, SessionList
+from memtui.tui.format import who
 from memtui.tui.results import ResultList
+from memtui.tui.session import MessageBlock, SessionScreen
 from tests.fake_agent import registered, write_chat
 from tests.lines import exchange
 from tests.tui_support import until, whole_query_answered
@@ -271,6 +273,16 @@ async def test_tui_names_the_agent_of_each_row_and_hit(shared: Memory) -> None:
         listing = app.screen.query_one("#results", ResultList)
         await until(pilot, lambda: bool(listing.hits))
         assert all("codex" in listing.heading(h).plain for h in listing.hits)
+        listing.highlighted = next(i for i, h in enumerate(listing.hits) if h.role == "assistant")
+        listing.focus()
+        await pilot.press("enter")
+
+        def blocks() -> list[MessageBlock]:
+            return list(app.screen.query(MessageBlock))
+
+        await until(pilot, lambda: isinstance(app.screen, SessionScreen) and bool(blocks()))
+        heads = [b._head().plain for b in blocks()]
+        assert any(head.startswith("codex") for head in heads), heads
 
 
 async def test_resume_opens_the_session_in_its_agent(
@@ -370,3 +382,13 @@ def test_every_listed_reader_is_an_agent_spec_names() -> None:
         assert agent == source.agent and agent in AGENTS
         assert source.env == f"MEMTUI_{agent.split('-')[0].upper()}_DIR"
         assert source.root({source.env: "off"}) is None
+
+
+def test_another_agents_answers_are_its_own(shared: Memory) -> None:
+    markdown = shared.history.session_markdown("c-1")
+    assert "- agent: Codex CLI" in markdown and "] Codex CLI ·" in markdown
+    assert "Claude" not in markdown
+    claude = shared.history.session_markdown("s-1")
+    assert "- agent:" not in claude and "] Claude ·" in claude
+    hits = shared.history.search("refund worker lock", "fts", agent="codex").results
+    assert who(hits[0].role, hits[0].kind, hits[0].agent) == "codex"

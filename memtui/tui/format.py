@@ -32,10 +32,12 @@ def error_line(exc: MemtuiError) -> str:
     return exc.line(NAMES)
 
 
-def who(role: str, kind: str) -> str:
+def who(role: str, kind: str, agent: str = "claude-code") -> str:
     """Who a message is from, in the screen's words: a tool's output, stored as a `user`
-    line, is not the person's."""
-    return "tool" if kind == "tool_result" else ROLE_LABEL.get(role, role)
+    line, is not the person's; an answer is the agent's that wrote the session."""
+    if kind == "tool_result":
+        return "tool"
+    return agent_label(agent) if role == "assistant" else ROLE_LABEL.get(role, role)
 
 
 def when(timestamp: str | None, *, seconds: bool = False) -> str:

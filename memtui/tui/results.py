@@ -204,7 +204,7 @@ class ResultList(HitList[SearchResult]):
         if conversation is not None:
             return Text.assemble((conversation.session.title or "(untitled)", "bold"))
         head = Text()
-        head.append(f"{who(hit.role, hit.kind):<7}", style="bold")
+        head.append(f"{who(hit.role, hit.kind, hit.agent):<7}", style="bold")
         head.append(f"{when(hit.timestamp)}  ", style="dim")
         head.append(f"{self._project(hit.project)}  ", style="dim")
         if self.agents:
