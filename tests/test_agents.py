@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import shlex
+import shutil
 import sqlite3
 import sys
 import threading
@@ -28,7 +29,7 @@ from memtui.mcp import setup
 from memtui.mcp.engine import Engine
 from memtui.mcp.server import build_server
 from memtui.store import db
-from memtui.tui import actions
+from memtui.tui import actions, demo
 from memtui.tui.app import MemtuiApp
 from memtui.tui.browse import BrowseScreen, SessionList
 from memtui.tui.format import who
@@ -392,3 +393,17 @@ def test_another_agents_answers_are_its_own(shared: Memory) -> None:
     assert "- agent:" not in claude and "] Claude ·" in claude
     hits = shared.history.search("refund worker lock", "fts", agent="codex").results
     assert who(hits[0].role, hits[0].kind, hits[0].agent) == "codex"
+
+
+def test_the_demo_reads_its_own_transcripts_only(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    registered(monkeypatch)
+    environ = {"MEMTUI_CODEX_DIR": str(tmp_path / "codex")}
+    cfg = Config(tmp_path / "data", tmp_path / "projects", tmp_path / "logs", environ=environ)
+    shown, root = demo.prepare(cfg)
+    try:
+        with Memory(shown) as memory:
+            assert memory.upkeep.folders() == [("claude-code", root / "projects")]
+    finally:
+        shutil.rmtree(root)
