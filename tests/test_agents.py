@@ -107,12 +107,21 @@ def test_an_agent_turned_off_is_not_read(
 ) -> None:
     registered(monkeypatch)
     write_chat(codex_dir, "c-1", SHOP, ("user", "hello"))
-    environ = {"MEMTUI_CODEX_DIR": "off"}
+    (claude_dir / "-p").mkdir()
+    (claude_dir / "-p" / "s-1.jsonl").write_bytes(exchange(1))
+    environ = {"MEMTUI_CODEX_DIR": "off", "MEMTUI_CLAUDE_DIR": str(claude_dir)}
     cfg = Config(tmp_path / "data", claude_dir, tmp_path / "logs", environ=environ)
     with Memory(cfg) as memory:
         assert [agent for agent, _ in memory.upkeep.folders()] == ["claude-code"]
-        memory.upkeep.ingest()
-        assert sessions(memory) == {}
+        memory.upkeep.ingest(index=False)
+        assert list(sessions(memory)) == ["s-1"]
+    # Claude Code off (MEMTUI_CLAUDE_DIR=off), Codex on: Codex's only.
+    environ = {"MEMTUI_CLAUDE_DIR": "OFF", "MEMTUI_CODEX_DIR": str(codex_dir)}
+    cfg = Config(tmp_path / "data2", claude_dir, tmp_path / "logs", environ=environ)
+    with Memory(cfg) as memory:
+        assert memory.upkeep.folders() == [("codex", codex_dir)]
+        memory.upkeep.ingest(index=False)
+        assert list(sessions(memory)) == ["c-1"]
 
 
 def test_source_reads_claude_code_alone(two: Memory, claude_dir: Path, codex_dir: Path) -> None:
