@@ -236,7 +236,7 @@ def ask_all(data: Path, asked: list[Prompt]) -> list[Asked]:
     out = []
     for p in asked:
         session = str(uuid.uuid4())
-        hits = recall.candidates(conn, index, p.text, p.cwd, session)
+        hits = recall.candidates(conn, index, p.text, p.cwd, {session})
         answers = set(p.sessions)
         if not answers and p.targets:
             marks = ",".join("?" * len(p.targets))

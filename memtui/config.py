@@ -6,7 +6,6 @@ Front ends call `load()` once and hand the Config down; nothing below them reads
 from __future__ import annotations
 
 import logging
-import logging.handlers
 import os
 import re
 from collections.abc import Callable, Mapping
@@ -199,8 +198,35 @@ def setup_logging(log_dir: Path) -> None:
     """Log to a rotating file, never to the terminal: the TUI owns it and stdio MCP owns
     stdout. Front ends call this before anything else; the engine never does."""
     root = logging.getLogger()
-    if any(isinstance(h, logging.FileHandler) for h in root.handlers):
+    if any(isinstance(h, LogFile) for h in root.handlers):
         return
+    root.addHandler(LogFile(log_dir))
+    root.setLevel(logging.INFO)
+
+
+class LogFile(logging.Handler):
+    """The rotating log file, opened on its first record: a hook that logs nothing loads no
+    logging.handlers and reads no log key (milliseconds of every prompt)."""
+
+    def __init__(self, log_dir: Path) -> None:
+        super().__init__()
+        self.log_dir = log_dir
+        self._file: logging.Handler | None = None
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if self._file is None:
+            self._file = _open_log(self.log_dir)
+        self._file.handle(record)
+
+    def close(self) -> None:
+        if self._file is not None:
+            self._file.close()
+        super().close()
+
+
+def _open_log(log_dir: Path) -> logging.Handler:
+    import logging.handlers
+
     key = b""
     try:
         folder = private_dir(log_dir)
@@ -215,8 +241,7 @@ def setup_logging(log_dir: Path) -> None:
     except OSError:
         handler = logging.NullHandler()
     handler.setFormatter(_Unnamed(key))
-    root.addHandler(handler)
-    root.setLevel(logging.INFO)
+    return handler
 
 
 def _unname_logs(folder: Path, key: bytes) -> None:

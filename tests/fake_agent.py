@@ -71,6 +71,13 @@ SOURCE = Source(
 )
 
 
+def only(**dirs: str) -> dict[str, str]:
+    """An environment that reads the agents named (`CLAUDE=…`, `CODEX=…`, or `off`) and
+    turns every other reader off: no test reads the agents' folders this machine has."""
+    off = {source.env: "off" for source in registry.SOURCES.values()}
+    return off | {f"MEMTUI_{name}_DIR": value for name, value in dirs.items()}
+
+
 def registered(monkeypatch: pytest.MonkeyPatch) -> None:
     """The fake reader listed beside Claude Code's."""
     monkeypatch.setitem(registry.SOURCES, AGENT, SOURCE)

@@ -23,6 +23,7 @@ from memtui.config import Config
 from memtui.engine import AGENTS
 from memtui.engine.memory import Memory
 from memtui.errors import InvalidArgument
+from memtui.ingest import pipeline
 from memtui.ingest.sources import registry
 from memtui.ingest.sources.claude_code import SOURCE as CLAUDE_CODE
 from memtui.mcp import setup
@@ -35,7 +36,8 @@ from memtui.tui.browse import BrowseScreen, SessionList
 from memtui.tui.format import who
 from memtui.tui.results import ResultList
 from memtui.tui.session import MessageBlock, SessionScreen
-from tests.fake_agent import registered, write_chat
+from tests.agents import codex_files as cf
+from tests.fake_agent import only, registered, write_chat
 from tests.lines import exchange
 from tests.tui_support import until, whole_query_answered
 
@@ -60,7 +62,7 @@ def two_agents(root: Path) -> Memory:
         ("user", "why does the refund queue stall"),
         ("assistant", "the refund worker holds a lock"),
     )
-    environ = {"MEMTUI_CLAUDE_DIR": str(claude_dir), "MEMTUI_CODEX_DIR": str(codex_dir)}
+    environ = only(CLAUDE=str(claude_dir), CODEX=str(codex_dir))
     memory = Memory(Config(root / "data", claude_dir, root / "logs", environ=environ))
     memory.upkeep.ingest()
     return memory
@@ -109,14 +111,14 @@ def test_an_agent_turned_off_is_not_read(
     write_chat(codex_dir, "c-1", SHOP, ("user", "hello"))
     (claude_dir / "-p").mkdir()
     (claude_dir / "-p" / "s-1.jsonl").write_bytes(exchange(1))
-    environ = {"MEMTUI_CODEX_DIR": "off", "MEMTUI_CLAUDE_DIR": str(claude_dir)}
+    environ = only(CLAUDE=str(claude_dir))
     cfg = Config(tmp_path / "data", claude_dir, tmp_path / "logs", environ=environ)
     with Memory(cfg) as memory:
         assert [agent for agent, _ in memory.upkeep.folders()] == ["claude-code"]
         memory.upkeep.ingest(index=False)
         assert list(sessions(memory)) == ["s-1"]
     # Claude Code off (MEMTUI_CLAUDE_DIR=off), Codex on: Codex's only.
-    environ = {"MEMTUI_CLAUDE_DIR": "OFF", "MEMTUI_CODEX_DIR": str(codex_dir)}
+    environ = only(CLAUDE="OFF", CODEX=str(codex_dir))
     cfg = Config(tmp_path / "data2", claude_dir, tmp_path / "logs", environ=environ)
     with Memory(cfg) as memory:
         assert memory.upkeep.folders() == [("codex", codex_dir)]
@@ -408,7 +410,7 @@ def test_the_demo_reads_its_own_transcripts_only(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     registered(monkeypatch)
-    environ = {"MEMTUI_CODEX_DIR": str(tmp_path / "codex")}
+    environ = only(CODEX=str(tmp_path / "codex"))
     cfg = Config(tmp_path / "data", tmp_path / "projects", tmp_path / "logs", environ=environ)
     shown, root = demo.prepare(cfg)
     try:
@@ -416,3 +418,25 @@ def test_the_demo_reads_its_own_transcripts_only(
             assert memory.upkeep.folders() == [("claude-code", root / "projects")]
     finally:
         shutil.rmtree(root)
+
+
+@pytest.mark.parametrize("parallel", [False, True], ids=["in process", "reader process"])
+def test_a_real_readers_files_reach_the_store_as_its_agent(
+    tmp_path: Path, claude_dir: Path, parallel: bool
+) -> None:
+    """The Codex reader (registered as on main), read in this process or by the reader
+    process, which finds it by the agent's name."""
+    home = tmp_path / "codex-home"
+    cf.write(cf.rollout_path(home, cf.PARENT), cf.parent_rollout(cf.Clock()))
+    environ = only(CLAUDE=str(claude_dir), CODEX=str(home))
+    cfg = Config(tmp_path / "data", claude_dir, tmp_path / "logs", environ=environ)
+    with Memory(cfg) as memory:
+        report = pipeline.ingest(
+            memory._archive, home, parallel=parallel, source=registry.SOURCES["codex"]
+        )
+        assert report.messages > 0 and not report.unreadable
+        memory.upkeep.ingest()  # the rest of the archive's upkeep: indexes
+        hits = memory.history.search("forecast cache expire", "fts", agent="codex").results
+        assert hits and {(h.session_id, h.agent, h.project) for h in hits} == {
+            (cf.PARENT, "codex", cf.PROJECT)
+        }

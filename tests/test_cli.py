@@ -253,7 +253,7 @@ def test_search_that_matches_nothing_says_so_and_sets_the_nearest_apart(
     assert shown.returncode == 0, shown.stderr
     lines = shown.stdout.splitlines()
     assert lines[0] == "no matches (hybrid: 0 full-text matches, 0 near in meaning)"
-    assert lines[1] == "" and lines[2].startswith("nearest by meaning — not matches (")
+    assert lines[1] == "" and lines[2].startswith("nearest messages by meaning — not matches (")
     assert lines[2].endswith(", similarity as score)")
     hits = lines[3::2]
     assert hits and all(re.search(r" -?\d\.\d{4} vector$", hit) for hit in hits), hits
@@ -264,11 +264,20 @@ def test_search_that_matches_nothing_says_so_and_sets_the_nearest_apart(
     assert doc["results"] == [] and doc["total"] == 0
     assert (doc["fts_total"], doc["vector_total"]) == (0, 0)
     assert len(doc["nearest"]) == len(hits) and doc["nearest"][0]["found_by"] == ["vector"]
-    # Conversations alike: no conversation matched, the nearest messages apart.
+    # Conversations alike: no conversation matched, the nearest conversations apart, each
+    # once, under its title, with its nearest message.
     by_session = memtui(conversations, "search", "zebra", "giraffe", "savanna", "--sessions")
-    assert (
-        by_session.stdout.splitlines()[0] == lines[0] and "nearest by meaning" in by_session.stdout
-    )
+    said = by_session.stdout.splitlines()
+    assert said[0] == lines[0] and said[2].startswith("nearest conversations by meaning")
+    assert sorted(said[3::3]) == [f"question number {n} about the checkout test" for n in (1, 3, 3)]
+    sessions = json.loads(
+        memtui(conversations, "search", "zebra", "giraffe", "--sessions", "--json").stdout
+    )["nearest"]
+    assert sorted(r["session_id"] for r in sessions) == [
+        "cccc1111-twice",
+        "dddd2222-once",
+        "eeee3333-once",
+    ]
     # Full text alone has no nearest to give: the counts, and nothing under them.
     fts = memtui(conversations, "search", "zebra", "--mode", "fts")
     assert fts.stdout == "no matches (fts: 0 full-text matches)\n"

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from memtui.ingest.parser import _key_arg, parse_line
+from memtui.ingest.parser import key_arg, parse_line
 from memtui.store.records import Bad, Kind, Message, Other, Record, Title, ToolCall
 
 TRANSCRIPTS = Path(__file__).resolve().parents[1].parent / "shared" / "transcripts"
@@ -277,7 +277,7 @@ def test_key_arg_survives_nesting_too_deep_to_encode() -> None:
     deep: list[object] = []
     for _ in range(100_000):
         deep = [deep]
-    assert _key_arg(deep) == ""
+    assert key_arg(deep) == ""
 
 
 # --- subagents ----------------------------------------------------------------------------

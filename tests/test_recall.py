@@ -21,6 +21,12 @@ ANSWER = (
     "Found it: the nginx proxy strips the Idempotency-Key header, so Stripe's retried "
     "refund webhook was charged twice. I set proxy_pass_request_headers on and added a test."
 )
+# A past question that holds the words, answered in others.
+QUESTION = "how do I rotate the vault transit keyring of the billing ledger?"
+REPLY = (
+    "Run `vault write -f transit/keys/billing/rotate`, then rewrap the stored ciphertexts "
+    "with `transit/rewrap/billing`; the old key version stays readable until min_decryption."
+)
 ASKED = "why did the stripe refund webhook charge twice, was it the nginx idempotency header?"
 
 
@@ -72,6 +78,11 @@ def archive(tmp_path_factory: pytest.TempPathFactory) -> Config:
             "g-1-a", "msg_g1", lines.text(ANSWER.replace("nginx", "caddy")), "g-1", cwd=OTHER
         ),
     )
+    lines.write(
+        shop / "q-1.jsonl",
+        lines.user("q-1-u", QUESTION, "q-1")
+        + lines.assistant("q-1-a", "msg_q1", lines.text(REPLY), "q-1"),
+    )
     for n in range(60):
         lines.write(shop / f"f-{n}.jsonl", lines.exchange(n, f"f-{n}"))
     cfg = Config(data_dir=root / "data", claude_dir=claude_dir, log_dir=root / "logs")
@@ -95,10 +106,45 @@ def test_speaks_when_the_past_answers_quoted_and_logged(archive: Config) -> None
     assert totals["prompt"]["injections"] >= 1 and totals["prompt"]["chars"] >= len(out)
 
 
+def test_a_past_question_is_quoted_with_its_answer(archive: Config) -> None:
+    """The words are often in the question; what helps now is what answered it."""
+    out = prompt(archive, event("rotate the vault transit keyring for the billing ledger", "s-q"))
+    assert "session q-1, message 0" in out, out
+    out = out.replace("**", "")  # the prompt's words are marked
+    assert "user: how do I rotate the vault transit keyring" in out
+    assert "assistant: Run `vault write -f transit/keys/billing/rotate`" in out
+
+
 def test_never_the_same_hit_twice_nor_the_current_session(archive: Config) -> None:
     assert "session r-1" in prompt(archive, event(ASKED, "s-twice"))
     assert "session r-1" not in prompt(archive, event(ASKED, "s-twice"))
     assert "session r-1" not in prompt(archive, event(ASKED, "r-1"))  # asked inside r-1 itself
+
+
+def test_without_a_session_id_the_transcript_names_the_session(archive: Config) -> None:
+    """A hook input with no session_id still says a hit once per conversation."""
+    asked = event(ASKED, "s-unnamed")
+    del asked["session_id"]
+    assert "session r-1" in prompt(archive, asked)
+    assert "session r-1" not in prompt(archive, asked)
+
+
+def test_a_resumed_session_is_not_told_its_own_past(archive: Config, tmp_path: Path) -> None:
+    """`claude --resume r-1` writes a new session whose transcript opens with copies of r-1's
+    lines (stored once, under r-1): r-1 is this conversation, not an earlier one."""
+    resumed = tmp_path / "now-resumed.jsonl"
+    lines.write(
+        resumed,
+        lines.user("r-1-u", "customers see two refunds after a webhook retry", "now-resumed")
+        + lines.user("now-resumed-u", ASKED, "now-resumed"),
+    )
+    asked = event(ASKED, "now-resumed") | {"transcript_path": str(resumed)}
+    assert "session r-1" not in prompt(archive, asked)
+    fresh = tmp_path / "now-fresh.jsonl"
+    lines.write(fresh, lines.user("now-fresh-u", ASKED, "now-fresh"))
+    assert "session r-1" in prompt(
+        archive, event(ASKED, "now-fresh") | {"transcript_path": str(fresh)}
+    )
 
 
 def test_another_projects_past_is_labelled(archive: Config) -> None:
@@ -161,13 +207,16 @@ def test_broken_or_locked_data_dir_prints_nothing(archive: Config, tmp_path: Pat
 
 
 def test_the_hook_loads_no_model_vectors_or_cli_parser(archive: Config) -> None:
+    """Every prompt pays for what the hook imports: not the model, the vectors, the
+    transcript parser, the notes' data types or the log file it does not write to."""
     probe = (
         "import sys\n"
         "from memtui.cli import main\n"
         "sys.argv = ['memtui', 'hook', 'prompt']\n"
         "main()\n"
         "heavy = ('numpy', 'hnswlib', 'model2vec', 'memtui.engine.memory',\n"
-        "         'memtui.engine.search', 'memtui.mcp', 'memtui.engine.signals')\n"
+        "         'memtui.engine.search', 'memtui.mcp', 'memtui.engine.signals',\n"
+        "         'memtui.ingest.parser', 'memtui.engine.notes_types', 'logging.handlers')\n"
         "print('LOADED', [m for m in heavy if m in sys.modules], file=sys.stderr)\n"
     )
     done = subprocess.run(

@@ -129,7 +129,8 @@ def test_the_hook_loads_sqlite_alone(archive: Config) -> None:
         "sys.argv = ['memtui', 'hook', 'tool']\n"
         "main()\n"
         "heavy = ('numpy', 'tantivy', 'hnswlib', 'model2vec', 'memtui.engine.memory',\n"
-        "         'memtui.mcp', 'memtui.engine.detect')\n"
+        "         'memtui.mcp', 'memtui.engine.detect',\n"
+        "         'memtui.ingest.parser', 'memtui.engine.notes_types', 'logging.handlers')\n"
         "print('LOADED', [m for m in heavy if m in sys.modules], file=sys.stderr)\n"
     )
     done = subprocess.run(

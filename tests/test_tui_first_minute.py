@@ -21,7 +21,7 @@ from memtui.engine import Memory, ProgressEvent, SearchResponse, SessionInfo
 from memtui.engine.search import PROMPTS, TOOL_OUTPUT
 from memtui.engine.sessions import short_title
 from memtui.errors import InvalidArgument
-from memtui.ingest.parser import prompt_title
+from memtui.ingest.titles import prompt_title
 from memtui.tui import actions, settings
 from memtui.tui import browse as browse_module
 from memtui.tui.app import MemtuiApp, key_scopes
@@ -344,6 +344,11 @@ def archive_title(memory: Memory, session_id: str) -> str:
             "/review PR 12",
         ),
         ("Warmup", None),
+        # steering Claude Code, or nudging it on: the next prompt says what it is about
+        ("<command-name>/clear</command-name>\n<command-args></command-args>", None),
+        ("<command-name>/init</command-name>", "/init"),
+        ("Continue.", None),
+        ("continue with the cart fix", "continue with the cart fix"),
     ],
 )
 def test_a_title_skips_what_the_person_did_not_type(prompt: str, title: str | None) -> None:
@@ -1010,6 +1015,25 @@ async def test_the_demo_is_left_from_any_screen(archive: Memory) -> None:
         await pilot.press("ctrl+d")
         await settled(pilot)
         assert app.is_running and isinstance(app.screen, BrowseScreen)
+
+
+async def test_the_demo_is_left_from_the_search_field(archive: Memory) -> None:
+    """The status line says ctrl+d leaves the demo: from a field too (where it would
+    delete a letter); outside the demo a field keeps its own ctrl+d."""
+    app = MemtuiApp(archive, upkeep=False, demo=True)
+    async with app.run_test(size=SMALL) as pilot:
+        await browse_ready(pilot, app)
+        await pilot.press("slash", *"export")
+        await until(pilot, lambda: isinstance(app.screen, SearchScreen))
+        await pilot.press("ctrl+d")
+    assert app.return_value == "leave-demo"
+    app = MemtuiApp(archive, upkeep=False)
+    async with app.run_test(size=SMALL) as pilot:
+        await browse_ready(pilot, app)
+        await pilot.press("slash", *"export", "home", "ctrl+d")
+        field = app.screen.query_one("#query", Input)
+        await until(pilot, lambda: field.value == "xport")
+        assert app.is_running
 
 
 def test_tmux_clipboard_is_none_outside_tmux(monkeypatch: pytest.MonkeyPatch) -> None:

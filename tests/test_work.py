@@ -124,6 +124,10 @@ def test_fixes_say_what_ran_after_an_error_and_whether_it_came_back(labelled: Me
     make = labelled.work.fixes("make: *** [build] Error 2").fixes
     assert [(f.session_id, f.fixed, f.exit_code) for f in make] == [(C, False, 2)]
     assert labelled.work.fixes("ZeroDivisionError: division by zero").fixes == []
+    # Only the message, as a person copies it from a log line: the same fixes.
+    message = EXPIRED.split(": ", 1)[1]
+    assert [f.session_id for f in labelled.work.fixes(message).fixes] == [B, A]
+    assert labelled.work.fixes("has expired").fixes == []  # a fragment is not the message
 
 
 def test_the_hook_lookups_name_the_past_and_are_silent_without_one(labelled: Memory, cfg):

@@ -83,12 +83,15 @@ def search(memory: Memory, args: Namespace) -> None:
     if not response.total:
         # Nothing matched: said first, and the nearest by meaning apart, never as finds.
         out.print(f"no matches ({response.mode}{_which(response)})")
+        what = "conversations" if response.by == "session" else "messages"
         if response.nearest:
             out.print(
-                f"\n[bold]nearest by meaning — not matches[/] [dim]({len(response.nearest)}, "
-                "similarity as score)[/]"
+                f"\n[bold]nearest {what} by meaning — not matches[/] "
+                f"[dim]({len(response.nearest)}, similarity as score)[/]"
             )
         for r in response.nearest:
+            if response.by == "session":
+                out.print(f"[bold]{_plain(r.session_title or '(untitled)')}[/]")
             _hit(out, r)
         return
     if response.by == "session":

@@ -114,6 +114,8 @@ def note_add(memory: Memory, args: Namespace) -> None:
     )
     n = result.note
     say(f"saved note #{n.id} {n.title!r} ({n.layer}{', ' + n.folder if n.folder else ''})")
+    if n.looks_like is not None:
+        say(f"⚠ its title looks like note #{n.looks_like}'s", file=sys.stderr)
     for similar in result.similar:
         say(
             f"  similar: #{similar.note.id} {similar.note.title!r} "
@@ -293,8 +295,9 @@ def note_rm(memory: Memory, args: Namespace) -> None:
 @family.command("rules", "house rules, approved and provisional", JSON)
 def rules(memory: Memory, args: Namespace) -> None:
     found = memory.notes.rules()
+    where = memory.notes.applies_in(found)
     if args.json:
-        print_json({"rules": to_dict(found)})
+        print_json({"rules": [{**to_dict(r), "applies_in": where[r.id]} for r in found]})
         return
     if not found:
         say("no house rules yet: memtui note add --layer rule --title T FILE", file=sys.stderr)
@@ -303,7 +306,8 @@ def rules(memory: Memory, args: Namespace) -> None:
         if listed:
             say(f"{status} ({len(listed)})")
         for r in listed:
-            say(f"{r.id:>5}  {when(r.updated)}  by {r.author:<6}  {_title(r)}")
+            only = f"  (only in {', '.join(where[r.id])})" if where[r.id] else ""
+            say(f"{r.id:>5}  {when(r.updated)}  by {r.author:<6}  {_title(r)}{only}")
     if any(r.status == "provisional" for r in found):
         say("provisional rules are not given to Claude: memtui rules approve ID", file=sys.stderr)
 

@@ -1,125 +1,242 @@
 """The query engine: one Memory object, its services, and the plain data they answer with.
 
-Front ends import from here only; nothing here imports a front end (textual, mcp). The
-data types load at once; Memory and its services (numpy, Tantivy, hnswlib) on first use,
-so `memtui mcp` can answer `initialize` before it needs them.
+Front ends import from here only; nothing here imports a front end (textual, mcp). Every name
+loads on first use (PEP 562): a hook or `memtui mcp`'s `initialize` pays only for what it
+touches, not for numpy, Tantivy, hnswlib or the data types of areas it never reads.
 """
 
 import importlib
 from typing import TYPE_CHECKING
 
-from memtui.config import Config, load
-from memtui.engine.notes_types import (
-    AUTHORS,
-    FORMATS,
-    LAYERS,
-    MAX_BODY_BYTES,
-    MAX_DUPLICATE,
-    MAX_TITLE_CHARS,
-    MIN_DUPLICATE,
-    ON_CONFLICT,
-    RULE_STATUSES,
-    Author,
-    Flashbacks,
-    FolderCount,
-    Format,
-    HouseRules,
-    ImportReport,
-    Layer,
-    Note,
-    NoteDetail,
-    NoteDraft,
-    NoteFlashback,
-    NoteHit,
-    NoteLink,
-    NoteRef,
-    NoteSearchResponse,
-    NoteSource,
-    OnConflict,
-    PastImmutable,
-    RuleStatus,
-    RuleUserOnly,
-    SaveResult,
-    SessionFlashback,
-    SimilarNote,
-    TagCount,
-    UpdatedNote,
-)
-from memtui.engine.types import (
-    AGENT_NAMES,
-    AGENTS,
-    BYS,
-    MODE_ALIASES,
-    MODES,
-    ORDERS,
-    ROLES,
-    Agent,
-    By,
-    DoctorReport,
-    MessageView,
-    Mode,
-    Order,
-    ProjectInfo,
-    Recall,
-    Role,
-    SearchResponse,
-    SearchResult,
-    SessionHit,
-    SessionInfo,
-    SessionPage,
-    SessionText,
-    Stats,
-    ToolCallView,
-    to_dict,
-)
-from memtui.engine.work import FileHistory, FileWork, Fix, FixHistory
-from memtui.errors import (
-    Ambiguous,
-    Busy,
-    IndexDamaged,
-    InvalidArgument,
-    MemtuiError,
-    ModelUnavailable,
-    NotConfirmed,
-    NotFound,
-    StoreCorrupt,
-    StoreUnavailable,
-)
-from memtui.progress import OnProgress, ProgressEvent
-from memtui.store.health import IndexHealth
-
 if TYPE_CHECKING:
-    from memtui.engine.agents import resume_argv
-    from memtui.engine.doctor import check_store, clear_damage_mark, rebuild_store
-    from memtui.engine.forget import Receipt
-    from memtui.engine.history import History
-    from memtui.engine.memory import Memory
-    from memtui.engine.notes import Notes
-    from memtui.engine.rules import house_rules
-    from memtui.engine.transfer import edited_note, note_for_editing
-    from memtui.engine.upkeep import Upkeep
-    from memtui.ingest.pipeline import IngestReport
+    from memtui.config import (
+        Config,
+        load,
+    )
+    from memtui.engine.agents import (
+        resume_argv,
+    )
+    from memtui.engine.doctor import (
+        check_store,
+        clear_damage_mark,
+        rebuild_store,
+    )
+    from memtui.engine.forget import (
+        Receipt,
+    )
+    from memtui.engine.history import (
+        History,
+    )
+    from memtui.engine.memory import (
+        Memory,
+    )
+    from memtui.engine.notes import (
+        Notes,
+    )
+    from memtui.engine.notes_types import (
+        AUTHORS,
+        FORMATS,
+        LAYERS,
+        MAX_BODY_BYTES,
+        MAX_DUPLICATE,
+        MAX_TITLE_CHARS,
+        MIN_DUPLICATE,
+        ON_CONFLICT,
+        RULE_STATUSES,
+        Author,
+        Flashbacks,
+        FolderCount,
+        Format,
+        ImportReport,
+        Layer,
+        Note,
+        NoteDetail,
+        NoteDraft,
+        NoteFlashback,
+        NoteHit,
+        NoteLink,
+        NoteSearchResponse,
+        NoteSource,
+        OnConflict,
+        PastImmutable,
+        RuleStatus,
+        RuleUserOnly,
+        SaveResult,
+        SessionFlashback,
+        SimilarNote,
+        TagCount,
+        UpdatedNote,
+    )
+    from memtui.engine.rules import (
+        HouseRules,
+        house_rules,
+    )
+    from memtui.engine.transfer import (
+        edited_note,
+        note_for_editing,
+    )
+    from memtui.engine.types import (
+        AGENT_NAMES,
+        AGENTS,
+        BYS,
+        MODE_ALIASES,
+        MODES,
+        ORDERS,
+        ROLES,
+        Agent,
+        By,
+        DoctorReport,
+        MessageView,
+        Mode,
+        NoteRef,
+        Order,
+        ProjectInfo,
+        Recall,
+        Role,
+        SearchResponse,
+        SearchResult,
+        SessionHit,
+        SessionInfo,
+        SessionPage,
+        SessionText,
+        Stats,
+        ToolCallView,
+        to_dict,
+    )
+    from memtui.engine.upkeep import (
+        Upkeep,
+    )
+    from memtui.engine.work import (
+        FileHistory,
+        FileWork,
+        Fix,
+        FixHistory,
+    )
+    from memtui.errors import (
+        Ambiguous,
+        Busy,
+        IndexDamaged,
+        InvalidArgument,
+        MemtuiError,
+        ModelUnavailable,
+        NotConfirmed,
+        NotFound,
+        StoreCorrupt,
+        StoreUnavailable,
+    )
+    from memtui.ingest.pipeline import (
+        IngestReport,
+    )
+    from memtui.progress import (
+        OnProgress,
+        ProgressEvent,
+    )
+    from memtui.store.health import (
+        IndexHealth,
+    )
 
-_HEAVY = {
+# Where each name lives. doctor runs on a store too damaged to open; rules is SQLite only
+# (MCP's initialize reads it).
+_WHERE = {
+    "Config": "memtui.config",
+    "load": "memtui.config",
     "resume_argv": "memtui.engine.agents",  # every agent's reader: only to resume
-    "check_store": "memtui.engine.doctor",  # doctor: runs on a store too damaged to open
+    "check_store": "memtui.engine.doctor",
     "clear_damage_mark": "memtui.engine.doctor",
     "rebuild_store": "memtui.engine.doctor",
     "Receipt": "memtui.engine.forget",
-    "Memory": "memtui.engine.memory",
     "History": "memtui.engine.history",
-    "Upkeep": "memtui.engine.upkeep",
-    "IngestReport": "memtui.ingest.pipeline",
+    "Memory": "memtui.engine.memory",
     "Notes": "memtui.engine.notes",
-    "house_rules": "memtui.engine.rules",  # SQLite only: MCP's initialize reads it
-    "note_for_editing": "memtui.engine.transfer",
+    "AUTHORS": "memtui.engine.notes_types",
+    "Author": "memtui.engine.notes_types",
+    "FORMATS": "memtui.engine.notes_types",
+    "Flashbacks": "memtui.engine.notes_types",
+    "FolderCount": "memtui.engine.notes_types",
+    "Format": "memtui.engine.notes_types",
+    "HouseRules": "memtui.engine.rules",
+    "ImportReport": "memtui.engine.notes_types",
+    "LAYERS": "memtui.engine.notes_types",
+    "Layer": "memtui.engine.notes_types",
+    "MAX_BODY_BYTES": "memtui.engine.notes_types",
+    "MAX_DUPLICATE": "memtui.engine.notes_types",
+    "MAX_TITLE_CHARS": "memtui.engine.notes_types",
+    "MIN_DUPLICATE": "memtui.engine.notes_types",
+    "Note": "memtui.engine.notes_types",
+    "NoteDetail": "memtui.engine.notes_types",
+    "NoteDraft": "memtui.engine.notes_types",
+    "NoteFlashback": "memtui.engine.notes_types",
+    "NoteHit": "memtui.engine.notes_types",
+    "NoteLink": "memtui.engine.notes_types",
+    "NoteRef": "memtui.engine.types",
+    "NoteSearchResponse": "memtui.engine.notes_types",
+    "NoteSource": "memtui.engine.notes_types",
+    "ON_CONFLICT": "memtui.engine.notes_types",
+    "OnConflict": "memtui.engine.notes_types",
+    "PastImmutable": "memtui.engine.notes_types",
+    "RULE_STATUSES": "memtui.engine.notes_types",
+    "RuleStatus": "memtui.engine.notes_types",
+    "RuleUserOnly": "memtui.engine.notes_types",
+    "SaveResult": "memtui.engine.notes_types",
+    "SessionFlashback": "memtui.engine.notes_types",
+    "SimilarNote": "memtui.engine.notes_types",
+    "TagCount": "memtui.engine.notes_types",
+    "UpdatedNote": "memtui.engine.notes_types",
+    "house_rules": "memtui.engine.rules",
     "edited_note": "memtui.engine.transfer",
+    "note_for_editing": "memtui.engine.transfer",
+    "AGENTS": "memtui.engine.types",
+    "AGENT_NAMES": "memtui.engine.types",
+    "Agent": "memtui.engine.types",
+    "BYS": "memtui.engine.types",
+    "By": "memtui.engine.types",
+    "DoctorReport": "memtui.engine.types",
+    "MODES": "memtui.engine.types",
+    "MODE_ALIASES": "memtui.engine.types",
+    "MessageView": "memtui.engine.types",
+    "Mode": "memtui.engine.types",
+    "ORDERS": "memtui.engine.types",
+    "Order": "memtui.engine.types",
+    "ProjectInfo": "memtui.engine.types",
+    "ROLES": "memtui.engine.types",
+    "Recall": "memtui.engine.types",
+    "Role": "memtui.engine.types",
+    "SearchResponse": "memtui.engine.types",
+    "SearchResult": "memtui.engine.types",
+    "SessionHit": "memtui.engine.types",
+    "SessionInfo": "memtui.engine.types",
+    "SessionPage": "memtui.engine.types",
+    "SessionText": "memtui.engine.types",
+    "Stats": "memtui.engine.types",
+    "ToolCallView": "memtui.engine.types",
+    "to_dict": "memtui.engine.types",
+    "Upkeep": "memtui.engine.upkeep",
+    "FileHistory": "memtui.engine.work",
+    "FileWork": "memtui.engine.work",
+    "Fix": "memtui.engine.work",
+    "FixHistory": "memtui.engine.work",
+    "Ambiguous": "memtui.errors",
+    "Busy": "memtui.errors",
+    "IndexDamaged": "memtui.errors",
+    "InvalidArgument": "memtui.errors",
+    "MemtuiError": "memtui.errors",
+    "ModelUnavailable": "memtui.errors",
+    "NotConfirmed": "memtui.errors",
+    "NotFound": "memtui.errors",
+    "StoreCorrupt": "memtui.errors",
+    "StoreUnavailable": "memtui.errors",
+    "IngestReport": "memtui.ingest.pipeline",
+    "OnProgress": "memtui.progress",
+    "ProgressEvent": "memtui.progress",
+    "IndexHealth": "memtui.store.health",
 }
 
 
 def __getattr__(name: str) -> object:
-    if name in _HEAVY:
-        return getattr(importlib.import_module(_HEAVY[name]), name)
+    if name in _WHERE:
+        value = getattr(importlib.import_module(_WHERE[name]), name)
+        globals()[name] = value  # the next use is a plain lookup
+        return value
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

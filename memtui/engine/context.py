@@ -29,7 +29,7 @@ from memtui.engine import rules as house_rules
 from memtui.engine import validate
 from memtui.engine.signal_types import Context, ContextSection
 from memtui.errors import InvalidArgument
-from memtui.ingest.parser import prompt_title
+from memtui.ingest.titles import prompt_title
 from memtui.store import db
 from memtui.store import notes as notes_store
 
@@ -163,7 +163,7 @@ class Scope:
         return cls(frozenset(here - {""}), frozenset((named | here) - {""}))
 
     def names(self, folder: str) -> set[str]:
-        return {part.casefold() for part in folder.split("/") if part} & self.named
+        return _segments(folder) & self.named
 
     def applies(self, folder: str) -> bool:
         named = self.names(folder)
@@ -279,6 +279,19 @@ def _project_ids(conn: sqlite3.Connection, cwd: str | None) -> list[int] | None:
 
 def _name(path: str) -> str:
     return path.rstrip("/").rsplit("/", 1)[-1].casefold()
+
+
+def _segments(folder: str) -> set[str]:
+    return {part.casefold() for part in folder.split("/") if part}
+
+
+def folder_projects(conn: sqlite3.Connection, folders: Iterable[str]) -> dict[str, list[str]]:
+    """The project directories each folder names, as Scope reads it: a note there applies
+    only in them; an empty list, everywhere."""
+    by_name: dict[str, list[str]] = {}
+    for (path,) in conn.execute("SELECT path FROM projects ORDER BY path"):
+        by_name.setdefault(_name(path), []).append(path)
+    return {f: [p for name in sorted(_segments(f)) for p in by_name.get(name, [])] for f in folders}
 
 
 def _like_prefix(text: str) -> str:

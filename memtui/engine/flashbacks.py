@@ -15,8 +15,9 @@ from typing import Any
 import numpy as np
 
 from memtui.config import Config
-from memtui.engine.notes_types import Flashbacks, NoteFlashback, NoteRef, SessionFlashback
+from memtui.engine.notes_types import Flashbacks, NoteFlashback, SessionFlashback
 from memtui.engine.snippets import snippet
+from memtui.engine.types import NoteRef
 from memtui.store import db
 from memtui.store import notes as store
 from memtui.store.indexes import Indexes

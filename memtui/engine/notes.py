@@ -22,6 +22,7 @@ from pathlib import Path
 
 from memtui.config import Config
 from memtui.engine import lookalike, near, note_fields, sessions, validate
+from memtui.engine.context import folder_projects
 from memtui.engine.flashbacks import NOTE_POOL, ref
 from memtui.engine.flashbacks import find as find_flashbacks
 from memtui.engine.near import NEAR_LIFT
@@ -34,7 +35,6 @@ from memtui.engine.notes_types import (
     Author,
     Flashbacks,
     FolderCount,
-    HouseRules,
     ImportReport,
     Layer,
     Note,
@@ -53,6 +53,7 @@ from memtui.engine.notes_types import (
     TagCount,
     UpdatedNote,
 )
+from memtui.engine.rules import HouseRules
 from memtui.engine.rules import house_rules as read_house_rules
 from memtui.engine.search import DEPTH, NEAREST, fuse
 from memtui.engine.snippets import snippet
@@ -255,16 +256,17 @@ class Notes:
                 row.id = store.insert(conn, row)
                 store.set_links(conn, row.id, note_fields.links(row.body))
         with db.translated(self._db_path):
+            saved = _note(row, self._lookalikes(self._conn()))  # a lookalike is said at once
             index = self._indexed()
             if index is None:
-                return SaveResult(_note(row), [], Flashbacks())
+                return SaveResult(saved, [], Flashbacks())
             vec = index.vector_of(row.id)
             if vec is None:  # deleted by another process already
                 vec = index.encode([vector_text(row.title, row.body)])[0]
             near = index.nearest(vec, NOTE_POOL)
             similar = self._similar(near, row.id, 1.0 - self.config.similar_dist, SIMILAR_MAX)
             fb = find_flashbacks(self.config, self._conn(), near, self._messages, row, vec, project)
-        return SaveResult(_note(row), similar, fb)
+        return SaveResult(saved, similar, fb)
 
     def _title_free(self, conn: sqlite3.Connection, title: str, note_id: int | None) -> None:
         other = store.id_by_title(conn, title)
@@ -536,6 +538,13 @@ class Notes:
             twins = self._lookalikes(conn)
             rows = store.rules(conn, status)
         return [_note(r, twins) for r in (rows if status is None else reversed(rows))]
+
+    def applies_in(self, notes: Sequence[Note]) -> dict[int, list[str]]:
+        """The projects each note applies in, by its folder (SPEC's scoping of rules and
+        signals); an empty list: everywhere."""
+        with db.translated(self._db_path):
+            found = folder_projects(self._conn(), {n.folder for n in notes})
+        return {n.id: found[n.folder] for n in notes}
 
     def house_rules(self, max_chars: int | None = None) -> HouseRules:
         return read_house_rules(self.config, max_chars)

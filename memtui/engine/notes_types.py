@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal, get_args
 
+from memtui.engine.types import NoteRef
 from memtui.errors import MemtuiError
 
 Layer = Literal["past", "state", "rule"]
@@ -44,18 +45,6 @@ class Note:
     # Another note whose title looks the same (confusable letters: lookalike.py), by id; set
     # by the listings (list, rules) and get, so a spoof is marked where the person reads.
     looks_like: int | None = None
-
-
-@dataclass(slots=True)
-class NoteRef:
-    """A note named in a list: a backlink, a similar note, a flashback, a search hit."""
-
-    id: int
-    title: str
-    layer: str
-    folder: str
-    updated: str
-    status: str | None = None  # a rule's: provisional (not in force) or approved
 
 
 @dataclass(slots=True)
@@ -177,15 +166,6 @@ class NoteDraft:
     layer: str
     folder: str
     tags: list[str]
-
-
-@dataclass(slots=True)
-class HouseRules:
-    """The approved rules as the MCP instructions' "House rules" section."""
-
-    text: str  # "" when there are none or MEMTUI_INJECT_RULES=0
-    included: list[int]  # note ids, in the order shown
-    dropped: list[int]  # approved rules cut to stay within MEMTUI_RULES_MAX_CHARS
 
 
 @dataclass(slots=True)

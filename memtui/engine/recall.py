@@ -33,7 +33,8 @@ from memtui.engine.sessions import enclosing_project
 from memtui.engine.snippets import snippet
 from memtui.engine.types import Recall, RecallTotal
 from memtui.errors import InvalidArgument, StoreUnavailable
-from memtui.store import db, recalls
+from memtui.ingest.peek import first_uuid
+from memtui.store import db, recalls, turns
 
 if TYPE_CHECKING:
     from memtui.store.fts import FullText
@@ -60,6 +61,7 @@ MAX_HITS = 3
 MAX_CHARS = 1_200
 QUERY_CHARS = 2_000  # of a long prompt (a pasted log), its start
 SNIPPET_CHARS = 200
+QUESTION_CHARS = 100  # of a question quoted above its answer
 
 HEAD = (
     "memtui recall: earlier conversations hold this prompt's words (a record, not "
@@ -101,13 +103,18 @@ def strip_own(text: str) -> str:
 
 
 def event(data: Mapping[str, object]) -> tuple[str, str]:
-    """The hook input's session id and cwd (an absolute path: read as "no project", a
-    relative one would search every project)."""
+    """The hook input's session id (else its transcript's name) and cwd (an absolute path: read
+    as "no project", a relative one would search every project)."""
     cwd = data.get("cwd")
     if not isinstance(cwd, str) or not cwd.startswith("/"):
         raise InvalidArgument(f"the hook's cwd is not an absolute path: {cwd!r:.200}")
     session = data.get("session_id")
-    return (session if isinstance(session, str) else ""), cwd
+    if not isinstance(session, str) or not session:
+        # Without an id, the transcript's name is the session's (Claude Code names it so):
+        # the once-per-session memory still holds.
+        path = data.get("transcript_path")
+        session = path.rsplit("/", 1)[-1].removesuffix(".jsonl") if isinstance(path, str) else ""
+    return session, cwd
 
 
 def now() -> tuple[str, int]:
@@ -236,7 +243,8 @@ def prompt(config: Config, data: Mapping[str, object]) -> str:
         return ""
     conn = db.read_only(config.db_path, BUSY_MS)
     try:
-        found = candidates(conn, fts.FullText(index, fts.FTS_PARTITIONS), query, cwd, session)
+        own = {session, *continued(conn, data)}
+        found = candidates(conn, fts.FullText(index, fts.FTS_PARTITIONS), query, cwd, own)
         chosen = gate(found, told(config, session, "prompt"))
         if not chosen:
             return ""
@@ -247,12 +255,27 @@ def prompt(config: Config, data: Mapping[str, object]) -> str:
     return logged(config, "prompt", session, cwd, said, sources, [str(h.message_id) for h in shown])
 
 
+def continued(conn: sqlite3.Connection, data: Mapping[str, object]) -> list[str]:
+    """The session the prompt's own continues (`--resume`, a fork): its transcript opens with
+    copies of that session's messages, stored under the older id. Its past is this one's."""
+    path = data.get("transcript_path")
+    uuid = first_uuid(path) if isinstance(path, str) else None
+    if uuid is None:
+        return []
+    row = conn.execute(
+        """SELECT m.session_id FROM uuids u JOIN messages m ON m.id = u.message_id
+           WHERE u.uuid = ?""",
+        (uuid,),
+    ).fetchone()
+    return [row[0]] if row else []
+
+
 def candidates(
-    conn: sqlite3.Connection, index: FullText, query: str, cwd: str, session: str
+    conn: sqlite3.Connection, index: FullText, query: str, cwd: str, own: set[str]
 ) -> list[Hit]:
     """The messages the prompt's words find, this project's and the archive's, each with its
-    coverage and evidence; none of `session` (the prompt's own). Empty for a prompt of fewer
-    than MIN_WORDS content words."""
+    coverage and evidence; none of the sessions `own` (the prompt's, and the one it
+    continues). Empty for a prompt of fewer than MIN_WORDS content words."""
     from memtui.store.fts import FtsFilter
 
     rarities, docs = index.rarities(query)
@@ -282,7 +305,7 @@ def candidates(
     hits = []
     for mid, score in scored.items():
         row = rows.get(mid)
-        if row is None or row[0] == session:
+        if row is None or row[0] in own:
             continue
         hits.append(Hit(mid, row[0], row[1], row[1] in here, score / whole, score))
     return sorted(hits, key=lambda h: (-h.here, -h.coverage, -h.message_id))
@@ -308,6 +331,7 @@ def block(conn: sqlite3.Connection, hits: Sequence[Hit], query: str) -> tuple[st
     """The text for `hits`, within MAX_CHARS: for each, when, which conversation and where
     (the id to open it with), memtui's words; its title and the lines that matter, quoted."""
     terms = [w.lower() for w in re.findall(r"\w+", query) if len(w) > 2]
+    answers = turns.replies(conn, [h.message_id for h in hits])
     items: list[tuple[Hit, str]] = []
     for hit in hits:
         row = conn.execute(
@@ -321,8 +345,14 @@ def block(conn: sqlite3.Connection, hits: Sequence[Hit], query: str) -> tuple[st
         idx, ts, role, body, output, title = row
         where = "this project" if hit.here else f"project {label(hit.project)}"
         said = f"- {(ts or '')[:10]}, {where}: session {hit.session_id}, message {idx}"
-        lines = snippet(body or output or "", terms)[:SNIPPET_CHARS]
-        quoted = f"title: {' '.join(title.split())[:80]}\n{role}: {lines}"
+        quoted = f"title: {' '.join(title.split())[:80]}"
+        answer = answers.get(hit.message_id)
+        if answer is None:
+            quoted += f"\n{role}: {snippet(body or output or '', terms)[:SNIPPET_CHARS]}"
+        else:  # a question found: what was answered is what helps now
+            (reply,) = conn.execute("SELECT text FROM messages WHERE id = ?", (answer,)).fetchone()
+            quoted += f"\n{role}: {snippet(body, terms)[:QUESTION_CHARS]}"
+            quoted += f"\nassistant: {snippet(reply, terms)[:SNIPPET_CHARS]}"
         items.append((hit, f"{said}\n{fenced(quoted)}"))
     while items:
         text = "\n".join([HEAD, *(item for _, item in items), END]) + "\n"

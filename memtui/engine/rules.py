@@ -9,15 +9,24 @@ from __future__ import annotations
 import logging
 import sqlite3
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from memtui.config import Config
-from memtui.engine.notes_types import HouseRules
 from memtui.store import db
 from memtui.store import notes as store
 
 log = logging.getLogger(__name__)
 
 HEADING = "## House rules\n"
+
+
+@dataclass(slots=True)
+class HouseRules:
+    """The approved rules as the MCP instructions' "House rules" section."""
+
+    text: str  # "" when there are none or MEMTUI_INJECT_RULES=0
+    included: list[int]  # note ids, in the order shown
+    dropped: list[int]  # approved rules cut to stay within MEMTUI_RULES_MAX_CHARS
 
 
 def house_rules(config: Config, max_chars: int | None = None) -> HouseRules:

@@ -19,14 +19,15 @@ from memtui.engine.types import (
     MODE_ALIASES,
     MODES,
     ROLES,
+    By,
     SearchResponse,
     SearchResult,
     SessionHit,
 )
 from memtui.errors import InvalidArgument
-from memtui.store import db
+from memtui.store import db, turns
 from memtui.store.fts import FtsFilter
-from memtui.store.indexes import VECTOR_MIN_CHARS, VECTOR_WHERE, Indexes
+from memtui.store.indexes import VECTOR_WHERE, Indexes
 from memtui.store.vectors import Vectors
 
 MAX_ALTERNATIVES = 4
@@ -453,7 +454,8 @@ class Searcher:
         if not total and meaning is not None:
             # Nothing matched: the nearest however far, set apart, by their similarity.
             far = sorted(meaning.lifts.items(), key=lambda kv: (-kv[1], -kv[0]))
-            apart = [(mid, meaning.sims[mid], ["vector"]) for mid, _ in far[: min(limit, NEAREST)]]
+            apart = [(mid, meaning.sims[mid], ["vector"]) for mid, _ in far]
+        set_apart = self._nearest(apart, terms, min(limit, NEAREST), by)
         return SearchResponse(
             self._results(found, terms),
             min(total, REACH),
@@ -463,10 +465,28 @@ class Searcher:
             note,
             fts_total if fts_total is None else min(fts_total, REACH),
             vector_total,
-            nearest=self._results(apart, terms),
+            nearest=set_apart,
             by=by,
             sessions=hits,
         )
+
+    def _nearest(
+        self, apart: list[tuple[int, float, list[str]]], terms: list[str], reach: int, by: By
+    ) -> list[SearchResult]:
+        """The first `reach` of `apart`; by conversation, one message each (its nearest), as
+        the matches would have been."""
+        if by != "session":
+            return self._results(apart[:reach], terms)
+        shown: list[SearchResult] = []
+        sessions: set[str] = set()
+        for start in range(0, len(apart), reach * 4):
+            for hit in self._results(apart[start : start + reach * 4], terms):
+                if hit.session_id not in sessions and len(shown) < reach:
+                    sessions.add(hit.session_id)
+                    shown.append(hit)
+            if len(shown) == reach:
+                break
+        return shown
 
     def _share(self, title: str, asked: set[str]) -> float:
         """The share of the query's words (`asked`: their stems) that `title` has. A title's
@@ -599,26 +619,8 @@ class Searcher:
         return self.reader().execute("SELECT 1 FROM messages LIMIT 1").fetchone() is not None
 
     def _replies(self, ids: set[int], filt: Filters) -> dict[int, int]:
-        """For each prompt among `ids`, Claude's answer: the last message of its turn (before
-        the next prompt) that says something, within the date filters."""
-        if not ids:
-            return {}
-        after = -(1 << 62) if filt.after is None else filt.after
-        before = 1 << 62 if filt.before is None else filt.before
-        rows = self.reader().execute(
-            f"""SELECT p.id, (
-                    SELECT a.id FROM messages a
-                    WHERE a.session_id = p.session_id AND a.idx > p.idx
-                      AND a.idx < coalesce((SELECT min(n.idx) FROM messages n
-                          WHERE n.session_id = p.session_id AND n.idx > p.idx
-                            AND n.kind = 'prompt'), 1 << 62)
-                      AND a.kind = 'assistant' AND length(a.text) >= {VECTOR_MIN_CHARS}
-                      AND a.epoch >= ? AND a.epoch < ?
-                    ORDER BY a.idx DESC LIMIT 1)
-                FROM messages p WHERE p.kind = 'prompt' AND p.id IN ({",".join("?" * len(ids))})""",
-            [after, before, *ids],
-        )
-        return {prompt: reply for prompt, reply in rows if reply is not None}
+        """For each prompt among `ids`, Claude's answer, within the date filters."""
+        return turns.replies(self.reader(), ids, filt.after, filt.before)
 
     # -- vectors -----------------------------------------------------------------------------
 

@@ -16,7 +16,7 @@ from memtui.engine.types import (
     ToolCallView,
 )
 from memtui.errors import Ambiguous, InvalidArgument, NotFound
-from memtui.ingest.parser import prompt_title
+from memtui.ingest.titles import prompt_title
 from memtui.store import db
 
 CUT = 500  # characters of a message shown when a page holds more than a few

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal, get_args
 
-from memtui.engine.notes_types import NoteRef
+from memtui.engine.types import NoteRef
 
 SignalType = Literal["dangling_link", "stale_state", "tag_burst", "hidden_arc", "recurring_error"]
 SignalStatus = Literal["new", "dismissed", "snoozed", "synthesized"]

@@ -207,3 +207,15 @@ class DoctorReport:
     @property
     def ok(self) -> bool:
         return self.store == "ok" and not any(m or e for m, e in self.differences.values())
+
+
+@dataclass(slots=True)
+class NoteRef:
+    """A note named in a list: a backlink, a similar note, a flashback, a search hit."""
+
+    id: int
+    title: str
+    layer: str
+    folder: str
+    updated: str
+    status: str | None = None  # a rule's: provisional (not in force) or approved

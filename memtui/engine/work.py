@@ -18,7 +18,7 @@ from datetime import UTC, datetime
 from memtui.engine import errortext
 from memtui.engine.sessions import enclosing_project
 from memtui.errors import InvalidArgument
-from memtui.ingest.parser import prompt_title
+from memtui.ingest.titles import prompt_title
 from memtui.store import work as store
 
 MAX_PATH = 1_000
@@ -150,6 +150,8 @@ class Work:
         conn = self._conn()
         project = None if cwd is None else enclosing_project(conn, cwd) or cwd
         rows = store.failures_of_error(conn, found[0], project, limit)
+        if not rows and ": " not in found[0]:  # the message alone, as copied from a log line
+            rows = store.failures_of_error(conn, found[0], project, limit, message=True)
         return FixHistory(found[0], [_fix(r) for r in rows])
 
     @staticmethod

@@ -23,7 +23,7 @@ from typing import BinaryIO
 
 import memtui
 from memtui.bulk import paused_gc
-from memtui.config import setup_logging
+from memtui.config import LogFile, setup_logging
 from memtui.errors import StoreUnavailable
 from memtui.ingest.reader import Unreadable, Work, read_all
 from memtui.store.archive import FileBatch
@@ -124,8 +124,8 @@ def _send(outbox: queue.Queue[bytes | None], channel: BinaryIO) -> None:
 def _log_dir() -> Path | None:
     """Where this process logs, so that the reader's warnings land in the same file."""
     for handler in logging.getLogger().handlers:
-        if isinstance(handler, logging.FileHandler):
-            return Path(handler.baseFilename).parent
+        if isinstance(handler, LogFile):
+            return handler.log_dir
     return None
 
 

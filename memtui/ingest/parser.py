@@ -10,6 +10,7 @@ from typing import Any
 
 import orjson
 
+from memtui.ingest.titles import prompt_title
 from memtui.store.records import Bad, Kind, Message, Other, Record, Title, ToolCall
 
 # Which input field names what a tool call is about, most telling first. `pattern` comes
@@ -17,9 +18,12 @@ from memtui.store.records import Bad, Kind, Message, Other, Record, Title, ToolC
 _KEY_ARGS = (
     "command",
     "file_path",
+    "filePath",  # OpenCode's name for it
     "notebook_path",
+    "absolute_path",
     "pattern",
     "path",
+    "dir_path",
     "url",
     "query",
     "skill",
@@ -34,18 +38,6 @@ _META_PREFIXES = (
     "<local-command-stderr>",
     "[Request interrupted by user",
 )
-# Text Claude Code or an editor adds to a prompt: never a session's title.
-_SYSTEM_BLOCKS = re.compile(
-    r"<(ide_selection|ide_opened_file|system-reminder|user-prompt-submit-hook|"
-    r"local-command-stdout|local-command-stderr|bash-stdout|bash-stderr)>.*?(</\1>|\Z)",
-    re.DOTALL,
-)
-_COMMAND = re.compile(r"<command-name>\s*(.*?)\s*</command-name>", re.DOTALL)
-_COMMAND_ARGS = re.compile(r"<command-args>\s*(.*?)\s*</command-args>", re.DOTALL)
-_BASH_INPUT = re.compile(r"<bash-input>\s*(.*?)\s*</bash-input>", re.DOTALL)
-_NOT_TITLES = ("Caveat:", "[Request interrupted by user", "This session is being continued")
-_WARMUP = "Warmup"  # what Claude Code sends a subagent before its task: never a title
-TITLE_LIMIT = 200
 _TITLE_FIELDS = {"summary": "summary", "custom-title": "customTitle", "ai-title": "aiTitle"}
 
 
@@ -56,7 +48,7 @@ def parse_line(line: bytes, fallback_session: str | None = None) -> Record:
         # an ingest's time.
         obj = orjson.loads(line)
     except orjson.JSONDecodeError:
-        obj = _slow_loads(line)
+        obj = slow_loads(line)
         if isinstance(obj, Bad):
             return obj
     if not isinstance(obj, dict):
@@ -71,7 +63,7 @@ def parse_line(line: bytes, fallback_session: str | None = None) -> Record:
     return Other(kind)
 
 
-def _slow_loads(line: bytes) -> Any:
+def slow_loads(line: bytes) -> Any:
     """What orjson refuses but the json module reads (deep nesting, lone surrogate escapes:
     each made U+FFFD), or why the line is unreadable."""
     try:
@@ -106,7 +98,7 @@ def _message(obj: dict[str, Any], line: bytes, fallback_session: str | None) -> 
         role=obj["type"],
         kind=Kind.ASSISTANT,
         timestamp=timestamp,
-        epoch=_epoch(timestamp),
+        epoch=epoch(timestamp),
         cwd=_str(obj.get("cwd")),
         git_branch=_str(obj.get("gitBranch")),
         is_sidechain=obj.get("isSidechain") is True,
@@ -136,7 +128,7 @@ def _fill_assistant(msg: Message, message: dict[str, Any]) -> None:
         elif kind == "tool_use":
             name = _str(block.get("name")) or ""
             call_id = _str(block.get("id")) or ""
-            msg.tool_calls.append(ToolCall(name, _key_arg(block.get("input")), call_id))
+            msg.tool_calls.append(ToolCall(name, key_arg(block.get("input")), call_id))
     msg.text = "\n\n".join(texts)
     msg.thinking = "\n\n".join(thoughts)
 
@@ -159,24 +151,6 @@ def _fill_user(msg: Message, obj: dict[str, Any]) -> None:
     else:
         msg.kind = Kind.PROMPT
         msg.title = prompt_title(msg.text)
-
-
-def prompt_title(text: str) -> str | None:
-    """What a prompt says as a session's title, or None when it is not the person's words:
-    `/init` for a command's markup, the typed part of a prompt an IDE added a selection
-    to, nothing for hook output, caveats, interruptions and a subagent's "Warmup"."""
-    command = _COMMAND.search(text)
-    if command:
-        args = _COMMAND_ARGS.search(text)
-        title = f"{command.group(1)} {args.group(1) if args else ''}"
-    elif bash := _BASH_INPUT.search(text):
-        title = "! " + bash.group(1)
-    else:
-        title = _SYSTEM_BLOCKS.sub(" ", text)
-    title = " ".join(title.split())
-    if not title or title == _WARMUP or title.startswith(_NOT_TITLES):
-        return None
-    return title[:TITLE_LIMIT]
 
 
 def _user_text(content: object) -> str:
@@ -210,7 +184,7 @@ def _blocks(content: object) -> list[dict[str, Any]]:
     return [b for b in content if isinstance(b, dict)]
 
 
-def _key_arg(tool_input: object) -> str:
+def key_arg(tool_input: object) -> str:
     if isinstance(tool_input, dict):
         for key in _KEY_ARGS:
             value = tool_input.get(key)
@@ -233,7 +207,7 @@ def _title(obj: dict[str, Any], kind: str) -> Record:
     return Title(title=title, session_id=_str(obj.get("sessionId")))
 
 
-def _epoch(timestamp: str | None) -> int:
+def epoch(timestamp: str | None) -> int:
     if not timestamp:
         return 0
     try:

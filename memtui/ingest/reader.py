@@ -57,7 +57,7 @@ def read_file(
     with `masker`, every text in them has its secrets masked."""
     name = str(path)
     try:
-        f = _open_regular(name)
+        f = open_regular(name)
     except OSError as exc:
         log.warning("skipped %s: %s", name, exc.strerror or exc)
         yield Unreadable(name, exc.strerror or str(exc))
@@ -70,7 +70,7 @@ def read_file(
             yield Unreadable(name, exc.strerror or str(exc))
 
 
-def _open_regular(name: str) -> BinaryIO:
+def open_regular(name: str) -> BinaryIO:
     """Open a transcript for reading; a folder, pipe or socket by that name is refused
     (O_NONBLOCK: opening a pipe with no writer would wait forever)."""
     fd = os.open(name, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)

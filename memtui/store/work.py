@@ -277,10 +277,14 @@ def failures_of_command(
 
 
 def failures_of_error(
-    conn: sqlite3.Connection, error: str, project: str | None, limit: int
+    conn: sqlite3.Connection, error: str, project: str | None, limit: int, message: bool = False
 ) -> list[FailureRow]:
-    """Sessions where a run failed with `error` (normalised), in one project or any."""
-    where, args = "error = ? AND failed = 1", [error]
+    """Sessions where a run failed with `error` (normalised), in one project or any; with
+    `message`, an error whose message after its name (`Name: message`) is `error`."""
+    if message:
+        where, args = "substr(error, -length(?) - 2) = ': ' || ? AND failed = 1", [error, error]
+    else:
+        where, args = "error = ? AND failed = 1", [error]
     if project is not None:
         where += f" AND project_id = {_PROJECT}"
         args.append(project_path(project))

@@ -64,9 +64,16 @@ class MemtuiApp(App[str | None]):
         Binding("ctrl+c", "interrupt", "Quit", show=False, priority=True, id="app.interrupt"),
         Binding("question_mark", "keys", "Keys", id="app.keys"),
         Binding("slash", "search", "Search", id="app.search"),
-        # From every screen (a field's own ctrl+d, delete, comes first); the status line
-        # says it while the demo runs.
-        Binding("ctrl+d", "leave_demo", "Leave demo", show=False, id="browse.leave_demo"),
+        # From every screen, a field too, while the demo runs (the status line says so);
+        # outside the demo a field's own ctrl+d, delete, is left alone.
+        Binding(
+            "ctrl+d",
+            "leave_demo",
+            "Leave demo",
+            show=False,
+            priority=True,
+            id="browse.leave_demo",
+        ),
     ]
 
     counts: reactive[str] = reactive("")

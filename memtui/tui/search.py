@@ -93,10 +93,11 @@ class SearchScreen(Screen[None]):
             yield Static(MODE_LABEL[self.mode], id="mode")
             yield Static(self.scope, id="scope")
         with Horizontal(id="filters"):
-            yield Select([], prompt="any project", id="project")
-            yield Select(WHO, prompt="anyone", id="role")
-            yield Input(placeholder="after YYYY-MM-DD", id="after", classes="date")
-            yield Input(placeholder="before YYYY-MM-DD", id="before", classes="date")
+            # One row, not three: at 80x24 the results need the room more than borders do.
+            yield Select([], prompt="any project", id="project", compact=True)
+            yield Select(WHO, prompt="anyone", id="role", compact=True)
+            yield Input(placeholder="after YYYY-MM-DD", id="after", classes="date", compact=True)
+            yield Input(placeholder="before YYYY-MM-DD", id="before", classes="date", compact=True)
         yield Static("", id="search-summary")
         with Horizontal(id="search-body"):
             with Vertical(id="hits"):

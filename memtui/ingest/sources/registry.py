@@ -9,7 +9,7 @@ from pathlib import Path
 
 from memtui.ingest.sources import Source
 
-READERS = ("claude_code",)
+READERS = ("claude_code", "codex", "gemini", "opencode", "copilot")
 
 SOURCES: dict[str, Source] = {
     source.agent: source
