@@ -8,9 +8,9 @@ from __future__ import annotations
 import logging
 import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from contextlib import suppress
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
 
@@ -39,6 +39,9 @@ class Config:
     similar_dist: float = 0.5
     stale_days: int = 30
     mask_secrets: bool = True  # MEMTUI_MASK_SECRETS=0: store text as written, secrets included
+    # The environment every agent's folder is found from (MEMTUI_<AGENT>_DIR, the agents' own
+    # variables); None, as a Config made in code has it: Claude Code's at claude_dir only.
+    environ: Mapping[str, str] | None = field(default=None, repr=False)
 
     @property
     def db_path(self) -> Path:
@@ -57,10 +60,18 @@ def log_dir() -> Path:
     return Path(platformdirs.user_log_dir(APP))
 
 
-def claude_projects_dir() -> Path:
-    if explicit := os.environ.get("MEMTUI_CLAUDE_DIR"):
+def claude_projects_dir(environ: Mapping[str, str] = os.environ) -> Path:
+    """Where Claude Code's transcripts are read: MEMTUI_CLAUDE_DIR (unless `off`), else
+    where Claude Code keeps them."""
+    explicit = environ.get("MEMTUI_CLAUDE_DIR", "").strip()
+    if explicit and explicit.lower() != "off":
         return Path(explicit).expanduser()
-    if config_dir := os.environ.get("CLAUDE_CONFIG_DIR"):
+    return claude_default_dir(environ)
+
+
+def claude_default_dir(environ: Mapping[str, str]) -> Path:
+    """Where Claude Code itself keeps its transcripts."""
+    if config_dir := environ.get("CLAUDE_CONFIG_DIR"):
         return Path(config_dir).expanduser() / "projects"
     return Path.home() / ".claude" / "projects"
 
@@ -101,6 +112,7 @@ def load() -> Config:
         similar_dist=_env("MEMTUI_SIMILAR_DIST", float, 0.5),
         stale_days=_env("MEMTUI_STALE_DAYS", int, 30),
         mask_secrets=_env("MEMTUI_MASK_SECRETS", _flag, True),
+        environ=dict(os.environ),
     )
 
 

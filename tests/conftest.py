@@ -16,6 +16,7 @@ settings.load_profile("memtui")
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared" / "transcripts"
+OTHER_AGENTS = ("CODEX", "GEMINI", "OPENCODE", "COPILOT")
 sys.path.insert(0, str(ROOT / "bench"))  # the corpus generator lives beside the benchmarks
 
 from memtui.config import Config  # noqa: E402
@@ -28,6 +29,9 @@ def private_logs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     `memtui` it starts, at a temp dir, so tests never write to the user's logs."""
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("XDG_STATE_HOME", str(tmp_path_factory.mktemp("state")))
+        # Nor read the other agents' files this machine has: a test names the agents it reads.
+        for agent in OTHER_AGENTS:
+            patch.setenv(f"MEMTUI_{agent}_DIR", "off")
         yield
 
 

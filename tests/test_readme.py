@@ -53,7 +53,8 @@ def test_every_command_and_option_is_in_the_readme() -> None:
 
 def environment_variables() -> set[str]:
     """The names memtui reads from the environment, from its source: `os.environ.get(N)`,
-    `os.getenv(N)`, `os.environ[N]`, config's `_env(N, ...)`, and any `MEMTUI_...` string."""
+    `os.getenv(N)`, `os.environ[N]`, config's `_env(N, ...)`, a reader's `environ.get(N)`
+    (where an agent keeps its files), and any `MEMTUI_...` string."""
     names: set[str] = set()
     for path in (ROOT / "memtui").rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text())):
@@ -63,7 +64,7 @@ def environment_variables() -> set[str]:
             elif isinstance(node, ast.Call) and node.args:
                 called = ast.unparse(node.func)
                 first = node.args[0]
-                if called in ("os.environ.get", "os.getenv", "_env") and isinstance(
+                if called in ("os.environ.get", "os.getenv", "_env", "environ.get") and isinstance(
                     first, ast.Constant
                 ):
                     names.add(first.value)

@@ -311,7 +311,9 @@ EXPECTED = {
 
 
 def before_work(conn: sqlite3.Connection) -> None:
-    """Take a store back to what schema 7 had: no work index, no tool ids, no is_error."""
+    """Take a store back to what schema 7 had: no work index, no tool ids, no is_error, no
+    agent of a session."""
+    conn.execute("ALTER TABLE sessions DROP COLUMN agent")
     conn.execute("DROP TABLE IF EXISTS work")
     conn.execute("ALTER TABLE messages DROP COLUMN tool_ids")
     conn.execute("ALTER TABLE messages DROP COLUMN is_error")

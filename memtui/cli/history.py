@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from memtui.cli.base import JSON, Family, arg, one_of, text, whole
 from memtui.cli.say import console, print_json, say, shown, when
-from memtui.engine import MODES, ROLES, InvalidArgument, render, to_dict
+from memtui.engine import AGENTS, MODES, ROLES, InvalidArgument, render, to_dict
 from memtui.engine.validate import REACH
 from memtui.words import plural
 
@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from memtui.engine.work import Fix
 
 family = Family()
+AGENT = arg("--agent", choices=AGENTS, help="only this coding agent's conversations")
 
 
 @family.command(
@@ -39,6 +40,7 @@ family = Family()
     arg("--project", type=text, help="only this project (its directory)"),
     arg("--session", type=text, help="only this session (id or prefix)"),
     arg("--role", choices=ROLES),
+    AGENT,
     arg("--after", help="only messages at or after this ISO date or date-time"),
     arg("--before", help="only messages before this ISO date or date-time"),
     arg("--limit", type=whole(1, 1000), default=10),
@@ -64,6 +66,7 @@ def search(memory: Memory, args: Namespace) -> None:
         limit=args.limit,
         offset=args.offset,
         by="session" if args.sessions else "message",
+        agent=args.agent,
     )
     if args.json:
         doc = {"results": to_dict(response.results), "total": response.total, "mode": response.mode}
@@ -131,10 +134,15 @@ def _hit(out: Console, r: SearchResult) -> None:
     """A message hit: where and when, who, its score and how it was found; its snippet."""
     out.print(
         f"[bold cyan]{_plain(r.session_id[:8])}[/]#{r.message_index} "
-        f"[dim]{_plain(when(r.timestamp))}[/] [green]{_plain(r.project)}[/] "
+        f"[dim]{_plain(when(r.timestamp))}[/] [green]{_plain(r.project)}[/]{_by(r.agent)} "
         f"[magenta]{r.role}[/] [dim]{r.score:.4f} {'+'.join(r.found_by)}[/]"
     )
     out.print(f"  {_snippet(r.snippet)}")
+
+
+def _by(agent: str) -> str:
+    """Another agent than Claude Code, named after the project."""
+    return "" if agent == "claude-code" else f" [blue]{agent}[/]"
 
 
 def _conversations(out: Console, response: SearchResponse) -> None:
@@ -145,7 +153,7 @@ def _conversations(out: Console, response: SearchResponse) -> None:
         out.print(f"{response.offset + n}. [bold]{_plain(info.title or '(untitled)')}[/]")
         out.print(
             f"   [dim]{_plain(when(info.last_timestamp).strip())}[/] "
-            f"[green]{_plain(info.project)}[/] {info.message_count:,} "
+            f"[green]{_plain(info.project)}[/]{_by(info.agent)} {info.message_count:,} "
             f"{plural(info.message_count, 'message')}, {hit.matches:,} matching "
             f"[dim]{hit.score:.4f}[/]"
         )
@@ -199,16 +207,18 @@ def projects(memory: Memory, args: Namespace) -> None:
     "sessions",
     "list sessions, the last active first",
     arg("--project", type=text, help="only this project (its directory)"),
+    AGENT,
     arg("--limit", type=whole(1, 10_000), default=50),
     JSON,
 )
 def sessions(memory: Memory, args: Namespace) -> None:
     _listing(
         "sessions",
-        memory.history.list_sessions(args.project, limit=args.limit),
+        memory.history.list_sessions(args.project, limit=args.limit, agent=args.agent),
         args.json,
         lambda s: (
             f"{s.session_id}  {when(s.last_timestamp)}  {s.message_count:>5,} msgs  "
+            f"{'' if s.agent == 'claude-code' else s.agent + '  '}"
             f"{s.title[:60]}{' (archived)' if s.archived else ''}"
         ),
     )

@@ -28,11 +28,13 @@ family = Family()
     arg("--watch", action="store_true", help="keep following changes"),
 )
 def index(memory: Memory, args: Namespace) -> None:
-    source = args.source or memory.config.claude_dir
-    if not source.is_dir() and not args.watch:
-        # No Claude Code history yet is not an error: there is just nothing to archive.
+    source = args.source  # None: every agent's files
+    folders = [root for _, root in memory.upkeep.folders(source)]
+    if not any(root.is_dir() for root in folders) and not args.watch:
+        # No history yet is not an error: there is just nothing to archive.
         say(
-            f"no transcripts at {source} yet (set MEMTUI_CLAUDE_DIR or use --source)",
+            f"no transcripts at {source or memory.config.claude_dir} yet "
+            "(set MEMTUI_CLAUDE_DIR or use --source)",
             file=sys.stderr,
         )
         return
@@ -48,7 +50,8 @@ def index(memory: Memory, args: Namespace) -> None:
     assert report is not None  # a waiting ingest always runs
     say(summary(report), file=sys.stderr)
     if args.watch:
-        say(f"watching {source} (ctrl+c to stop)", file=sys.stderr)
+        watched = ", ".join(str(root) for root in folders)
+        say(f"watching {watched} (ctrl+c to stop)", file=sys.stderr)
         stop = threading.Event()
         try:
             memory.upkeep.follow(source, stop, _print_if_new)

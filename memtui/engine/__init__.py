@@ -13,6 +13,9 @@ if TYPE_CHECKING:
         Config,
         load,
     )
+    from memtui.engine.agents import (
+        resume_argv,
+    )
     from memtui.engine.doctor import (
         check_store,
         clear_damage_mark,
@@ -73,11 +76,14 @@ if TYPE_CHECKING:
         note_for_editing,
     )
     from memtui.engine.types import (
+        AGENT_NAMES,
+        AGENTS,
         BYS,
         MODE_ALIASES,
         MODES,
         ORDERS,
         ROLES,
+        Agent,
         By,
         DoctorReport,
         MessageView,
@@ -134,6 +140,7 @@ if TYPE_CHECKING:
 _WHERE = {
     "Config": "memtui.config",
     "load": "memtui.config",
+    "resume_argv": "memtui.engine.agents",  # every agent's reader: only to resume
     "check_store": "memtui.engine.doctor",
     "clear_damage_mark": "memtui.engine.doctor",
     "rebuild_store": "memtui.engine.doctor",
@@ -178,6 +185,9 @@ _WHERE = {
     "house_rules": "memtui.engine.rules",
     "edited_note": "memtui.engine.transfer",
     "note_for_editing": "memtui.engine.transfer",
+    "AGENTS": "memtui.engine.types",
+    "AGENT_NAMES": "memtui.engine.types",
+    "Agent": "memtui.engine.types",
     "BYS": "memtui.engine.types",
     "By": "memtui.engine.types",
     "DoctorReport": "memtui.engine.types",
@@ -231,6 +241,8 @@ def __getattr__(name: str) -> object:
 
 
 __all__ = [
+    "AGENTS",
+    "AGENT_NAMES",
     "AUTHORS",
     "BYS",
     "FORMATS",
@@ -245,6 +257,7 @@ __all__ = [
     "ORDERS",
     "ROLES",
     "RULE_STATUSES",
+    "Agent",
     "Ambiguous",
     "Author",
     "Busy",
@@ -317,5 +330,6 @@ __all__ = [
     "load",
     "note_for_editing",
     "rebuild_store",
+    "resume_argv",
     "to_dict",
 ]

@@ -10,6 +10,7 @@ from pathlib import Path
 from memtui.engine import render, sessions, validate
 from memtui.engine.search import Searcher, SearchResponse
 from memtui.engine.types import (
+    AGENTS,
     By,
     MessageView,
     Mode,
@@ -46,16 +47,18 @@ class History:
         offset: int = 0,
         *,
         warmups: bool = True,
+        agent: str | None = None,
     ) -> list[SessionInfo]:
-        """Sessions, the last active first; only those of `project` when given; without
-        `warmups`, not those that are only a subagent's warm-up."""
+        """Sessions, the last active first; only those of `project` and `agent` when given;
+        without `warmups`, not those that are only a subagent's warm-up."""
         validate.page(limit, offset, max_limit=10_000)
+        agent = _agent(agent)
         with translated(self._db_path):
             conn = self._conn()
             path = None
             if project is not None:
                 path = sessions.resolve_project(conn, validate.text("project", project))
-            return sessions.recent_sessions(conn, path, limit, offset, warmups)
+            return sessions.recent_sessions(conn, path, limit, offset, warmups, agent)
 
     def project_path(self, project: str) -> str:
         """A project as the archive keeps it, from its path as typed or a part of it only one
@@ -63,14 +66,23 @@ class History:
         with translated(self._db_path):
             return sessions.resolve_project(self._conn(), validate.text("project", project))
 
-    def count_sessions(self, project: str | None = None) -> tuple[int, int]:
-        """The sessions of `project` (or all), and how many are only a subagent's warm-up."""
+    def count_sessions(
+        self, project: str | None = None, agent: str | None = None
+    ) -> tuple[int, int]:
+        """The sessions of `project` (or all; `agent`'s only when given), and how many are
+        only a subagent's warm-up."""
+        agent = _agent(agent)
         with translated(self._db_path):
             conn = self._conn()
             path = None
             if project is not None:
                 path = sessions.resolve_project(conn, validate.text("project", project))
-            return sessions.count_sessions(conn, path)
+            return sessions.count_sessions(conn, path, agent)
+
+    def agents(self) -> dict[str, int]:
+        """The agents whose sessions the archive holds, each with its count, most first."""
+        with translated(self._db_path):
+            return sessions.agents(self._conn())
 
     def version(self) -> tuple[int, str]:
         """What moves when sessions come or go, whoever wrote them (another memtui's forget or
@@ -86,12 +98,17 @@ class History:
             )
             return int(row[0]), str(row[1])
 
-    def recent_sessions(self, cwd: str | None = None, limit: int = 5) -> list[SessionInfo]:
-        """The last sessions, of the project at `cwd` when given (an unknown one: none)."""
+    def recent_sessions(
+        self, cwd: str | None = None, limit: int = 5, agent: str | None = None
+    ) -> list[SessionInfo]:
+        """The last sessions, of the project at `cwd` when given (an unknown one: none), of
+        `agent` when given."""
         validate.page(limit, 0, max_limit=50)
+        agent = _agent(agent)
         with translated(self._db_path):
             cwd = validate.optional_text("cwd", cwd)
-            return sessions.recent_sessions(self._conn(), cwd.rstrip("/") if cwd else None, limit)
+            project = cwd.rstrip("/") if cwd else None
+            return sessions.recent_sessions(self._conn(), project, limit, agent=agent)
 
     def resolve_session(self, session_id: str) -> str:
         with translated(self._db_path):
@@ -151,13 +168,15 @@ class History:
         limit: int = 10,
         offset: int = 0,
         by: By | str = "message",
+        agent: str | None = None,
     ) -> SearchResponse:
         """Search messages, or with `by="session"` conversations ("which conversation was
         it?": each one's best message in `results`, its facts in `sessions`). `query` is one
         query, or 2-5 concepts that must all match; `alternatives` are other phrasings of the
         same question, fused with it; `cwd` is another name for `project` (a working
-        directory). Only matches are results; when nothing matches, `nearest` holds the
-        nearest by meaning however far, to be shown apart."""
+        directory); `agent` keeps to one agent's conversations. Only matches are results;
+        when nothing matches, `nearest` holds the nearest by meaning however far, to be
+        shown apart."""
         searcher = self._searcher()
         with translated(self._db_path):
             if project is not None:
@@ -168,7 +187,7 @@ class History:
                 where = validate.optional_text("cwd", cwd)
                 if where is not None:
                     where = sessions.enclosing_project(self._conn(), where) or where
-            filt = searcher.filters(where, session, role, after, before)
+            filt = searcher.filters(where, session, role, after, before, agent)
             response = searcher.search(
                 query, mode, filt, limit, offset, alternatives=alternatives, by=by
             )
@@ -178,3 +197,7 @@ class History:
             ):
                 response.note = "the archive is empty: run `memtui index` to archive transcripts"
             return response
+
+
+def _agent(agent: str | None) -> str | None:
+    return None if agent is None else validate.choice("agent", agent, AGENTS)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from bisect import bisect_right
 
-from memtui.engine.types import MessageView, SessionInfo
+from memtui.engine.types import AGENT_NAMES, MessageView, SessionInfo
 from memtui.errors import InvalidArgument
 from memtui.words import counted
 
@@ -27,17 +27,20 @@ _HEADINGS = {
 
 
 def session_markdown(info: SessionInfo, messages: list[MessageView]) -> str:
+    other = info.agent != "claude-code"  # Claude Code's sessions read as they always have
+    headings = _HEADINGS | ({"assistant": AGENT_NAMES[info.agent]} if other else {})
     out = [
         f"# {info.title or info.session_id}",
         "",
         f"- session: `{info.session_id}`",
+        *([f"- agent: {AGENT_NAMES[info.agent]}"] if other else []),
         f"- project: `{info.project}`",
         f"- from {info.first_timestamp or '?'} to {info.last_timestamp or '?'}"
         f" · {counted(info.message_count, 'message')}" + (" · archived" if info.archived else ""),
         "",
     ]
     for m in messages:
-        heading = _HEADINGS.get(m.kind, m.kind)
+        heading = headings.get(m.kind, m.kind)
         agent = f" (subagent {m.agent_id})" if m.is_sidechain else ""
         out.append(f"## [{m.message_index}] {heading}{agent} · {m.timestamp or ''}".rstrip(" ·"))
         out.append("")

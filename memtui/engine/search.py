@@ -14,6 +14,7 @@ from memtui.engine import near, sessions, validate
 from memtui.engine.near import NEAR_LIFT
 from memtui.engine.snippets import snippet
 from memtui.engine.types import (
+    AGENTS,
     BYS,
     MODE_ALIASES,
     MODES,
@@ -92,11 +93,16 @@ class Filters:
     after: int | None = None
     before: int | None = None
     kinds: tuple[str, ...] | None = None  # with a role of WHO: the kinds of message it holds
+    agent: str | None = None
+    # The agent's sessions for the full-text index, which has no agent: only these, or all
+    # but the other agents' (whichever list is shorter; neither when all are the agent's).
+    only_sessions: tuple[str, ...] | None = None
+    not_sessions: tuple[str, ...] = ()
 
     def any(self) -> bool:
         return any(
             v is not None
-            for v in (self.project, self.session_id, self.role, self.after, self.before)
+            for v in (self.project, self.session_id, self.role, self.after, self.before, self.agent)
         )
 
 
@@ -279,6 +285,7 @@ class Searcher:
         role: str | None,
         after: str | date | datetime | None,
         before: str | date | datetime | None,
+        agent: str | None = None,
     ) -> Filters:
         kinds = None
         if role in WHO:
@@ -295,7 +302,20 @@ class Searcher:
         if session is not None and not validate.text("session", session).strip():
             raise InvalidArgument("session is empty", "give a session id or a unique prefix")
         full = sessions.resolve(conn, session) if session is not None else None
-        return Filters(project or None, full, role, start, end, kinds)
+        filt = Filters(project or None, full, role, start, end, kinds)
+        if agent is not None:
+            validate.choice("agent", agent, AGENTS)
+            mine: list[str] = []
+            others: list[str] = []
+            for sid, its in conn.execute("SELECT id, agent FROM sessions"):
+                (mine if its == agent else others).append(sid)
+            if others:  # else every session is the agent's: nothing to leave out
+                filt.agent = agent
+                if len(mine) <= len(others):
+                    filt.only_sessions = tuple(mine)
+                else:
+                    filt.not_sessions = tuple(others)
+        return filt
 
     def search(
         self,
@@ -341,7 +361,14 @@ class Searcher:
         elif mode == "vector" and not vectors_ready:
             return SearchResponse([], 0, mode, offset, limit, building, by=by)
         fts_filter = FtsFilter(
-            filt.project, filt.session_id, filt.role, filt.kinds, filt.after, filt.before
+            filt.project,
+            filt.session_id,
+            filt.role,
+            filt.kinds,
+            filt.after,
+            filt.before,
+            filt.only_sessions,
+            filt.not_sessions,
         )
         terms = list(dict.fromkeys(t for p in phrasings for t in fts.terms(p)))
         # A large vector ranking runs beside the full-text one: both spend their time outside
@@ -649,6 +676,9 @@ class Searcher:
                 "ON p.id = s.project_id WHERE p.path = ?)"
             )
             args.append(filt.project)
+        if filt.agent:
+            where.append("m.session_id IN (SELECT s.id FROM sessions s WHERE s.agent = ?)")
+            args.append(filt.agent)
         sql = f"SELECT m.id FROM messages m WHERE {' AND '.join(where)}"
         return {row[0] for row in self.reader().execute(sql, args)}
 
@@ -666,7 +696,7 @@ class Searcher:
             for row in self.reader().execute(
                 f"""SELECT m.id, m.session_id, p.path, m.idx, m.uuid, m.role, m.kind, m.ts,
                       m.text, m.tool_output, m.tool_calls,
-                      coalesce(s.custom_title, s.summary_title, s.first_prompt, '')
+                      coalesce(s.custom_title, s.summary_title, s.first_prompt, ''), s.agent
                     FROM messages m JOIN sessions s ON s.id = m.session_id
                     JOIN projects p ON p.id = s.project_id WHERE m.id IN ({marks})""",
                 ids,
@@ -691,6 +721,7 @@ class Searcher:
                     score=round(float(score), 6),
                     found_by=found_by,
                     session_title=" ".join(row[11].split())[:80],
+                    agent=row[12],
                 )
             )
         return results

@@ -30,7 +30,7 @@ _WARMUP_ONLY = """(s.custom_title IS NULL AND s.summary_title IS NULL AND s.firs
 
 _SESSION_SQL = """
     SELECT s.id, p.path, coalesce(s.custom_title, s.summary_title, s.first_prompt, ''),
-           s.first_ts, s.last_ts, s.message_count, s.git_branch, s.archived
+           s.first_ts, s.last_ts, s.message_count, s.git_branch, s.archived, s.agent
     FROM sessions s JOIN projects p ON p.id = s.project_id
 """
 
@@ -53,7 +53,7 @@ def short_title(title: str, limit: int = TITLE_CUT) -> str:
 
 def _session(row: sqlite3.Row) -> SessionInfo:
     title = short_title(str(row[2]))
-    return SessionInfo(row[0], row[1], title, row[3], row[4], row[5], row[6], bool(row[7]))
+    return SessionInfo(row[0], row[1], title, row[3], row[4], row[5], row[6], bool(row[7]), row[8])
 
 
 def message_view(row: sqlite3.Row, cut: int | None = None) -> MessageView:
@@ -184,11 +184,12 @@ def recent_sessions(
     limit: int = 5,
     offset: int = 0,
     warmups: bool = True,
+    agent: str | None = None,
 ) -> list[SessionInfo]:
-    """Sessions, the last active first; only `project`'s when given; without sessions of
-    nothing but a subagent's warm-up unless `warmups` (the caller checks the page's
-    bounds)."""
-    where, args = _where(project, warmups)
+    """Sessions, the last active first; only `project`'s and `agent`'s when given; without
+    sessions of nothing but a subagent's warm-up unless `warmups` (the caller checks the
+    page's bounds)."""
+    where, args = _where(project, warmups, agent)
     rows = conn.execute(
         _SESSION_SQL + where + " ORDER BY s.last_epoch DESC LIMIT ? OFFSET ?",
         [*args, limit, offset],
@@ -196,20 +197,25 @@ def recent_sessions(
     return [_session(r) for r in rows]
 
 
-def _where(project: str | None, warmups: bool) -> tuple[str, list[str]]:
+def _where(project: str | None, warmups: bool, agent: str | None) -> tuple[str, list[str]]:
     parts, args = [], []
     if project is not None:
         parts.append("p.path = ?")
         args.append(project)
+    if agent is not None:
+        parts.append("s.agent = ?")
+        args.append(agent)
     if not warmups:
         parts.append("NOT " + _WARMUP_ONLY)
     return (" WHERE " + " AND ".join(parts) if parts else ""), args
 
 
-def count_sessions(conn: sqlite3.Connection, project: str | None = None) -> tuple[int, int]:
-    """How many sessions `project` (or the archive) has, and how many of them are only a
-    subagent's warm-up."""
-    where, args = _where(project, True)
+def count_sessions(
+    conn: sqlite3.Connection, project: str | None = None, agent: str | None = None
+) -> tuple[int, int]:
+    """How many sessions `project` (or the archive) has, `agent`'s only when given, and how
+    many of them are only a subagent's warm-up."""
+    where, args = _where(project, True, agent)
     row = conn.execute(
         f"""SELECT count(*), coalesce(sum({_WARMUP_ONLY}), 0)
             FROM sessions s JOIN projects p ON p.id = s.project_id{where}""",
@@ -281,6 +287,14 @@ def resolve_project(conn: sqlite3.Connection, project: str) -> str:
     if rows:
         raise Ambiguous("project", project, [r[0] for r in rows])
     raise NotFound(f"no project {project!r} in the archive", "memtui projects lists them")
+
+
+def agents(conn: sqlite3.Connection) -> dict[str, int]:
+    """The agents whose sessions the archive holds, each with its count, most first."""
+    rows = conn.execute(
+        "SELECT agent, count(*) FROM sessions GROUP BY agent ORDER BY count(*) DESC, agent"
+    )
+    return dict(rows.fetchall())
 
 
 def list_projects(conn: sqlite3.Connection) -> list[ProjectInfo]:

@@ -12,6 +12,16 @@ Mode = Literal["hybrid", "fts", "vector"]
 ModeAlias = Literal["text", "both"]  # SPEC's other names for fts and hybrid
 Role = Literal["user", "assistant"]
 Order = Literal["asc", "desc"]
+# The coding agents whose conversations the archive may hold (SPEC's names).
+Agent = Literal["claude-code", "codex", "gemini", "opencode", "copilot"]
+AGENTS: tuple[Agent, ...] = get_args(Agent)
+AGENT_NAMES: dict[str, str] = {  # as each calls itself
+    "claude-code": "Claude Code",
+    "codex": "Codex CLI",
+    "gemini": "Gemini CLI",
+    "opencode": "OpenCode",
+    "copilot": "Copilot CLI",
+}
 MODES: tuple[Mode, ...] = get_args(Mode)
 ROLES: tuple[Role, ...] = get_args(Role)
 ORDERS: tuple[Order, ...] = get_args(Order)
@@ -51,6 +61,7 @@ class SessionInfo:
     message_count: int
     git_branch: str | None
     archived: bool
+    agent: str = "claude-code"  # the coding agent that wrote it (SPEC's names)
 
 
 @dataclass(slots=True)
@@ -103,6 +114,7 @@ class SearchResult:
     score: float
     found_by: list[str]  # "fts", "vector", or "answer": the reply to a prompt they found
     session_title: str = ""
+    agent: str = "claude-code"  # the coding agent that wrote its session
 
 
 @dataclass(slots=True)

@@ -17,6 +17,8 @@ from memtui.engine.types import DoctorReport, Stats
 from memtui.errors import Busy
 from memtui.ingest import pipeline, watcher
 from memtui.ingest.pipeline import IngestReport
+from memtui.ingest.sources import Source
+from memtui.ingest.sources.registry import CLAUDE_CODE, active
 from memtui.progress import Meter, OnProgress, cancelled
 from memtui.store import signals as signal_store
 from memtui.store.archive import Archive
@@ -75,12 +77,13 @@ class Upkeep:
         wait: bool = True,
         index: bool = True,
     ) -> IngestReport | None:
-        """Archive what is new under `source` (or just `paths`) and index it.
+        """Archive what is new in every agent's files (or Claude Code's under `source` only,
+        or just the changed `paths`) and index it.
 
         Another process ingesting: with `wait`, wait for it; without, return None at once.
         `cancel` stops between batches, keeping every batch already written.
         """
-        root = source or self.config.claude_dir
+        targets = self._targets(source)
         held = FileLock(self.config.data_dir / "ingest.lock")
         with translated(self.config.db_path):
             if not held.acquire(blocking=wait):
@@ -88,17 +91,9 @@ class Upkeep:
             try:
                 sessions.retitle(self._archive.conn)
                 if index and paths is None:
-                    report = self._ingest_searchable(root, on_progress, cancel, held)
+                    report = self._ingest_searchable(targets, on_progress, cancel, held)
                 else:
-                    report = pipeline.ingest(
-                        self._archive,
-                        root,
-                        paths,
-                        on_progress,
-                        cancel,
-                        masker=self.masker,
-                        held=held,
-                    )
+                    report = self._read(targets, paths, on_progress, cancel, held)
                 self._record_ingest(report)
                 if not report.cancelled:
                     work_index.catch_up(self._archive.conn, cancel=cancel, held=held)
@@ -109,9 +104,50 @@ class Upkeep:
                 held.release()
         return report
 
+    def folders(self, source: Path | None = None) -> list[tuple[str, Path]]:
+        """The agents whose files are read, each with where; Claude Code's alone when
+        `source` (`--source`) names its folder."""
+        return [(src.agent, root) for src, root in self._targets(source)]
+
+    def _targets(self, source: Path | None) -> list[tuple[Source, Path]]:
+        if source is not None:
+            return [(CLAUDE_CODE, source)]
+        return active(self.config.claude_dir, self.config.environ)
+
+    def _read(
+        self,
+        targets: list[tuple[Source, Path]],
+        paths: list[Path] | None,
+        on_progress: OnProgress | None,
+        cancel: threading.Event | None,
+        held: FileLock,
+    ) -> IngestReport:
+        """Each agent's new records in turn. Changed `paths` go to the agent whose folder
+        holds them: Claude Code's reader reads just those, another agent's looks at all its
+        files (its checkpoints skip what it has)."""
+        report = IngestReport()
+        for src, root in targets:
+            mine = None if paths is None else [p for p in paths if p.is_relative_to(root)]
+            if mine is not None and not mine:
+                continue
+            part = pipeline.ingest(
+                self._archive,
+                root,
+                mine if src is CLAUDE_CODE else None,
+                on_progress,
+                cancel,
+                masker=self.masker,
+                held=held,
+                source=src,
+            )
+            report.add(part)
+            if report.cancelled:
+                break
+        return report
+
     def _ingest_searchable(
         self,
-        root: Path,
+        targets: list[tuple[Source, Path]],
         on_progress: OnProgress | None,
         cancel: threading.Event | None,
         held: FileLock,
@@ -132,9 +168,7 @@ class Upkeep:
         follower = threading.Thread(target=follow_full_text, name="fts-follow", daemon=True)
         follower.start()
         try:
-            return pipeline.ingest(
-                self._archive, root, None, on_progress, cancel, masker=self.masker, held=held
-            )
+            return self._read(targets, None, on_progress, cancel, held)
         finally:
             read.set()
             held.join(follower)  # its batch under way may take seconds: a forget goes first
@@ -153,16 +187,19 @@ class Upkeep:
         stop: threading.Event | None = None,
         on_ingest: Callable[[IngestReport], None] | None = None,
     ) -> None:
-        """Ingest and index on every change under `source` until `stop` is set. Another
-        process already ingesting is left to it: this one waits its turn, change by change."""
-        root = source or self.config.claude_dir
+        """Ingest and index on every change in the agents' files (Claude Code's under
+        `source` only, when given) until `stop` is set. Another process already ingesting is
+        left to it: this one waits its turn, change by change."""
 
         def changed(paths: list[Path] | None) -> None:
-            report = self.ingest(root, paths, cancel=stop)
+            report = self.ingest(source, paths, cancel=stop)
             if report is not None and on_ingest is not None:
                 on_ingest(report)
 
-        watcher.follow(root, changed, stop)
+        targets = self._targets(source)
+        claude = [root for src, root in targets if src is CLAUDE_CODE]
+        others = [root for src, root in targets if src is not CLAUDE_CODE]
+        watcher.follow(claude, others, changed, stop)
 
     def reindex(
         self, on_progress: OnProgress | None = None, cancel: threading.Event | None = None

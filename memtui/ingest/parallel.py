@@ -40,10 +40,10 @@ _FAILED = "failed"
 
 
 def read_elsewhere(
-    root: Path, work: Work, masker: Masker | None = None
+    agent: str, root: Path, work: Work, masker: Masker | None = None
 ) -> Generator[tuple[int, FileBatch | Unreadable], None, None]:
-    """What `reader.read_all(root, work, masker)` yields, read, parsed and masked by a child
-    process."""
+    """What `reader.read_all(root, work, masker, <agent's read_file>)` yields, read, parsed
+    and masked by a child process. The agent goes by name: the child finds its reader."""
     # The child must import this very memtui, whether installed or run from a checkout.
     package_root = str(Path(memtui.__file__).resolve().parents[1])
     path = os.pathsep.join([package_root, os.environ.get("PYTHONPATH", "")])
@@ -56,7 +56,7 @@ def read_elsewhere(
     )
     assert child.stdin is not None and child.stdout is not None
     try:
-        pickle.dump((root, work, _log_dir(), masker), child.stdin, pickle.HIGHEST_PROTOCOL)
+        pickle.dump((agent, root, work, _log_dir(), masker), child.stdin, pickle.HIGHEST_PROTOCOL)
         child.stdin.close()
         while True:
             try:
@@ -80,9 +80,13 @@ def read_elsewhere(
 
 def _child(source: BinaryIO, channel: BinaryIO) -> None:
     """The reader's side: parse every file in the work list, pickle batches down the pipe."""
-    root, work, log_dir, masker = pickle.load(source)
+    agent, root, work, log_dir, masker = pickle.load(source)
     if log_dir is not None:
         setup_logging(log_dir)
+    # Here, not at the top: the readers import the pipeline, which imports this module.
+    from memtui.ingest.sources.registry import SOURCES
+
+    read = SOURCES[agent].read_file
     # Pickling holds the GIL, writing to the pipe does not: a thread writes while we parse.
     outbox: queue.Queue[bytes | None] = queue.Queue(QUEUED)
     sender = threading.Thread(target=_send, args=(outbox, channel))
@@ -91,7 +95,7 @@ def _child(source: BinaryIO, channel: BinaryIO) -> None:
         with paused_gc():
             chunk: Chunk = []
             size = 0
-            for number, batch in read_all(root, work, masker):
+            for number, batch in read_all(root, work, masker, read):
                 chunk.append((number, batch))
                 # An entry that could not be read goes to the writer too, which counts it.
                 size += (len(batch.records) if isinstance(batch, FileBatch) else 0) + 1

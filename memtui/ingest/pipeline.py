@@ -11,8 +11,10 @@ from pathlib import Path
 
 from memtui.bulk import paused_gc
 from memtui.errors import InvalidArgument
+from memtui.ingest import reader
 from memtui.ingest.parallel import read_elsewhere
 from memtui.ingest.reader import BATCH, Unreadable, Work, read_all
+from memtui.ingest.sources import Source
 from memtui.progress import Meter, OnProgress, cancelled
 from memtui.store.archive import Archive, FileBatch
 from memtui.store.locks import FileLock
@@ -37,6 +39,19 @@ class IngestReport:
     unreadable: list[str] = field(default_factory=list)  # entries skipped whole, with why
     sessions: set[str] = field(default_factory=set)
     cancelled: bool = False
+
+    def add(self, other: IngestReport) -> None:
+        """Count in another agent's ingest."""
+        self.files += other.files
+        self.files_seen += other.files_seen
+        self.messages += other.messages
+        self.merged += other.merged
+        self.duplicates += other.duplicates
+        self.skipped += other.skipped
+        self.archived += other.archived
+        self.unreadable += other.unreadable
+        self.sessions |= other.sessions
+        self.cancelled |= other.cancelled
 
 
 def _nameable(path: Path) -> bool:
@@ -123,23 +138,31 @@ def ingest(
     parallel: bool | None = None,
     masker: Masker | None = None,
     held: FileLock | None = None,
+    source: Source | None = None,
 ) -> IngestReport:
-    """Bring the store up to date with `root` (or just `paths` under it).
+    """Bring the store up to date with one agent's files at `root` (or just `paths` under
+    it: Claude Code's transcripts that changed). `source` is the agent's reader, Claude
+    Code's by default.
 
     `cancel` is checked between batches; batches already written stay (each commits with its
     checkpoints), so the next run resumes. `parallel` reads in a second process; by default
     only when there is a lot to read. `masker` masks the secrets of every text before the
     store sees it. `held`, the writer's lock, is given way to a forget between batches.
     """
+    if source is None:
+        from memtui.ingest.sources import claude_code  # here: it imports this module
+
+        source = claude_code.SOURCE
     if not _nameable(root):
         shown = str(root).encode(errors="backslashreplace").decode()
+        hint = "or --source " if source.agent == reader.AGENT else ""
         raise InvalidArgument(
-            f"the transcripts folder {shown} has a name that is not valid UTF-8",
-            "rename it, or point MEMTUI_CLAUDE_DIR or --source at another folder",
+            f"the {source.agent} folder {shown} has a name that is not valid UTF-8",
+            f"rename it, or point {source.env} {hint}at another folder",
         )
     full_scan = paths is None
     if paths is None:
-        files, bad = discover(root)
+        files, bad = source.discover(root) if root.exists() else ([], [])
     else:
         files, bad = [p for p in paths if p.suffix == ".jsonl" and _nameable(p)], []
     report = IngestReport(files_seen=len(files), unreadable=bad)
@@ -150,7 +173,11 @@ def ingest(
     writer = _Writer(archive, report, held)
     meter = Meter("transcripts", on_progress)
     with paused_gc():
-        batches = read_elsewhere(root, work, masker) if parallel else read_all(root, work, masker)
+        batches = (
+            read_elsewhere(source.agent, root, work, masker)
+            if parallel
+            else read_all(root, work, masker, source.read_file)
+        )
         done = 0
         try:
             for number, batch in batches:

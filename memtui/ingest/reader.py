@@ -11,7 +11,7 @@ import errno
 import logging
 import os
 import stat
-from collections.abc import Generator, Iterator
+from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import BinaryIO
@@ -29,6 +29,7 @@ log = logging.getLogger(__name__)
 BATCH = 20_000
 
 Work = list[tuple[Path, FileState | None]]
+AGENT = "claude-code"  # what writes the transcripts this module reads
 
 
 @dataclass(slots=True)
@@ -118,15 +119,19 @@ def _checkpoint(
 ) -> FileBatch:
     state.offset = end
     state.tail = tail_before(f, end)
-    return FileBatch(replace(state), batch, project, skipped)
+    return FileBatch(replace(state), batch, project, skipped, AGENT)
 
 
 def read_all(
-    root: Path, work: Work, masker: Masker | None = None
+    root: Path,
+    work: Work,
+    masker: Masker | None = None,
+    read: Callable[..., Iterator[FileBatch | Unreadable]] = read_file,
 ) -> Generator[tuple[int, FileBatch | Unreadable], None, None]:
-    """The new records of every file in `work`, each batch with its file's index."""
+    """The new records of every file in `work`, each batch with its file's index, read by
+    `read` (an agent's `Source.read_file`: Claude Code's by default)."""
     for number, (path, previous) in enumerate(work):
-        for batch in read_file(root, path, previous, masker):
+        for batch in read(root, path, previous, masker):
             yield number, batch
 
 

@@ -13,6 +13,7 @@ from mcp.types import CallToolResult
 from pydantic import Field, StrictInt, StrictStr
 
 from memtui.engine import (
+    Agent,
     By,
     FileWork,
     Fix,
@@ -34,6 +35,7 @@ from memtui.mcp.args import Cwd, Limit, QueryText, Text, When
 from memtui.mcp.tools import Server, output_model, resource, structured
 
 Concepts = Annotated[list[QueryText], Field(min_length=2, max_length=5)]
+OneAgent = Annotated[Agent | None, Field(description="Only this coding agent's conversations")]
 SessionId = Annotated[
     StrictStr,
     Field(
@@ -96,6 +98,7 @@ def register(server: Server) -> None:
         after: When | None = None,
         before: When | None = None,
         role: Role | None = None,
+        agent: OneAgent = None,
         alternatives: Annotated[
             list[QueryText] | None,
             Field(
@@ -113,7 +116,7 @@ def register(server: Server) -> None:
             Field(description="markdown: readable, with the call that opens each hit"),
         ] = "json",
     ) -> Annotated[CallToolResult, SearchOutput]:
-        """Search all of the user's past Claude Code conversations (every project, deleted
+        """Search all of the user's past coding-agent conversations (every project, deleted
         sessions too). Call it before answering anything about past work: what was decided,
         tried, fixed or said. Lists only matches (`nearest`: not matches). Open a
         hit with get_session (offset near its message_index)."""
@@ -129,6 +132,7 @@ def register(server: Server) -> None:
             alternatives=alternatives,
             limit=limit,
             by=by,
+            agent=agent,
         )
         if response_format == "markdown":
             return structured(response, search_markdown(response))
@@ -163,11 +167,12 @@ def register(server: Server) -> None:
 
     @server.engine_tool(title="Recent sessions")
     def get_recent_sessions(
-        cwd: Cwd | None = None, limit: Limit = 5
+        cwd: Cwd | None = None, limit: Limit = 5, agent: OneAgent = None
     ) -> Annotated[CallToolResult, SessionList]:
         """The latest sessions of the project at `cwd` (what happened lately here), or of
-        all projects."""
-        return structured(SessionList(sessions=engine().history.recent_sessions(cwd, limit)))
+        all projects; each says which coding agent it was with."""
+        found = engine().history.recent_sessions(cwd, limit, agent)
+        return structured(SessionList(sessions=found))
 
     @server.engine_tool(title="Recall past work on a file or an error")
     def recall_work(
@@ -299,8 +304,9 @@ def search_markdown(response: SearchResponse) -> str:
             info = hit.session
             when = (info.last_timestamp or "")[:10]
             lines.append(
-                f"{n}. **{info.title or '(untitled)'}** · {info.project} · {when} · "
-                f"{info.message_count:,} messages, {hit.matches} matching · score {hit.score:.3f}"
+                f"{n}. **{info.title or '(untitled)'}** · {info.project}{_by(info.agent)} · "
+                f"{when} · {info.message_count:,} messages, {hit.matches} matching · "
+                f"score {hit.score:.3f}"
             )
             lines += _hit_lines(r, "   best: ")
         else:
@@ -321,9 +327,14 @@ def _hit_lines(r: SearchResult, lead: str) -> list[str]:
     when = (r.timestamp or "")[:16].replace("T", " ")
     title = r.session_title or "(untitled)"
     return [
-        f"{lead}**{title}** · {r.project} · {when} · {r.role} · score {r.score:.3f}",
+        f"{lead}**{title}** · {r.project}{_by(r.agent)} · {when} · {r.role} · score {r.score:.3f}",
         f"   {' '.join(r.snippet.split())}",
         f'   open: get_session(session_id="{r.session_id}", '
         f"offset={max(r.message_index - 2, 0)}, limit=5)",
         "",
     ]
+
+
+def _by(agent: str) -> str:
+    """Another agent than Claude Code, named after the project."""
+    return "" if agent == "claude-code" else f" · {agent}"

@@ -1,4 +1,5 @@
-"""`memtui mcp --print-config`: what to paste so Claude Code (or another client) finds memtui."""
+"""`memtui mcp --print-config`: what to paste so Claude Code, Codex CLI, Gemini CLI, OpenCode,
+Copilot CLI (or another client) finds memtui."""
 
 from __future__ import annotations
 
@@ -91,3 +92,50 @@ def print_config(config: Config, where: Reach, families: Sequence[str]) -> None:
     print()
     print("# the project's context at the start of every session: in ~/.claude/settings.json")
     print(json.dumps(hook_settings(), indent=2))
+    print()
+    print(other_agents(families))
+
+
+def other_agents(families: Sequence[str] = FAMILIES) -> str:
+    """The same stdio server for the other coding agents that speak MCP, each in its own
+    words: Codex CLI (`codex mcp add`, or `~/.codex/config.toml`), Gemini CLI
+    (`~/.gemini/settings.json`), OpenCode (`opencode.json`) and Copilot CLI
+    (`~/.copilot/mcp-config.json`)."""
+    start = command(families)
+    env = {name: os.environ[name] for name in PASSED_ON if os.environ.get(name)}
+    codex_add = ["codex", "mcp", "add", *[f"--env={k}={v}" for k, v in env.items()]]
+    toml = [
+        "[mcp_servers.memtui]",
+        f"command = {json.dumps(start[0])}",
+        f"args = {json.dumps(start[1:])}",
+    ]
+    if env:
+        toml += [
+            "[mcp_servers.memtui.env]",
+            *(f"{k} = {json.dumps(v)}" for k, v in env.items()),
+        ]
+    plain = {"command": start[0], "args": start[1:], **({"env": env} if env else {})}
+    opencode = {"type": "local", "command": start, "enabled": True}
+    if env:
+        opencode["environment"] = env
+    copilot = {"type": "local", **plain, "tools": ["*"]}
+    return "\n".join(
+        [
+            "# Codex CLI (stdio; Codex starts the server):",
+            shlex.join([*codex_add, "memtui", "--", *start]),
+            "# or in ~/.codex/config.toml:",
+            *toml,
+            "",
+            "# Gemini CLI: in ~/.gemini/settings.json",
+            json.dumps({"mcpServers": {"memtui": plain}}, indent=2),
+            "",
+            "# OpenCode: in opencode.json (one project) or ~/.config/opencode/opencode.json",
+            json.dumps(
+                {"$schema": "https://opencode.ai/config.json", "mcp": {"memtui": opencode}},
+                indent=2,
+            ),
+            "",
+            "# Copilot CLI: in ~/.copilot/mcp-config.json",
+            json.dumps({"mcpServers": {"memtui": copilot}}, indent=2),
+        ]
+    )

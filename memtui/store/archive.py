@@ -141,7 +141,7 @@ class Archive:
                         continue
                     cursor = sessions.get(record.session_id)
                     if cursor is None:
-                        cursor = self._session(record, batch.fallback_project, batch.state)
+                        cursor = self._session(record, batch)
                         if cursor is None:  # a new session of a project the person forgot
                             forgotten.add(record.session_id)
                             result.forgotten += 1
@@ -260,11 +260,11 @@ class Archive:
             found.update(row[0] for row in rows)
         return found
 
-    def _session(
-        self, record: Message, fallback_project: str, state: FileState
-    ) -> _SessionCursor | None:
-        """The running totals of the record's session, created if new; None when it is a new
-        session of a forgotten project (it is then forgotten too, for good)."""
+    def _session(self, record: Message, batch: FileBatch) -> _SessionCursor | None:
+        """The running totals of the record's session, created if new (written by the
+        batch's agent); None when it is a new session of a forgotten project (it is then
+        forgotten too, for good)."""
+        state = batch.state
         row = self.conn.execute(
             "SELECT message_count, first_ts, last_ts, last_epoch, first_prompt, git_branch "
             "FROM sessions WHERE id = ?",
@@ -272,7 +272,7 @@ class Archive:
         ).fetchone()
         if row is not None:
             return _SessionCursor(*row)
-        project = record.cwd or fallback_project
+        project = record.cwd or batch.fallback_project
         blocked = self.conn.execute(
             "SELECT at FROM blocked_projects WHERE path = ?", (project,)
         ).fetchone()
@@ -291,7 +291,8 @@ class Archive:
             "SELECT id FROM projects WHERE path = ?", (project,)
         ).fetchone()[0]
         self.conn.execute(
-            "INSERT INTO sessions (id, project_id) VALUES (?, ?)", (record.session_id, project_id)
+            "INSERT INTO sessions (id, project_id, agent) VALUES (?, ?, ?)",
+            (record.session_id, project_id, batch.agent),
         )
         return _SessionCursor(0, None, None, 0, None, None)
 

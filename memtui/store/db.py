@@ -253,6 +253,11 @@ MIGRATIONS: list[str] = [
     CREATE INDEX work_errors ON work(error, epoch) WHERE error IS NOT NULL;
     INSERT OR REPLACE INTO meta VALUES ('work_seq', '0');
     """,
+    # Every coding agent's conversations (issue 28): which agent wrote each session. An
+    # archive from before held Claude Code's alone.
+    """
+    ALTER TABLE sessions ADD COLUMN agent TEXT NOT NULL DEFAULT 'claude-code';
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

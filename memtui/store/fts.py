@@ -158,6 +158,9 @@ class FtsFilter:
     kinds: tuple[str, ...] | None = None
     after: int | None = None  # epoch seconds, inclusive
     before: int | None = None  # epoch seconds, exclusive
+    # One agent's conversations: only these sessions, or all but these (the shorter list).
+    only_sessions: tuple[str, ...] | None = None
+    not_sessions: tuple[str, ...] = ()
 
 
 @dataclass(slots=True)
@@ -658,6 +661,13 @@ class FullText:
         ]
         if f.kinds is not None:
             out.append(Query.term_set_query(self._schema, "kind", list(f.kinds)))
+        if f.only_sessions is not None:
+            out.append(Query.term_set_query(self._schema, "session_id", list(f.only_sessions)))
+        if f.not_sessions:
+            others = Query.term_set_query(self._schema, "session_id", list(f.not_sessions))
+            out.append(
+                Query.boolean_query([(Occur.Must, Query.all_query()), (Occur.MustNot, others)])
+            )
         if f.after is not None or f.before is not None:
             out.append(
                 Query.range_query(

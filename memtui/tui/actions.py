@@ -1,4 +1,5 @@
-"""What a person does with a session: resume it in Claude Code, copy it, export it.
+"""What a person does with a session: resume it in the agent that wrote it, copy it, export
+it.
 
 The checks are plain functions so the messages a person sees are tested on their own.
 """
@@ -14,11 +15,12 @@ from pathlib import Path
 
 import platformdirs
 
-from memtui.engine import SessionInfo
+from memtui.engine import AGENT_NAMES, SessionInfo, resume_argv
 
 
 class CannotResume(Exception):
-    """Why `claude --resume` cannot start: shown as it is."""
+    """Why the agent's resume (`claude --resume`, `codex resume` …) cannot start: shown as
+    it is."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,19 +30,21 @@ class ResumePlan:
 
 
 def resume_plan(info: SessionInfo) -> ResumePlan:
-    claude = shutil.which("claude")
-    if claude is None:
+    """How to reopen the session in the agent that wrote it, in its project."""
+    argv = resume_argv(info.agent, info.session_id)
+    name = AGENT_NAMES[info.agent]
+    program = shutil.which(argv[0])
+    if program is None:
         raise CannotResume(
-            "`claude` is not on PATH: install Claude Code, or run "
-            f"`claude --resume {info.session_id}` where it is"
+            f"`{argv[0]}` is not on PATH: install {name}, or run `{' '.join(argv)}` where it is"
         )
     cwd = Path(info.project)
     if not cwd.is_dir():
         raise CannotResume(
-            f"{info.project} is gone: Claude Code resumes a session in its own directory "
+            f"{info.project} is gone: {name} resumes a session in its own directory "
             "(restore or recreate it, then resume again)"
         )
-    return ResumePlan([claude, "--resume", info.session_id], cwd)
+    return ResumePlan([program, *argv[1:]], cwd)
 
 
 def export_name(info: SessionInfo) -> str:

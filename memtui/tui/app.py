@@ -187,7 +187,11 @@ class MemtuiApp(App[str | None]):
                 self.call_from_thread(
                     self.notify, "another memtui is indexing: this one reads and follows"
                 )
-            if self._watch and not self.stop.is_set() and self.memory.config.claude_dir.is_dir():
+            if (
+                self._watch
+                and not self.stop.is_set()
+                and any(root.is_dir() for _, root in up.folders())
+            ):
                 up.follow(stop=self.stop, on_ingest=lambda _: self._changed())
         except MemtuiError as exc:
             self.first_read.set()
@@ -342,7 +346,7 @@ class MemtuiApp(App[str | None]):
             )
         self.refresh()
         if code:
-            self.notify(f"claude exited with status {code}", severity="warning")
+            self.notify(f"{Path(plan.argv[0]).name} exited with status {code}", severity="warning")
 
     def ask(self, call: Callable[[], _T]) -> _T | None:
         """An engine call, from a worker thread: an engine error becomes a notification (and

@@ -21,7 +21,15 @@ from textual.widgets.option_list import Option
 
 from memtui.engine import ProjectInfo, SessionInfo
 from memtui.tui import forget
-from memtui.tui.format import home_short, one_line, short_names, short_when, when
+from memtui.tui.format import (
+    agent_label,
+    home_short,
+    labelled,
+    one_line,
+    short_names,
+    short_when,
+    when,
+)
 from memtui.tui.messages import ArchiveChanged, StoreChanged
 from memtui.tui.notes import flows as notes_flows
 from memtui.tui.notes.listing import NotesArea
@@ -85,6 +93,7 @@ class SessionList(ScrollView, can_focus=True, inherit_bindings=False):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.sessions: list[SessionInfo] = []
+        self.agents = False  # a column saying which agent each session was with
 
     @property
     def row_count(self) -> int:
@@ -96,6 +105,7 @@ class SessionList(ScrollView, can_focus=True, inherit_bindings=False):
         sessions stored after the first screen above the view."""
         at_top = self.highlighted == 0
         self.sessions = sessions
+        self.agents = labelled(s.agent for s in sessions)
         self.virtual_size = Size(self.scrollable_content_region.width, len(sessions))
         ids = [s.session_id for s in sessions]
         if keep in ids and not at_top:
@@ -130,6 +140,8 @@ class SessionList(ScrollView, can_focus=True, inherit_bindings=False):
             line.append(f"{'Msgs':>6} ")
         if branch:
             line.append(f"{'Branch':<14} ")
+        if self.agents:
+            line.append(f"{'Agent':<8} ")
         line.append("  Title")
         return line
 
@@ -142,6 +154,8 @@ class SessionList(ScrollView, can_focus=True, inherit_bindings=False):
             line.append(f"{s.message_count:>6,} ")
         if branch:
             line.append(f"{one_line(s.git_branch or '', 14):<14} ", style="dim")
+        if self.agents:
+            line.append(f"{agent_label(s.agent):<8} ", style="dim")
         line.append("⌂ " if s.archived else "  ", style="italic")
         line.append(s.title or "(untitled)", style="" if s.title else "dim")
         line.truncate(width, overflow="ellipsis")

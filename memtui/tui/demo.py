@@ -34,5 +34,6 @@ def prepare(config: Config) -> tuple[Config, Path]:
     root = Path(tempfile.mkdtemp(prefix="memtui-demo-"))
     with tarfile.open(source) as tar:
         tar.extractall(root / "projects", filter="data")
-    demo = replace(config, data_dir=root / "data", claude_dir=root / "projects")
+    # The demo's transcripts only: not the other agents' files this machine has.
+    demo = replace(config, data_dir=root / "data", claude_dir=root / "projects", environ=None)
     return demo, root

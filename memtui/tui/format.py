@@ -32,10 +32,12 @@ def error_line(exc: MemtuiError) -> str:
     return exc.line(NAMES)
 
 
-def who(role: str, kind: str) -> str:
+def who(role: str, kind: str, agent: str = "claude-code") -> str:
     """Who a message is from, in the screen's words: a tool's output, stored as a `user`
-    line, is not the person's."""
-    return "tool" if kind == "tool_result" else ROLE_LABEL.get(role, role)
+    line, is not the person's; an answer is the agent's that wrote the session."""
+    if kind == "tool_result":
+        return "tool"
+    return agent_label(agent) if role == "assistant" else ROLE_LABEL.get(role, role)
 
 
 def when(timestamp: str | None, *, seconds: bool = False) -> str:
@@ -56,6 +58,17 @@ def short_when(timestamp: str | None, year: str) -> str:
     its year in any other (a list that spans years must not show last April as this one)."""
     stamp = when(timestamp)
     return stamp[5:] if stamp.startswith(year) else stamp[:10]
+
+
+def agent_label(agent: str) -> str:
+    """An agent in a column: its SPEC name, Claude Code's cut to fit beside the others."""
+    return "claude" if agent == "claude-code" else agent
+
+
+def labelled(agents: Iterable[str]) -> bool:
+    """Whether rows name their agent: only when one is not Claude Code's, so a list of
+    Claude Code's alone reads as it always has."""
+    return any(agent != "claude-code" for agent in agents)
 
 
 def project_name(project: str) -> str:

@@ -20,7 +20,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from memtui.engine import SearchResponse, SearchResult, SessionHit
-from memtui.tui.format import clip_lines, marked, project_name, when, who
+from memtui.tui.format import agent_label, clip_lines, labelled, marked, project_name, when, who
 
 ROWS = 3  # a hit: a heading line (who or what, when, where); then two lines of its snippet
 
@@ -187,12 +187,15 @@ class ResultList(HitList[SearchResult]):
         super().__init__(id=id)
         self.names: dict[str, str] = {}  # project path: its shortest telling name
         self.conversations: dict[str, SessionHit] = {}  # by session id, when by conversation
+        self.agents = False  # each hit says which agent its conversation was with
 
     def show_response(self, response: SearchResponse, keep: bool = False) -> None:
         """A search's matches (by conversation: each one's best message); when nothing
         matched, the nearest by meaning, which the screen labels as no match."""
         self.conversations = {s.session.session_id: s for s in response.sessions}
-        self.show(response.results or response.nearest, keep=keep)
+        hits = response.results or response.nearest
+        self.agents = labelled(h.agent for h in hits)
+        self.show(hits, keep=keep)
 
     def key(self, hit: SearchResult) -> object:
         return hit.session_id, hit.message_index
@@ -205,9 +208,11 @@ class ResultList(HitList[SearchResult]):
         if conversation is not None:
             return Text.assemble((conversation.session.title or "(untitled)", "bold"))
         head = Text()
-        head.append(f"{who(hit.role, hit.kind):<7}", style="bold")
+        head.append(f"{who(hit.role, hit.kind, hit.agent):<7}", style="bold")
         head.append(f"{when(hit.timestamp)}  ", style="dim")
         head.append(f"{self._project(hit.project)}  ", style="dim")
+        if self.agents:
+            head.append(f"{agent_label(hit.agent)}  ", style="dim")
         head.append(hit.session_title or "(untitled)", style="italic")
         return head
 
@@ -218,9 +223,10 @@ class ResultList(HitList[SearchResult]):
         info = conversation.session
         size, matching = info.message_count, conversation.matches
         # The day, then the sizes, then the project: 80 columns cut from the end.
+        by = f"  {agent_label(info.agent)}" if self.agents else ""
         return Text(
             f"{when(info.last_timestamp)[:10]}  {size:,} msg{'s' * (size != 1)}, "
-            f"{matching:,} matching  {self._project(info.project)}",
+            f"{matching:,} matching  {self._project(info.project)}{by}",
             style="dim",
         )
 

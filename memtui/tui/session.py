@@ -26,10 +26,10 @@ from textual.strip import Strip
 from textual.widget import Widget
 from textual.widgets import Input, Static
 
-from memtui.engine import MessageView, SessionInfo
+from memtui.engine import AGENT_NAMES, MessageView, SessionInfo
 from memtui.errors import MemtuiError
 from memtui.tui import forget
-from memtui.tui.format import ROLE_LABEL, error_line, home_short, one_line, when
+from memtui.tui.format import agent_label, error_line, home_short, one_line, when, who
 from memtui.tui.messages import ArchiveChanged
 from memtui.tui.notes import capture
 from memtui.tui.status import Keys, StatusLine
@@ -80,13 +80,16 @@ class MessageBlock(Widget, can_focus=True):
     COMPONENT_CLASSES: ClassVar[set[str]] = {"message--head", "message--fold"}
     show_thinking: reactive[bool] = reactive(False, layout=True)
 
-    def __init__(self, message: MessageView, code_theme: str, show_thinking: bool) -> None:
+    def __init__(
+        self, message: MessageView, code_theme: str, show_thinking: bool, agent: str
+    ) -> None:
         classes = f"-{message.role} -{message.kind}"
         if message.is_sidechain:
             classes += " -sidechain"
         super().__init__(id=f"m{message.message_index}", classes=classes)
         self.message = message
         self.code_theme = code_theme
+        self.agent = agent  # whose session: its answers are that agent's
         self.set_reactive(MessageBlock.show_thinking, show_thinking)
         self.folds = folds_of(message)
         self._lines: list[Strip] = []
@@ -112,7 +115,7 @@ class MessageBlock(Widget, can_focus=True):
         head = Text(style=self._colour("message--head"))
         if self.has_focus:
             head.append("▶ ", style="bold reverse")
-        head.append(KIND_LABEL.get(m.kind) or ROLE_LABEL.get(m.role, m.role), style="bold")
+        head.append(KIND_LABEL.get(m.kind) or who(m.role, m.kind, self.agent), style="bold")
         if m.is_sidechain:
             head.append(f" · subagent {m.agent_id or ''}".rstrip())
         head.append(f"   {when(m.timestamp, seconds=True)}   #{m.message_index}", style="dim")
@@ -287,6 +290,7 @@ class MessageList(VerticalScroll):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.messages: list[MessageView] = []
+        self.agent = "claude-code"  # whose session it is: its answers are that agent's
         self.start = 0
         self.end = 0
         self._growing = False
@@ -324,7 +328,7 @@ class MessageList(VerticalScroll):
 
     def _block(self, index: int) -> MessageBlock:
         theme = CODE_THEME[self.app.current_theme.dark]
-        return MessageBlock(self.messages[index], theme, self.show_thinking)
+        return MessageBlock(self.messages[index], theme, self.show_thinking, self.agent)
 
     def toggle_thinking(self) -> None:
         """Show or hide thinking, in the messages mounted now and those mounted later."""
@@ -463,6 +467,7 @@ class SessionScreen(Screen[None]):
         self.messages = messages
         self._title()
         view = self.query_one(MessageList)
+        view.agent = info.agent
         shown = folded(messages) if self.fold_subagents else messages
         if not first:
             await view.extend(shown)
@@ -488,8 +493,12 @@ class SessionScreen(Screen[None]):
         if i.git_branch:
             title.append(f"   ⎇ {i.git_branch}", style="dim")
         title.append(f"   {counted(i.message_count, 'msg')}", style="dim")
+        if i.agent != "claude-code":
+            title.append(f"   {agent_label(i.agent)}", style="dim")
         if i.archived:
-            title.append("   ⌂ archived (Claude Code deleted the transcript)", style="italic")
+            title.append(
+                f"   ⌂ archived ({AGENT_NAMES[i.agent]} deleted the transcript)", style="italic"
+            )
         if self.hits:
             title.append(f"   hit {self.hit + 1}/{len(self.hits)}", style="bold")
         self.query_one("#session-title", Static).update(title)

@@ -1,0 +1,442 @@
+"""Every agent's conversations in one archive (issue 28): the pipeline reads each agent that
+is on through its Source, the store knows each session's agent, and every front end can
+filter by it. A fake second agent (tests/fake_agent.py) stands in for the real readers."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import shutil
+import sqlite3
+import sys
+import threading
+import time
+import tomllib
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from mcp import Client
+
+from memtui import cli
+from memtui.config import Config
+from memtui.engine import AGENTS
+from memtui.engine.memory import Memory
+from memtui.errors import InvalidArgument
+from memtui.ingest import pipeline
+from memtui.ingest.sources import registry
+from memtui.ingest.sources.claude_code import SOURCE as CLAUDE_CODE
+from memtui.mcp import setup
+from memtui.mcp.engine import Engine
+from memtui.mcp.server import build_server
+from memtui.store import db
+from memtui.tui import actions, demo
+from memtui.tui.app import MemtuiApp
+from memtui.tui.browse import BrowseScreen, SessionList
+from memtui.tui.format import who
+from memtui.tui.results import ResultList
+from memtui.tui.session import MessageBlock, SessionScreen
+from tests.agents import codex_files as cf
+from tests.fake_agent import only, registered, write_chat
+from tests.lines import exchange
+from tests.tui_support import until, whole_query_answered
+
+SHOP = "/home/dev/shop-api"
+
+
+@pytest.fixture
+def codex_dir(tmp_path: Path) -> Path:
+    return tmp_path / "codex"  # the `two` archive's
+
+
+def two_agents(root: Path) -> Memory:
+    """An archive of one Claude Code session and one of the other agent's, same project,
+    under `root` (projects/, codex/, data/), the fake reader registered."""
+    claude_dir, codex_dir = root / "projects", root / "codex"
+    (claude_dir / "-home-dev-shop-api").mkdir(parents=True)
+    (claude_dir / "-home-dev-shop-api" / "s-1.jsonl").write_bytes(exchange(1))
+    write_chat(
+        codex_dir,
+        "c-1",
+        SHOP,
+        ("user", "why does the refund queue stall"),
+        ("assistant", "the refund worker holds a lock"),
+    )
+    environ = only(CLAUDE=str(claude_dir), CODEX=str(codex_dir))
+    memory = Memory(Config(root / "data", claude_dir, root / "logs", environ=environ))
+    memory.upkeep.ingest()
+    return memory
+
+
+@pytest.fixture
+def two(tmp_path: Path, claude_dir: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Memory]:
+    """An archive of its own, for a test that changes it."""
+    registered(monkeypatch)
+    with two_agents(tmp_path) as memory:
+        yield memory
+
+
+@pytest.fixture(scope="module")
+def shared(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Memory]:
+    """One archive for the tests that only read it."""
+    with pytest.MonkeyPatch.context() as patch:
+        registered(patch)
+        with two_agents(tmp_path_factory.mktemp("two")) as memory:
+            yield memory
+
+
+def sessions(memory: Memory) -> dict[str, int]:
+    conn = memory._archive.conn
+    return dict(conn.execute("SELECT id, message_count FROM sessions").fetchall())
+
+
+def test_every_agent_that_is_on_is_read_into_one_project(shared: Memory) -> None:
+    assert sessions(shared) == {"s-1": 2, "c-1": 2}
+    projects = shared.history.list_projects()
+    assert [(p.project, p.sessions) for p in projects] == [(SHOP, 2)]
+
+
+def test_a_new_line_of_either_agent_is_read_once(two: Memory, codex_dir: Path) -> None:
+    with (codex_dir / "c-1.chat").open("a") as f:
+        f.write("user\tand the retry?\n")
+    report = two.upkeep.ingest()
+    assert report is not None and report.messages == 1
+    assert sessions(two) == {"s-1": 2, "c-1": 3}
+
+
+def test_an_agent_turned_off_is_not_read(
+    tmp_path: Path, claude_dir: Path, codex_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    registered(monkeypatch)
+    write_chat(codex_dir, "c-1", SHOP, ("user", "hello"))
+    (claude_dir / "-p").mkdir()
+    (claude_dir / "-p" / "s-1.jsonl").write_bytes(exchange(1))
+    environ = only(CLAUDE=str(claude_dir))
+    cfg = Config(tmp_path / "data", claude_dir, tmp_path / "logs", environ=environ)
+    with Memory(cfg) as memory:
+        assert [agent for agent, _ in memory.upkeep.folders()] == ["claude-code"]
+        memory.upkeep.ingest(index=False)
+        assert list(sessions(memory)) == ["s-1"]
+    # Claude Code off (MEMTUI_CLAUDE_DIR=off), Codex on: Codex's only.
+    environ = only(CLAUDE="OFF", CODEX=str(codex_dir))
+    cfg = Config(tmp_path / "data2", claude_dir, tmp_path / "logs", environ=environ)
+    with Memory(cfg) as memory:
+        assert memory.upkeep.folders() == [("codex", codex_dir)]
+        memory.upkeep.ingest(index=False)
+        assert list(sessions(memory)) == ["c-1"]
+
+
+def test_source_reads_claude_code_alone(two: Memory, claude_dir: Path, codex_dir: Path) -> None:
+    write_chat(codex_dir, "c-2", SHOP, ("user", "a new question"))
+    assert two.upkeep.folders(claude_dir) == [("claude-code", claude_dir)]
+    two.upkeep.ingest(claude_dir)
+    assert "c-2" not in sessions(two)
+
+
+def test_a_file_gone_archives_only_its_agents_session(two: Memory, codex_dir: Path) -> None:
+    (codex_dir / "c-1.chat").unlink()
+    report = two.upkeep.ingest()
+    assert report is not None and report.archived == 1
+    conn = two._archive.conn
+    assert dict(conn.execute("SELECT id, archived FROM sessions")) == {"s-1": 0, "c-1": 1}
+
+
+def test_claude_code_folder_as_claude_code_finds_it(tmp_path: Path) -> None:
+    assert CLAUDE_CODE.root({"CLAUDE_CONFIG_DIR": str(tmp_path)}) == tmp_path / "projects"
+    assert CLAUDE_CODE.root({"MEMTUI_CLAUDE_DIR": str(tmp_path / "x")}) == tmp_path / "x"
+    assert CLAUDE_CODE.root({"MEMTUI_CLAUDE_DIR": "off"}) is None
+    assert CLAUDE_CODE.root({}) == Path.home() / ".claude" / "projects"
+    assert CLAUDE_CODE.resume("abc") == ["claude", "--resume", "abc"]
+
+
+def test_the_store_keeps_each_sessions_agent(shared: Memory) -> None:
+    page = shared.history.get_session("c-1")
+    assert page.session.agent == "codex"
+    assert shared.history.get_session("s-1").session.agent == "claude-code"
+    assert {s.session_id: s.agent for s in shared.history.recent_sessions()} == {
+        "s-1": "claude-code",
+        "c-1": "codex",
+    }
+    assert shared.history.agents() == {"claude-code": 1, "codex": 1}
+
+
+def test_an_older_archive_is_claude_codes(cfg: Config, claude_dir: Path) -> None:
+    (claude_dir / "-p").mkdir()
+    (claude_dir / "-p" / "s-1.jsonl").write_bytes(exchange(1))
+    with Memory(cfg) as memory:
+        memory.upkeep.ingest(index=False)
+    conn = sqlite3.connect(cfg.db_path)
+    conn.execute("ALTER TABLE sessions DROP COLUMN agent")
+    conn.execute(f"PRAGMA user_version = {db.SCHEMA_VERSION - 1}")
+    conn.commit()
+    conn.close()
+    with Memory(cfg) as memory:
+        assert [s.agent for s in memory.history.recent_sessions()] == ["claude-code"]
+
+
+@pytest.mark.parametrize("mode", ["fts", "vector", "hybrid"])
+def test_search_keeps_to_one_agent(shared: Memory, mode: str) -> None:
+    asked = {"codex": "why does the refund queue stall", "claude-code": "checkout test question"}
+    for agent, query in asked.items():
+        assert agent in {r.agent for r in shared.history.search(query, mode, limit=20).results}
+        for filtered in asked:
+            found = shared.history.search(query, mode, agent=filtered, limit=20).results
+            assert {r.agent for r in found} <= {filtered}
+        assert shared.history.search(query, mode, agent=agent, limit=20).results
+    by_session = shared.history.search(asked["codex"], mode, agent="codex", by="session")
+    assert [h.session.agent for h in by_session.sessions] == ["codex"]
+    assert not shared.history.search("refund", mode, agent="gemini").results
+
+
+def test_listings_keep_to_one_agent(shared: Memory) -> None:
+    assert [s.session_id for s in shared.history.recent_sessions(agent="codex")] == ["c-1"]
+    listed = shared.history.list_sessions(SHOP, agent="claude-code")
+    assert [s.session_id for s in listed] == ["s-1"]
+    assert shared.history.count_sessions(SHOP, agent="codex") == (1, 0)
+
+
+def test_an_unknown_agent_names_the_known_ones(shared: Memory) -> None:
+    for call in (
+        lambda: shared.history.search("refund", agent="cursor"),
+        lambda: shared.history.recent_sessions(agent="cursor"),
+        lambda: shared.history.list_sessions(agent="cursor"),
+    ):
+        with pytest.raises(InvalidArgument) as caught:
+            call()
+        assert "claude-code, codex, gemini, opencode, copilot" in caught.value.line()
+
+
+def test_search_keeps_to_the_agent_with_more_sessions(two: Memory, codex_dir: Path) -> None:
+    """The full-text filter lists the other agents' sessions when they are fewer."""
+    write_chat(codex_dir, "c-2", SHOP, ("user", "the checkout test question again"))
+    two.upkeep.ingest()
+    found = two.history.search("checkout test question", "fts", agent="codex").results
+    assert [r.session_id for r in found] == ["c-2"]
+    found = two.history.search("checkout test question", "fts", agent="claude-code").results
+    assert {r.session_id for r in found} == {"s-1"}
+
+
+async def test_mcp_filters_by_agent_and_each_answer_says_its_agent(shared: Memory) -> None:
+    server = build_server(Engine(memory=shared))
+    async with Client(server, mode="legacy") as client:
+        found = await client.call_tool(
+            "search_history", {"query": "refund queue", "mode": "fts", "agent": "codex"}
+        )
+        assert found.structured_content is not None
+        assert [(r["session_id"], r["agent"]) for r in found.structured_content["results"]] == [
+            ("c-1", "codex"),
+            ("c-1", "codex"),
+        ]
+        text = await client.call_tool(
+            "search_history",
+            {"query": "refund queue", "mode": "fts", "response_format": "markdown"},
+        )
+        assert f"{SHOP} · codex ·" in str(text.content[0])
+        recent = await client.call_tool("get_recent_sessions", {"agent": "claude-code"})
+        assert recent.structured_content is not None
+        assert [(s["session_id"], s["agent"]) for s in recent.structured_content["sessions"]] == [
+            ("s-1", "claude-code")
+        ]
+        bad = await client.call_tool("search_history", {"query": "x", "agent": "cursor"})
+        assert bad.is_error
+        message = str(bad.content[0])
+        assert "INVALID_ARGUMENT" in message and "'codex'" in message and "'copilot'" in message
+
+
+def test_cli_agent_filter_and_labels(
+    shared: Memory, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert shared.config.environ is not None
+    monkeypatch.setenv("MEMTUI_DATA_DIR", str(shared.config.data_dir))
+    monkeypatch.setenv("MEMTUI_CLAUDE_DIR", shared.config.environ["MEMTUI_CLAUDE_DIR"])
+    monkeypatch.setenv("MEMTUI_CODEX_DIR", shared.config.environ["MEMTUI_CODEX_DIR"])
+    monkeypatch.setenv("COLUMNS", "200")
+    cli.main(["search", "refund", "--mode", "fts", "--agent", "codex", "--json"])
+    found = json.loads(capsys.readouterr().out)["results"]
+    assert {(r["session_id"], r["agent"]) for r in found} == {("c-1", "codex")}
+    cli.main(["search", "refund", "question", "--mode", "fts"])
+    out = capsys.readouterr().out
+    assert f"{SHOP} codex" in out and f"{SHOP} claude-code" not in out
+    cli.main(["sessions", "--agent", "claude-code"])
+    assert [line.split()[0] for line in capsys.readouterr().out.splitlines()] == ["s-1"]
+    cli.main(["sessions"])
+    listed = capsys.readouterr().out
+    assert "codex  why does the refund queue stall" in listed
+    with pytest.raises(SystemExit):
+        cli.main(["sessions", "--agent", "cursor"])
+    err = capsys.readouterr().err
+    assert err.startswith("memtui: INVALID_ARGUMENT") and "'codex'" in err
+
+
+async def test_tui_names_the_agent_of_each_row_and_hit(shared: Memory) -> None:
+    app = MemtuiApp(shared, upkeep=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        browse = app.screen
+        assert isinstance(browse, BrowseScreen)
+        await until(pilot, lambda: {"s-1", "c-1"} <= set(browse.sessions))
+        table = browse.query_one(SessionList)
+        width = table.scrollable_content_region.width
+        rows = {s.session_id: table.row(s, width).plain for s in table.sessions}
+        assert " codex " in rows["c-1"] and " claude " in rows["s-1"]
+        assert "why does the refund" in rows["c-1"]  # the title still reads at 80 columns
+        assert "Agent" in table.header(width).plain
+        await pilot.press("slash", *"refund queue")
+        await whole_query_answered(pilot)
+        listing = app.screen.query_one("#results", ResultList)
+        await until(pilot, lambda: bool(listing.hits))
+        assert all("codex" in listing.heading(h).plain for h in listing.hits)
+        listing.highlighted = next(i for i, h in enumerate(listing.hits) if h.role == "assistant")
+        listing.focus()
+        await pilot.press("enter")
+
+        def blocks() -> list[MessageBlock]:
+            return list(app.screen.query(MessageBlock))
+
+        await until(pilot, lambda: isinstance(app.screen, SessionScreen) and bool(blocks()))
+        heads = [b._head().plain for b in blocks()]
+        assert any(head.startswith("codex") for head in heads), heads
+
+
+async def test_resume_opens_the_session_in_its_agent(
+    two: Memory, tmp_path: Path, codex_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+    write_chat(codex_dir, "c-live", str(work), ("user", "a live one"))
+    two.upkeep.ingest()
+    info = two.history.get_session("c-live").session
+    monkeypatch.setenv("PATH", str(tmp_path / "nowhere"))
+    with pytest.raises(actions.CannotResume) as caught:
+        actions.resume_plan(info)
+    assert str(caught.value) == (
+        "`codex` is not on PATH: install Codex CLI, or run `codex resume c-live` where it is"
+    )
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    record = tmp_path / "codex-ran.json"
+    fake = bin_dir / "codex"
+    fake.write_text(
+        f"#!{sys.executable}\nimport json, os, sys\n"
+        f"json.dump({{'argv': sys.argv[1:], 'cwd': os.getcwd()}}, open({str(record)!r}, 'w'))\n"
+    )
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", str(bin_dir))
+    app = MemtuiApp(two, upkeep=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        browse = app.screen
+        assert isinstance(browse, BrowseScreen)
+        await until(pilot, lambda: "c-live" in browse.sessions)
+        table = browse.query_one(SessionList)
+        table.highlighted = [s.session_id for s in table.sessions].index("c-live")
+        table.focus()
+        await pilot.press("r")
+        await until(pilot, record.exists)
+    assert json.loads(record.read_text()) == {"argv": ["resume", "c-live"], "cwd": str(work)}
+
+
+def test_print_config_sets_up_every_agent_that_speaks_mcp(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    data = str(tmp_path / "my data")  # a space: quoted for the shell, escaped in TOML
+    monkeypatch.setenv("MEMTUI_DATA_DIR", data)
+    start = setup.command()
+    text = setup.other_agents()
+    blocks = {b.splitlines()[0]: "\n".join(b.splitlines()[1:]) for b in text.split("\n\n")}
+    codex = next(v for k, v in blocks.items() if k.startswith("# Codex"))
+    add, _, toml = codex.partition("\n# or in ~/.codex/config.toml:\n")
+    assert shlex.split(add) == [
+        "codex",
+        "mcp",
+        "add",
+        f"--env=MEMTUI_DATA_DIR={data}",
+        "memtui",
+        "--",
+        *start,
+    ]
+    server = tomllib.loads(toml)["mcp_servers"]["memtui"]
+    assert server == {"command": start[0], "args": start[1:], "env": {"MEMTUI_DATA_DIR": data}}
+    gemini = json.loads(next(v for k, v in blocks.items() if k.startswith("# Gemini")))
+    assert gemini["mcpServers"]["memtui"] == server
+    opencode = json.loads(next(v for k, v in blocks.items() if k.startswith("# OpenCode")))
+    assert opencode["mcp"]["memtui"] == {
+        "type": "local",
+        "command": start,
+        "enabled": True,
+        "environment": {"MEMTUI_DATA_DIR": data},
+    }
+    copilot = json.loads(next(v for k, v in blocks.items() if k.startswith("# Copilot")))
+    assert copilot["mcpServers"]["memtui"] == {"type": "local", **server, "tools": ["*"]}
+
+
+def test_follow_reads_a_change_in_any_agents_folder(two: Memory, codex_dir: Path) -> None:
+    stop = threading.Event()
+    follower = threading.Thread(target=two.upkeep.follow, kwargs={"stop": stop}, daemon=True)
+    follower.start()
+    try:
+        # Before the watches are in place or after: the first rescan or the watch reads it;
+        # the next change only the watch.
+        for session in ("c-2", "c-3"):
+            write_chat(codex_dir, session, SHOP, ("user", "a change to follow"))
+            deadline = time.monotonic() + 20
+            while session not in sessions(two) and time.monotonic() < deadline:
+                time.sleep(0.05)
+            assert sessions(two)[session] == 1
+    finally:
+        stop.set()
+        follower.join(timeout=10)
+    assert not follower.is_alive()
+
+
+def test_every_listed_reader_is_an_agent_spec_names() -> None:
+    """A reader merged with a typo in its agent or its variable would go unnoticed."""
+    assert registry.SOURCES["claude-code"] is CLAUDE_CODE
+    for agent, source in registry.SOURCES.items():
+        assert agent == source.agent and agent in AGENTS
+        assert source.env == f"MEMTUI_{agent.split('-')[0].upper()}_DIR"
+        assert source.root({source.env: "off"}) is None
+
+
+def test_another_agents_answers_are_its_own(shared: Memory) -> None:
+    markdown = shared.history.session_markdown("c-1")
+    assert "- agent: Codex CLI" in markdown and "] Codex CLI ·" in markdown
+    assert "Claude" not in markdown
+    claude = shared.history.session_markdown("s-1")
+    assert "- agent:" not in claude and "] Claude ·" in claude
+    hits = shared.history.search("refund worker lock", "fts", agent="codex").results
+    assert who(hits[0].role, hits[0].kind, hits[0].agent) == "codex"
+
+
+def test_the_demo_reads_its_own_transcripts_only(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    registered(monkeypatch)
+    environ = only(CODEX=str(tmp_path / "codex"))
+    cfg = Config(tmp_path / "data", tmp_path / "projects", tmp_path / "logs", environ=environ)
+    shown, root = demo.prepare(cfg)
+    try:
+        with Memory(shown) as memory:
+            assert memory.upkeep.folders() == [("claude-code", root / "projects")]
+    finally:
+        shutil.rmtree(root)
+
+
+@pytest.mark.parametrize("parallel", [False, True], ids=["in process", "reader process"])
+def test_a_real_readers_files_reach_the_store_as_its_agent(
+    tmp_path: Path, claude_dir: Path, parallel: bool
+) -> None:
+    """The Codex reader (registered as on main), read in this process or by the reader
+    process, which finds it by the agent's name."""
+    home = tmp_path / "codex-home"
+    cf.write(cf.rollout_path(home, cf.PARENT), cf.parent_rollout(cf.Clock()))
+    environ = only(CLAUDE=str(claude_dir), CODEX=str(home))
+    cfg = Config(tmp_path / "data", claude_dir, tmp_path / "logs", environ=environ)
+    with Memory(cfg) as memory:
+        report = pipeline.ingest(
+            memory._archive, home, parallel=parallel, source=registry.SOURCES["codex"]
+        )
+        assert report.messages > 0 and not report.unreadable
+        memory.upkeep.ingest()  # the rest of the archive's upkeep: indexes
+        hits = memory.history.search("forecast cache expire", "fts", agent="codex").results
+        assert hits and {(h.session_id, h.agent, h.project) for h in hits} == {
+            (cf.PARENT, "codex", cf.PROJECT)
+        }
