@@ -406,16 +406,35 @@ def test_another_agents_answers_are_its_own(shared: Memory) -> None:
     assert who(hits[0].role, hits[0].kind, hits[0].agent) == "codex"
 
 
-def test_the_demo_reads_its_own_transcripts_only(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+def test_the_demo_holds_both_agents_in_one_project_and_reads_nothing_else(
+    tmp_path: Path, claude_dir: Path
 ) -> None:
-    registered(monkeypatch)
-    environ = only(CODEX=str(tmp_path / "codex"))
-    cfg = Config(tmp_path / "data", tmp_path / "projects", tmp_path / "logs", environ=environ)
+    """The archive `memtui --demo` opens, prepared as it does: Claude Code transcripts and
+    Codex rollouts in the same projects, found by one search; the person's own Claude Code
+    and Codex folders (named in their environment) are not read."""
+    own = claude_dir / "-home-dev-shop-api" / "s-1.jsonl"
+    own.parent.mkdir()
+    own.write_bytes(exchange(1))
+    home = tmp_path / "codex-home"
+    cf.write(cf.rollout_path(home, cf.PARENT), cf.parent_rollout(cf.Clock()))
+    environ = only(CLAUDE=str(claude_dir), CODEX=str(home))
+    cfg = Config(tmp_path / "data", claude_dir, tmp_path / "logs", environ=environ)
     shown, root = demo.prepare(cfg)
     try:
         with Memory(shown) as memory:
-            assert memory.upkeep.folders() == [("claude-code", root / "projects")]
+            assert memory.upkeep.folders() == [
+                ("claude-code", root / "projects"),
+                ("codex", root / "codex"),
+            ]
+            memory.upkeep.ingest()
+            assert set(memory.history.agents()) == {"claude-code", "codex"}
+            ids = {s.session_id for s in memory.history.list_sessions(limit=500)}
+            assert "s-1" not in ids and cf.PARENT not in ids
+            hits = memory.history.search("refresh token rotation", "fts", limit=50).results
+            both = {h.project for h in hits if h.agent == "codex"} & {
+                h.project for h in hits if h.agent == "claude-code"
+            }
+            assert both == {"/home/dev/work/payments-api"}
     finally:
         shutil.rmtree(root)
 

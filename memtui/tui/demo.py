@@ -1,5 +1,6 @@
 """The bundled demo archive: transcripts of a few made-up projects, unpacked per run into a
-throw-away directory so the real data dir is never touched."""
+throw-away directory so the real data dir is never touched. It holds one folder per agent
+(projects/ for Claude Code, codex/ for Codex CLI), in the same projects."""
 
 from __future__ import annotations
 
@@ -10,9 +11,12 @@ from importlib import resources
 from pathlib import Path
 
 from memtui.config import Config
+from memtui.engine import AGENTS
 from memtui.errors import NotFound
 
 ARCHIVE = "transcripts.tar.gz"
+# Each agent's folder in the archive; every other agent is turned off.
+FOLDERS = {"claude-code": "projects", "codex": "codex"}
 
 
 def archive_path() -> Path:
@@ -33,7 +37,18 @@ def prepare(config: Config) -> tuple[Config, Path]:
         raise NotFound(f"the demo archive is missing ({source})", "reinstall memtui")
     root = Path(tempfile.mkdtemp(prefix="memtui-demo-"))
     with tarfile.open(source) as tar:
-        tar.extractall(root / "projects", filter="data")
-    # The demo's transcripts only: not the other agents' files this machine has.
-    demo = replace(config, data_dir=root / "data", claude_dir=root / "projects", environ=None)
+        tar.extractall(root, filter="data")
+    claude_dir = root / FOLDERS["claude-code"]
+    demo = replace(config, data_dir=root / "data", claude_dir=claude_dir, environ=_only(root))
     return demo, root
+
+
+def _only(root: Path) -> dict[str, str]:
+    """The demo's folders only: never the agents' files this machine has (MEMTUI_<AGENT>_DIR,
+    SPEC's names, set for every agent)."""
+    return {
+        f"MEMTUI_{agent.split('-')[0].upper()}_DIR": str(root / FOLDERS[agent])
+        if agent in FOLDERS
+        else "off"
+        for agent in AGENTS
+    }
