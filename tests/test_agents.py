@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 from mcp import Client
+from textual.widgets import Static
 
 from memtui import cli
 from memtui.config import Config
@@ -287,6 +288,8 @@ async def test_tui_names_the_agent_of_each_row_and_hit(shared: Memory) -> None:
         assert all("codex" in listing.heading(h).plain for h in listing.hits)
         listing.highlighted = next(i for i, h in enumerate(listing.hits) if h.role == "assistant")
         listing.focus()
+        preview = app.screen.query_one("#preview-text", Static)  # the answer is the agent's
+        await until(pilot, lambda: "◆ codex" in str(preview.render()))
         await pilot.press("enter")
 
         def blocks() -> list[MessageBlock]:

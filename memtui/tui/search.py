@@ -27,7 +27,7 @@ from memtui.engine import (
 )
 from memtui.engine.search import PROMPTS, TOOL_OUTPUT
 from memtui.errors import MemtuiError
-from memtui.tui.format import ROLE_LABEL, error_line, hit_words, one_line, short_names, when
+from memtui.tui.format import error_line, hit_words, one_line, short_names, when, who
 from memtui.tui.messages import ArchiveChanged
 from memtui.tui.notes import flows as notes_flows
 from memtui.tui.notes import scope as note_scope
@@ -347,8 +347,8 @@ class SearchScreen(Screen[None]):
         text = Text()
         for m in messages:
             here = m.message_index == hit.message_index
-            who = KIND_LABEL.get(m.kind) or ROLE_LABEL.get(m.role, m.role)
-            head = f"{'◆ ' if here else ''}{who}  {when(m.timestamp)}\n"
+            label = KIND_LABEL.get(m.kind) or who(m.role, m.kind, hit.agent)
+            head = f"{'◆ ' if here else ''}{label}  {when(m.timestamp)}\n"
             text.append(head, style="bold reverse" if here else "bold dim")
             calls = "\n".join(f"{c.name}  {c.arg}" for c in m.tool_calls)
             parts = [m.text, calls, m.tool_output] if here else [m.text or m.tool_output or calls]
