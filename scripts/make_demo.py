@@ -3,8 +3,8 @@
 Realistic Claude Code transcripts of a few made-up projects, from the same generator the
 benchmarks use (bench/corpus.py), so the demo shows what a real archive looks like: tool
 calls and results, thinking, subagents, compaction. Beside them (projects/), a few Codex CLI
-rollouts in the same projects (codex/, from demo_codex.py): one project, both agents. Same
-seed, same bytes.
+rollouts (codex/, from demo_codex.py) and Gemini CLI sessions (gemini/, demo_gemini.py) in
+the same projects: one project, several agents. Same seed, same bytes.
 
     python scripts/make_demo.py [--messages 900] [--seed 7] [--screenshot]
 
@@ -27,6 +27,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "bench"), str(ROOT / "scripts")]
 
 import demo_codex  # noqa: E402
+import demo_gemini  # noqa: E402
 from corpus import generate  # noqa: E402
 
 OUT = ROOT / "assets" / "demo" / "transcripts.tar.gz"
@@ -40,6 +41,7 @@ def build(messages: int, seed: int, projects: int, out: Path) -> int:
             tree / "projects", messages=messages, seed=seed, projects=projects, broken_lines=False
         )
         demo_codex.write(tree / "codex")
+        demo_gemini.write(tree / "gemini")
         buffer = io.BytesIO()
         # gzip stamps the time in its header unless told not to: mtime=0 keeps the bytes
         with (

@@ -409,12 +409,12 @@ def test_another_agents_answers_are_its_own(shared: Memory) -> None:
     assert who(hits[0].role, hits[0].kind, hits[0].agent) == "codex"
 
 
-def test_the_demo_holds_both_agents_in_one_project_and_reads_nothing_else(
+def test_the_demo_holds_three_agents_in_one_project_and_reads_nothing_else(
     tmp_path: Path, claude_dir: Path
 ) -> None:
-    """The archive `memtui --demo` opens, prepared as it does: Claude Code transcripts and
-    Codex rollouts in the same projects, found by one search; the person's own Claude Code
-    and Codex folders (named in their environment) are not read."""
+    """The archive `memtui --demo` opens, prepared as it does: Claude Code, Codex and Gemini
+    CLI sessions in the same projects, found by one search; the person's own Claude Code and
+    Codex folders (named in their environment) are not read."""
     own = claude_dir / "-home-dev-shop-api" / "s-1.jsonl"
     own.parent.mkdir()
     own.write_bytes(exchange(1))
@@ -428,16 +428,16 @@ def test_the_demo_holds_both_agents_in_one_project_and_reads_nothing_else(
             assert memory.upkeep.folders() == [
                 ("claude-code", root / "projects"),
                 ("codex", root / "codex"),
+                ("gemini", root / "gemini"),
             ]
             memory.upkeep.ingest()
-            assert set(memory.history.agents()) == {"claude-code", "codex"}
+            assert set(memory.history.agents()) == {"claude-code", "codex", "gemini"}
             ids = {s.session_id for s in memory.history.list_sessions(limit=500)}
             assert "s-1" not in ids and cf.PARENT not in ids
             hits = memory.history.search("refresh token rotation", "fts", limit=50).results
-            both = {h.project for h in hits if h.agent == "codex"} & {
-                h.project for h in hits if h.agent == "claude-code"
-            }
-            assert both == {"/home/dev/work/payments-api"}
+            agents = {agent: {h.project for h in hits if h.agent == agent} for agent in AGENTS}
+            together = agents["claude-code"] & agents["codex"] & agents["gemini"]
+            assert together == {"/home/dev/work/payments-api"}
     finally:
         shutil.rmtree(root)
 

@@ -1,6 +1,7 @@
 """The bundled demo archive: transcripts of a few made-up projects, unpacked per run into a
 throw-away directory so the real data dir is never touched. It holds one folder per agent
-(projects/ for Claude Code, codex/ for Codex CLI), in the same projects."""
+(projects/ for Claude Code, codex/ for Codex CLI, gemini/ for Gemini CLI), in the same
+projects."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from memtui.errors import NotFound
 
 ARCHIVE = "transcripts.tar.gz"
 # Each agent's folder in the archive; every other agent is turned off.
-FOLDERS = {"claude-code": "projects", "codex": "codex"}
+FOLDERS = {"claude-code": "projects", "codex": "codex", "gemini": "gemini"}
 
 
 def archive_path() -> Path:
