@@ -27,6 +27,7 @@ from memtui.errors import InvalidArgument
 from memtui.ingest import pipeline
 from memtui.ingest.sources import registry
 from memtui.ingest.sources.claude_code import SOURCE as CLAUDE_CODE
+from memtui.ingest.sources.codex import SOURCE as CODEX
 from memtui.mcp import setup
 from memtui.mcp.engine import Engine
 from memtui.mcp.server import build_server
@@ -409,12 +410,19 @@ def test_another_agents_answers_are_its_own(shared: Memory) -> None:
     assert who(hits[0].role, hits[0].kind, hits[0].agent) == "codex"
 
 
+def real_codex(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The Codex reader as on main, whatever an earlier test's module fixture (`shared`,
+    which keeps the fake registered while it lives) left in the registry."""
+    monkeypatch.setitem(registry.SOURCES, CODEX.agent, CODEX)
+
+
 def test_the_demo_holds_three_agents_in_one_project_and_reads_nothing_else(
-    tmp_path: Path, claude_dir: Path
+    tmp_path: Path, claude_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The archive `memtui --demo` opens, prepared as it does: Claude Code, Codex and Gemini
     CLI sessions in the same projects, found by one search; the person's own Claude Code and
     Codex folders (named in their environment) are not read."""
+    real_codex(monkeypatch)
     own = claude_dir / "-home-dev-shop-api" / "s-1.jsonl"
     own.parent.mkdir()
     own.write_bytes(exchange(1))
@@ -444,10 +452,11 @@ def test_the_demo_holds_three_agents_in_one_project_and_reads_nothing_else(
 
 @pytest.mark.parametrize("parallel", [False, True], ids=["in process", "reader process"])
 def test_a_real_readers_files_reach_the_store_as_its_agent(
-    tmp_path: Path, claude_dir: Path, parallel: bool
+    tmp_path: Path, claude_dir: Path, parallel: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The Codex reader (registered as on main), read in this process or by the reader
     process, which finds it by the agent's name."""
+    real_codex(monkeypatch)
     home = tmp_path / "codex-home"
     cf.write(cf.rollout_path(home, cf.PARENT), cf.parent_rollout(cf.Clock()))
     environ = only(CLAUDE=str(claude_dir), CODEX=str(home))
