@@ -87,10 +87,10 @@ def assert_prompt(taken: dict[str, list[float]]) -> None:
 
 
 def test_reads_answer_while_this_process_ingests(
-    tmp_path: Path, big: tuple[Path, corpus.CorpusStats]
+    tmp_path: Path, medium: tuple[Path, corpus.CorpusStats]
 ) -> None:
     cfg = primed(tmp_path)
-    root, _ = big
+    root, _ = medium  # long enough to sample every read many times
     with Memory(cfg) as memory:
         session_id = memory.history.list_sessions(limit=1)[0].session_id
         memory.history.search("warm up", "hybrid")
@@ -102,10 +102,10 @@ def test_reads_answer_while_this_process_ingests(
 
 
 def test_reads_answer_while_another_process_ingests(
-    tmp_path: Path, big: tuple[Path, corpus.CorpusStats]
+    tmp_path: Path, medium: tuple[Path, corpus.CorpusStats]
 ) -> None:
     cfg = primed(tmp_path)
-    root, _ = big
+    root, _ = medium  # long enough to sample every read many times
     other = subprocess.Popen(
         [sys.executable, "-m", "memtui", "index", "--source", str(root)],
         env=env_for(cfg),

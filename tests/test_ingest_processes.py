@@ -98,10 +98,9 @@ def test_kill_9_mid_ingest_then_rerun(
     assert_counts(cfg, expected)
 
 
-def test_two_ingesting_processes_at_once(
-    cfg: Config, big_corpus: tuple[Path, corpus.CorpusStats]
-) -> None:
-    root, expected = big_corpus
+def test_two_ingesting_processes_at_once(cfg: Config, tmp_path: Path) -> None:
+    root = tmp_path / "projects"
+    expected = corpus.generate(root, messages=6_000, seed=7)  # both at once: size is not it
     cfg = copy_config(cfg, root)
     first, second = start_index(cfg), start_index(cfg)
     done = first.wait(timeout=300), second.wait(timeout=300)
