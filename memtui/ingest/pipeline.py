@@ -13,7 +13,16 @@ from memtui.bulk import paused_gc
 from memtui.errors import InvalidArgument
 from memtui.ingest import reader
 from memtui.ingest.parallel import read_elsewhere
-from memtui.ingest.reader import BATCH, Unreadable, Work, read_all
+from memtui.ingest.reader import (
+    BATCH,
+    Unreadable,
+    Work,
+    mtime,
+    nameable,
+    read_all,
+    shown,
+    unstorable,
+)
 from memtui.ingest.sources import Source
 from memtui.progress import Meter, OnProgress, cancelled
 from memtui.store.archive import Archive, FileBatch
@@ -54,15 +63,6 @@ class IngestReport:
         self.cancelled |= other.cancelled
 
 
-def _nameable(path: Path) -> bool:
-    """A path SQLite can store: a name that is not valid UTF-8 decodes to lone surrogates."""
-    try:
-        str(path).encode()
-    except UnicodeEncodeError:
-        return False
-    return True
-
-
 def discover(root: Path) -> tuple[list[Path], list[str]]:
     """Transcripts as Claude Code lays them out, sessions first, then their subagents; and
     the entries that look like transcripts but cannot be stored, with why."""
@@ -71,22 +71,13 @@ def discover(root: Path) -> tuple[list[Path], list[str]]:
     mains, agents, bad = [], [], []
     found = [*root.glob("*/*.jsonl"), *root.glob("*/*/subagents/*.jsonl")]
     for path in found:
-        if not _nameable(path):
-            shown = str(path).encode(errors="backslashreplace").decode()
-            log.warning("skipped %s: the name is not valid UTF-8", shown)
-            bad.append(f"{shown}: the name is not valid UTF-8")
+        if why := unstorable(path):
+            bad.append(why)
         elif path.name.startswith("agent-") or path.parent.name == "subagents":
             agents.append(path)
         else:
             mains.append(path)
-    return sorted(mains, key=_mtime) + sorted(agents, key=_mtime), bad
-
-
-def _mtime(path: Path) -> float:
-    try:
-        return path.stat().st_mtime
-    except OSError:
-        return 0.0
+    return sorted(mains, key=mtime) + sorted(agents, key=mtime), bad
 
 
 class _Writer:
@@ -153,18 +144,17 @@ def ingest(
         from memtui.ingest.sources import claude_code  # here: it imports this module
 
         source = claude_code.SOURCE
-    if not _nameable(root):
-        shown = str(root).encode(errors="backslashreplace").decode()
+    if not nameable(root):
         hint = "or --source " if source.agent == reader.AGENT else ""
         raise InvalidArgument(
-            f"the {source.agent} folder {shown} has a name that is not valid UTF-8",
+            f"the {source.agent} folder {shown(root)} has a name that is not valid UTF-8",
             f"rename it, or point {source.env} {hint}at another folder",
         )
     full_scan = paths is None
     if paths is None:
         files, bad = source.discover(root) if root.exists() else ([], [])
     else:
-        files, bad = [p for p in paths if p.suffix == ".jsonl" and _nameable(p)], []
+        files, bad = [p for p in paths if p.suffix == ".jsonl" and nameable(p)], []
     report = IngestReport(files_seen=len(files), unreadable=bad)
     states = archive.file_states([str(p) for p in files])
     work: Work = [(p, states.get(str(p))) for p in files]

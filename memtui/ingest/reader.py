@@ -38,6 +38,36 @@ class Unreadable:
     reason: str
 
 
+def nameable(path: Path) -> bool:
+    """A path SQLite can store: a name that is not valid UTF-8 decodes to lone surrogates."""
+    try:
+        str(path).encode()
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def shown(path: Path) -> str:
+    """A path as a log line or a message can hold it, whatever its bytes."""
+    return str(path).encode(errors="backslashreplace").decode()
+
+
+def unstorable(path: Path) -> str | None:
+    """Why a file a reader found cannot be stored (logged), or None: its name is not UTF-8."""
+    if nameable(path):
+        return None
+    log.warning("skipped %s: the name is not valid UTF-8", shown(path))
+    return f"{shown(path)}: the name is not valid UTF-8"
+
+
+def mtime(path: Path) -> float:
+    """When the file last changed; 0 for one gone: readers list files oldest first."""
+    try:
+        return path.stat().st_mtime
+    except OSError:
+        return 0.0
+
+
 def fallbacks(root: Path, path: Path) -> tuple[str, str]:
     """Project and session for records that lack `cwd` or `sessionId`."""
     try:
@@ -55,6 +85,15 @@ def read_file(
 ) -> Iterator[FileBatch | Unreadable]:
     """The new records of one file, in batches, each with the checkpoint that follows it;
     with `masker`, every text in them has its secrets masked."""
+    return guarded(path, lambda f: _read_open(f, root, path, previous, masker))
+
+
+def guarded(
+    path: Path, read: Callable[[BinaryIO], Iterator[FileBatch | Unreadable]]
+) -> Iterator[FileBatch | Unreadable]:
+    """What `read` yields from the file opened; a file that cannot be opened or read to its
+    end is one Unreadable (after the batches read before), never an exception. Every
+    agent's reader opens its files through this."""
     name = str(path)
     try:
         f = open_regular(name)
@@ -64,7 +103,7 @@ def read_file(
         return
     with f:
         try:
-            yield from _read_open(f, root, path, previous, masker)
+            yield from read(f)
         except OSError as exc:
             log.warning("stopped reading %s: %s", name, exc.strerror or exc)
             yield Unreadable(name, exc.strerror or str(exc))

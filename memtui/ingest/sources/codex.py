@@ -39,7 +39,7 @@ import zstandard
 
 from memtui.ingest import follower
 from memtui.ingest.parser import epoch, slow_loads
-from memtui.ingest.reader import BATCH, Unreadable, masked, open_regular
+from memtui.ingest.reader import BATCH, Unreadable, guarded, masked, unstorable
 from memtui.ingest.sources import Source
 from memtui.ingest.titles import prompt_title
 from memtui.store.archive import FileBatch, FileState
@@ -92,24 +92,14 @@ def discover(root: Path) -> tuple[list[Path], list[str]]:
         for path in (root / folder).rglob("rollout-*.jsonl*"):
             if not path.name.endswith((_PLAIN, _COMPRESSED)):
                 continue
-            if not _nameable(path):
-                shown = str(path).encode(errors="backslashreplace").decode()
-                log.warning("skipped %s: the name is not valid UTF-8", shown)
-                bad.append(f"{shown}: the name is not valid UTF-8")
+            if why := unstorable(path):
+                bad.append(why)
             elif not (path.name.endswith(_COMPRESSED) and _plain(path).exists()):
                 found.append(path)
     found.sort(key=lambda p: (_plain(p).name, str(p)))
     if (root / _NAMES).is_file():
         found.append(root / _NAMES)
     return found, bad
-
-
-def _nameable(path: Path) -> bool:
-    try:
-        str(path).encode()
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 def _plain(path: Path) -> Path:
@@ -133,22 +123,11 @@ def read_file(
     root: Path, path: Path, previous: FileState | None, masker: Masker | None = None
 ) -> Iterator[FileBatch | Unreadable]:
     """The new messages of one rollout, in batches, each with the checkpoint after it."""
-    name = str(path)
-    try:
-        f = open_regular(name)
-    except OSError as exc:
-        log.warning("skipped %s: %s", name, exc.strerror or exc)
-        yield Unreadable(name, exc.strerror or str(exc))
-        return
-    with f:
-        try:
-            if name.endswith(_COMPRESSED):
-                yield from _read_compressed(f, path, previous, masker)
-            else:
-                yield from _read_plain(f, path, previous, masker)
-        except OSError as exc:
-            log.warning("stopped reading %s: %s", name, exc.strerror or exc)
-            yield Unreadable(name, exc.strerror or str(exc))
+    compressed = str(path).endswith(_COMPRESSED)
+    return guarded(
+        path,
+        lambda f: (_read_compressed if compressed else _read_plain)(f, path, previous, masker),
+    )
 
 
 def _read_plain(

@@ -35,7 +35,7 @@ import orjson
 
 from memtui.ingest import follower
 from memtui.ingest.parser import epoch, key_arg
-from memtui.ingest.reader import BATCH, Unreadable, masked, open_regular
+from memtui.ingest.reader import BATCH, Unreadable, guarded, masked, mtime, unstorable
 from memtui.ingest.sources import Source
 from memtui.ingest.titles import prompt_title
 from memtui.store.archive import FileBatch, FileState
@@ -91,43 +91,20 @@ def discover(root: Path) -> tuple[list[Path], list[str]]:
     ok: list[Path] = []
     bad: list[str] = []
     for path in found:
-        try:
-            str(path).encode()
-        except UnicodeEncodeError:
-            shown = str(path).encode(errors="backslashreplace").decode()
-            bad.append(f"{shown}: the name is not valid UTF-8")
-            continue
-        ok.append(path)
-    return sorted(ok, key=_mtime), bad
-
-
-def _mtime(path: Path) -> float:
-    try:
-        return path.stat().st_mtime
-    except OSError:
-        return 0.0
+        if why := unstorable(path):
+            bad.append(why)
+        else:
+            ok.append(path)
+    return sorted(ok, key=mtime), bad
 
 
 def read_file(
     root: Path, path: Path, previous: FileState | None, masker: Masker | None = None
 ) -> Iterator[FileBatch | Unreadable]:
     """The new records of one session file, in batches, each with the checkpoint after it."""
-    name = str(path)
-    try:
-        f = open_regular(name)
-    except OSError as exc:
-        log.warning("skipped %s: %s", name, exc.strerror or exc)
-        yield Unreadable(name, exc.strerror or str(exc))
-        return
-    with f:
-        try:
-            if path.suffix == ".json":
-                yield from _read_legacy(f, root, path, previous, masker)
-            else:
-                yield from _read_events(f, path, previous, masker)
-        except OSError as exc:
-            log.warning("stopped reading %s: %s", name, exc.strerror or exc)
-            yield Unreadable(name, exc.strerror or str(exc))
+    if path.suffix == ".json":
+        return guarded(path, lambda f: _read_legacy(f, root, path, previous, masker))
+    return guarded(path, lambda f: _read_events(f, path, previous, masker))
 
 
 @dataclass(slots=True)

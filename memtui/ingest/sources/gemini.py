@@ -35,7 +35,7 @@ import orjson
 
 from memtui.ingest import follower
 from memtui.ingest.parser import epoch, key_arg, prompt_title
-from memtui.ingest.reader import BATCH, Unreadable, masked, open_regular
+from memtui.ingest.reader import BATCH, Unreadable, guarded, masked, mtime, unstorable
 from memtui.ingest.sources import Source
 from memtui.store.archive import FileBatch, FileState
 from memtui.store.mask import Masker
@@ -75,43 +75,20 @@ def discover(root: Path) -> tuple[list[Path], list[str]]:
     ok: list[list[Path]] = [[], []]
     for group, paths in enumerate((mains, agents)):
         for path in paths:
-            try:
-                str(path).encode()
-            except UnicodeEncodeError:
-                shown = str(path).encode(errors="backslashreplace").decode()
-                bad.append(f"{shown}: the name is not valid UTF-8")
-                continue
-            ok[group].append(path)
-    return sorted(ok[0], key=_mtime) + sorted(ok[1], key=_mtime), bad
-
-
-def _mtime(path: Path) -> float:
-    try:
-        return path.stat().st_mtime
-    except OSError:
-        return 0.0
+            if why := unstorable(path):
+                bad.append(why)
+            else:
+                ok[group].append(path)
+    return sorted(ok[0], key=mtime) + sorted(ok[1], key=mtime), bad
 
 
 def read_file(
     root: Path, path: Path, previous: FileState | None, masker: Masker | None = None
 ) -> Iterator[FileBatch | Unreadable]:
     """The new records of one session file, in batches, each with the checkpoint after it."""
-    name = str(path)
-    try:
-        f = open_regular(name)
-    except OSError as exc:
-        log.warning("skipped %s: %s", name, exc.strerror or exc)
-        yield Unreadable(name, exc.strerror or str(exc))
-        return
-    with f:
-        try:
-            if path.suffix == ".json":
-                yield from _read_whole(f, root, path, previous, masker)
-            else:
-                yield from _read_appended(f, root, path, previous, masker)
-        except OSError as exc:
-            log.warning("stopped reading %s: %s", name, exc.strerror or exc)
-            yield Unreadable(name, exc.strerror or str(exc))
+    if path.suffix == ".json":
+        return guarded(path, lambda f: _read_whole(f, root, path, previous, masker))
+    return guarded(path, lambda f: _read_appended(f, root, path, previous, masker))
 
 
 # -- one session's state as its file says -------------------------------------------------
