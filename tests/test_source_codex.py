@@ -16,6 +16,7 @@ from memtui.store.archive import Archive, FileBatch
 from memtui.store.mask import Masker
 from memtui.store.records import Kind, Message
 from tests.agents import codex_files as cf
+from tests.agents import support
 
 
 @pytest.fixture
@@ -33,14 +34,7 @@ def archive(tmp_path: Path) -> Iterator[Archive]:
 
 
 def read(home: Path, path: Path, archive: Archive | None = None) -> list[FileBatch]:
-    previous = archive.file_states([str(path)]).get(str(path)) if archive else None
-    batches = list(codex.read_file(home, path, previous))
-    assert not [b for b in batches if isinstance(b, Unreadable)]
-    return [b for b in batches if isinstance(b, FileBatch)]
-
-
-def messages(batches: list[FileBatch]) -> list[Message]:
-    return [r for b in batches for _, r in b.records if isinstance(r, Message)]
+    return support.read(codex.read_file, home, path, archive)
 
 
 def ingest(home: Path, archive: Archive) -> tuple[int, int]:
@@ -64,7 +58,7 @@ def test_every_record_type(home: Path) -> None:
     path = cf.write(cf.rollout_path(home, cf.PARENT), cf.parent_rollout(cf.Clock()))
     batches = read(home, path)
     assert all(b.agent == "codex" and b.fallback_project == cf.PROJECT for b in batches)
-    records = messages(batches)
+    records = support.messages(batches)
     assert [r.kind for r in records[:3]] == [Kind.META] * 3  # developer, instructions, env
     assert all(r.title is None for r in records[:3])
     prompts = [r for r in records if r.kind is Kind.PROMPT]  # each once, not again as events
@@ -101,7 +95,7 @@ def test_every_record_type(home: Path) -> None:
 def test_a_rollout_from_before_mid_2025(home: Path) -> None:
     when = cf.START.replace(year=2025, month=5)
     path = cf.write(cf.rollout_path(home, cf.PARENT, when), cf.legacy_rollout(cf.PARENT))
-    records = messages(read(home, path))
+    records = support.messages(read(home, path))
     assert [(r.kind, r.text or r.thinking or r.tool_output) for r in records] == [
         (Kind.META, cf.ENV_CONTEXT.replace(cf.PROJECT, "/home/dev/old")),
         (Kind.PROMPT, "explain the cache"),
@@ -125,7 +119,7 @@ def test_compacted_stands_for_the_history_before_it(home: Path) -> None:
         cf.line(clock, "compacted", {"message": "", "replacement_history": []}),
         cf.event(clock, "context_compacted"),
     ]
-    records = messages(read(home, cf.write(cf.rollout_path(home, cf.PARENT), lines)))
+    records = support.messages(read(home, cf.write(cf.rollout_path(home, cf.PARENT), lines)))
     summaries = [r for r in records if r.kind is Kind.COMPACT_SUMMARY]
     summary = "The cache TTL was fixed; tests pass."
     assert [(s.role, s.text) for s in summaries] == [("user", summary)]
@@ -137,7 +131,7 @@ def test_a_fork_stores_only_what_it_adds(home: Path, archive: Archive) -> None:
     cf.write(cf.rollout_path(home, cf.PARENT), parent)
     later = cf.START.replace(hour=10)
     fork = cf.write(cf.rollout_path(home, cf.FORK, later), cf.fork_rollout(parent, clock))
-    forked = messages(read(home, fork))
+    forked = support.messages(read(home, fork))
     assert {r.session_id for r in forked} == {cf.FORK}  # the parent's id never names it
     assert ingest(home, archive) == (14 + 2, 0)
     assert len(rows(archive, cf.PARENT)) == 14
@@ -150,7 +144,7 @@ def test_a_fork_stores_only_what_it_adds(home: Path, archive: Archive) -> None:
 
 def test_a_compressed_rollout_is_the_same_session(home: Path, archive: Archive) -> None:
     path = cf.write(cf.rollout_path(home, cf.PARENT), cf.parent_rollout(cf.Clock()))
-    plain = messages(read(home, path))
+    plain = support.messages(read(home, path))
     assert ingest(home, archive) == (14, 0)
     packed = path.with_name(path.name + ".zst")
     packed.write_bytes(cf.compress(path).read_bytes())  # both there: Codex reads the plain one
@@ -158,7 +152,7 @@ def test_a_compressed_rollout_is_the_same_session(home: Path, archive: Archive) 
     assert codex.discover(home)[0] == [path]
     path.unlink()
     assert codex.discover(home)[0] == [packed]
-    assert [(r.uuid, r.text) for r in messages(read(home, packed))] == [
+    assert [(r.uuid, r.text) for r in support.messages(read(home, packed))] == [
         (r.uuid, r.text) for r in plain
     ]
     assert ingest(home, archive) == (0, 0)  # read whole, nothing stored twice
@@ -207,7 +201,7 @@ def test_a_growing_rollout_is_read_on_from_its_offset(home: Path, archive: Archi
         "tool_result",
         "assistant",
     ]
-    whole = messages(read(home, path))  # the same uuids as a read from the start
+    whole = support.messages(read(home, path))  # the same uuids as a read from the start
     stored = {u for (u,) in archive.conn.execute("SELECT uuid FROM messages")}
     assert {r.uuid for r in whole} == stored
 
@@ -230,7 +224,7 @@ def test_a_half_written_last_line_waits(home: Path, archive: Archive) -> None:
     assert archive.apply(read(home, path, archive)).messages == 3
     cf.append(path, last[25:] + b"\n")
     batches = read(home, path, archive)
-    assert [r.text for r in messages(batches)] == ["add a test for the TTL"]
+    assert [r.text for r in support.messages(batches)] == ["add a test for the TTL"]
     assert archive.apply(batches).messages == 1
 
 

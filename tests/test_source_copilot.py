@@ -14,8 +14,9 @@ from memtui.ingest.reader import Unreadable
 from memtui.ingest.sources import copilot
 from memtui.store.archive import Archive, BatchResult, FileBatch
 from memtui.store.mask import Masker
-from memtui.store.records import Kind, Message, Title
+from memtui.store.records import Kind, Title
 from tests.agents import copilot_files as cf
+from tests.agents import support
 
 
 @pytest.fixture
@@ -37,14 +38,7 @@ def events_path(home: Path, session: str = cf.SESSION) -> Path:
 
 
 def read(home: Path, path: Path, archive: Archive | None = None) -> list[FileBatch]:
-    previous = archive.file_states([str(path)]).get(str(path)) if archive else None
-    batches = list(copilot.read_file(home, path, previous))
-    assert not [b for b in batches if isinstance(b, Unreadable)]
-    return [b for b in batches if isinstance(b, FileBatch)]
-
-
-def messages(batches: list[FileBatch]) -> list[Message]:
-    return [r for b in batches for _, r in b.records if isinstance(r, Message)]
+    return support.read(copilot.read_file, home, path, archive)
 
 
 def apply(home: Path, path: Path, archive: Archive) -> tuple[BatchResult, int]:
@@ -73,7 +67,7 @@ def test_every_record_type(home: Path) -> None:
     assert [(b.agent, b.fallback_project, b.skipped) for b in batches] == [
         ("copilot", cf.PROJECT, 0)
     ]
-    records = messages(batches)
+    records = support.messages(batches)
     assert {(r.session_id, r.cwd, r.git_branch) for r in records} == {
         (cf.SESSION, cf.PROJECT, cf.BRANCH)
     }
@@ -149,7 +143,7 @@ def test_a_growing_file_is_read_once_and_a_half_written_event_waits(
     cf.append(path, rest[cut:])
     batches = read(home, path, archive)
     # A read that resumes past session.start still knows the session's directory and branch.
-    assert {(m.cwd, m.git_branch) for m in messages(batches)} == {(cf.PROJECT, cf.BRANCH)}
+    assert {(m.cwd, m.git_branch) for m in support.messages(batches)} == {(cf.PROJECT, cf.BRANCH)}
     second = archive.apply(batches)
     skipped = sum(b.skipped for b in batches)
     assert (second.messages, second.duplicates, skipped) == (cf.MESSAGES - 2, 0, 0)
@@ -187,7 +181,7 @@ def test_a_rewind_that_truncates_the_file_stores_only_what_is_new(
 def test_a_legacy_session_and_its_import_are_stored_once(home: Path, archive: Archive) -> None:
     old = cf.legacy()
     legacy = cf.write_legacy(cf.legacy_path(home), old)
-    records = messages(read(home, legacy))
+    records = support.messages(read(home, legacy))
     assert [(r.role, r.kind) for r in records] == [
         ("assistant", Kind.META),
         ("user", Kind.PROMPT),
@@ -307,5 +301,5 @@ def test_secrets_are_masked(home: Path) -> None:
     cf.prompt(ev, f"use the token {token} to push")
     path = cf.append(events_path(home), cf.lines(ev.events))
     batches = list(copilot.read_file(home, path, None, Masker()))
-    (typed,) = messages([b for b in batches if isinstance(b, FileBatch)])
+    (typed,) = support.messages([b for b in batches if isinstance(b, FileBatch)])
     assert token not in typed.text and "\u2039secret:" in typed.text

@@ -18,6 +18,7 @@ from memtui.store.archive import Archive, FileBatch
 from memtui.store.mask import Masker
 from memtui.store.records import Kind, Message, Title
 from tests.agents import gemini_files as gf
+from tests.agents import support
 
 SESSION = "dddd4444-s"
 
@@ -43,14 +44,7 @@ def chats(home: Path, folder: str = gf.SLUG) -> Path:
 
 
 def read(home: Path, path: Path, archive: Archive | None = None) -> list[FileBatch]:
-    previous = archive.file_states([str(path)]).get(str(path)) if archive else None
-    batches = list(gemini.read_file(home, path, previous))
-    assert not [b for b in batches if isinstance(b, Unreadable)]
-    return [b for b in batches if isinstance(b, FileBatch)]
-
-
-def messages(batches: list[FileBatch]) -> list[Message]:
-    return [r for b in batches for _, r in b.records if isinstance(r, Message)]
+    return support.read(gemini.read_file, home, path, archive)
 
 
 def ingest(home: Path, archive: Archive) -> tuple[int, int]:
@@ -75,7 +69,7 @@ def test_every_record_type(home: Path) -> None:
     path = gf.append(chats(home) / "session-x.jsonl", gf.jsonl(SESSION, msgs, summary="Cache TTL"))
     batches = read(home, path)
     assert all(b.agent == "gemini" and b.fallback_project == gf.PROJECT for b in batches)
-    records = messages(batches)
+    records = support.messages(batches)
     by_uuid = {r.uuid: r for r in records}
     assert by_uuid["b-ctx"].kind is Kind.META  # injected <session_context>: never a prompt
     prompt = by_uuid["b-u1"]
@@ -145,7 +139,7 @@ def test_each_copy_of_a_session_is_stored_once(tmp_path: Path, archive: Archive)
 def test_a_subagent_belongs_to_its_parent_session(tmp_path: Path, archive: Archive) -> None:
     home = tmp_path / ".gemini"
     files = gf.gemini_home(home)
-    records = messages(read(home, files["subagent"]))
+    records = support.messages(read(home, files["subagent"]))
     assert {(r.session_id, r.agent_id, r.is_sidechain) for r in records} == {
         ("bbbb2222-s", "cccc3333-sub", True)
     }
@@ -165,7 +159,7 @@ def test_a_rewritten_json_is_read_whole_and_only_the_new_is_stored(
     later = [first[0], gf.gemini("d-g1", "Done."), gf.user("d-u2", "and a timeout", 20)]
     gf.write_json(path, SESSION, [*later, gf.gemini("d-g2", "Added.", 25)])
     batches = read(home, path, archive)
-    assert len(messages(batches)) == 4  # read whole again
+    assert len(support.messages(batches)) == 4  # read whole again
     result = archive.apply(batches)
     assert (result.messages, result.duplicates) == (2, 2)
     assert [u for u, _, _ in rows(archive)] == ["d-u1", "d-g1", "d-u2", "d-g2"]
@@ -189,7 +183,7 @@ def test_a_growing_jsonl_is_read_from_where_it_stopped(home: Path, archive: Arch
     gf.append(path, gf.line(gf.gemini("d-g1", "", calls=done)))
     gf.append(path, gf.line(gf.user("d-u2", "thanks", 40)))
     batches = read(home, path, archive)
-    assert [r.uuid for r in messages(batches)] == [
+    assert [r.uuid for r in support.messages(batches)] == [
         "d-g1",
         "d-g1/d-ls-1",
         f"{SESSION}/d-ls-1/result",
@@ -247,7 +241,7 @@ def test_a_rewind_never_stores_what_it_dropped(home: Path, archive: Archive) -> 
     gf.append(path, gf.line(gf.gemini("d-g3", "3", 15)))
     gf.append(path, gf.line({"$rewindTo": "d-u3"}))
     batches = read(home, path, archive)
-    assert [r.uuid for r in messages(batches)] == ["d-u1", "d-g1", "d-u2b", "d-g2b"]
+    assert [r.uuid for r in support.messages(batches)] == ["d-u1", "d-g1", "d-u2b", "d-g2b"]
     result = archive.apply(batches)
     assert (result.messages, result.duplicates) == (2, 2)
     # d-u2 was stored before the rewind and stays (the store cannot delete yet).
@@ -260,7 +254,7 @@ def test_a_set_of_messages_is_the_whole_list_anew(home: Path, archive: Archive) 
     keep, drop = gf.user("d-u1", "one"), gf.user("d-u2", "two", 10)
     gf.append(path, gf.jsonl(SESSION, [keep, drop]))
     gf.append(path, gf.line({"$set": {"messages": [keep, gf.gemini("d-g1", "1")]}}))
-    assert [r.uuid for r in messages(read(home, path))] == ["d-u1", "d-g1"]
+    assert [r.uuid for r in support.messages(read(home, path))] == ["d-u1", "d-g1"]
 
 
 @pytest.mark.parametrize("marker", [True, False])
@@ -279,7 +273,7 @@ def test_a_hash_folder_finds_its_path(tmp_path: Path, archive: Archive, marker: 
     )
     (batch,) = read(home, path)
     assert batch.fallback_project == root
-    assert {r.cwd for r in messages([batch])} == {root}
+    assert {r.cwd for r in support.messages([batch])} == {root}
 
 
 def test_an_unknown_project_falls_back_to_its_folder(tmp_path: Path) -> None:
@@ -303,7 +297,7 @@ def test_a_session_hash_matches_a_known_directory(tmp_path: Path) -> None:
         directories=[root],
     )
     (batch,) = read(home, path)
-    assert {r.cwd for r in messages([batch])} == {root}
+    assert {r.cwd for r in support.messages([batch])} == {root}
 
 
 def test_secrets_are_masked(home: Path) -> None:

@@ -15,8 +15,9 @@ from memtui.ingest.reader import Unreadable
 from memtui.ingest.sources.opencode import SOURCE, discover, read_file
 from memtui.store.archive import Archive, BatchResult, FileBatch, FileState
 from memtui.store.mask import Masker
-from memtui.store.records import Kind, Message, Title
+from memtui.store.records import Kind, Title
 from tests.agents import opencode_files as oc
+from tests.agents import support
 
 ROWS = 12  # what oc.conversation stores: 9 in the session, 3 from its subagent
 
@@ -47,16 +48,6 @@ def ingest(archive: Archive, root: Path) -> BatchResult:
     return archive.apply([b for b in batches if isinstance(b, FileBatch)])
 
 
-def messages(batches: list[FileBatch | Unreadable]) -> list[Message]:
-    return [
-        r
-        for b in batches
-        if isinstance(b, FileBatch)
-        for _, r in b.records
-        if isinstance(r, Message)
-    ]
-
-
 def rows(archive: Archive) -> list[sqlite3.Row]:
     return archive.conn.execute("SELECT * FROM messages ORDER BY session_id, idx").fetchall()
 
@@ -66,7 +57,7 @@ def test_every_part_kind_becomes_its_record(root: Path) -> None:
     session, child = oc.conversation(ids)
     oc.write_db(oc.open_db(root), session, child)
     batches = read(root)
-    found = messages(batches)
+    found = support.messages(batches)
     assert all(isinstance(b, FileBatch) and b.agent == "opencode" for b in batches)
     by_kind = {k: [m for m in found if m.kind is k] for k in Kind}
     prompts = [m.text for m in by_kind[Kind.PROMPT] if not m.is_sidechain]
@@ -205,7 +196,7 @@ def test_a_growing_database_is_read_from_where_it_stopped(root: Path) -> None:
     conn = oc.open_db(root)
     oc.write_db(conn, session, child)
     (first,) = read(root)
-    assert isinstance(first, FileBatch) and len(messages([first])) == 17
+    assert isinstance(first, FileBatch) and len(support.messages([first])) == 17
     states = {first.state.path: first.state}
     assert read(root, states) == []  # nothing written: not even opened
     later = oc.T0 + 100_000
@@ -222,7 +213,7 @@ def test_a_growing_database_is_read_from_where_it_stopped(root: Path) -> None:
         ),
     )
     (second,) = read(root, states)
-    assert [m.text for m in messages([second])] == ["and the cart test?", "Same cause."]
+    assert [m.text for m in support.messages([second])] == ["and the cart test?", "Same cause."]
     assert second.state.offset > first.state.offset
 
 
@@ -283,7 +274,7 @@ def test_a_busy_database_is_skipped_this_run(root: Path) -> None:
         assert read(root) == []
     finally:
         conn.execute("ROLLBACK")
-    assert len(messages(read(root))) == 17
+    assert len(support.messages(read(root))) == 17
 
 
 def test_no_lock_is_held_between_batches(root: Path) -> None:
@@ -317,7 +308,7 @@ def test_secrets_are_masked(root: Path) -> None:
     files, _ = discover(root)
     (batch,) = read_file(root, files[0], None, Masker())
     assert isinstance(batch, FileBatch)
-    (msg,) = messages([batch])
+    (msg,) = support.messages([batch])
     assert token not in msg.text
 
 
@@ -349,7 +340,7 @@ def test_a_release_without_a_session_column_still_reads(root: Path) -> None:
     conn = oc.open_db(root)
     oc.write_db(conn, session, child)
     conn.execute("ALTER TABLE session DROP COLUMN directory")
-    found = messages(read(root))
+    found = support.messages(read(root))
     assert len(found) == 17 and {m.cwd for m in found} == {None}
 
 
@@ -360,10 +351,10 @@ def test_a_session_of_the_json_tree_growing_is_read_from_where_it_stopped(root: 
     for path in (root / "storage").rglob("*.json"):
         os.utime(path, ns=(oc.T0 * 1_000_000, oc.T0 * 1_000_000))  # written back then
     (first,) = read_file(root, session_file, None)
-    assert isinstance(first, FileBatch) and len(messages([first])) == 13
+    assert isinstance(first, FileBatch) and len(support.messages([first])) == 13
     prompt = oc.user(ids, session, oc.T0 + 100_000, oc.text("and the cart test?"))
     oc.assistant(ids, session, oc.T0 + 100_010, prompt, oc.text("Same cause.", oc.T0 + 100_020))
     later = oc.Session(session.id, session.directory, session.title, messages=session.messages[-2:])
     oc.write_tree(root, later)
     (second,) = read_file(root, session_file, first.state)
-    assert [m.text for m in messages([second])] == ["and the cart test?", "Same cause."]
+    assert [m.text for m in support.messages([second])] == ["and the cart test?", "Same cause."]
