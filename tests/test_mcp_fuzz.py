@@ -96,7 +96,7 @@ def test_arbitrary_arguments_never_break_a_tool(memory: Memory, claude_dir: Path
     ):
 
         @settings(
-            max_examples=250,
+            max_examples=120,
             deadline=None,
             suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
         )

@@ -511,7 +511,7 @@ def test_arbitrary_arguments_never_break_a_notes_tool(archive: Memory) -> None:
     ):
 
         @settings(
-            max_examples=200,
+            max_examples=100,
             deadline=None,
             suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
         )
