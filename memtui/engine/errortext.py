@@ -153,6 +153,35 @@ def error_words(signature: str) -> tuple[str, list[str]]:
 
 # Claude Code's first line of a command that exited non-zero (2.x; 1.x wrote none).
 _EXIT = re.compile(r"\AExit code (\d+)\n?")
+# Codex's shell tools' text form: a header of labelled lines, then `Output:` (its JSON form's
+# exit code the reader reads); exec_command's header says `Process exited with code N`.
+_CODEX_EXIT = re.compile(
+    r"\A(?:Exit code: |(?:(?:Chunk ID|Wall time): [^\n]*\n)*Process exited with code )(-?\d+)$",
+    re.M,
+)
+_CODEX_FRAME = re.compile(
+    r"\A(?:(?:Exit code:|Wall time:|Total output lines:|Chunk ID:|Original token count:|"
+    r"Process exited with code|Process running with session ID) [^\n]*\n)*(?:Output:\n)?"
+)
+# Gemini CLI's run_shell_command: labelled lines (`Stdout:` and `Stderr:` in older releases,
+# `Output:` now) around what the command printed.
+_GEMINI_EXIT = re.compile(r"^Exit Code: (-?\d+)$", re.M)
+_GEMINI_FRAME = re.compile(
+    r"^(?:(?:Command|Directory|Exit Code|Signal|Background PIDs|Process Group PGID): [^\n]*"
+    r"|Error: \(none\)|(?:Stdout|Stderr): \(empty\))(?:\n|\Z)|^(?:Output|Stdout|Stderr): ",
+    re.M,
+)
+# Copilot CLI's bash: a mark after what the command printed.
+_COPILOT_EXIT = re.compile(r"\n?<exited with exit code (-?\d+)>\s*\Z")
+# How each agent's shell tool writes a command's exit code into its result: the code, and what
+# the tool wrote around what the command printed (an error is looked for in the latter only).
+# OpenCode keeps its exit code beside the output, where the reader does not look.
+EXIT_FORMS: dict[str, tuple[re.Pattern[str], re.Pattern[str]]] = {
+    "claude-code": (_EXIT, _EXIT),
+    "codex": (_CODEX_EXIT, _CODEX_FRAME),
+    "gemini": (_GEMINI_EXIT, _GEMINI_FRAME),
+    "copilot": (_COPILOT_EXIT, _COPILOT_EXIT),
+}
 # A line that says what went wrong, for an error none of the patterns above names.
 _TELLING = re.compile(
     r"error|fatal|fail|denied|not found|no such|cannot|can't|unable|invalid|refused|missing|"
@@ -162,10 +191,14 @@ _TELLING = re.compile(
 LINE_CHARS = 200  # of an error's line as written
 
 
-def exit_code(output: str) -> int | None:
-    """The exit code a command's output opens with, when Claude Code wrote one."""
-    m = _EXIT.match(output)
-    return int(m.group(1)) if m else None
+def run_output(output: str, agent: str) -> tuple[int | None, str]:
+    """A command's exit code, where `agent`'s shell tool wrote one in its result, and what
+    the command printed (the tool's own lines around it gone)."""
+    form = EXIT_FORMS.get(agent)
+    if form is None:
+        return None, output
+    m = form[0].search(output)
+    return (int(m.group(1)) if m else None), form[1].sub("", output)
 
 
 def error_of(text: str) -> tuple[str, str] | None:

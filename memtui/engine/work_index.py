@@ -7,10 +7,11 @@ kept (schema 8), with the thread's oldest call still waiting (results follow the
 order, but for parallel calls that finish out of turn: those only the ids pair right; a call
 still waiting when the next assistant message comes was never answered). Each call that
 reads, edits, writes or runs becomes a row (store/work.py), its result gives the outcome:
-Claude Code's is_error where it was kept, else what the text says ("Exit code 1", a refused
-edit; a failure Claude Code 1.x wrote, with no exit code, is not known so). A failed run
-stays open until a run of the same command, or of a command that failed with the same error,
-passes in that thread: what ran and changed in between fixed it.
+the exit code where the agent's shell tool wrote one (errortext.EXIT_FORMS), else is_error
+where it was kept, else what the text says (a refused edit; a failure Claude Code 1.x wrote,
+with no exit code, is not known so). Each agent's tools are its own (store/work.py TOOLS).
+A failed run stays open until a run of the same command, or of a command that failed with the
+same error, passes in that thread: what ran and changed in between fixed it.
 
 Following `meta.seq` (`meta.work_seq` is how far it has read): a session with new or changed
 messages is derived again from its first such message on; what came before it (each
@@ -182,7 +183,7 @@ def rebuild(
 def differences(conn: sqlite3.Connection) -> tuple[set[int], set[int]]:
     """(messages up to the mark with work calls but no rows, message ids of rows whose
     message is gone): what doctor reports."""
-    return store.underived(conn, sorted(store.KINDS)), store.orphans(conn)
+    return store.underived(conn, store.TOOLS), store.orphans(conn)
 
 
 def _batches(touched: list[tuple[str, int, int]]) -> Iterator[list[tuple[str, int, int]]]:
@@ -201,25 +202,27 @@ def _batches(touched: list[tuple[str, int, int]]) -> Iterator[list[tuple[str, in
 def _derive(conn: sqlite3.Connection, session_id: str, start: int) -> None:
     """A session's work from its message `start` on, the rows before it kept."""
     found = conn.execute(
-        "SELECT s.project_id, p.path FROM sessions s JOIN projects p ON p.id = s.project_id "
+        "SELECT s.project_id, p.path, s.agent FROM sessions s "
+        "JOIN projects p ON p.id = s.project_id "
         "WHERE s.id = ?",
         (session_id,),
     ).fetchone()
     store.drop_from(conn, session_id, start)
     if found is None:  # forgotten since it changed
         return
-    project_id, project = found
+    project_id, project, writer = found  # writer: the coding agent (agent_id: a subagent)
+    tools = store.TOOLS.get(writer, {})
     threads: dict[str | None, _Thread] = {}
     if start:
         lo = _turns_start(conn, session_id, start)
         for row in conn.execute(_STRUCTURE, (session_id, lo, start)).fetchall():
-            _read(row, threads, None)
+            _read(row, tools, threads, None)
         for idx, n, agent, command, error in store.open_failures(conn, session_id):
             threads.setdefault(agent, _Thread()).open.append(_Open(idx, n, command, error))
     rows: dict[tuple[int, int], list[object]] = {}
     results: list[_Result] = []
     for row in conn.execute(_STRUCTURE, (session_id, start, 1 << 62)).fetchall():
-        for call, prompt_id, message_id, epoch, arg in _read(row, threads, results):
+        for call, prompt_id, message_id, epoch, arg in _read(row, tools, threads, results):
             rows[call.idx, call.n] = _new_row(
                 session_id, call, message_id, project_id, row[3], prompt_id, epoch, project, arg
             )
@@ -227,7 +230,7 @@ def _derive(conn: sqlite3.Connection, session_id: str, start: int) -> None:
     outcomes, fixes = [], []
     for result in results:
         call = result.call
-        failed, code, error, line = _outcome(call.kind, result.is_error, result.output)
+        failed, code, error, line = _outcome(call.kind, result.is_error, result.output, writer)
         outcome = (result.message_id, failed, code, error, line)
         if (call.idx, call.n) in rows:
             rows[call.idx, call.n][11:16] = outcome
@@ -270,11 +273,15 @@ def _turns_start(conn: sqlite3.Connection, session_id: str, start: int) -> int:
 
 
 def _read(
-    row: tuple, threads: dict[str | None, _Thread], results: list[_Result] | None
+    row: tuple,
+    tools: dict[str, str],
+    threads: dict[str | None, _Thread],
+    results: list[_Result] | None,
 ) -> list[tuple[_Call, int | None, int, int, str]]:
-    """Follow one message through its thread; returns its work calls (call, request, message
-    id, epoch, key argument) and adds the calls its results answer to `results` (None: the
-    message is read back for the thread's state only)."""
+    """Follow one message through its thread (`tools`: its agent's work tools, by name);
+    returns its work calls (call, request, message id, epoch, key argument) and adds the calls
+    its results answer to `results` (None: the message is read back for the thread's state
+    only)."""
     message_id, idx, kind, agent, epoch, calls_json, ids_json, is_error = row
     thread = threads.get(agent)
     if thread is None:
@@ -290,7 +297,7 @@ def _read(
         thread.waiting = [c for c in thread.waiting if c.tool_id]
         ids = orjson.loads(ids_json) if ids_json else None
         for n, (name, arg) in enumerate(orjson.loads(calls_json)):
-            work = store.KINDS.get(name) if arg else None
+            work = tools.get(name) if arg else None
             if work is None and ids:  # paired by its id: a call that is not work needs no place
                 continue
             call = _Call(idx, n, ids[n] if ids and n < len(ids) else "", work)
@@ -342,21 +349,24 @@ def _fill_outputs(conn: sqlite3.Connection, results: list[_Result]) -> None:
 
 
 def _outcome(
-    kind: str | None, is_error: int | None, output: str
+    kind: str | None, is_error: int | None, output: str, agent: str
 ) -> tuple[int | None, int | None, str | None, str | None]:
-    """(failed, exit code, error, its line) of a call's result. Without is_error, a run with
-    no exit code passed: Claude Code 1.x wrote its failures so, but an output that shows an
-    error is no sign of one (a log's tail, a grep of errors)."""
+    """(failed, exit code, error, its line) of a call's result. A run that exited non-zero
+    failed whatever is_error says (Gemini CLI's shell tool reports success). Without is_error,
+    a run with no exit code passed: Claude Code 1.x wrote its failures so, but an output that
+    shows an error is no sign of one (a log's tail, a grep of errors)."""
     if kind != "run":
         failed = is_error if is_error is not None else int(output.startswith(_REFUSED))
         return failed, None, None, None
     if output.startswith(_REJECTED):
         return None, None, None, None
-    code = errortext.exit_code(output)
-    failed = is_error if is_error is not None else int(bool(code))
+    code, printed = errortext.run_output(output, agent)
+    if not code and not is_error and agent not in errortext.EXIT_FORMS:
+        return None, None, None, None  # an agent that does not say a command exited non-zero
+    failed = 1 if code else is_error or 0
     if not failed:
         return 0, None, None, None
-    error = errortext.error_of(output)
+    error = errortext.error_of(printed)
     return 1, code, error[0] if error else None, error[1] if error else None
 
 

@@ -258,6 +258,12 @@ MIGRATIONS: list[str] = [
     """
     ALTER TABLE sessions ADD COLUMN agent TEXT NOT NULL DEFAULT 'claude-code';
     """,
+    # The work index knows every agent's file and command tools (store/work.py TOOLS): it is
+    # derived again, so that the other agents' sessions already stored have their work.
+    """
+    DELETE FROM work;
+    INSERT OR REPLACE INTO meta VALUES ('work_seq', '0');
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

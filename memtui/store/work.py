@@ -21,15 +21,53 @@ from dataclasses import dataclass
 
 from memtui.store import db
 
-# The tools whose calls are work, and what each does to its file (or runs).
-KINDS = {
-    "Read": "read",
-    "NotebookRead": "read",
-    "Edit": "edit",
-    "MultiEdit": "edit",
-    "NotebookEdit": "edit",
-    "Write": "write",
-    "Bash": "run",
+# Each agent's tools whose calls are work, by the names the agent gives them (stored as
+# written), and what each does to its file (or runs). The key argument the readers keep for
+# each is its file or its command: Codex's apply_patch's is the first file the patch touches,
+# its shell tools' the script; Copilot's str_replace_editor's is its path, without the
+# sub-command (view, create, str_replace...), so it counts as a read: never a change it may
+# not have made. How each agent's shell result gives its exit code is errortext.EXIT_FORMS.
+TOOLS: dict[str, dict[str, str]] = {
+    "claude-code": {
+        "Read": "read",
+        "NotebookRead": "read",
+        "Edit": "edit",
+        "MultiEdit": "edit",
+        "NotebookEdit": "edit",
+        "Write": "write",
+        "Bash": "run",
+    },
+    "codex": {
+        "read_file": "read",
+        "apply_patch": "edit",
+        "shell": "run",
+        "shell_command": "run",
+        "local_shell": "run",
+        "exec_command": "run",
+    },
+    "gemini": {
+        "read_file": "read",
+        "replace": "edit",
+        "write_file": "write",
+        "run_shell_command": "run",
+    },
+    "opencode": {
+        "read": "read",
+        "edit": "edit",
+        "multiedit": "edit",
+        "patch": "edit",
+        "write": "write",
+        "bash": "run",
+    },
+    "copilot": {
+        "view": "read",
+        "str_replace_editor": "read",
+        "str_replace": "edit",
+        "insert": "edit",
+        "edit": "edit",
+        "create": "write",
+        "bash": "run",
+    },
 }
 CHANGES = ("edit", "write")
 MARK = "work_seq"
@@ -143,18 +181,23 @@ def orphans(conn: sqlite3.Connection) -> set[int]:
     }
 
 
-def underived(conn: sqlite3.Connection, names: Sequence[str]) -> set[int]:
-    """Message ids, up to the mark, holding a call to one of `names` but no row (what doctor
-    calls missing). A call is matched in the stored JSON, `["Read","` and a character: one
-    with no argument (no file, no command) makes no row."""
-    has = " OR ".join("m.tool_calls GLOB ?" for _ in names)
+def underived(conn: sqlite3.Connection, tools: dict[str, dict[str, str]]) -> set[int]:
+    """Message ids, up to the mark, holding a call to one of its agent's work tools but no row
+    (what doctor calls missing). A call is matched in the stored JSON, `["Read","` and a
+    character: one with no argument (no file, no command) makes no row."""
+    where, params = [], []
+    for agent, names in sorted(tools.items()):
+        has = " OR ".join("m.tool_calls GLOB ?" for _ in names)
+        where.append(f"(s.agent = ? AND ({has}))")
+        params += [agent, *(f'*[[]"{name}","[^"]*' for name in sorted(names))]  # [[] is a [
     return {
         r[0]
         for r in conn.execute(
-            f"""SELECT m.id FROM messages m WHERE m.kind = 'assistant' AND m.seq <= ?
-                  AND ({has}) AND NOT EXISTS
+            f"""SELECT m.id FROM messages m JOIN sessions s ON s.id = m.session_id
+                WHERE m.kind = 'assistant' AND m.seq <= ? AND ({" OR ".join(where)})
+                  AND NOT EXISTS
                   (SELECT 1 FROM work w WHERE w.session_id = m.session_id AND w.idx = m.idx)""",
-            (mark(conn), *(f'*[[]"{name}","[^"]*' for name in names)),  # [[] is a [
+            (mark(conn), *params),
         )
     }
 
