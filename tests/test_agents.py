@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 from mcp import Client
-from textual.widgets import Static
+from textual.widgets import Select, Static
 
 from memtui import cli
 from memtui.config import Config
@@ -34,14 +34,15 @@ from memtui.mcp.server import build_server
 from memtui.store import db
 from memtui.tui import actions, demo
 from memtui.tui.app import MemtuiApp
-from memtui.tui.browse import BrowseScreen, SessionList
-from memtui.tui.format import who
+from memtui.tui.browse import BrowseScreen, ProjectList, SessionList
+from memtui.tui.format import agent_label, who
 from memtui.tui.results import ResultList
+from memtui.tui.search import SearchScreen
 from memtui.tui.session import MessageBlock, SessionScreen
 from tests.agents import codex_files as cf
 from tests.fake_agent import only, registered, write_chat
 from tests.lines import exchange
-from tests.tui_support import until, whole_query_answered
+from tests.tui_support import settled, until, whole_query_answered
 
 SHOP = "/home/dev/shop-api"
 
@@ -287,7 +288,8 @@ async def test_tui_names_the_agent_of_each_row_and_hit(shared: Memory) -> None:
         await whole_query_answered(pilot)
         listing = app.screen.query_one("#results", ResultList)
         await until(pilot, lambda: bool(listing.hits))
-        assert all("codex" in listing.heading(h).plain for h in listing.hits)
+        # the agent before the day and the project: 80 columns never cut it
+        assert all("codex" in listing.heading(h).plain[:18] for h in listing.hits)
         listing.highlighted = next(i for i, h in enumerate(listing.hits) if h.role == "assistant")
         listing.focus()
         preview = app.screen.query_one("#preview-text", Static)  # the answer is the agent's
@@ -300,6 +302,78 @@ async def test_tui_names_the_agent_of_each_row_and_hit(shared: Memory) -> None:
         await until(pilot, lambda: isinstance(app.screen, SessionScreen) and bool(blocks()))
         heads = [b._head().plain for b in blocks()]
         assert any(head.startswith("codex") for head in heads), heads
+
+
+def test_each_projects_sessions_per_agent_in_one_query(shared: Memory) -> None:
+    assert shared.history.project_agents() == {SHOP: {"claude-code": 1, "codex": 1}}
+
+
+async def test_tui_sidebar_counts_and_filters_by_agent(shared: Memory) -> None:
+    """The highlighted project says its sessions per agent; `a` shows every agent's
+    sessions, then each agent's alone, and the title says whose."""
+    app = MemtuiApp(shared, upkeep=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        browse = app.screen
+        assert isinstance(browse, BrowseScreen)
+        await until(pilot, lambda: {"s-1", "c-1"} <= set(browse.sessions))
+        projects = browse.query_one(ProjectList)
+
+        def line(index: int) -> str:
+            return str(projects.get_option_at_index(index).prompt)
+
+        # under the highlighted line; at 80 columns one agent a line, none cut
+        each = ["claude 1", "codex 1"]
+        await until(pilot, lambda: line(0).split("\n")[1:] == each)  # all projects
+        assert "codex" not in line(1)
+        projects.highlighted = 1
+        await until(pilot, lambda: line(1).split("\n")[1:] == each and "codex" not in line(0))
+        assert any(b.key == "a" for _, b, on, _ in browse.active_bindings.values() if on)
+        title = browse.query_one("#sessions-title", Static)
+        cycle = [("claude-code", {"s-1"}), ("codex", {"c-1"}), (None, {"s-1", "c-1"})]
+        for agent, ids in cycle:
+            await pilot.press("a")
+
+            def shown(agent: str | None = agent, ids: set[str] = ids) -> bool:
+                return browse.agent == agent and set(browse.sessions) == ids
+
+            await until(pilot, shown)
+            named = f"{agent_label(agent)} only" if agent else "only"
+            assert (named in str(title.render())) == (agent is not None)
+
+
+async def test_tui_search_filters_by_agent(shared: Memory) -> None:
+    app = MemtuiApp(shared, upkeep=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("slash", *"refund queue")
+        screen = app.screen
+        assert isinstance(screen, SearchScreen)
+        choice = screen.query_one("#agent", Select)
+        await until(pilot, lambda: choice.display)
+        await whole_query_answered(pilot)
+        listing = screen.query_one("#results", ResultList)
+        assert {h.agent for h in listing.hits} >= {"codex"}
+        choice.value = "claude-code"
+        await until(pilot, lambda: screen._shown is not None and screen._shown.agent is not None)
+        assert listing.hits and {h.agent for h in listing.hits} == {"claude-code"}
+
+
+async def test_tui_claude_code_alone_has_no_agent_key(tmp_path: Path, claude_dir: Path) -> None:
+    (claude_dir / "-home-dev-shop-api").mkdir()
+    (claude_dir / "-home-dev-shop-api" / "s-1.jsonl").write_bytes(exchange(1))
+    environ = only(CLAUDE=str(claude_dir))
+    config = Config(tmp_path / "data", claude_dir, tmp_path / "logs", environ=environ)
+    with Memory(config) as memory:
+        memory.upkeep.ingest()
+        app = MemtuiApp(memory, upkeep=False)
+        async with app.run_test(size=(80, 24)) as pilot:
+            browse = app.screen
+            assert isinstance(browse, BrowseScreen)
+            await until(pilot, lambda: bool(browse.sessions))
+            await settled(pilot)
+            assert browse.check_action("agent", ()) is False
+            await pilot.press("a")
+            await settled(pilot)
+            assert browse.agent is None
 
 
 async def test_resume_opens_the_session_in_its_agent(

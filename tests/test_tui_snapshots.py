@@ -24,6 +24,7 @@ from memtui.tui.results import ResultList
 from memtui.tui.search import SearchScreen
 from memtui.tui.session import MessageBlock, SessionScreen
 from tests import first_minute
+from tests.fake_agent import only, registered, write_chat
 from tests.tui_support import settled, small_archive, until, whole_query_answered
 
 SIZE = (120, 34)
@@ -220,3 +221,39 @@ def test_session_timeline_at_80x24(
     """One timeline with the subagent's messages in place, the focused message marked."""
     app = MemtuiApp(first_minute_archive, upkeep=False)
     assert snap_compare(app, terminal_size=(80, 24), run_before=themed(theme, _mixed_session))
+
+
+@pytest.fixture
+def two_agents_archive(
+    tmp_path: Path, claude_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[Memory]:
+    """The small Claude Code archive and two Codex conversations in its newest project."""
+    registered(monkeypatch)
+    small_archive(claude_dir)
+    environ = only(CLAUDE=str(claude_dir), CODEX=str(tmp_path / "codex"))
+    with Memory(
+        Config(tmp_path / "data", claude_dir, tmp_path / "logs", environ=environ)
+    ) as memory:
+        memory.upkeep.ingest()
+        project = memory.history.list_projects()[0].project
+        for session, prompt in [("c-1", "why does the refund queue stall"), ("c-2", "add retries")]:
+            write_chat(tmp_path / "codex", session, project, ("user", prompt), ("assistant", "ok"))
+        memory.upkeep.ingest()
+        yield memory
+
+
+async def _codex_only(pilot: Pilot[None]) -> None:
+    browse = pilot.app.screen
+    assert isinstance(browse, BrowseScreen)
+    await until(pilot, lambda: len(browse._agents()) == 2)
+    await pilot.press("a", "a")
+    await until(pilot, lambda: browse.agent == "codex" and set(browse.sessions) == {"c-1", "c-2"})
+    await settled(pilot)
+
+
+def test_two_agents_at_80x24(two_agents_archive: Memory, snap_compare: Snap) -> None:
+    """The sidebar's sessions per agent under the highlighted project, the sessions of one
+    agent (`a`), the key in the footer."""
+    app = MemtuiApp(two_agents_archive, upkeep=False)
+    before = themed("textual-dark", _codex_only)
+    assert snap_compare(app, terminal_size=(80, 24), run_before=before)

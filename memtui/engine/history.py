@@ -84,6 +84,11 @@ class History:
         with translated(self._db_path):
             return sessions.agents(self._conn())
 
+    def project_agents(self) -> dict[str, dict[str, int]]:
+        """Each project's sessions per agent, most first: {project: {agent: sessions}}."""
+        with translated(self._db_path):
+            return sessions.project_agents(self._conn())
+
     def version(self) -> tuple[int, str]:
         """What moves when sessions come or go, whoever wrote them (another memtui's forget or
         ingest): the sessions' count and the store's sequence number. Two small reads."""

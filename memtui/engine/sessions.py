@@ -297,6 +297,18 @@ def agents(conn: sqlite3.Connection) -> dict[str, int]:
     return dict(rows.fetchall())
 
 
+def project_agents(conn: sqlite3.Connection) -> dict[str, dict[str, int]]:
+    """Each project's sessions per agent, most first (one GROUP BY, not one query a project)."""
+    rows = conn.execute(
+        """SELECT p.path, s.agent, count(*) FROM projects p JOIN sessions s ON s.project_id = p.id
+           GROUP BY p.id, s.agent ORDER BY count(*) DESC, s.agent"""
+    )
+    counts: dict[str, dict[str, int]] = {}
+    for path, agent, count in rows:
+        counts.setdefault(path, {})[agent] = count
+    return counts
+
+
 def list_projects(conn: sqlite3.Connection) -> list[ProjectInfo]:
     rows = conn.execute(
         """SELECT p.path, count(s.id), coalesce(sum(s.message_count), 0), max(s.last_ts)

@@ -19,7 +19,7 @@ from textual.strip import Strip
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from memtui.engine import ProjectInfo, SessionInfo
+from memtui.engine import AGENTS, ProjectInfo, SessionInfo
 from memtui.tui import forget
 from memtui.tui.format import (
     agent_label,
@@ -220,6 +220,9 @@ class BrowseScreen(Screen[None]):
         Binding("d", "demo", "Open demo", id="browse.demo"),
         Binding("n", "notes", "Notes", id="browse.notes"),
         Binding("w", "warmups", "Warm-ups", show=False, id="browse.warmups"),
+        # Not in the footer (80 columns are full): the keys help lists it, with more than one
+        # agent, and the sessions' title names it while it keeps to one agent.
+        Binding("a", "agent", "Agent", show=False, id="browse.agent"),
         Binding("s", "signals", "Signals", id="browse.signals"),
         Binding("R", "recalls", "Recalls", show=False, id="browse.recalls"),
         Binding("i", "inferences", "Inferences", id="browse.inferences"),
@@ -233,6 +236,8 @@ class BrowseScreen(Screen[None]):
         self.project: str | None = None
         self.loaded = False
         self.warmups = False  # show sessions that are only a subagent's warm-up
+        self.by_agent: dict[str, dict[str, int]] = {}  # project: its sessions per agent
+        self.agent: str | None = None  # the sessions shown are this agent's only
 
     @property
     def sessions(self) -> dict[str, SessionInfo]:
@@ -268,6 +273,8 @@ class BrowseScreen(Screen[None]):
             return self._current() is not None
         if action == "forget_project":
             return self._project_info() is not None
+        if action == "agent":  # not in the keys help while the archive holds one agent
+            return len(self._agents()) > 1
         return True
 
     def _busy(self) -> bool:
@@ -296,8 +303,28 @@ class BrowseScreen(Screen[None]):
         for signals in self.query(SignalsArea):
             signals.load()
 
+    @work(thread=True, exclusive=True, group="agents", exit_on_error=False)
+    def load_agents(self) -> None:
+        by_agent = self.app.ask(self.app.memory.history.project_agents)
+        if by_agent is not None:
+            self.app.call_from_thread(self.show_agents, by_agent)
+
+    def show_agents(self, by_agent: dict[str, dict[str, int]]) -> None:
+        self.by_agent = by_agent
+        if self.agent is not None and self.agent not in self._agents():
+            self.agent = None  # its sessions were forgotten: every agent's are shown
+            self.load_sessions(self.project)
+        self._project_lines()
+        self.refresh_bindings()
+
+    def _agents(self) -> list[str]:
+        """The agents whose sessions the archive holds, in SPEC's order (Claude Code first)."""
+        present = {agent for counts in self.by_agent.values() for agent in counts}
+        return [agent for agent in AGENTS if agent in present]
+
     def show_projects(self, projects: list[ProjectInfo]) -> None:
         had_projects = bool(self.projects)
+        self.load_agents()
         self.projects = sorted(projects, key=lambda p: p.last_activity or "", reverse=True)
         self.names = short_names(p.project for p in projects)
         if self.project not in self.names:  # forgotten: all projects are shown instead
@@ -332,12 +359,37 @@ class BrowseScreen(Screen[None]):
                 path = option.id or ""
                 whole = Text(home_short(path))
                 whole.append(f" {counts[path]:,}", style="dim")
+                whole.append(self._agent_counts(self.by_agent.get(path, {}), width))
                 listing.replace_option_prompt_at_index(index, whole)
                 continue
             else:
                 path = option.id or ""
                 name, count = self.names[path], counts[path]
-            listing.replace_option_prompt_at_index(index, _project_line(name, count, width))
+            line = _project_line(name, count, width)
+            if option.id == ALL and index == listing.highlighted:
+                line.append(self._agent_counts(self._archive_agents(), width))
+            listing.replace_option_prompt_at_index(index, line)
+
+    def _archive_agents(self) -> dict[str, int]:
+        """Every project's sessions per agent, added up, most first."""
+        total: dict[str, int] = {}
+        for counts in self.by_agent.values():
+            for agent, count in counts.items():
+                total[agent] = total.get(agent, 0) + count
+        return dict(sorted(total.items(), key=lambda item: -item[1]))
+
+    def _agent_counts(self, counts: dict[str, int], width: int) -> Text:
+        """Under the highlighted project, its sessions per agent (`claude 12 · codex 3`), only
+        when the archive holds more than one agent; an agent and its count never split."""
+        if len(self._agents()) < 2:
+            return Text()
+        lines: list[str] = []
+        for part in (f"{agent_label(agent)} {count:,}" for agent, count in counts.items()):
+            if lines and len(lines[-1]) + 3 + len(part) <= width:
+                lines[-1] += " · " + part
+            else:
+                lines.append(part)
+        return Text("".join("\n" + line for line in lines), style="dim")
 
     def _empty(self) -> None:
         if not self.is_mounted:
@@ -380,13 +432,15 @@ class BrowseScreen(Screen[None]):
     @work(thread=True, exclusive=True, group="sessions", exit_on_error=False)
     def load_sessions(self, project: str | None) -> None:
         history = self.app.memory.history
-        warmups = self.warmups
-        counts = self.app.ask(lambda: history.count_sessions(project))
+        warmups, agent = self.warmups, self.agent
+        counts = self.app.ask(lambda: history.count_sessions(project, agent))
         sessions = self.app.ask(
-            lambda: history.list_sessions(project, limit=SESSIONS_SHOWN, warmups=warmups)
+            lambda: history.list_sessions(
+                project, limit=SESSIONS_SHOWN, warmups=warmups, agent=agent
+            )
         )
         if sessions is not None and counts is not None:
-            self.app.call_from_thread(self.show_sessions, project, sessions, counts, warmups)
+            self.app.call_from_thread(self.show_sessions, project, sessions, counts, warmups, agent)
 
     def show_sessions(
         self,
@@ -394,14 +448,19 @@ class BrowseScreen(Screen[None]):
         sessions: list[SessionInfo],
         counts: tuple[int, int],
         warmups: bool,
+        agent: str | None = None,
     ) -> None:
-        if (project, warmups) != (self.project, self.warmups):
+        if (project, warmups, agent) != (self.project, self.warmups, self.agent):
             return  # read for an earlier choice: a newer read is on its way
         table = self.query_one(SessionList)
         table.show(sessions, keep=self._current_id())
         total, hidden = counts
         where = "all projects" if project is None else home_short(project)
-        title = Text.assemble(("Sessions", "bold"), f" · {where} · {total:,}")
+        title = Text.assemble(("Sessions", "bold"), f" · {where} · ")
+        if agent is not None:
+            title.append(f"{agent_label(agent)} only (a)", style="bold")
+            title.append(" · ")
+        title.append(f"{total:,}")
         if hidden and not warmups:
             title.append(f" · {hidden:,} warm-up{'s' * (hidden != 1)} hidden (w)", style="dim")
         missing = total - len(sessions) - (0 if warmups else hidden)
@@ -459,6 +518,13 @@ class BrowseScreen(Screen[None]):
 
     def action_warmups(self) -> None:
         self.warmups = not self.warmups
+        self.load_sessions(self.project)
+
+    def action_agent(self) -> None:
+        """The sessions of every agent, then of each agent the archive holds, in turn."""
+        cycle: list[str | None] = [None, *self._agents()]
+        at = cycle.index(self.agent) if self.agent in cycle else 0
+        self.agent = cycle[(at + 1) % len(cycle)]
         self.load_sessions(self.project)
 
     def action_signals(self) -> None:

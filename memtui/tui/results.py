@@ -208,11 +208,19 @@ class ResultList(HitList[SearchResult]):
         if conversation is not None:
             return Text.assemble((conversation.session.title or "(untitled)", "bold"))
         head = Text()
-        head.append(f"{who(hit.role, hit.kind, hit.agent):<7}", style="bold")
-        head.append(f"{when(hit.timestamp)}  ", style="dim")
-        head.append(f"{self._project(hit.project)}  ", style="dim")
+        speaker = who(hit.role, hit.kind, hit.agent)
+        stamp = when(hit.timestamp)
         if self.agents:
-            head.append(f"{agent_label(hit.agent)}  ", style="dim")
+            # The agent before the project, never cut at 80 columns (`opencode` is the
+            # longest); not again beside its own answer; the day without its time to make room.
+            agent = agent_label(hit.agent)
+            head.append(f"{speaker:<9}", style="bold")
+            head.append(f"{'' if agent == speaker else agent:<9}", style="dim")
+            stamp = stamp[:10]
+        else:
+            head.append(f"{speaker:<7}", style="bold")
+        head.append(f"{stamp}  ", style="dim")
+        head.append(f"{self._project(hit.project)}  ", style="dim")
         head.append(hit.session_title or "(untitled)", style="italic")
         return head
 
@@ -222,11 +230,11 @@ class ResultList(HitList[SearchResult]):
             return None
         info = conversation.session
         size, matching = info.message_count, conversation.matches
-        # The day, then the sizes, then the project: 80 columns cut from the end.
-        by = f"  {agent_label(info.agent)}" if self.agents else ""
+        # The day, the agent, then the sizes, then the project: 80 columns cut from the end.
+        by = f"{agent_label(info.agent)}  " if self.agents else ""
         return Text(
-            f"{when(info.last_timestamp)[:10]}  {size:,} msg{'s' * (size != 1)}, "
-            f"{matching:,} matching  {self._project(info.project)}{by}",
+            f"{when(info.last_timestamp)[:10]}  {by}{size:,} msg{'s' * (size != 1)}, "
+            f"{matching:,} matching  {self._project(info.project)}",
             style="dim",
         )
 

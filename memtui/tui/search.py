@@ -17,6 +17,7 @@ from textual.widgets import Input, Select, Static
 from textual.worker import get_current_worker
 
 from memtui.engine import (
+    AGENTS,
     MODES,
     By,
     MessageView,
@@ -27,7 +28,7 @@ from memtui.engine import (
 )
 from memtui.engine.search import PROMPTS, TOOL_OUTPUT
 from memtui.errors import MemtuiError
-from memtui.tui.format import error_line, hit_words, one_line, short_names, when, who
+from memtui.tui.format import agent_label, error_line, hit_words, one_line, short_names, when, who
 from memtui.tui.messages import ArchiveChanged
 from memtui.tui.notes import flows as notes_flows
 from memtui.tui.notes import scope as note_scope
@@ -60,6 +61,7 @@ class Query:
     before: str | None
     scope: str = "messages"
     by: By = "message"
+    agent: str | None = None
 
 
 class SearchScreen(Screen[None]):
@@ -100,6 +102,8 @@ class SearchScreen(Screen[None]):
             # One row, not three: at 80x24 the results need the room more than borders do.
             yield Select([], prompt="any project", id="project", compact=True)
             yield Select(WHO, prompt="anyone", id="role", compact=True)
+            # Shown only when the archive holds more than one agent's sessions.
+            yield Select([], prompt="any agent", id="agent", compact=True)
             yield Input(placeholder="after YYYY-MM-DD", id="after", classes="date", compact=True)
             yield Input(placeholder="before YYYY-MM-DD", id="before", classes="date", compact=True)
         yield Static("", id="search-summary")
@@ -125,13 +129,20 @@ class SearchScreen(Screen[None]):
         projects = self.app.ask(self.app.memory.history.list_projects)
         if projects is None:
             return
+        agents = self.app.ask(self.app.memory.history.agents)
         names = short_names(p.project for p in projects)
         options = [(names[p.project], p.project) for p in projects]
-        self.app.call_from_thread(self._projects_loaded, names, options)
+        present = [agent for agent in AGENTS if agent in (agents or {})]
+        self.app.call_from_thread(self._projects_loaded, names, options, present)
 
-    def _projects_loaded(self, names: dict[str, str], options: list[tuple[str, str]]) -> None:
+    def _projects_loaded(
+        self, names: dict[str, str], options: list[tuple[str, str]], agents: list[str]
+    ) -> None:
         self.query_one(ResultList).names = names
         self.query_one("#project", Select).set_options(options)
+        choice = self.query_one("#agent", Select)
+        choice.set_options([(agent_label(agent), agent) for agent in agents])
+        choice.display = len(agents) > 1
 
     def query_now(self) -> Query:
         def chosen(name: str) -> str | None:
@@ -150,6 +161,7 @@ class SearchScreen(Screen[None]):
             text("before"),
             self.scope,
             self.by,
+            chosen("agent"),
         )
 
     @on(Input.Changed)
@@ -187,6 +199,7 @@ class SearchScreen(Screen[None]):
                 before=query.before,
                 limit=LIMIT,
                 by=query.by,
+                agent=query.agent,
             )
         except MemtuiError as exc:
             if not worker.is_cancelled:
