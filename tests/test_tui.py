@@ -181,7 +181,8 @@ async def test_nothing_matched_says_so_and_labels_the_nearest(indexed: Memory) -
         query = screen.query_one("#query", Input)
         query.value = "refresh token"
         await whole_query_answered(pilot)
-        await until(pilot, lambda: screen.last_notes is not None)
+        # the answer to this query, not the last one's (still on screen until it comes)
+        await until(pilot, lambda: said(screen).startswith("1 note found"))
         assert [h.note.title for h in notes.hits] == ["Refresh token rotation"]
         assert said(screen).startswith("1 note found") and not note_label.display
 
