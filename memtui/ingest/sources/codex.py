@@ -38,7 +38,7 @@ import orjson
 import zstandard
 
 from memtui.ingest import follower
-from memtui.ingest.parser import epoch, slow_loads
+from memtui.ingest.parser import epoch, loads_object
 from memtui.ingest.reader import BATCH, Unreadable, guarded, masked, unstorable
 from memtui.ingest.sources import Source
 from memtui.ingest.titles import prompt_title
@@ -246,14 +246,9 @@ def _parse(data: bytes, session: _Session) -> list[Message | Title] | Bad:
     """The messages of one line (none for most), updating `session`; never raises."""
     if data.find(b'"type":"event_msg"', 0, _TYPE_WITHIN) >= 0:
         return []  # a third of a rollout's lines, and never stored: not even parsed
-    try:
-        obj = orjson.loads(data)
-    except orjson.JSONDecodeError:
-        obj = slow_loads(data)
-        if isinstance(obj, Bad):
-            return obj
-    if not isinstance(obj, dict):
-        return Bad("not an object")
+    obj = loads_object(data)
+    if isinstance(obj, Bad):
+        return obj
     kind, payload = obj.get("type"), obj.get("payload")
     if not isinstance(payload, dict):
         return _unwrapped(obj, session)
