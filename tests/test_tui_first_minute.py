@@ -921,7 +921,10 @@ async def test_ctrl_c_cancels_a_running_search_before_it_quits(
     gate = threading.Event()
     search = archive.history.search
 
+    asked: list[str] = []
+
     def slow_search(*args, **kwargs):  # type: ignore[no-untyped-def]
+        asked.append(args[0])
         gate.wait(10)  # a search of a large archive, still running
         return search(*args, **kwargs)
 
@@ -936,7 +939,9 @@ async def test_ctrl_c_cancels_a_running_search_before_it_quits(
             def running() -> bool:
                 return any(w.group == "search" and w.is_running for w in screen.workers)
 
-            await until(pilot, running)
+            # the whole word's search: on a loaded machine "exp" may start one first, and
+            # the last keystroke's search would then start after ctrl+c
+            await until(pilot, lambda: running() and asked[-1:] == ["export"])
             await pilot.press("ctrl+c")
             summary = screen.query_one("#search-summary", Static)
             await until(pilot, lambda: str(summary.render()) == "search cancelled")
