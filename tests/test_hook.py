@@ -15,8 +15,8 @@ from markdown_it import MarkdownIt
 
 from memtui.config import Config
 from memtui.engine import Memory
-from memtui.engine.context import count_tokens
 from memtui.engine.notes_types import Note
+from memtui.engine.quoting import count_tokens
 from memtui.mcp.handshake import FAMILIES, instructions
 from tests import lines
 

@@ -21,11 +21,11 @@ def _never_fail(name: str, say: Callable[[config.Config, Mapping[str, object]], 
     a broken or locked data dir) prints nothing, exits 0 and leaves the reason in the log."""
     import logging
 
-    from memtui.engine import hook
+    from memtui.engine import recall
 
     config.setup_logging(config.log_dir())
     try:
-        text = say(config.load(), hook.payload(sys.stdin.read(hook.MAX_INPUT)))
+        text = say(config.load(), recall.payload(sys.stdin.read(recall.MAX_INPUT)))
     except Exception:
         logging.getLogger("memtui.hook").exception("%s hook printed nothing", name)
         return

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import posixpath
 import sqlite3
 
 from memtui.engine.types import (
@@ -250,18 +249,6 @@ def retitle(conn: sqlite3.Connection) -> int:
         raise
     conn.execute("COMMIT")
     return len(changed)
-
-
-def enclosing_project(conn: sqlite3.Connection, cwd: str) -> str | None:
-    """The archived project a working directory is in (the deepest that holds it: Claude
-    Code started in `src/` is its project's; `..` and `.` resolved), or None."""
-    path = posixpath.normpath(cwd)
-    row = conn.execute(
-        """SELECT path FROM projects WHERE substr(:cwd || '/', 1, length(rtrim(path, '/')) + 1)
-           = rtrim(path, '/') || '/' ORDER BY length(path) DESC LIMIT 1""",
-        {"cwd": path},
-    ).fetchone()
-    return row[0] if row else None
 
 
 def resolve_project(conn: sqlite3.Connection, project: str) -> str:

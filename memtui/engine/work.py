@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from memtui.engine import errortext
-from memtui.engine.sessions import enclosing_project
+from memtui.engine.places import enclosing_project
 from memtui.errors import InvalidArgument
 from memtui.ingest.titles import prompt_title
 from memtui.store import work as store
