@@ -131,7 +131,8 @@ def test_the_hook_loads_sqlite_alone(archive: Config) -> None:
         "heavy = ('numpy', 'tantivy', 'hnswlib', 'model2vec', 'memtui.engine.memory',\n"
         "         'memtui.mcp', 'memtui.engine.detect',\n"
         "         'memtui.ingest.parser', 'memtui.engine.notes_types', 'logging.handlers',\n"
-        "         'memtui.engine.context', 'memtui.engine.types', 'memtui.engine.signal_types')\n"
+        "         'argparse', 'memtui.engine.context', 'memtui.engine.types',\n"
+        "         'memtui.engine.signal_types')\n"
         "print('LOADED', [m for m in heavy if m in sys.modules], file=sys.stderr)\n"
     )
     done = subprocess.run(
