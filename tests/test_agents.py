@@ -270,6 +270,9 @@ def test_cli_agent_filter_and_labels(
         cli.main(["sessions", "--agent", "cursor"])
     err = capsys.readouterr().err
     assert err.startswith("memtui: INVALID_ARGUMENT") and "'codex'" in err
+    cli.main(["sessions", "--agent", "gemini"])  # a filter that keeps nothing is no empty archive
+    said = capsys.readouterr()
+    assert said.out == "" and said.err.strip() == "no sessions of gemini in the archive"
 
 
 async def test_tui_names_the_agent_of_each_row_and_hit(shared: Memory) -> None:
