@@ -21,7 +21,7 @@ from textual.widgets import Select, Static
 
 from memtui import cli
 from memtui.config import Config
-from memtui.engine import AGENTS
+from memtui.engine import AGENTS, hook
 from memtui.engine.memory import Memory
 from memtui.errors import InvalidArgument
 from memtui.ingest import pipeline
@@ -549,3 +549,10 @@ def test_a_real_readers_files_reach_the_store_as_its_agent(
         assert hits and {(h.session_id, h.agent, h.project) for h in hits} == {
             (cf.PARENT, "codex", cf.PROJECT)
         }
+
+
+def test_the_session_start_hook_names_the_agent_of_a_past_session(shared: Memory) -> None:
+    """Claude reads the hook: a Codex session among its project's is said to be one."""
+    said = hook.session_start(shared.config, {"session_id": "new", "cwd": SHOP})
+    assert "with Codex CLI" in said
+    assert "with Claude Code" not in said

@@ -24,6 +24,7 @@ from memtui.engine import validate
 from memtui.engine.places import projects_at
 from memtui.engine.quoting import count_tokens, fence, fenced, label
 from memtui.engine.signal_types import Context, ContextSection
+from memtui.engine.types import AGENT_NAMES
 from memtui.errors import InvalidArgument
 from memtui.ingest.titles import prompt_title
 from memtui.store import db
@@ -260,6 +261,15 @@ class Past:
     last: str  # its last message's time
     messages: int
     request: str  # its first real request
+    agent: str
+
+    def by(self) -> str:
+        """Which agent it was with, when not Claude Code (the hook's reader is Claude)."""
+        return (
+            ""
+            if self.agent == "claude-code"
+            else f" with {AGENT_NAMES.get(self.agent, self.agent)}"
+        )
 
 
 # Past sessions looked at for RECENT_SESSIONS with a real request (and not one seen already).
@@ -275,17 +285,17 @@ def _sessions(conn: sqlite3.Connection, cwd: str | None, session: str | None) ->
         return
     where = "" if ids is None else f"AND s.project_id IN ({db.marks(ids)})"
     rows = conn.execute(
-        f"""SELECT s.id, s.last_ts, s.message_count FROM sessions s
+        f"""SELECT s.id, s.last_ts, s.message_count, s.agent FROM sessions s
             WHERE s.id != ? {where} ORDER BY s.last_epoch DESC LIMIT {_LOOKED_AT}""",
         [session or "", *(ids or ())],
     ).fetchall()
     seen: set[str] = set()
-    for session_id, last, count in rows:
+    for session_id, last, count, agent in rows:
         request = _request(conn, session_id, "ASC")
         if request is None or request.casefold() in seen:
             continue
         seen.add(request.casefold())
-        yield Past(session_id, last or "", count, request)
+        yield Past(session_id, last or "", count, request, agent)
 
 
 def _request(conn: sqlite3.Connection, session_id: str, order: str) -> str | None:
@@ -313,7 +323,7 @@ def _left_off(conn: sqlite3.Connection, past: Past) -> str:
         (past.session_id,),
     )
     ended = next((cut for (text,) in rows if (cut := _cut(text, 400))), None)
-    said = f"{past.last[:10]}, session {past.session_id} ({_count(past.messages)}):"
+    said = f"{past.last[:10]}, session {past.session_id}{past.by()} ({_count(past.messages)}):"
     lines = [f"began with: {_cut(past.request, 200)}"]
     if last != past.request:
         lines.append(f"last request: {_cut(last, 300)}")
@@ -325,7 +335,8 @@ def _left_off(conn: sqlite3.Connection, past: Past) -> str:
 def _recent(sessions: Iterator[Past]) -> Iterator[str]:
     for past in itertools.islice(sessions, RECENT_SESSIONS):
         request = _cut(past.request, 100)
-        yield f"- {past.last[:10]} {request} ({_count(past.messages)}, {past.session_id[:8]})"
+        said = f"{_count(past.messages)}{past.by()}, {past.session_id[:8]}"
+        yield f"- {past.last[:10]} {request} ({said})"
 
 
 def _count(n: int) -> str:
