@@ -129,6 +129,33 @@ def test_an_agent_turned_off_is_not_read(
         assert list(sessions(memory)) == ["c-1"]
 
 
+def test_a_folder_set_one_level_off_is_named_not_read_as_no_history(
+    tmp_path: Path,
+    claude_dir: Path,
+    codex_dir: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """MEMTUI_CODEX_DIR=~/.codex/sessions (the folder inside the one it names) found nothing
+    and said nothing: `memtui index` now names the setting and what its folder holds."""
+    registered(monkeypatch)
+    write_chat(codex_dir, "c-1", SHOP, ("user", "hello"))
+    (claude_dir / "-p").mkdir()
+    (claude_dir / "-p" / "s-1.jsonl").write_bytes(exchange(1))
+    inside = codex_dir / "sessions"
+    inside.mkdir()
+    environ = only(CLAUDE=str(claude_dir), CODEX=str(inside))
+    for name, value in {**environ, "MEMTUI_DATA_DIR": str(tmp_path / "data")}.items():
+        monkeypatch.setenv(name, value)
+    cli.main(["index"])
+    said = capsys.readouterr().err
+    assert f"MEMTUI_CODEX_DIR={inside} holds no conversation" in said
+    assert "`sessions/` (as ~/.codex)" in said and "MEMTUI_CLAUDE_DIR" not in said
+    monkeypatch.setenv("MEMTUI_CODEX_DIR", str(codex_dir))  # named right: nothing to say
+    cli.main(["index"])
+    assert "holds no conversation" not in capsys.readouterr().err
+
+
 def test_source_reads_claude_code_alone(two: Memory, claude_dir: Path, codex_dir: Path) -> None:
     write_chat(codex_dir, "c-2", SHOP, ("user", "a new question"))
     assert two.upkeep.folders(claude_dir) == [("claude-code", claude_dir)]

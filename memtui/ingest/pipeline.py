@@ -47,6 +47,7 @@ class IngestReport:
     archived: int = 0  # files found gone
     unreadable: list[str] = field(default_factory=list)  # entries skipped whole, with why
     sessions: set[str] = field(default_factory=set)
+    empty: list[str] = field(default_factory=list)  # agents with no conversation where looked
     cancelled: bool = False
 
     def add(self, other: IngestReport) -> None:
@@ -60,6 +61,7 @@ class IngestReport:
         self.archived += other.archived
         self.unreadable += other.unreadable
         self.sessions |= other.sessions
+        self.empty += other.empty
         self.cancelled |= other.cancelled
 
 

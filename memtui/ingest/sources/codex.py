@@ -486,6 +486,7 @@ def _str(value: object) -> str | None:
 SOURCE = Source(
     agent=AGENT,
     env="MEMTUI_CODEX_DIR",
+    holds="`sessions/` (as ~/.codex)",
     default_root=_default_root,
     discover=discover,
     read_file=read_file,

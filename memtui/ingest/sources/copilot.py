@@ -485,6 +485,7 @@ def _synthetic_uuid(line: bytes) -> str:
 SOURCE = Source(
     agent=AGENT,
     env="MEMTUI_COPILOT_DIR",
+    holds="`session-state/` (as ~/.copilot)",
     default_root=_default_root,
     discover=discover,
     read_file=read_file,

@@ -555,6 +555,7 @@ def _dump(value: object) -> str:
 SOURCE = Source(
     agent=AGENT,
     env="MEMTUI_GEMINI_DIR",
+    holds="`tmp/` (as ~/.gemini)",
     default_root=_default_root,
     discover=discover,
     read_file=read_file,

@@ -110,6 +110,7 @@ def resume(session_id: str) -> list[str]:
 SOURCE = Source(
     agent="opencode",
     env="MEMTUI_OPENCODE_DIR",
+    holds="`opencode.db` or `storage/` (as ~/.local/share/opencode)",
     default_root=default_root,
     discover=discover,
     read_file=read_file,
