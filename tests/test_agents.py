@@ -151,6 +151,12 @@ def test_a_folder_set_one_level_off_is_named_not_read_as_no_history(
     said = capsys.readouterr().err
     assert f"MEMTUI_CODEX_DIR={inside} holds no conversation" in said
     assert "`sessions/` (as ~/.codex)" in said and "MEMTUI_CLAUDE_DIR" not in said
+    monkeypatch.setenv("MEMTUI_CODEX_DIR", str(codex_dir / "gone"))
+    cli.main(["index"])
+    assert f"MEMTUI_CODEX_DIR={codex_dir / 'gone'} does not exist" in capsys.readouterr().err
+    monkeypatch.setenv("MEMTUI_CODEX_DIR", str(codex_dir / "c-1.chat"))
+    cli.main(["index"])
+    assert "c-1.chat is not a folder: name the folder where" in capsys.readouterr().err
     monkeypatch.setenv("MEMTUI_CODEX_DIR", str(codex_dir))  # named right: nothing to say
     cli.main(["index"])
     assert "holds no conversation" not in capsys.readouterr().err
