@@ -21,9 +21,10 @@ from textual.widgets import Select, Static
 
 from memtui import cli
 from memtui.config import Config
-from memtui.engine import AGENTS, hook
+from memtui.engine import AGENTS, hook, short_id
 from memtui.engine.memory import Memory
-from memtui.errors import InvalidArgument
+from memtui.engine.sessions import resolve
+from memtui.errors import InvalidArgument, NotFound
 from memtui.ingest import pipeline
 from memtui.ingest.sources import registry
 from memtui.ingest.sources.claude_code import SOURCE as CLAUDE_CODE
@@ -589,3 +590,21 @@ def test_the_session_start_hook_names_the_agent_of_a_past_session(shared: Memory
     said = hook.session_start(shared.config, {"session_id": "new", "cwd": SHOP})
     assert "with Codex CLI" in said
     assert "with Claude Code" not in said
+
+
+def test_short_ids_tell_apart_sessions_begun_close_together() -> None:
+    """OpenCode's `ses_…` and Codex's UUID v7 begin with the time: their first 8 characters
+    were one short id for sessions begun minutes apart (`show ses_0000` was AMBIGUOUS)."""
+    opencode = ["ses_0000006acfc1" + tail for tail in ("ZqZqZqZqZqZqZq", "AbCdEfGhIjKlMn")]
+    codex = ["019a1b2c-3d4e-7f00-8000-00000000abcd", "019a1b2c-3d4e-7f00-8000-00000000ef01"]
+    claude = "6f1c2a9e-1b2c-4d3e-9f00-123456789abc"
+    ids = [*opencode, *codex, claude]
+    shorts = [short_id(i) for i in ids]
+    assert len(set(shorts)) == len(ids) and short_id(claude) == "6f1c2a9e"
+    conn = sqlite3.connect(":memory:")
+    conn.execute("CREATE TABLE sessions (id TEXT PRIMARY KEY)")
+    conn.executemany("INSERT INTO sessions VALUES (?)", [(i,) for i in ids])
+    assert [resolve(conn, s) for s in shorts] == ids
+    assert resolve(conn, "ses_0000006acfc1Zq") == opencode[0]  # a prefix, as before
+    with pytest.raises(NotFound):
+        resolve(conn, "abcd")  # too short to be taken as an end

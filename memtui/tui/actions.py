@@ -15,7 +15,7 @@ from pathlib import Path
 
 import platformdirs
 
-from memtui.engine import AGENT_NAMES, SessionInfo, resume_argv
+from memtui.engine import AGENT_NAMES, SessionInfo, resume_argv, short_id
 
 
 class CannotResume(Exception):
@@ -50,7 +50,7 @@ def resume_plan(info: SessionInfo) -> ResumePlan:
 def export_name(info: SessionInfo) -> str:
     """A file name a person recognises: the title's words and the id's start."""
     words = re.sub(r"[^A-Za-z0-9]+", "-", info.title.lower()).strip("-")[:48].rstrip("-")
-    return f"{words or 'session'}-{info.session_id[:8]}.md"
+    return f"{words or 'session'}-{short_id(info.session_id)}.md"
 
 
 def export_folder() -> Path:
