@@ -10,6 +10,7 @@ from pathlib import Path
 import orjson
 import pytest
 
+from memtui.engine.errortext import run_output
 from memtui.ingest.reader import Unreadable
 from memtui.ingest.sources import codex
 from memtui.store.archive import Archive, FileBatch
@@ -81,7 +82,10 @@ def test_every_record_type(home: Path) -> None:
         ("user", ["c2"], None),
         ("user", ["c3"], False),
     ]
-    assert results[0].tool_output == "1 failed: test_cache_expiry\n"
+    # The JSON form's exit code is kept, written as Codex's text form writes it: `memtui
+    # fixes` said `failed:` with no code for it.
+    assert results[0].tool_output == "Exit code: 1\nOutput:\n1 failed: test_cache_expiry\n"
+    assert run_output(results[0].tool_output, "codex") == (1, "1 failed: test_cache_expiry\n")
     answers = [r.text for r in records if r.kind is Kind.ASSISTANT and r.text]
     assert answers == ["The TTL was never set: it is 300 seconds now.", "All 3 tests pass."]
     assert {(r.session_id, r.cwd, r.git_branch) for r in records} == {

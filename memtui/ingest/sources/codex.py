@@ -472,7 +472,10 @@ def _shell_output(text: str) -> tuple[str, bool | None]:
             return text, None
         meta = obj.get("metadata")
         code = meta.get("exit_code") if isinstance(meta, dict) else None
-        return obj["output"], code != 0 if isinstance(code, int) else None
+        if not isinstance(code, int) or isinstance(code, bool):
+            return obj["output"], None
+        # Its exit code as Codex's text form writes it: what reads a run's outcome knows it.
+        return f"Exit code: {code}\nOutput:\n{obj['output']}", code != 0
     if text.startswith("Exit code: "):
         code = text[len("Exit code: ") :].split("\n", 1)[0].strip()
         return text, code != "0" if code.lstrip("-").isdigit() else None
