@@ -5,6 +5,7 @@ filter by it. A fake second agent (tests/fake_agent.py) stands in for the real r
 from __future__ import annotations
 
 import json
+import os
 import shlex
 import shutil
 import sqlite3
@@ -454,6 +455,8 @@ def test_print_config_sets_up_every_agent_that_speaks_mcp(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     data = str(tmp_path / "my data")  # a space: quoted for the shell, escaped in TOML
+    for name in [k for k in os.environ if k.startswith("MEMTUI_")]:
+        monkeypatch.delenv(name)  # every setting set is passed on: the data dir alone here
     monkeypatch.setenv("MEMTUI_DATA_DIR", data)
     start = setup.command()
     text = setup.other_agents()
