@@ -357,9 +357,8 @@ class BrowseScreen(Screen[None]):
                 name, count = "All projects", sum(counts.values())
             elif index == listing.highlighted:  # the whole path, on as many lines as it takes
                 path = option.id or ""
-                whole = Text(home_short(path))
-                whole.append(f" {counts[path]:,}", style="dim")
-                whole.append(self._agent_counts(self.by_agent.get(path, {}), width))
+                whole = _whole_path(home_short(path), counts[path], _narrowest(listing))
+                whole.append(self._agent_counts(self.by_agent.get(path, {}), _narrowest(listing)))
                 listing.replace_option_prompt_at_index(index, whole)
                 continue
             else:
@@ -383,13 +382,8 @@ class BrowseScreen(Screen[None]):
         when the archive holds more than one agent; an agent and its count never split."""
         if len(self._agents()) < 2:
             return Text()
-        lines: list[str] = []
-        for part in (f"{agent_label(agent)} {count:,}" for agent, count in counts.items()):
-            if lines and len(lines[-1]) + 3 + len(part) <= width:
-                lines[-1] += " · " + part
-            else:
-                lines.append(part)
-        return Text("".join("\n" + line for line in lines), style="dim")
+        parts = [f"{agent_label(agent)} {count:,}" for agent, count in counts.items()]
+        return Text("".join("\n" + line for line in _packed(parts, " · ", width)), style="dim")
 
     def _empty(self) -> None:
         if not self.is_mounted:
@@ -549,3 +543,38 @@ def _project_line(name: str, count: int, width: int) -> Text:
     line = Text(name.ljust(room), no_wrap=True, overflow="ellipsis")
     line.append(number, style="dim")
     return line
+
+
+def _narrowest(listing: ProjectList) -> int:
+    """The widest a line of the highlighted project may be: the list's width less its
+    scrollbar's, shown or not. The list measures an option's height once, and the lines
+    that take it past the list's height bring the scrollbar: a line that then wrapped would
+    push the last agent's count out of its box."""
+    return max(8, listing.size.width - listing.styles.scrollbar_size_vertical)
+
+
+def _whole_path(path: str, count: int, width: int) -> Text:
+    """A project's whole path and its count in lines of at most `width` cells (so none
+    wraps again), broken after a `/` where it can be."""
+    parts = [f"{part}/" for part in path.split("/")[:-1]] + [path.split("/")[-1]]
+    pieces = [p[at : at + width] for p in parts if p for at in range(0, len(p), width)]
+    lines = _packed(pieces, "", width)
+    number = f"{count:,}"
+    if lines and len(lines[-1]) + 1 + len(number) <= width:
+        number = " " + number
+    else:
+        lines.append("")
+    whole = Text("\n".join(lines), no_wrap=True, overflow="ellipsis")
+    whole.append(number, style="dim")
+    return whole
+
+
+def _packed(parts: list[str], between: str, width: int) -> list[str]:
+    """`parts` joined by `between` into lines of at most `width` cells; a part never splits."""
+    lines: list[str] = []
+    for part in parts:
+        if lines and len(lines[-1]) + len(between) + len(part) <= width:
+            lines[-1] += between + part
+        else:
+            lines.append(part)
+    return lines

@@ -1,0 +1,134 @@
+"""The TUI over an archive of all five agents' conversations, as a new user meets it at 80
+columns: the sidebar's counts per agent, the agent key, resume, and each agent's messages
+(issue 28's new-user pass). The files are written by the readers' own fixtures."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from textual.geometry import Region
+
+from memtui.config import Config
+from memtui.engine.memory import Memory
+from memtui.ingest.sources import registry
+from memtui.ingest.sources.codex import SOURCE as CODEX
+from memtui.tui.app import MemtuiApp
+from memtui.tui.browse import BrowseScreen, ProjectList
+from tests.agents import codex_files as cf
+from tests.agents import copilot_files as cp
+from tests.agents import gemini_files as gm
+from tests.agents import opencode_files as oc
+from tests.fake_agent import only
+from tests.lines import assistant, text, user
+from tests.tui_support import until
+
+WEATHER = cf.PROJECT  # every agent's sessions are in this project
+OTHERS = 6  # Claude Code projects beside it: the sidebar needs its scrollbar at 80x24
+COPILOT = "5f0c2a4e-1b7d-4c3a-9e21-7a9d3c1b0e22"
+
+
+def claude_session(claude_dir: Path, session: str, cwd: str, prompt: str) -> None:
+    folder = claude_dir / cwd.replace("/", "-")
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / f"{session}.jsonl").write_bytes(
+        user(f"{session}-u", prompt, session, cwd=cwd)
+        + assistant(f"{session}-a", f"msg_{session}", text("done"), session, cwd=cwd)
+    )
+
+
+def five_agents(root: Path) -> dict[str, str]:
+    """One session of each agent in WEATHER (two of Claude Code's), Claude Code's alone in
+    OTHERS more projects; the environment that reads them."""
+    claude = root / "claude"
+    claude_session(claude, "cc-1", WEATHER, "the forecast endpoint returns 500")
+    claude_session(claude, "cc-2", WEATHER, "add a Redis cache in front of the provider")
+    for n in range(OTHERS):
+        claude_session(claude, f"cc-p{n}", f"/home/dev/p{n}", f"project {n}'s question")
+    codex = root / "codex"
+    cf.write(cf.rollout_path(codex, cf.PARENT), cf.parent_rollout(cf.Clock()))
+    gemini = root / "gemini"
+    chats = gemini / "tmp" / "weather" / "chats"
+    gm.append(
+        chats / "session-2026-11-03T10-00-9e000001.jsonl",
+        gm.jsonl("9e000001", gm.conversation("w"), root=WEATHER),
+    )
+    (gemini / "tmp" / "weather" / ".project_root").write_text(WEATHER)
+    (gemini / "projects.json").write_text(json.dumps({"projects": {WEATHER: "weather"}}))
+    opencode = root / "opencode"
+    conn = oc.open_db(opencode)
+    oc.write_db(conn, *oc.conversation(oc.Ids(7), WEATHER))
+    conn.close()
+    copilot = root / "copilot"
+    events = cp.Events("a0000002")
+    cp.start(events, COPILOT, WEATHER)
+    cp.prompt(events, "the docker image for weather is 1.9 GB, make it smaller")
+    events.add("assistant.message", {"messageId": "m1", "content": "A multi-stage build: 180 MB."})
+    folder = copilot / "session-state" / COPILOT
+    cp.append(folder / "events.jsonl", cp.lines(events.events))
+    cp.workspace(folder, COPILOT, WEATHER, "Docker image too large")
+    return only(
+        CLAUDE=str(claude),
+        CODEX=str(codex),
+        GEMINI=str(gemini),
+        OPENCODE=str(opencode),
+        COPILOT=str(copilot),
+    )
+
+
+@pytest.fixture(scope="module")
+def five(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Memory]:
+    root = tmp_path_factory.mktemp("five")
+    environ = five_agents(root)
+    with pytest.MonkeyPatch.context() as patch:
+        # The Codex reader as on main, whatever a module fixture of test_agents.py left there
+        patch.setitem(registry.SOURCES, CODEX.agent, CODEX)
+        config = Config(root / "data", root / "claude", root / "logs", environ=environ)
+        with Memory(config) as memory:
+            memory.upkeep.ingest()
+            yield memory
+
+
+def shown_lines(listing: ProjectList) -> list[str]:
+    """The project list's lines as they are on the screen."""
+    region = Region(0, 0, listing.size.width, listing.size.height)
+    return [strip.text.rstrip() for strip in listing.render_lines(region)]
+
+
+def test_the_archive_holds_every_agent_in_one_project(five: Memory) -> None:
+    assert five.history.project_agents()[WEATHER] == {
+        "claude-code": 2,
+        "codex": 1,
+        "gemini": 1,
+        "opencode": 1,
+        "copilot": 1,
+    }
+
+
+async def test_the_highlighted_project_shows_every_agents_count(five: Memory) -> None:
+    """At 80x24 the sidebar's scrollbar comes after the highlighted project's lines were
+    measured: its path must not wrap then, or the last agent's count is cut off."""
+    app = MemtuiApp(five, upkeep=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        browse = app.screen
+        assert isinstance(browse, BrowseScreen)
+        listing = browse.query_one(ProjectList)
+        await until(pilot, lambda: len(browse.by_agent) == OTHERS + 1)
+        ids = [listing.get_option_at_index(i).id for i in range(listing.option_count)]
+        below = ids[ids.index(WEATHER) + 1]  # a project of one agent: no scrollbar there
+        await pilot.press("escape", *["down"] * ids.index(below))
+        await until(pilot, lambda: browse.project == below and not listing.show_vertical_scrollbar)
+        await pilot.press("up")
+        await until(pilot, lambda: browse.project == WEATHER)
+        each = ["claude 2", "codex 1", "gemini 1", "opencode 1", "copilot 1"]
+
+        def all_shown() -> bool:
+            lines = shown_lines(listing)
+            return all(any(count in line for line in lines) for count in each)
+
+        await until(pilot, lambda: listing.show_vertical_scrollbar)
+        await pilot.pause()
+        assert all_shown(), (shown_lines(listing), listing._heights)
+        assert any(line.strip().startswith(WEATHER) for line in shown_lines(listing))
