@@ -132,3 +132,37 @@ async def test_the_highlighted_project_shows_every_agents_count(five: Memory) ->
         await pilot.pause()
         assert all_shown(), (shown_lines(listing), listing._heights)
         assert any(line.strip().startswith(WEATHER) for line in shown_lines(listing))
+
+
+async def test_the_agent_key_steps_through_the_lists_agents_in_the_sidebars_order(
+    five: Memory,
+) -> None:
+    """`a` shows each agent of the chosen project's sessions in the order the sidebar counts
+    them, then all again; a project without the chosen agent's sessions shows every agent's,
+    never an empty list."""
+    app = MemtuiApp(five, upkeep=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        browse = app.screen
+        assert isinstance(browse, BrowseScreen)
+        listing = browse.query_one(ProjectList)
+        await until(pilot, lambda: len(browse.by_agent) == OTHERS + 1)
+        ids = [listing.get_option_at_index(i).id for i in range(listing.option_count)]
+        listing.highlighted = ids.index(WEATHER)
+        await until(pilot, lambda: browse.project == WEATHER and len(browse.sessions) == 6)
+        sidebar = list(browse.by_agent[WEATHER])
+        assert sidebar == ["claude-code", "codex", "copilot", "gemini", "opencode"]
+        for agent in [*sidebar, None]:
+            await pilot.press("a")
+
+            def shown(agent: str | None = agent) -> bool:
+                agents = {s.agent for s in browse.sessions.values()}
+                return browse.agent == agent and agents == ({agent} if agent else set(sidebar))
+
+            await until(pilot, shown)
+        await pilot.press("a", "a")
+        await until(pilot, lambda: browse.agent == "codex" and len(browse.sessions) == 1)
+        listing.highlighted = ids.index(WEATHER) + 1  # Claude Code's sessions alone
+        await until(pilot, lambda: browse.project == ids[ids.index(WEATHER) + 1])
+        await until(pilot, lambda: browse.agent is None and len(browse.sessions) == 1)
+        await pilot.press("a", "a")  # claude, then all: the only agent here
+        await until(pilot, lambda: browse.agent is None and len(browse.sessions) == 1)

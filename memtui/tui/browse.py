@@ -311,8 +311,7 @@ class BrowseScreen(Screen[None]):
 
     def show_agents(self, by_agent: dict[str, dict[str, int]]) -> None:
         self.by_agent = by_agent
-        if self.agent is not None and self.agent not in self._agents():
-            self.agent = None  # its sessions were forgotten: every agent's are shown
+        if self._keep_agent():  # its sessions were forgotten: every agent's are shown
             self.load_sessions(self.project)
         self._project_lines()
         self.refresh_bindings()
@@ -321,6 +320,21 @@ class BrowseScreen(Screen[None]):
         """The agents whose sessions the archive holds, in SPEC's order (Claude Code first)."""
         present = {agent for counts in self.by_agent.values() for agent in counts}
         return [agent for agent in AGENTS if agent in present]
+
+    def _list_agents(self) -> list[str]:
+        """The agents of the chosen project's sessions (of all projects' for all), in the
+        order the sidebar counts them: most sessions first."""
+        if self.project is None:
+            return list(self._archive_agents())
+        return list(self.by_agent.get(self.project, {}))
+
+    def _keep_agent(self) -> bool:
+        """Back to every agent's sessions when the list holds none of the chosen agent's
+        (another project, or its sessions forgotten): whether that changed the filter."""
+        if self.agent is None or self.agent in self._list_agents():
+            return False
+        self.agent = None
+        return True
 
     def show_projects(self, projects: list[ProjectInfo]) -> None:
         had_projects = bool(self.projects)
@@ -416,6 +430,7 @@ class BrowseScreen(Screen[None]):
         project = None if event.option.id == ALL else event.option.id
         if project != self.project:
             self.project = project
+            self._keep_agent()
             self.load_sessions(project)
             self.refresh_bindings()
 
@@ -515,8 +530,8 @@ class BrowseScreen(Screen[None]):
         self.load_sessions(self.project)
 
     def action_agent(self) -> None:
-        """The sessions of every agent, then of each agent the archive holds, in turn."""
-        cycle: list[str | None] = [None, *self._agents()]
+        """The sessions of every agent, then of each agent the list holds, in turn."""
+        cycle: list[str | None] = [None, *self._list_agents()]
         at = cycle.index(self.agent) if self.agent in cycle else 0
         self.agent = cycle[(at + 1) % len(cycle)]
         self.load_sessions(self.project)
