@@ -425,7 +425,8 @@ async def test_resume_opens_the_session_in_its_agent(
     with pytest.raises(actions.CannotResume) as caught:
         actions.resume_plan(info)
     assert str(caught.value) == (
-        "`codex` is not on PATH: install Codex CLI, or run `codex resume c-live` where it is"
+        "`codex` is not on PATH: install Codex CLI, or run this where it is:\n"
+        f"cd {work} && codex resume c-live"
     )
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()

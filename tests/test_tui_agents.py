@@ -10,13 +10,14 @@ from pathlib import Path
 
 import pytest
 from textual.geometry import Region
+from textual.widgets._toast import Toast
 
 from memtui.config import Config
 from memtui.engine.memory import Memory
 from memtui.ingest.sources import registry
 from memtui.ingest.sources.codex import SOURCE as CODEX
 from memtui.tui.app import MemtuiApp
-from memtui.tui.browse import BrowseScreen, ProjectList
+from memtui.tui.browse import BrowseScreen, ProjectList, SessionList
 from tests.agents import codex_files as cf
 from tests.agents import copilot_files as cp
 from tests.agents import gemini_files as gm
@@ -166,3 +167,28 @@ async def test_the_agent_key_steps_through_the_lists_agents_in_the_sidebars_orde
         await until(pilot, lambda: browse.agent is None and len(browse.sessions) == 1)
         await pilot.press("a", "a")  # claude, then all: the only agent here
         await until(pilot, lambda: browse.agent is None and len(browse.sessions) == 1)
+
+
+async def test_cannot_resume_says_the_command_with_its_folder(
+    five: Memory, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The agent is not installed here: the message names the command to run elsewhere, in
+    the session's folder, and reads at 80 columns (no backtick alone on a line)."""
+    monkeypatch.setenv("PATH", str(tmp_path))
+    app = MemtuiApp(five, upkeep=False)
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        browse = app.screen
+        assert isinstance(browse, BrowseScreen)
+        await until(pilot, lambda: COPILOT in browse.sessions)
+        table = browse.query_one(SessionList)
+        table.highlighted = [s.session_id for s in table.sessions].index(COPILOT)
+        table.focus()
+        await pilot.press("r")
+        await until(pilot, lambda: bool(app.screen.query(Toast)))
+        toast = app.screen.query_one(Toast)
+        await until(pilot, lambda: toast.outer_size.width > 0)
+        region = Region(0, 0, *toast.outer_size)
+        lines = [strip.text.strip("▌ ") for strip in toast.render_lines(region)]
+        said = "".join("".join(lines).split())  # the words, wherever the lines break them
+        assert f"cd{WEATHER}&&copilot--resume{COPILOT}" in said, lines
+        assert "`" not in lines, lines

@@ -335,7 +335,7 @@ class MemtuiApp(App[str | None]):
         try:
             plan = actions.resume_plan(info)
         except actions.CannotResume as exc:
-            self.notify(str(exc), title="Cannot resume", severity="error", timeout=10)
+            self.notify(str(exc), title="Cannot resume", severity="error", timeout=10, markup=False)
             return
         try:
             with self.suspend():
