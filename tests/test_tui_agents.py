@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from textual.geometry import Region
+from textual.widgets._footer import FooterKey
 from textual.widgets._toast import Toast
 
 from memtui.config import Config
@@ -18,6 +19,7 @@ from memtui.ingest.sources import registry
 from memtui.ingest.sources.codex import SOURCE as CODEX
 from memtui.tui.app import MemtuiApp
 from memtui.tui.browse import BrowseScreen, ProjectList, SessionList
+from memtui.tui.session import SessionScreen
 from tests.agents import codex_files as cf
 from tests.agents import copilot_files as cp
 from tests.agents import gemini_files as gm
@@ -192,3 +194,33 @@ async def test_cannot_resume_says_the_command_with_its_folder(
         said = "".join("".join(lines).split())  # the words, wherever the lines break them
         assert f"cd{WEATHER}&&copilot--resume{COPILOT}" in said, lines
         assert "`" not in lines, lines
+
+
+def footer(app: MemtuiApp) -> dict[str, tuple[str, Region]]:
+    return {k.key: (k.description, k.region) for k in app.screen.query(FooterKey)}
+
+
+async def test_the_footers_and_the_palette_say_what_a_does_on_each_screen(five: Memory) -> None:
+    """The main screen's `a` keeps to one agent, a session's folds its subagents: each
+    footer shows its own, whole at 80 columns, and the palette says what each does."""
+    app = MemtuiApp(five, upkeep=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        browse = app.screen
+        assert isinstance(browse, BrowseScreen)
+        await until(pilot, lambda: len(browse.by_agent) == OTHERS + 1)
+        await until(pilot, lambda: "a" in footer(app))
+        keys = footer(app)
+        assert keys["a"][0] == "Agent"
+        assert all(region.right <= 80 for _, region in keys.values())
+        assert keys["slash"][0] == "Search"  # the last key, whole
+        palette = {c.title for c in app.get_system_commands(browse)}
+        assert "Show one agent's sessions at a time" in palette
+        table = browse.query_one(SessionList)
+        parent = next(s for s in table.sessions if s.agent == "opencode")
+        table.highlighted = table.sessions.index(parent)
+        table.focus()
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, SessionScreen) and "a" in footer(app))
+        assert footer(app)["a"][0] == "Subagents"
+        palette = {c.title for c in app.get_system_commands(app.screen)}
+        assert "Fold or open each subagent's messages" in palette

@@ -220,9 +220,15 @@ class BrowseScreen(Screen[None]):
         Binding("d", "demo", "Open demo", id="browse.demo"),
         Binding("n", "notes", "Notes", id="browse.notes"),
         Binding("w", "warmups", "Warm-ups", show=False, id="browse.warmups"),
-        # Not in the footer (80 columns are full): the keys help lists it, with more than one
-        # agent, and the sessions' title names it while it keeps to one agent.
-        Binding("a", "agent", "Agent", show=False, id="browse.agent"),
+        # In the footer, the keys help and the palette only with more than one agent's
+        # sessions; the sessions' title names the agent while it keeps to one.
+        Binding(
+            "a",
+            "agent",
+            "Agent",
+            tooltip="Show one agent's sessions at a time",
+            id="browse.agent",
+        ),
         Binding("s", "signals", "Signals", id="browse.signals"),
         Binding("R", "recalls", "Recalls", show=False, id="browse.recalls"),
         Binding("i", "inferences", "Inferences", id="browse.inferences"),
