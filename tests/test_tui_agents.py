@@ -19,7 +19,7 @@ from memtui.ingest.sources import registry
 from memtui.ingest.sources.codex import SOURCE as CODEX
 from memtui.tui.app import MemtuiApp
 from memtui.tui.browse import BrowseScreen, ProjectList, SessionList
-from memtui.tui.session import SessionScreen
+from memtui.tui.session import MessageBlock, SessionScreen
 from tests.agents import codex_files as cf
 from tests.agents import copilot_files as cp
 from tests.agents import gemini_files as gm
@@ -224,3 +224,27 @@ async def test_the_footers_and_the_palette_say_what_a_does_on_each_screen(five: 
         assert footer(app)["a"][0] == "Subagents"
         palette = {c.title for c in app.get_system_commands(app.screen)}
         assert "Fold or open each subagent's messages" in palette
+
+
+async def test_a_message_of_reasoning_alone_says_so_while_thinking_is_hidden(
+    five: Memory,
+) -> None:
+    """Codex writes its reasoning as a message of its own: with thinking hidden it says what
+    it holds and how to see it, never an empty block under its header."""
+    app = MemtuiApp(five, upkeep=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.push_screen(SessionScreen(cf.PARENT))
+        await until(pilot, lambda: bool(app.screen.query(MessageBlock)))
+        block = next(
+            b
+            for b in app.screen.query(MessageBlock)
+            if b.message.thinking and not b.message.text and not b.folds
+        )
+
+        def said() -> str:
+            return "\n".join(strip.text for strip in block.lines(block.content_region.width))
+
+        assert "(thinking only — t shows it)" in said()
+        await pilot.press("t")
+        await until(pilot, lambda: "Reading the cache" in said())
+        assert "t shows it" not in said()

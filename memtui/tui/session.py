@@ -43,6 +43,7 @@ WARM_LANGUAGES = ("python", "typescript", "javascript", "bash", "json", "diff")
 WINDOW = 16  # messages mounted at once when a session opens or jumps (a screen or two)
 STEP = 20  # messages added when the reader nears an edge of the window
 SUBAGENT_RUN = "subagent_run"  # the kind of the one line a folded subagent run shows
+THINKING_ONLY = "(thinking only — t shows it)"  # a message of reasoning alone, while hidden
 KIND_LABEL = {
     "tool_result": "⎿ tool",
     "meta": "meta",
@@ -153,6 +154,8 @@ class MessageBlock(Widget, can_focus=True):
         if m.thinking and self.show_thinking:
             style = self._colour("message--fold") + Style(italic=True)
             add(Text(f"thinking\n{m.thinking}", style=style))
+        elif m.thinking and not m.text and not self.folds:  # else only a header would show
+            add(Text(THINKING_ONLY, style=self._colour("message--fold")))
         if m.kind == "prompt":  # as typed, as Claude Code shows it: a pasted diff's +/- lines
             add(Text(m.text))  # or a log's * lines are not Markdown lists
         elif m.text and m.kind != "tool_result":
