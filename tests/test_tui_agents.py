@@ -248,3 +248,21 @@ async def test_a_message_of_reasoning_alone_says_so_while_thinking_is_hidden(
         await pilot.press("t")
         await until(pilot, lambda: "Reading the cache" in said())
         assert "t shows it" not in said()
+
+
+async def test_an_opencode_subagents_header_is_one_line_at_80_columns(five: Memory) -> None:
+    """A child session's id is 30 characters: its header says a short end of it, as a
+    Claude Code subagent's says its agentId, on one line."""
+    app = MemtuiApp(five, upkeep=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        browse = app.screen
+        assert isinstance(browse, BrowseScreen)
+        await until(pilot, lambda: bool(browse.sessions))
+        parent = next(s for s in browse.sessions.values() if s.agent == "opencode")
+        app.push_screen(SessionScreen(parent.session_id))
+        await until(pilot, lambda: bool(app.screen.query(".-sidechain")))
+        for block in app.screen.query(".-sidechain").results(MessageBlock):
+            child = block.message.agent_id or ""
+            head = block.lines(block.content_region.width)[0].text
+            assert f"subagent …{child[-8:]} " in head and child not in head, head
+            assert f"#{block.message.message_index}" in head  # not wrapped to a second line
