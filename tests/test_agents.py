@@ -359,12 +359,13 @@ async def test_tui_sidebar_counts_and_filters_by_agent(shared: Memory) -> None:
         def line(index: int) -> str:
             return str(projects.get_option_at_index(index).prompt)
 
-        # under the highlighted line; at 80 columns one agent a line, none cut
+        # under the highlighted line (its path on as many lines as it takes); at 80 columns
+        # one agent a line, none cut
         each = ["claude 1", "codex 1"]
         await until(pilot, lambda: line(0).split("\n")[1:] == each)  # all projects
         assert "codex" not in line(1)
         projects.highlighted = 1
-        await until(pilot, lambda: line(1).split("\n")[1:] == each and "codex" not in line(0))
+        await until(pilot, lambda: line(1).split("\n")[-2:] == each and "codex" not in line(0))
         assert any(b.key == "a" for _, b, on, _ in browse.active_bindings.values() if on)
         title = browse.query_one("#sessions-title", Static)
         cycle = [("claude-code", {"s-1"}), ("codex", {"c-1"}), (None, {"s-1", "c-1"})]
@@ -426,7 +427,8 @@ async def test_resume_opens_the_session_in_its_agent(
     with pytest.raises(actions.CannotResume) as caught:
         actions.resume_plan(info)
     assert str(caught.value) == (
-        "`codex` is not on PATH: install Codex CLI, or run `codex resume c-live` where it is"
+        "`codex` is not on PATH: install Codex CLI, or run this where it is:\n"
+        f"cd {work} && codex resume c-live"
     )
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
