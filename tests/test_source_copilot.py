@@ -303,3 +303,37 @@ def test_secrets_are_masked(home: Path) -> None:
     batches = list(copilot.read_file(home, path, None, Masker()))
     (typed,) = support.messages([b for b in batches if isinstance(b, FileBatch)])
     assert token not in typed.text and "\u2039secret:" in typed.text
+
+
+def test_fields_of_a_wrong_type_are_ignored_not_fatal(home: Path, archive: Archive) -> None:
+    ev = cf.Events("w")
+    cf.start(ev)
+    cf.prompt(ev, "before the odd events")
+    ev.add("assistant.message", {"messageId": "m1", "content": "odd requests", "toolRequests": 5})
+    ev.add("tool.execution_complete", {"toolCallId": "x", "result": {"contents": 7}})
+    for command in (["ls", "-l"], {"view": 1}):
+        ev.add(
+            "assistant.message",
+            {"content": "", "toolRequests": [{"name": "bash", "arguments": {"command": command}}]},
+        )
+    cf.prompt(ev, "after the odd events")
+    path = cf.append(events_path(home), cf.lines(ev.events))
+    result, skipped = apply(home, path, archive)
+    assert (result.messages, skipped) == (6, 0)
+    texts = [text for _, _, text in stored(archive)]
+    assert texts[0] == "before the odd events" and texts[-1] == "after the odd events"
+
+
+def test_a_lone_surrogate_escape_becomes_a_replacement_character(
+    home: Path, archive: Archive
+) -> None:
+    ev = cf.Events("s")
+    cf.start(ev)
+    cf.prompt(ev, "half an emoji \ud83d here")  # json.dumps writes it as the escape \ud83d
+    folder = home / "session-state" / cf.SESSION
+    path = cf.append(folder / "events.jsonl", cf.lines(ev.events))
+    cf.workspace(folder, name="Fix totals \ud83d")
+    result, skipped = apply(home, path, archive)
+    assert (result.messages, skipped) == (1, 0)
+    assert stored(archive)[0][2] == "half an emoji \ufffd here"
+    assert copilot._workspace(folder)["name"] == "Fix totals \ufffd"
