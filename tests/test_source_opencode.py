@@ -15,7 +15,7 @@ from memtui.ingest.reader import Unreadable
 from memtui.ingest.sources.opencode import SOURCE, discover, read_file
 from memtui.store.archive import Archive, BatchResult, FileBatch, FileState
 from memtui.store.mask import Masker
-from memtui.store.records import Kind, Title
+from memtui.store.records import Kind, Message, Title
 from tests.agents import opencode_files as oc
 from tests.agents import support
 
@@ -358,3 +358,26 @@ def test_a_session_of_the_json_tree_growing_is_read_from_where_it_stopped(root: 
     oc.write_tree(root, later)
     (second,) = read_file(root, session_file, first.state)
     assert [m.text for m in support.messages([second])] == ["and the cart test?", "Same cause."]
+
+
+def test_a_time_out_of_range_is_no_time(root: Path, archive: Archive) -> None:
+    ids = oc.Ids()
+    session = oc.Session(ids("ses"), "/work/bad", "bad", created=oc.T0, updated=oc.T0 + 10000)
+    first = oc.user(ids, session, oc.T0 + 1000, oc.text("a prompt from the far future"))
+    oc.user(ids, session, oc.T0 + 2000, oc.text("a prompt of its time"))
+    conn = oc.open_db(root)
+    oc.write_db(conn, session)
+    conn.execute(
+        "UPDATE message SET data = ? WHERE id = ?",
+        ('{"role": "user", "time": {"created": 1e22}}', first),
+    )
+    conn.close()
+    assert ingest(archive, root).messages == 2
+    stamps = archive.conn.execute("SELECT ts, epoch FROM messages ORDER BY idx").fetchall()
+    assert tuple(stamps[0]) == (None, 0) and stamps[1]["epoch"] == (oc.T0 + 2000) // 1000
+
+
+def test_the_store_takes_an_epoch_out_of_range_for_none(archive: Archive) -> None:
+    far = Message("far", "s", "user", Kind.PROMPT, None, "/work", None, epoch=10**20)
+    archive.apply([FileBatch(FileState("/x.json", 1, 1), [(1, far)], "/work", 0, "opencode")])
+    assert archive.conn.execute("SELECT epoch FROM messages").fetchone()[0] == 0

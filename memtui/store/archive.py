@@ -16,7 +16,7 @@ from pathlib import Path
 import orjson
 
 from memtui.store import db
-from memtui.store.records import Kind, Message, Title
+from memtui.store.records import LAST_EPOCH, Kind, Message, Title
 
 
 @dataclass(slots=True)
@@ -357,7 +357,7 @@ class _Row:
             seq=seq,
             record=record,
             idx=idx,
-            epoch=record.epoch,
+            epoch=record.epoch if 0 <= record.epoch <= LAST_EPOCH else 0,
             file_id=file_id,
             line=line,
         )
