@@ -381,3 +381,15 @@ def test_the_store_takes_an_epoch_out_of_range_for_none(archive: Archive) -> Non
     far = Message("far", "s", "user", Kind.PROMPT, None, "/work", None, epoch=10**20)
     archive.apply([FileBatch(FileState("/x.json", 1, 1), [(1, far)], "/work", 0, "opencode")])
     assert archive.conn.execute("SELECT epoch FROM messages").fetchone()[0] == 0
+
+
+def test_a_lone_surrogate_escape_becomes_a_replacement_character(
+    root: Path, archive: Archive
+) -> None:
+    ids = oc.Ids()
+    session = oc.Session(ids("ses"), "/work/shop", "cut", created=oc.T0, updated=oc.T0 + 10000)
+    # compact (JSON.stringify's way) writes the lone surrogate as the escape \ud83d.
+    oc.user(ids, session, oc.T0 + 1000, oc.text("half an emoji \ud83d here"))
+    oc.write_db(oc.open_db(root), session)
+    assert ingest(archive, root).messages == 1
+    assert rows(archive)[0]["text"] == "half an emoji \ufffd here"

@@ -36,6 +36,7 @@ from typing import Any
 
 import orjson
 
+from memtui.ingest.parser import slow_loads
 from memtui.ingest.reader import BATCH, Unreadable, masked
 from memtui.ingest.sources import Source
 from memtui.ingest.sources.opencode_parts import Conversation, field, records
@@ -351,10 +352,13 @@ _RECENT = object()  # a file that is not JSON yet: written as we read it, read a
 
 
 def _loads(data: object) -> Any:
-    try:
-        value = orjson.loads(data) if isinstance(data, str | bytes) else None
-    except orjson.JSONDecodeError:
+    if not isinstance(data, str | bytes):
         return _DAMAGED
+    try:
+        value = orjson.loads(data)
+    except orjson.JSONDecodeError:
+        # What JSON allows and orjson refuses: a lone surrogate escape, made U+FFFD.
+        value = slow_loads(data.encode() if isinstance(data, str) else data)
     return value if isinstance(value, dict) else _DAMAGED
 
 
