@@ -9,6 +9,7 @@ from pathlib import Path
 
 import orjson
 import pytest
+import zstandard
 
 from memtui.ingest.reader import Unreadable
 from memtui.ingest.sources import codex
@@ -270,3 +271,29 @@ def test_where_and_how_to_resume() -> None:
     assert src.root({"MEMTUI_CODEX_DIR": "off"}) is None
     assert src.root({}) == Path.home() / ".codex"
     assert src.resume(cf.PARENT) == ["codex", "resume", cf.PARENT]
+
+
+def test_a_compressed_rollout_cut_short_is_unreadable(home: Path) -> None:
+    path = cf.write(cf.rollout_path(home, cf.PARENT), cf.parent_rollout(cf.Clock()))
+    packed = cf.compress(path)
+    data = packed.read_bytes()
+    packed.write_bytes(data[: len(data) * 2 // 3])
+    found = list(codex.read_file(home, packed, None))
+    assert isinstance(found[-1], Unreadable) and "cut short" in found[-1].reason
+    batch = found[-2]
+    assert isinstance(batch, FileBatch) and batch.state.offset == 0  # read again next time
+
+
+def test_a_compressed_rollout_of_several_frames_is_read_whole(home: Path) -> None:
+    lines = cf.parent_rollout(cf.Clock())
+    path = cf.write(cf.rollout_path(home, cf.PARENT), lines)
+    whole = support.messages(read(home, path))
+    data = path.read_bytes()
+    half = data.index(b"\n", len(data) // 2) + 1
+    path.unlink()
+    packed = path.with_name(path.name + ".zst")
+    pack = zstandard.ZstdCompressor().compress
+    packed.write_bytes(pack(data[:half]) + pack(data[half:]))
+    batches = read(home, packed)
+    assert [r.uuid for r in support.messages(batches)] == [r.uuid for r in whole]
+    assert batches[-1].state.offset == packed.stat().st_size
