@@ -393,3 +393,18 @@ def test_a_lone_surrogate_escape_becomes_a_replacement_character(
     oc.write_db(oc.open_db(root), session)
     assert ingest(archive, root).messages == 1
     assert rows(archive)[0]["text"] == "half an emoji \ufffd here"
+
+
+def test_a_damaged_session_file_of_the_tree_is_counted_once(root: Path, archive: Archive) -> None:
+    damaged = root / "storage" / "session" / "a1b2c3" / "ses_zzzz.json"
+    damaged.parent.mkdir(parents=True)
+    damaged.write_bytes(b"not json")
+    os.utime(damaged, (1_700_000_000, 1_700_000_000))  # long ago: it stays broken
+    counts = []
+    for _ in range(3):
+        states = archive.file_states([str(damaged)])
+        batches = list(read_file(root, damaged, states.get(str(damaged))))
+        assert all(isinstance(b, FileBatch) for b in batches)
+        archive.apply([b for b in batches if isinstance(b, FileBatch)])
+        counts.append(archive.file_states([str(damaged)])[str(damaged)].skipped)
+    assert counts == [1, 1, 1]

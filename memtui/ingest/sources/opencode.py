@@ -297,7 +297,7 @@ def _read_tree_session(
     own = _load(path, now)
     if own is _RECENT:
         return  # OpenCode is rewriting it: read next run
-    out.skipped += own is _DAMAGED
+    out.skipped += own is _DAMAGED and _mtime(path) > since  # counted once, not every run
     sessions = _tree_sessions(path, session_id)
     conversation = _conversation(session_id, sessions)
     for message_id, message, message_written in _json_files(storage / "message" / session_id):
