@@ -408,3 +408,34 @@ def test_a_damaged_session_file_of_the_tree_is_counted_once(root: Path, archive:
         archive.apply([b for b in batches if isinstance(b, FileBatch)])
         counts.append(archive.file_states([str(damaged)])[str(damaged)].skipped)
     assert counts == [1, 1, 1]
+
+
+def test_a_session_with_no_directory_belongs_to_opencodes_folder(
+    root: Path, archive: Archive
+) -> None:
+    ids = oc.Ids()
+    sessions = [
+        oc.Session(ids("ses"), "/work/shop", "named", created=oc.T0, updated=oc.T0),
+        oc.Session(ids("ses"), "", "nowhere", created=oc.T0, updated=oc.T0),
+    ]
+    for at, session in enumerate(sessions, 1):
+        oc.user(ids, session, oc.T0 + at, oc.text(f"prompt of {session.title}"))
+    conn = oc.open_db(root)
+    oc.write_db(conn, *sessions)
+    # A message whose session row is gone (OpenCode deletes the session first).
+    conn.execute(
+        "INSERT INTO message VALUES ('msg_orphan', 'ses_gone', ?, ?, ?)",
+        (oc.T0, oc.T0 + 5, oc.compact({"role": "user", "time": {"created": oc.T0 + 5}})),
+    )
+    oc.set_part(conn, "ses_gone", "msg_orphan", "prt_orphan", oc.text("an orphan"), oc.T0 + 5)
+    conn.close()
+    assert ingest(archive, root).messages == 3
+    found = archive.conn.execute(
+        "SELECT m.text, p.path FROM messages m JOIN sessions s ON s.id = m.session_id "
+        "JOIN projects p ON p.id = s.project_id ORDER BY m.text"
+    ).fetchall()
+    assert [tuple(r) for r in found] == [
+        ("an orphan", str(root)),
+        ("prompt of named", "/work/shop"),
+        ("prompt of nowhere", str(root)),
+    ]
