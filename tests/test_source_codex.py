@@ -11,6 +11,7 @@ import orjson
 import pytest
 import zstandard
 
+from memtui.ingest import pipeline
 from memtui.ingest.reader import Unreadable
 from memtui.ingest.sources import codex
 from memtui.store.archive import Archive, FileBatch
@@ -297,3 +298,17 @@ def test_a_compressed_rollout_of_several_frames_is_read_whole(home: Path) -> Non
     batches = read(home, packed)
     assert [r.uuid for r in support.messages(batches)] == [r.uuid for r in whole]
     assert batches[-1].state.offset == packed.stat().st_size
+
+
+def test_a_rollout_replaced_by_its_zst_is_no_file_gone(home: Path, tmp_path: Path) -> None:
+    path = cf.write(cf.rollout_path(home, cf.PARENT), cf.parent_rollout(cf.Clock()))
+    store = Archive(tmp_path / "index.db")
+    try:
+        assert pipeline.ingest(store, home, source=codex.SOURCE, parallel=False).messages == 14
+        cf.compress(path)
+        report = pipeline.ingest(store, home, source=codex.SOURCE, parallel=False)
+        assert (report.messages, report.archived) == (0, 0)
+        archived = "SELECT archived FROM sessions WHERE id = ?"
+        assert store.conn.execute(archived, (cf.PARENT,)).fetchone()[0] == 0
+    finally:
+        store.close()
