@@ -613,3 +613,21 @@ def test_short_ids_tell_apart_sessions_begun_close_together() -> None:
     assert resolve(conn, "ses_0000006acfc1Zq") == opencode[0]  # a prefix, as before
     with pytest.raises(NotFound):
         resolve(conn, "abcd")  # too short to be taken as an end
+
+
+async def test_an_empty_archive_says_where_each_agent_was_looked_for(
+    tmp_path: Path, claude_dir: Path, codex_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """It named Claude Code's folder alone, with every agent on."""
+    registered(monkeypatch)
+    environ = only(CLAUDE=str(claude_dir), CODEX=str(codex_dir))
+    cfg = Config(tmp_path / "data", claude_dir, tmp_path / "logs", environ=environ)
+    with Memory(cfg) as memory:
+        app = MemtuiApp(memory, upkeep=False)
+        async with app.run_test(size=(160, 48)) as pilot:
+            browse = app.screen
+            assert isinstance(browse, BrowseScreen)
+            await until(pilot, lambda: browse.loaded)
+            shown = " ".join(str(browse.query_one("#empty", Static).render()).split())
+            assert f"Claude Code in {claude_dir}, Codex CLI in {codex_dir}" in shown
+            assert "MEMTUI_<AGENT>_DIR" in shown

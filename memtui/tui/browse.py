@@ -19,7 +19,7 @@ from textual.strip import Strip
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from memtui.engine import AGENTS, ProjectInfo, SessionInfo
+from memtui.engine import AGENT_NAMES, AGENTS, ProjectInfo, SessionInfo
 from memtui.tui import forget
 from memtui.tui.format import (
     agent_label,
@@ -413,17 +413,22 @@ class BrowseScreen(Screen[None]):
         self.set_class(nothing, "-empty")
         if not nothing:
             return
-        where = self.app.memory.config.claude_dir
+        folders = self.app.memory.upkeep.folders()
+        where = ", ".join(f"{AGENT_NAMES[agent]} in {root}" for agent, root in folders)
         if self._busy():
             empty.update(
-                f"Reading your Claude Code transcripts in {home_short(str(where))}…\n\n"
+                "Reading your conversations…\n\n"
                 "Projects and sessions appear here as they are stored."
             )
             return
         text = Text()
         text.append("No conversations yet.\n\n", style="bold")
-        text.append(f"memtui looked for Claude Code transcripts in {where}")
-        text.append(" (set MEMTUI_CLAUDE_DIR or CLAUDE_CONFIG_DIR to look elsewhere).\n\n")
+        if [agent for agent, _ in folders] == ["claude-code"]:
+            text.append(f"memtui looked for Claude Code transcripts in {folders[0][1]}")
+            text.append(" (set MEMTUI_CLAUDE_DIR or CLAUDE_CONFIG_DIR to look elsewhere).\n\n")
+        else:
+            text.append(f"memtui looked for conversations of {where or 'no agent: all are off'}")
+            text.append(" (MEMTUI_<AGENT>_DIR names another folder).\n\n")
         if not self.app.demo:
             text.append("Press d to open the demo archive", style="bold")
             text.append(" (or run memtui --demo).")
