@@ -54,7 +54,9 @@ async def whole_query_answered(pilot: Pilot[None]) -> None:
         if not isinstance(screen, SearchScreen):
             return True
         typed = screen.query_now()
-        return screen._debounce is None and (typed.scope == "notes" or screen._shown == typed)
+        running = any(w.group == "search" and not w.is_finished for w in screen.workers)
+        shown = screen._shown in (typed, None)  # None: it failed, and says so
+        return screen._debounce is None and not running and (typed.scope == "notes" or shown)
 
     await until(pilot, answered)
     await settled(pilot)
