@@ -60,6 +60,14 @@ _NOT_RECORDS = (
     '{"type":"retry',
 )
 _RECORD_PARTS = f"substr(data, 1, 14) NOT IN ({', '.join(repr(s) for s in _NOT_RECORDS)})"
+# The JSON as the bytes stored: orjson reads them as they are, and a row that is not UTF-8
+# is one damaged row (as text, the sqlite3 module refuses the whole query).
+_DATA = "CAST(data AS BLOB)"
+_CHANGED = (
+    "SELECT id, max(updated) FROM (SELECT message_id AS id, time_updated AS updated FROM part"
+    " WHERE time_updated > ?1 UNION ALL SELECT id, time_updated FROM message"
+    " WHERE time_updated > ?1) GROUP BY id ORDER BY id"
+)
 _BUSY_S = 0.5  # how long to wait for a lock before leaving the database for the next run
 # Titles OpenCode gives a session until it has a real one (session/index.ts isDefaultTitle).
 _DEFAULT_TITLE = re.compile(
@@ -177,27 +185,22 @@ def _read_rows(
         row[0]: _Session(row[1], row[2] or None, row[3], row[4] or 0)
         for row in conn.execute(_session_query(conn))
     }
-    changed: dict[str, int] = {}
-    for query in (
-        "SELECT message_id, max(time_updated) FROM part WHERE time_updated > ? GROUP BY message_id",
-        "SELECT id, time_updated FROM message WHERE time_updated > ?",
-    ):
-        for message_id, updated in conn.execute(query, (since,)):
-            changed[message_id] = max(updated, changed.get(message_id, 0))
-    newest = max([since, *changed.values(), *(s.updated for s in sessions.values())])
+    # Each message with a row written since, and that row's time, by id: one scan of each table.
+    changed = conn.execute(_CHANGED, (since,)).fetchall()
+    newest = max([since, *(row[1] for row in changed), *(s.updated for s in sessions.values())])
     out = _Out(state, masker)
     known: dict[str, Conversation] = {}
-    for chunk in _chunks(sorted(changed)):
+    for chunk in _chunks([row[0] for row in changed]):
         marks = ",".join("?" * len(chunk))
         infos = {
             row[0]: (row[1], row[2])
             for row in conn.execute(
-                f"SELECT id, session_id, data FROM message WHERE id IN ({marks})", chunk
+                f"SELECT id, session_id, {_DATA} FROM message WHERE id IN ({marks})", chunk
             )
         }
         parts: dict[str, list[tuple[str, Any]]] = {}
         rows = conn.execute(
-            f"SELECT id, message_id, data FROM part WHERE message_id IN ({marks}) "
+            f"SELECT id, message_id, {_DATA} FROM part WHERE message_id IN ({marks}) "
             f"AND {_RECORD_PARTS} ORDER BY message_id, id",
             chunk,
         )
