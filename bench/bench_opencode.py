@@ -121,7 +121,8 @@ class _Transcript:
     """One Claude Code session's lines, each chained to the one before."""
 
     def __init__(self, session: str, first: int) -> None:
-        self.session, self.n, self.parent = session, first, None
+        self.session, self.n = session, first
+        self.parent: str | None = None
         self.lines: list[str] = []
 
     def line(self, kind: str, message: dict[str, object], **extra: object) -> None:
@@ -147,7 +148,7 @@ class _Transcript:
         self.parent = uuid
 
     def assistant(self, msg_id: str, block: dict[str, object]) -> None:
-        message = {
+        message: dict[str, object] = {
             "model": "claude-sonnet-4-5",
             "id": msg_id,
             "type": "message",
