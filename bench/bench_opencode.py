@@ -1,6 +1,7 @@
 """The OpenCode reader against the Claude Code reader on the same conversations.
 
-    python bench/bench_opencode.py [--exchanges 1000] [--short] [--mask] [--profile]
+    python bench/bench_opencode.py [--exchanges 1000] [--short] [--mask] [--profile READER]
+    valgrind --tool=callgrind python bench/bench_opencode.py --once READER  # and --once none
 
 Writes the same conversations once as Claude Code JSONL (one line per content block, the tool
 result with its `toolUseResult` copy as Claude Code writes it; --lean: without the copy) and
@@ -11,6 +12,9 @@ is CPU seconds (`time.process_time`: steadier than wall time on a shared machine
 reader's best of --runs taken in turns, and the records a second it gives; both readers yield
 the same records, six an exchange. Long texts (the default): prompts of 1-3 KB, answers of
 several KB of prose and code, tool outputs of 10-50 KB; --short: a few hundred bytes.
+
+On a machine too busy for steady CPU times, count instructions instead: --once reads with one
+reader once (`none`: only the setup, to subtract) under callgrind.
 """
 
 from __future__ import annotations
@@ -268,6 +272,7 @@ def main() -> None:
     )
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--profile", choices=("claude", "opencode"))
+    parser.add_argument("--once", choices=("claude", "opencode", "none"))
     parser.add_argument("--work", type=Path, default=Path("/tmp/memtui-bench-opencode"))
     args = parser.parse_args()
 
@@ -290,6 +295,10 @@ def main() -> None:
     def opencode_db() -> int:
         return read_all(opencode.read_file, opencode_root, [database], masker)
 
+    if args.once:
+        readers = {"claude": claude, "opencode": opencode_db, "none": lambda: 0}
+        print(f"{args.once}: {readers[args.once]():,} records")
+        return
     if args.profile:
         work = claude if args.profile == "claude" else opencode_db
         profile = cProfile.Profile()
