@@ -218,7 +218,7 @@ def _read_rows(
             known[session_id] = conversation
             # Parsed one message at a time: JSON objects kept for a whole chunk would
             # outlive the garbage collector's young generation, and it walks them again
-            # and again (a third of a cold read's time on short texts).
+            # and again (a sixth of a cold read's time on short texts).
             found = out.parsed(row[3:] for row in rows if row[3] is not None)
             out.add(conversation, message_id, _loads(data), found)
         yield from out.full()

@@ -68,10 +68,9 @@ def records(
 class _Time:
     """One time as a record holds it: ISO text and epoch seconds."""
 
-    __slots__ = ("epoch", "iso", "ms")
+    __slots__ = ("epoch", "iso")
 
     def __init__(self, ms: int | None) -> None:
-        self.ms = ms
         self.iso = iso(ms)
         self.epoch = ms // 1000 if ms is not None else 0
 
