@@ -228,7 +228,7 @@ class Asked:
 
 def ask_all(data: Path, asked: list[Prompt]) -> list[Asked]:
     """Every prompt's candidates, from the hook's own search, in one process."""
-    from memtui.engine.context import projects_at
+    from memtui.engine.places import projects_at
     from memtui.store import db, fts
 
     conn = db.read_only(data / "memtui.db", 1000)

@@ -64,6 +64,7 @@ def _read_file(
 SOURCE = Source(
     agent=AGENT,
     env=ENV,
+    holds="`sessions/` (as ~/.codex)",
     default_root=lambda environ: Path(environ.get("HOME", "/nonexistent")) / ".fake-codex",
     discover=_discover,
     read_file=_read_file,

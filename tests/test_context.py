@@ -9,7 +9,7 @@ import pytest
 import tokenizers
 
 from memtui.engine import InvalidArgument, Memory
-from memtui.engine.context import count_tokens
+from memtui.engine.quoting import count_tokens
 from tests import lines
 
 ROOT = Path(__file__).resolve().parents[1]

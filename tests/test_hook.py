@@ -15,8 +15,8 @@ from markdown_it import MarkdownIt
 
 from memtui.config import Config
 from memtui.engine import Memory
-from memtui.engine.context import count_tokens
 from memtui.engine.notes_types import Note
+from memtui.engine.quoting import count_tokens
 from memtui.mcp.handshake import FAMILIES, instructions
 from tests import lines
 
@@ -167,7 +167,8 @@ def test_the_hook_loads_no_model_index_or_cli_parser(archive: Config) -> None:
         "main()\n"
         "heavy = ('numpy', 'tantivy', 'hnswlib', 'model2vec', 'memtui.engine.memory',\n"
         "         'memtui.engine.transfer', 'memtui.mcp', 'memtui.engine.signals',\n"
-        "         'memtui.ingest.parser', 'memtui.engine.notes_types', 'logging.handlers')\n"
+        "         'memtui.ingest.parser', 'memtui.engine.notes_types', 'logging.handlers',\n"
+        "         'argparse')\n"
         "print('LOADED', [m for m in heavy if m in sys.modules], file=sys.stderr)\n"
     )
     done = subprocess.run(

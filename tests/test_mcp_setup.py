@@ -11,8 +11,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from memtui.config import Config
-from memtui.mcp.http import http_token
+from memtui.mcp.handshake import FAMILIES
+from memtui.mcp.http import http_token, reach
+from memtui.mcp.setup import hook_settings, print_config
 from tests.test_mcp_stdio import ROOT, Wire
 
 
@@ -130,3 +134,34 @@ def test_print_config_names_the_running_memtui_and_its_tool_families(
     names = {t["name"] for t in wire.request("tools/list", {})["result"]["tools"]}
     assert "save_note" in names and "search_history" not in names
     assert wire.finish() == 0
+
+
+def test_print_config_carries_every_setting_set_now(
+    cfg: Config, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An agent left out with `off`, or read from elsewhere, stays so in the server and hooks
+    each agent starts from the printed lines: before, only the data dir, Claude Code's folder
+    and the model were passed on, and such a server archived Copilot CLI all the same."""
+    settings = {
+        "MEMTUI_DATA_DIR": str(cfg.data_dir),
+        "MEMTUI_COPILOT_DIR": "off",
+        "MEMTUI_CODEX_DIR": "/home/dev/codex home",
+        "MEMTUI_MASK_SECRETS": "1",
+    }
+    for name, value in settings.items():
+        monkeypatch.setenv(name, value)
+    print_config(cfg, reach("127.0.0.1", 8765), FAMILIES)
+    said = capsys.readouterr().out
+    entry = json.loads(re.findall(r"^\{.*?^\}", said, re.S | re.M)[0])["mcpServers"]["memtui"]
+    assert settings.items() <= entry["env"].items()
+    for name, value in settings.items():
+        assert f"--env={name}={value}" in said  # `claude mcp add` and `codex mcp add`
+        assert f"{name} = {json.dumps(value)}" in said  # Codex's config.toml
+        # Claude Code's .mcp.json, Gemini CLI's, OpenCode's and Copilot CLI's
+        assert said.count(f'"{name}": {json.dumps(value)}') >= 4
+    hooks = hook_settings()["hooks"]
+    assert all(
+        f"MEMTUI_CODEX_DIR={shlex.quote('/home/dev/codex home')} MEMTUI_COPILOT_DIR=off"
+        in h["hooks"][0]["command"]
+        for h in (hooks["SessionStart"][0], hooks["UserPromptSubmit"][0], hooks["PreToolUse"][0])
+    )

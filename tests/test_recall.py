@@ -216,7 +216,9 @@ def test_the_hook_loads_no_model_vectors_or_cli_parser(archive: Config) -> None:
         "main()\n"
         "heavy = ('numpy', 'hnswlib', 'model2vec', 'memtui.engine.memory',\n"
         "         'memtui.engine.search', 'memtui.mcp', 'memtui.engine.signals',\n"
-        "         'memtui.ingest.parser', 'memtui.engine.notes_types', 'logging.handlers')\n"
+        "         'memtui.ingest.parser', 'memtui.engine.notes_types', 'logging.handlers',\n"
+        "         'argparse', 'memtui.engine.context', 'memtui.engine.types',\n"
+        "         'memtui.engine.signal_types')\n"
         "print('LOADED', [m for m in heavy if m in sys.modules], file=sys.stderr)\n"
     )
     done = subprocess.run(

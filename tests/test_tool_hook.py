@@ -13,7 +13,7 @@ import pytest
 
 from memtui.config import Config
 from memtui.engine import Memory
-from memtui.engine.context import count_tokens
+from memtui.engine.quoting import count_tokens
 from tests.work_data import EXPIRED, OTHER, PYTEST, SHOP, A, B, C, write_all
 
 JWT = f"{SHOP}/src/auth/jwt.py"
@@ -130,7 +130,9 @@ def test_the_hook_loads_sqlite_alone(archive: Config) -> None:
         "main()\n"
         "heavy = ('numpy', 'tantivy', 'hnswlib', 'model2vec', 'memtui.engine.memory',\n"
         "         'memtui.mcp', 'memtui.engine.detect',\n"
-        "         'memtui.ingest.parser', 'memtui.engine.notes_types', 'logging.handlers')\n"
+        "         'memtui.ingest.parser', 'memtui.engine.notes_types', 'logging.handlers',\n"
+        "         'argparse', 'memtui.engine.context', 'memtui.engine.types',\n"
+        "         'memtui.engine.signal_types')\n"
         "print('LOADED', [m for m in heavy if m in sys.modules], file=sys.stderr)\n"
     )
     done = subprocess.run(

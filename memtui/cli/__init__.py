@@ -27,9 +27,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     os.umask(0o077)  # everything memtui writes holds someone's conversations
     given = list(sys.argv[1:] if argv is None else argv)
     if len(given) == 2 and given[0] == "hook":
-        from memtui.cli import hooks
+        from memtui.cli import hook_run
 
-        if hooks.run_early(given[1]):  # before the parser and its imports: a session waits
+        if hook_run.run(given[1]):  # before the parser and its imports: a session waits
             return
     try:
         args = build_parser().parse_args(given)
@@ -64,7 +64,9 @@ def build_parser() -> Parser:
     from memtui.cli import history, hooks, notes, serve, signals, upkeep
     from memtui.cli.base import Parser, whole
 
-    parser = Parser(prog="memtui", description="A local memory for Claude Code.")
+    parser = Parser(
+        prog="memtui", description="A local memory for Claude Code and your other coding agents."
+    )
     parser.add_argument("--version", action="version", version=f"memtui {__version__}")
     parser.add_argument(
         "--demo", action="store_true", help="open the TUI on a bundled demo archive (throw-away)"

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from memtui.cli.base import JSON, Family, arg, one_of, text, whole
 from memtui.cli.say import console, print_json, say, shown, when
-from memtui.engine import AGENTS, MODES, ROLES, InvalidArgument, render, to_dict
+from memtui.engine import AGENTS, MODES, ROLES, InvalidArgument, render, short_id, to_dict
 from memtui.engine.validate import REACH
 from memtui.words import plural
 
@@ -133,7 +133,7 @@ def _snippet(snippet: str) -> str:
 def _hit(out: Console, r: SearchResult) -> None:
     """A message hit: where and when, who, its score and how it was found; its snippet."""
     out.print(
-        f"[bold cyan]{_plain(r.session_id[:8])}[/]#{r.message_index} "
+        f"[bold cyan]{_plain(short_id(r.session_id))}[/]#{r.message_index} "
         f"[dim]{_plain(when(r.timestamp))}[/] [green]{_plain(r.project)}[/]{_by(r.agent)} "
         f"[magenta]{r.role}[/] [dim]{r.score:.4f} {'+'.join(r.found_by)}[/]"
     )
@@ -221,6 +221,10 @@ def sessions(memory: Memory, args: Namespace) -> None:
             f"{'' if s.agent == 'claude-code' else s.agent + '  '}"
             f"{s.title[:60]}{' (archived)' if s.archived else ''}"
         ),
+        [
+            *([f"of {args.agent}"] if args.agent else []),
+            *([f"in {shown(args.project)}"] if args.project else []),
+        ],
     )
 
 
@@ -289,12 +293,21 @@ def _project(memory: Memory, project: str | None) -> str | None:
     return None if project is None else memory.history.project_path(project)
 
 
-def _listing(name: str, items: Sequence[Any], as_json: bool, line: Callable[[Any], str]) -> None:
-    """A list as one JSON document, or a line an item (and a word on stderr when empty)."""
+def _listing(
+    name: str,
+    items: Sequence[Any],
+    as_json: bool,
+    line: Callable[[Any], str],
+    kept_to: Sequence[str] = (),
+) -> None:
+    """A list as one JSON document, or a line an item (and a word on stderr when empty: the
+    filters `kept_to` say what was asked for, if any)."""
     if as_json:
         print_json({name: to_dict(list(items))})
         return
-    if not items:
+    if not items and kept_to:
+        say(f"no {name} {' '.join(kept_to)} in the archive", file=sys.stderr)
+    elif not items:
         say(f"no {name} archived yet: run memtui index", file=sys.stderr)
     for item in items:
         say(line(item))

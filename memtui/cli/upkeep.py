@@ -32,9 +32,10 @@ def index(memory: Memory, args: Namespace) -> None:
     folders = [root for _, root in memory.upkeep.folders(source)]
     if not any(root.is_dir() for root in folders) and not args.watch:
         # No history yet is not an error: there is just nothing to archive.
+        looked = ", ".join(str(root) for root in folders) or "nowhere: every agent is off"
         say(
-            f"no transcripts at {source or memory.config.claude_dir} yet "
-            "(set MEMTUI_CLAUDE_DIR or use --source)",
+            f"no conversations yet: looked in {looked} "
+            "(MEMTUI_<AGENT>_DIR points elsewhere; --source reads a Claude Code folder)",
             file=sys.stderr,
         )
         return
@@ -49,6 +50,10 @@ def index(memory: Memory, args: Namespace) -> None:
     report = with_progress(work)
     assert report is not None  # a waiting ingest always runs
     say(summary(report), file=sys.stderr)
+    for setting, root, holds in memory.upkeep.set_but_empty(report):
+        found = "holds no conversation" if root.is_dir() else "is not a folder"
+        found = found if root.exists() else "does not exist"
+        say(f"{setting}={root} {found}: name the folder where {holds}", file=sys.stderr)
     if args.watch:
         watched = ", ".join(str(root) for root in folders)
         say(f"watching {watched} (ctrl+c to stop)", file=sys.stderr)

@@ -6,20 +6,14 @@ section goes in whole or item by item while the budget lasts; what has no room i
 
 Only the house rules (the rules the person approved) stand as Markdown. Everything else was
 written by an agent or taken from a transcript (state notes, session titles and first prompts,
-related notes and messages), so it is quoted: said to be a record, and fenced by a fence
-longer than any run of backticks inside, so no heading or fence in it can pass for ours.
-
-Tokens are counted without a tokenizer (nothing to load, so the SessionStart hook stays
-fast): `count_tokens` estimates from the text's pieces the way a BPE vocabulary splits them,
-within 10 % of Claude's legacy tokenizer on code, prose and non-English text
-(tests/test_context.py measures it).
+related notes and messages), so it is quoted: said to be a record, and fenced as quoting.py
+fences it. Tokens are counted as quoting.py counts them.
 """
 
 from __future__ import annotations
 
 import itertools
 import json
-import re
 import sqlite3
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -27,7 +21,10 @@ from dataclasses import dataclass
 from memtui.config import Config
 from memtui.engine import rules as house_rules
 from memtui.engine import validate
+from memtui.engine.places import projects_at, short_id
+from memtui.engine.quoting import count_tokens, fence, fenced, label
 from memtui.engine.signal_types import Context, ContextSection
+from memtui.engine.types import AGENT_NAMES
 from memtui.errors import InvalidArgument
 from memtui.ingest.titles import prompt_title
 from memtui.store import db
@@ -36,47 +33,6 @@ from memtui.store import notes as notes_store
 MIN_BUDGET = 50
 MAX_BUDGET = 32_000
 RECENT_SESSIONS = 5
-
-# The pieces a BPE vocabulary sees: words, runs of digits, of punctuation, of white space.
-_PIECES = re.compile(r"[^\W\d_]+|\d+|[^\w\s]+|\s+|_+")
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
-_ACCENTED = re.compile(r"[\u00c0-\u024f]")
-
-
-def count_tokens(text: str) -> int:
-    """About how many tokens `text` is for Claude (see the module's note). A vocabulary
-    learnt mostly on English and code keeps English words of up to 8 letters whole; words
-    of other languages split every 3 letters or so (Cyrillic every 2), CJK nearly per
-    character. A text with accented letters in it is taken as not English throughout."""
-    if not text:
-        return 0
-    pieces = _PIECES.findall(text)
-    words = [p for p in pieces if p[0].isalpha()]
-    foreign = sum(1 for w in words if _ACCENTED.search(w)) * 30 >= len(words) > 0
-    total = 0.0
-    for piece in pieces:
-        c = piece[0]
-        if c.isalpha():
-            total += _word(piece, foreign)
-        elif c.isdigit():
-            total += (len(piece) + 2) // 3
-        elif c.isspace():
-            # A space rides on the next word; newlines and indentation cost their own.
-            total += 0 if piece == " " else 0.5 + piece.count("\n") * 0.5 + len(piece) / 8
-        else:
-            total += (len(piece) + 1) // 2
-    return max(1, round(total))
-
-
-def _word(word: str, foreign: bool) -> float:
-    cjk = len(_CJK.findall(word))
-    if cjk:
-        return cjk * 1.15 + (len(word) - cjk) * 0.5
-    if word.isascii() and not foreign:
-        return 1.0 if len(word) <= 8 else 1 + (len(word) - 8) / 4
-    if "\u0400" <= word[0] <= "\u04ff":
-        return max(1.0, len(word) * 0.55)
-    return 1.0 if len(word) <= 4 else len(word) * 0.34
 
 
 class Contexts:
@@ -187,34 +143,6 @@ QUOTED = {
 # Sections of one-line items, fenced as one block: no item holds a newline to forge another.
 # A state note is fenced on its own, its title and author above its fence.
 LINES = ("Recent sessions", "Related")
-_TICKS = re.compile(r"`+")
-
-
-def fence(texts: Iterable[str]) -> str:
-    """A fence none of `texts` can close: longer than any run of backticks in them."""
-    longest = max((len(run) for text in texts for run in _TICKS.findall(text)), default=0)
-    return "`" * max(3, longest + 1)
-
-
-# The tags Claude Code wraps what a hook prints in: quoted text must not close or open one.
-_WRAPPER = re.compile(r"<(/?)(system-reminder|[a-z][a-z-]*-hook)\b", re.IGNORECASE)
-
-
-def disarmed(text: str) -> str:
-    """`text` with the `<` of Claude Code's wrapper tags made a look-alike (U+2039)."""
-    return _WRAPPER.sub(lambda m: f"\u2039{m[1]}{m[2]}", text)
-
-
-def fenced(text: str) -> str:
-    text = disarmed(text)
-    mark = fence([text])
-    return f"{mark}text\n{text}\n{mark}"
-
-
-def label(text: str) -> str:
-    """A title or a project's path, from an agent or a transcript, shown outside a fence: one
-    quoted line (a newline cannot start a heading there), its wrapper tags disarmed."""
-    return disarmed(json.dumps(text, ensure_ascii=False))
 
 
 def fit(sections: Sequence[tuple[str, Iterable[str]]], budget: int) -> Context:
@@ -253,25 +181,6 @@ def _fences_cost(items: Sequence[str]) -> int:
     return count_tokens(f"{mark}text\n") + count_tokens(f"{mark}\n")
 
 
-def projects_at(conn: sqlite3.Connection, cwd: str | None) -> list[tuple[int, str]] | None:
-    """The project of `cwd` and the projects under it (a cwd inside a project counts too),
-    as (id, path); None: every project."""
-    if cwd is None:
-        return None
-    path = cwd.rstrip("/") or "/"
-    rows = conn.execute(
-        "SELECT id, path FROM projects WHERE path = ? OR path LIKE ? ESCAPE '\\'",
-        (path, _like_prefix(path) + "/%"),
-    ).fetchall()
-    if not rows:
-        rows = [
-            r
-            for r in conn.execute("SELECT id, path FROM projects")
-            if path.startswith(r[1].rstrip("/") + "/")
-        ]
-    return [(r[0], r[1]) for r in rows]
-
-
 def _project_ids(conn: sqlite3.Connection, cwd: str | None) -> list[int] | None:
     found = projects_at(conn, cwd)
     return None if found is None else [i for i, _ in found]
@@ -292,10 +201,6 @@ def folder_projects(conn: sqlite3.Connection, folders: Iterable[str]) -> dict[st
     for (path,) in conn.execute("SELECT path FROM projects ORDER BY path"):
         by_name.setdefault(_name(path), []).append(path)
     return {f: [p for name in sorted(_segments(f)) for p in by_name.get(name, [])] for f in folders}
-
-
-def _like_prefix(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
 def _state(conn: sqlite3.Connection, cwd: str | None) -> Iterator[str]:
@@ -356,6 +261,15 @@ class Past:
     last: str  # its last message's time
     messages: int
     request: str  # its first real request
+    agent: str
+
+    def by(self) -> str:
+        """Which agent it was with, when not Claude Code (the hook's reader is Claude)."""
+        return (
+            ""
+            if self.agent == "claude-code"
+            else f" with {AGENT_NAMES.get(self.agent, self.agent)}"
+        )
 
 
 # Past sessions looked at for RECENT_SESSIONS with a real request (and not one seen already).
@@ -371,17 +285,17 @@ def _sessions(conn: sqlite3.Connection, cwd: str | None, session: str | None) ->
         return
     where = "" if ids is None else f"AND s.project_id IN ({db.marks(ids)})"
     rows = conn.execute(
-        f"""SELECT s.id, s.last_ts, s.message_count FROM sessions s
+        f"""SELECT s.id, s.last_ts, s.message_count, s.agent FROM sessions s
             WHERE s.id != ? {where} ORDER BY s.last_epoch DESC LIMIT {_LOOKED_AT}""",
         [session or "", *(ids or ())],
     ).fetchall()
     seen: set[str] = set()
-    for session_id, last, count in rows:
+    for session_id, last, count, agent in rows:
         request = _request(conn, session_id, "ASC")
         if request is None or request.casefold() in seen:
             continue
         seen.add(request.casefold())
-        yield Past(session_id, last or "", count, request)
+        yield Past(session_id, last or "", count, request, agent)
 
 
 def _request(conn: sqlite3.Connection, session_id: str, order: str) -> str | None:
@@ -409,7 +323,7 @@ def _left_off(conn: sqlite3.Connection, past: Past) -> str:
         (past.session_id,),
     )
     ended = next((cut for (text,) in rows if (cut := _cut(text, 400))), None)
-    said = f"{past.last[:10]}, session {past.session_id} ({_count(past.messages)}):"
+    said = f"{past.last[:10]}, session {past.session_id}{past.by()} ({_count(past.messages)}):"
     lines = [f"began with: {_cut(past.request, 200)}"]
     if last != past.request:
         lines.append(f"last request: {_cut(last, 300)}")
@@ -421,7 +335,8 @@ def _left_off(conn: sqlite3.Connection, past: Past) -> str:
 def _recent(sessions: Iterator[Past]) -> Iterator[str]:
     for past in itertools.islice(sessions, RECENT_SESSIONS):
         request = _cut(past.request, 100)
-        yield f"- {past.last[:10]} {request} ({_count(past.messages)}, {past.session_id[:8]})"
+        said = f"{_count(past.messages)}{past.by()}, {short_id(past.session_id)}"
+        yield f"- {past.last[:10]} {request} ({said})"
 
 
 def _count(n: int) -> str:

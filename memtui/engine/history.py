@@ -7,7 +7,7 @@ from collections.abc import Callable
 from datetime import date, datetime
 from pathlib import Path
 
-from memtui.engine import render, sessions, validate
+from memtui.engine import places, render, sessions, validate
 from memtui.engine.search import Searcher, SearchResponse
 from memtui.engine.types import (
     AGENTS,
@@ -191,7 +191,7 @@ class History:
             else:  # a working directory memtui has not seen simply finds nothing
                 where = validate.optional_text("cwd", cwd)
                 if where is not None:
-                    where = sessions.enclosing_project(self._conn(), where) or where
+                    where = places.enclosing_project(self._conn(), where) or where
             filt = searcher.filters(where, session, role, after, before, agent)
             response = searcher.search(
                 query, mode, filt, limit, offset, alternatives=alternatives, by=by

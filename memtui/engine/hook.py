@@ -8,19 +8,17 @@ signals of this project only. What it says is logged as a recall (engine/recall.
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from collections.abc import Mapping
 from datetime import UTC, datetime
 
 from memtui.config import Config
 from memtui.engine import inferences, recall
-from memtui.engine.context import Contexts, count_tokens, fenced, signals_here
+from memtui.engine.context import Contexts, signals_here
+from memtui.engine.quoting import count_tokens, fenced
 from memtui.engine.signal_types import Counts
-from memtui.errors import InvalidArgument
 from memtui.store import db
 
-MAX_INPUT = 1_000_000  # characters of stdin read: Claude Code sends a few hundred
 BUDGET = 1_500  # tokens: the context should inform the session, not fill it
 HEAD = "# memtui: what this project's memory holds"
 TAIL = (
@@ -30,17 +28,6 @@ TAIL = (
 OWN_TOKENS = 500  # of BUDGET, for this session's own work after a compaction
 OWN_LINE = 200  # characters of a file or command in it
 COMPACT = "compact"  # the source of a SessionStart after Claude Code compacted the conversation
-
-
-def payload(raw: str) -> Mapping[str, object]:
-    """The hook's JSON from stdin: `session_id`, `cwd`, `source` (startup, resume, clear…)."""
-    try:
-        data = json.loads(raw)
-    except ValueError:
-        raise InvalidArgument("the hook's input is not JSON") from None
-    if not isinstance(data, dict):
-        raise InvalidArgument("the hook's input is not a JSON object")
-    return data
 
 
 def session_start(config: Config, data: Mapping[str, object]) -> str:

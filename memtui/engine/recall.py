@@ -28,15 +28,15 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from memtui.config import Config
-from memtui.engine.context import count_tokens, fenced, label, projects_at
-from memtui.engine.sessions import enclosing_project
+from memtui.engine.places import enclosing_project, projects_at
+from memtui.engine.quoting import count_tokens, fenced, label
 from memtui.engine.snippets import snippet
-from memtui.engine.types import Recall, RecallTotal
 from memtui.errors import InvalidArgument, StoreUnavailable
 from memtui.ingest.peek import first_uuid
 from memtui.store import db, recalls, turns
 
 if TYPE_CHECKING:
+    from memtui.engine.types import Recall, RecallTotal
     from memtui.store.fts import FullText
 
 log = logging.getLogger(__name__)
@@ -46,6 +46,7 @@ HOOKS = recalls.HOOKS  # session, prompt, tool
 # How a person reads each (`memtui recalls`, the TUI): "session" alone reads as a session id.
 HOOK_NAMES = {"session": "session start", "prompt": "prompt", "tool": "tool"}
 BUSY_MS = 100  # the most a hook waits for a lock on the store
+MAX_INPUT = 1_000_000  # characters of stdin read: Claude Code sends a few hundred
 RECALL_DAYS = 7  # `memtui stats` totals the recalls of this many days
 MAX_LIMIT = 10_000
 FORGET_BUSY_MS = 10_000  # a forget waits for a hook's write this long
@@ -102,6 +103,17 @@ def strip_own(text: str) -> str:
     return _OWN.sub(" ", text)
 
 
+def payload(raw: str) -> Mapping[str, object]:
+    """The hook's JSON from stdin: `session_id`, `cwd`, `source` (startup, resume, clear…)."""
+    try:
+        data = json.loads(raw)
+    except ValueError:
+        raise InvalidArgument("the hook's input is not JSON") from None
+    if not isinstance(data, dict):
+        raise InvalidArgument("the hook's input is not a JSON object")
+    return data
+
+
 def event(data: Mapping[str, object]) -> tuple[str, str]:
     """The hook input's session id (else its transcript's name) and cwd (an absolute path: read
     as "no project", a relative one would search every project)."""
@@ -153,6 +165,8 @@ def recent(config: Config, limit: int = 20) -> list[Recall]:
         raise InvalidArgument(
             f"limit must be a whole number from 1 to {MAX_LIMIT:,}, not {limit!r}"
         )
+    from memtui.engine.types import Recall  # not a hook's: they import this module
+
     with _reading(config) as conn:
         return [] if conn is None else [Recall(*r) for r in recalls.latest(conn, limit)]
 
@@ -160,6 +174,8 @@ def recent(config: Config, limit: int = 20) -> list[Recall]:
 def totals(config: Config, days: int = RECALL_DAYS) -> dict[str, RecallTotal]:
     """Per hook, what it said over the last `days` (`memtui stats`)."""
     since = now()[1] - days * 86_400
+    from memtui.engine.types import RecallTotal
+
     with _reading(config) as conn:
         if conn is None:
             return {}

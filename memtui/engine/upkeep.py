@@ -13,7 +13,7 @@ from pathlib import Path
 
 from memtui.config import Config
 from memtui.engine import inferences, sessions, work_index
-from memtui.engine.types import DoctorReport, Stats
+from memtui.engine.types import AGENT_NAMES, DoctorReport, Stats
 from memtui.errors import Busy
 from memtui.ingest import pipeline, watcher
 from memtui.ingest.pipeline import IngestReport
@@ -109,6 +109,17 @@ class Upkeep:
         `source` (`--source`) names its folder."""
         return [(src.agent, root) for src, root in self._targets(source)]
 
+    def set_but_empty(self, report: IngestReport) -> list[tuple[str, Path, str]]:
+        """The agents whose folder the person set (MEMTUI_<AGENT>_DIR) but where the last full
+        scan found no conversation, each as (setting, folder, what it should hold): a folder
+        named one level off reads as an agent with no history."""
+        environ = self.config.environ or {}
+        return [
+            (src.env, root, f"{AGENT_NAMES[src.agent]} keeps {src.holds}")
+            for src, root in self._targets(None)
+            if src.agent in report.empty and environ.get(src.env, "").strip()
+        ]
+
     def _targets(self, source: Path | None) -> list[tuple[Source, Path]]:
         if source is not None:
             return [(CLAUDE_CODE, source)]
@@ -140,6 +151,8 @@ class Upkeep:
                 held=held,
                 source=src,
             )
+            if paths is None and not part.files_seen and not part.unreadable:
+                part.empty.append(src.agent)
             report.add(part)
             if report.cancelled:
                 break

@@ -47,8 +47,9 @@ draft against the record. Signals and inferences are the user's to judge: mint_i
 with their explicit approval.""",
 }
 OPENING = """\
-memtui is the user's memory: every past Claude Code conversation, including ones Claude Code
-has deleted, and the notes the user and Claude keep. Cite the session id and date, or the
+memtui is the user's memory: every past conversation with their coding agents (Claude Code,
+Codex CLI, Gemini CLI, OpenCode, Copilot CLI), including ones the agent has deleted, and the
+notes the user and the agents keep. Cite the session id and date, or the
 note's title, of what you use."""
 
 # The SDK's handshake versions (mcp_types.version.HANDSHAKE_PROTOCOL_VERSIONS, pinned by a test)

@@ -253,7 +253,7 @@ def register(server: Server) -> None:
 
 
 RECALL = """\
-Before you answer, look in my past Claude Code conversations with memtui:
+Before you answer, look in my past coding-agent conversations with memtui:
 1. Call search_history with the words an answer to this would contain, and 1-4 other
    phrasings as `alternatives` (synonyms, likely error text, file or function names).
 2. Open the best hits with get_session (order "desc" to see how a session ended) or

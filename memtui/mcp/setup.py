@@ -15,8 +15,6 @@ from memtui.engine import Config
 from memtui.mcp.handshake import FAMILIES
 from memtui.mcp.http import Reach, http_token, remote_warning
 
-PASSED_ON = ("MEMTUI_DATA_DIR", "MEMTUI_CLAUDE_DIR", "MEMTUI_MODEL")  # set now: keep them
-
 
 def memtui() -> list[str]:
     """How to start this very memtui, the one running now: its script by absolute path
@@ -28,6 +26,12 @@ def memtui() -> list[str]:
     return [sys.executable, "-m", "memtui"]
 
 
+def passed_on() -> dict[str, str]:
+    """Every memtui setting set now (the data dir, the model, each agent's folder or `off`,
+    masking…): the server or hook an agent starts must read and leave out what this one does."""
+    return {k: v for k, v in sorted(os.environ.items()) if k.startswith("MEMTUI_") and v}
+
+
 def command(families: Sequence[str] = FAMILIES) -> list[str]:
     start = [*memtui(), "mcp"]
     if tuple(families) != FAMILIES:
@@ -37,9 +41,9 @@ def command(families: Sequence[str] = FAMILIES) -> list[str]:
 
 def hook_settings() -> dict[str, Any]:
     """The `settings.json` part that runs memtui's hooks (a session's start, each prompt,
-    each Edit, Write, MultiEdit and Bash call), on the data dir and model set now (a hook's
-    command runs in a shell)."""
-    env = [f"{k}={shlex.quote(os.environ[k])}" for k in PASSED_ON if os.environ.get(k)]
+    each Edit, Write, MultiEdit and Bash call), with the settings set now (a hook's command
+    runs in a shell)."""
+    env = [f"{k}={shlex.quote(v)}" for k, v in passed_on().items()]
 
     def run(event: str, **matcher: str) -> dict[str, Any]:
         start = shlex.join([*memtui(), "hook", event])
@@ -57,7 +61,7 @@ def hook_settings() -> dict[str, Any]:
 def stdio_entry(families: Sequence[str] = FAMILIES) -> dict[str, Any]:
     start = command(families)
     entry: dict[str, Any] = {"type": "stdio", "command": start[0], "args": start[1:]}
-    env = {name: os.environ[name] for name in PASSED_ON if os.environ.get(name)}
+    env = passed_on()
     if env:
         entry["env"] = env
     return entry
@@ -102,7 +106,7 @@ def other_agents(families: Sequence[str] = FAMILIES) -> str:
     (`~/.gemini/settings.json`), OpenCode (`opencode.json`) and Copilot CLI
     (`~/.copilot/mcp-config.json`)."""
     start = command(families)
-    env = {name: os.environ[name] for name in PASSED_ON if os.environ.get(name)}
+    env = passed_on()
     codex_add = ["codex", "mcp", "add", *[f"--env={k}={v}" for k, v in env.items()]]
     toml = [
         "[mcp_servers.memtui]",

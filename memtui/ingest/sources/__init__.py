@@ -31,6 +31,7 @@ ReadFile = Callable[[Path, Path, FileState | None, Masker | None], Iterator[File
 class Source:
     agent: str  # as SPEC names it: claude-code, codex, gemini, opencode, copilot
     env: str  # MEMTUI_<AGENT>_DIR: where to look instead, or `off`
+    holds: str  # what the folder it names holds: said when one set there holds no conversation
     default_root: Callable[[Mapping[str, str]], Path]  # where the agent itself keeps them
     # The conversation files under a root (oldest first), and the entries that look like
     # one but cannot be stored, each with why.

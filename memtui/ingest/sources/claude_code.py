@@ -15,6 +15,7 @@ def _resume(session_id: str) -> list[str]:
 SOURCE = Source(
     agent=reader.AGENT,
     env="MEMTUI_CLAUDE_DIR",
+    holds="a folder per project of `<session>.jsonl` transcripts (as ~/.claude/projects)",
     default_root=claude_default_dir,
     discover=pipeline.discover,
     read_file=reader.read_file,

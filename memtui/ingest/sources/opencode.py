@@ -38,6 +38,7 @@ from typing import Any
 
 import orjson
 
+from memtui.ingest.parser import slow_loads
 from memtui.ingest.reader import BATCH, Unreadable, masked
 from memtui.ingest.sources import Source
 from memtui.ingest.sources.opencode_parts import Conversation, field, records
@@ -126,6 +127,7 @@ def resume(session_id: str) -> list[str]:
 SOURCE = Source(
     agent="opencode",
     env="MEMTUI_OPENCODE_DIR",
+    holds="`opencode.db` or `storage/` (as ~/.local/share/opencode)",
     default_root=default_root,
     discover=discover,
     read_file=read_file,
@@ -204,7 +206,7 @@ def _read_rows(
             *(s.updated for s in sessions.values()),
         ]
     )
-    out = _Out(state, masker)
+    out = _Out(state, masker, str(Path(state.path).parent))
     known: dict[str, Conversation] = {}
     for chunk in _chunks([row[0] for row in changed]):
         # A row per part of each message, its envelope on each; a message OpenCode's undo
@@ -259,7 +261,7 @@ def _conversation(session_id: str, sessions: Mapping[str, _Session]) -> Conversa
         seen.add(root)
     own = sessions.get(session_id)
     top = sessions.get(root)
-    directory = (top.directory if top else None) or (own.directory if own else None)
+    directory = (top.directory if top else None) or (own.directory if own else None) or None
     return Conversation(root, session_id if root != session_id else None, directory)
 
 
@@ -295,12 +297,12 @@ def _read_tree_session(
     )
     since, now = state.offset, int(time.time() * 1000)
     newest = max(since, _mtime(path))
-    out = _Out(state, masker)
+    out = _Out(state, masker, str(storage.parent))
     session_id = path.stem  # OpenCode's migration takes ids from file names too
     own = _load(path, now)
     if own is _RECENT:
         return  # OpenCode is rewriting it: read next run
-    out.skipped += own is _DAMAGED
+    out.skipped += own is _DAMAGED and _mtime(path) > since  # counted once, not every run
     sessions = _tree_sessions(path, session_id)
     conversation = _conversation(session_id, sessions)
     for message_id, message, message_written in _json_files(storage / "message" / session_id):
@@ -355,10 +357,13 @@ _RECENT = object()  # a file that is not JSON yet: written as we read it, read a
 
 
 def _loads(data: object) -> Any:
-    try:
-        value = orjson.loads(data) if isinstance(data, str | bytes) else None
-    except orjson.JSONDecodeError:
+    if not isinstance(data, str | bytes):
         return _DAMAGED
+    try:
+        value = orjson.loads(data)
+    except orjson.JSONDecodeError:
+        # What JSON allows and orjson refuses: a lone surrogate escape, made U+FFFD.
+        value = slow_loads(data.encode() if isinstance(data, str) else data)
     return value if isinstance(value, dict) else _DAMAGED
 
 
@@ -401,13 +406,16 @@ class _Out:
     """Records in batches of BATCH, each with the checkpoint: only the last one carries the
     new offset, so a run stopped midway reads its messages again (stored once)."""
 
-    def __init__(self, state: FileState, masker: Masker | None) -> None:
+    def __init__(self, state: FileState, masker: Masker | None, project: str) -> None:
         self.state = state
         self.masker = masker if masker is not None and masker.enabled else None  # off: as is
+        # Where a session with no directory (or a message whose session row is gone) goes:
+        # OpenCode's own folder, a project the person can name and forget, as Codex's
+        # rollouts folder is for a rollout that names no cwd.
+        self.project = project
         self.batch: list[tuple[int, Message | Title]] = []
         self.skipped = 0
         self.roots: set[str] = set()
-        self.project = ""
 
     def add(
         self, conversation: Conversation, message_id: str, info: Any, parts: list[tuple[str, Any]]
@@ -425,7 +433,6 @@ class _Out:
             self.batch.append((line, masked(masker, record) if masker else record))
         self.state.line = line
         self.roots.add(conversation.session_id)
-        self.project = self.project or conversation.directory or ""
 
     def parsed(self, rows: Iterable[tuple[str, bytes]]) -> list[tuple[str, Any]]:
         """The parts of `rows` that are JSON objects; the others are counted."""

@@ -19,7 +19,7 @@ from typing import Any, TypeVar
 
 from memtui.ingest.parser import key_arg
 from memtui.ingest.titles import prompt_title
-from memtui.store.records import Kind, Message, ToolCall
+from memtui.store.records import LAST_EPOCH, Kind, Message, ToolCall
 
 _T = TypeVar("_T")
 
@@ -179,8 +179,10 @@ def _ended(part: dict[str, Any]) -> bool:
 
 
 def _ms(value: object) -> int | None:
-    if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
+    if isinstance(value, bool) or not isinstance(value, int | float):
         return None
+    if not 0 <= value <= LAST_EPOCH * 1000:
+        return None  # out of range: no time (1e22 would overflow SQLite's INTEGER)
     return int(value)
 
 
