@@ -233,6 +233,24 @@ def test_damaged_rows_are_counted_and_the_rest_archived(root: Path, archive: Arc
     assert len(rows(archive)) == ROWS
 
 
+def test_a_row_that_is_not_utf8_is_counted_not_the_whole_database(
+    root: Path, archive: Archive
+) -> None:
+    session, child = oc.conversation(oc.Ids())
+    conn = oc.open_db(root)
+    oc.write_db(conn, session, child)
+    mid = session.messages[0][0]
+    # A flipped bit in a text column: SQLite hands the bytes back as they are.
+    bad = b'{"type":"text","text":"caf\xe9"}'
+    conn.execute(
+        "INSERT INTO part VALUES ('prt_bad2', ?, ?, 1, 1, CAST(? AS TEXT))", (mid, session.id, bad)
+    )
+    (batch,) = read(root)
+    assert isinstance(batch, FileBatch) and batch.skipped == 1
+    archive.apply([batch])
+    assert len(rows(archive)) == ROWS
+
+
 def test_a_tree_file_mid_write_waits_an_old_damaged_one_counts(
     root: Path, archive: Archive
 ) -> None:
