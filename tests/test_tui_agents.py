@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from textual.geometry import Region
+from textual.pilot import Pilot
 from textual.widgets._footer import FooterKey
 from textual.widgets._toast import Toast
 
@@ -110,16 +111,23 @@ def test_the_archive_holds_every_agent_in_one_project(five: Memory) -> None:
     }
 
 
+async def counted_sidebar(
+    pilot: Pilot[None], app: MemtuiApp
+) -> tuple[BrowseScreen, ProjectList, list[str]]:
+    """The main screen once every agent is counted, its project list, and the list's ids."""
+    browse = app.screen
+    assert isinstance(browse, BrowseScreen)
+    listing = browse.query_one(ProjectList)
+    await until(pilot, lambda: len(browse.by_agent) == OTHERS + 1)
+    return browse, listing, [listing.get_option_at_index(i).id for i in range(listing.option_count)]
+
+
 async def test_the_highlighted_project_shows_every_agents_count(five: Memory) -> None:
     """At 80x24 the sidebar's scrollbar comes after the highlighted project's lines were
     measured: its path must not wrap then, or the last agent's count is cut off."""
     app = MemtuiApp(five, upkeep=False)
     async with app.run_test(size=(80, 24)) as pilot:
-        browse = app.screen
-        assert isinstance(browse, BrowseScreen)
-        listing = browse.query_one(ProjectList)
-        await until(pilot, lambda: len(browse.by_agent) == OTHERS + 1)
-        ids = [listing.get_option_at_index(i).id for i in range(listing.option_count)]
+        browse, listing, ids = await counted_sidebar(pilot, app)
         below = ids[ids.index(WEATHER) + 1]  # a project of one agent: no scrollbar there
         await pilot.press("escape", *["down"] * ids.index(below))
         await until(pilot, lambda: browse.project == below and not listing.show_vertical_scrollbar)
@@ -145,11 +153,7 @@ async def test_the_agent_key_steps_through_the_lists_agents_in_the_sidebars_orde
     never an empty list."""
     app = MemtuiApp(five, upkeep=False)
     async with app.run_test(size=(80, 24)) as pilot:
-        browse = app.screen
-        assert isinstance(browse, BrowseScreen)
-        listing = browse.query_one(ProjectList)
-        await until(pilot, lambda: len(browse.by_agent) == OTHERS + 1)
-        ids = [listing.get_option_at_index(i).id for i in range(listing.option_count)]
+        browse, listing, ids = await counted_sidebar(pilot, app)
         listing.highlighted = ids.index(WEATHER)
         await until(pilot, lambda: browse.project == WEATHER and len(browse.sessions) == 6)
         sidebar = list(browse.by_agent[WEATHER])
