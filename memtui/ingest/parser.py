@@ -11,6 +11,7 @@ from typing import Any
 import orjson
 
 from memtui.ingest.titles import prompt_title
+from memtui.store.markers import REACH
 from memtui.store.records import Bad, Kind, Message, Other, Record, Title, ToolCall
 
 # Which input field names what a tool call is about, most telling first. `pattern` comes
@@ -31,7 +32,8 @@ _KEY_ARGS = (
     "description",
     "prompt",
 )
-_ARG_LIMIT = 200
+ARG_LIMIT = 200  # what is kept of a tool call's key argument, cut once masked
+ARG_READ = ARG_LIMIT + REACH  # what a reader takes of one: enough to mask what is kept
 # User lines that Claude Code writes on the person's behalf: command output, interruptions.
 _META_PREFIXES = (
     "<local-command-stdout>",
@@ -197,13 +199,13 @@ def key_arg(tool_input: object) -> str:
         for key in _KEY_ARGS:
             value = tool_input.get(key)
             if isinstance(value, str) and value:
-                return value[:_ARG_LIMIT]
+                return value[:ARG_READ]
     try:
         dumped = json.dumps(tool_input, ensure_ascii=False, separators=(",", ":"))
     except (ValueError, RecursionError):
         # Nesting that json.loads just managed can still overflow the encoder.
         return ""
-    return dumped[:_ARG_LIMIT]
+    return dumped[:ARG_READ]
 
 
 def _title(obj: dict[str, Any], kind: str) -> Record:

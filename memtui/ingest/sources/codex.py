@@ -38,7 +38,7 @@ import orjson
 import zstandard
 
 from memtui.ingest import follower
-from memtui.ingest.parser import epoch, loads_object
+from memtui.ingest.parser import ARG_LIMIT, ARG_READ, epoch, loads_object
 from memtui.ingest.reader import BATCH, Unreadable, guarded, masked, unstorable
 from memtui.ingest.sources import Source
 from memtui.ingest.titles import prompt_title
@@ -64,7 +64,6 @@ _INJECTED = (
 )
 _CWD = re.compile(r"<environment_context>.*?<cwd>(.*?)</cwd>", re.DOTALL)
 _ARG_KEYS = ("command", "cmd", "file_path", "path", "pattern", "query", "url", "q")
-_ARG_LIMIT = 200
 _PATCH_FILE = ("*** Update File: ", "*** Add File: ", "*** Delete File: ")
 _CHAIN = b"\x00c"  # in a checkpoint's tail: this marker, then the chain's head (SHA-1)
 _CHAIN_TAIL = len(_CHAIN) + 20
@@ -157,7 +156,7 @@ def _read_plain(
             log.warning("%s:%d skipped: %s", name, line.number, found.reason)
             continue
         for msg in found:
-            batch.append((line.number, masked(masker, msg) if masker else msg))
+            batch.append((line.number, masked(masker, msg)))
         if len(batch) >= BATCH:
             state.offset = end
             state.tail = follower.tail_before(f, end) + _CHAIN + session.head
@@ -200,7 +199,7 @@ def _read_compressed(
                 log.warning("%s:%d skipped: %s", name, state.line, found.reason)
                 continue
             for msg in found:
-                batch.append((state.line, masked(masker, msg) if masker else msg))
+                batch.append((state.line, masked(masker, msg)))
             if len(batch) >= BATCH:
                 yield _batch(replace(state), batch, session, state.skipped - skipped_before)
                 batch, skipped_before = [], state.skipped
@@ -317,7 +316,9 @@ def _chain(msg: Message, session: _Session) -> None:
             msg.kind,
             msg.text,
             msg.thinking,
-            [[c.name, c.arg, c.id] for c in msg.tool_calls],
+            # Each argument as it was chained when readers cut it before masking: the same
+            # uuids for the messages of a rollout read again (compressed, or by a fork).
+            [[c.name, c.arg[:ARG_LIMIT], c.id] for c in msg.tool_calls],
             msg.tool_output,
         ]
     )
@@ -413,7 +414,7 @@ def _tool_call(kind: object, item: dict[str, Any]) -> ToolCall | None:
         except orjson.JSONDecodeError:
             parsed = None
         arg = _key_arg(parsed) if isinstance(parsed, dict) else ""
-        return ToolCall(_str(item.get("name")) or "", arg or arguments[:_ARG_LIMIT], call_id)
+        return ToolCall(_str(item.get("name")) or "", arg or arguments[:ARG_READ], call_id)
     if kind == "custom_tool_call":
         return ToolCall(_str(item.get("name")) or "", _patch_arg(item.get("input")), call_id)
     if kind == "local_shell_call":
@@ -435,7 +436,7 @@ def _key_arg(arguments: dict[str, Any]) -> str:
             shell = len(value) == 3 and value[1] in ("-lc", "-c")
             value = value[2] if shell else shlex.join(value)
         if isinstance(value, str) and value:
-            return value[:_ARG_LIMIT]
+            return value[:ARG_READ]
     return ""
 
 
@@ -445,8 +446,8 @@ def _patch_arg(text: object) -> str:
         return ""
     for line in text.splitlines():
         if line.startswith(_PATCH_FILE):
-            return line.split(": ", 1)[1][:_ARG_LIMIT]
-    return text[:_ARG_LIMIT]
+            return line.split(": ", 1)[1][:ARG_READ]
+    return text[:ARG_READ]
 
 
 def _output(output: object) -> tuple[str, bool | None]:

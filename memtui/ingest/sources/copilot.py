@@ -144,13 +144,13 @@ def _read_events(
             state.skipped += 1
             log.warning("%s:%d skipped: not a Copilot CLI event", name, line.number)
             continue
-        batch.extend((line.number, masked(masker, r) if masker else r) for r in records)
+        batch.extend((line.number, masked(masker, r)) for r in records)
         if len(batch) >= BATCH:
             yield _checkpoint(f, state, end, batch, session, state.skipped - skipped_before)
             batch, skipped_before = [], state.skipped
     if session.title and (batch or fresh):
         title = Title(title=session.title, session_id=session.id)
-        batch.append((state.line, masked(masker, title) if masker else title))
+        batch.append((state.line, masked(masker, title)))
     if batch or end != state.offset or fresh:
         yield _checkpoint(f, state, end, batch, session, state.skipped - skipped_before)
 
@@ -334,10 +334,10 @@ def _read_legacy(
     if skipped:
         log.warning("%s: %d entries skipped", path, skipped)
     state = FileState(str(path), st.st_dev, st.st_ino, st.st_size, len(records), mark, skipped)
-    batch: Records = [(n, masked(masker, r) if masker else r) for n, r in enumerate(records, 1)]
+    batch: Records = [(n, masked(masker, r)) for n, r in enumerate(records, 1)]
     if session.title:
         title = Title(title=session.title, session_id=session.id)
-        batch.append((len(records), masked(masker, title) if masker else title))
+        batch.append((len(records), masked(masker, title)))
     # Only the last batch carries the new mark: a crash before it reads the file again.
     unfinished = replace(state, tail=b"", skipped=0)
     for start in range(0, len(batch), BATCH):

@@ -258,8 +258,7 @@ def _batches(
                 records.append((line, record))
     if session.summary and not where.sidechain:
         records.append((0, Title(session.summary, session_id=where.session_id)))
-    if masker is not None:
-        records = [(n, masked(masker, r)) for n, r in records]
+    records = [(n, masked(masker, r)) for n, r in records]
     before = previous or FileState(str(path), state.dev, state.ino)
     chunks = [records[i : i + BATCH] for i in range(0, len(records), BATCH)] or [[]]
     for chunk in chunks[:-1]:

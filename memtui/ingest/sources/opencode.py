@@ -418,14 +418,14 @@ class _Out:
         line, masker = self.state.line, self.masker
         for record in found:
             line += 1
-            self.batch.append((line, masked(masker, record) if masker else record))
+            self.batch.append((line, masked(masker, record)))
         self.state.line = line
         self.roots.add(conversation.session_id)
         self.project = self.project or conversation.directory or ""
 
     def titles(self, titles: list[Title]) -> None:
         for title in titles:
-            self.batch.append((0, masked(self.masker, title) if self.masker else title))
+            self.batch.append((0, masked(self.masker, title)))
 
     def full(self) -> Iterator[FileBatch]:
         if len(self.batch) >= BATCH:
