@@ -295,6 +295,16 @@ def test_a_secret_a_cut_would_split_is_masked_first(tmp_path: Path) -> None:
     assert all(support.kept_whole(t) for t in [*args, *titles]), [*args, *titles]
 
 
+@pytest.mark.parametrize("given", ["--resume-all", "-p", "a b", "s\n1", "\x1b[31m", ""])
+def test_a_session_id_that_would_be_an_option_is_not_taken(given: str) -> None:
+    line = lines.user("u-1", "hello", session=given)
+    message = parse_line(line, "4d5611e5-file-name")
+    assert isinstance(message, Message)
+    assert message.session_id == "4d5611e5-file-name"  # the test failed before the fix
+    named = parse_line(line, "-file")  # a file's name is made an id too
+    assert isinstance(named, Message) and named.session_id == "_-file"
+
+
 def test_key_arg_survives_nesting_too_deep_to_encode() -> None:
     deep: list[object] = []
     for _ in range(100_000):

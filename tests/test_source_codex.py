@@ -279,6 +279,15 @@ def test_a_secret_a_cut_would_split_is_masked_first(home: Path) -> None:
     assert all(support.kept_whole(t) for t in [*args, *titles]), [*args, *titles]
 
 
+def test_a_session_id_that_would_be_an_option_is_not_stored(home: Path) -> None:
+    clock = cf.Clock()
+    lines = [*cf.opening(clock, cf.PARENT), *cf.prompt(clock, "hello")]
+    lines[0]["payload"]["id"] = "--dangerously-bypass-approvals-and-sandbox"
+    path = cf.write(cf.rollout_path(home, cf.PARENT), lines)
+    # The id the file's name gives, as for a rollout whose session_meta has none.
+    assert {m.session_id for m in support.messages(read(home, path))} == {cf.PARENT}
+
+
 def test_where_and_how_to_resume() -> None:
     src = codex.SOURCE
     assert src.root({"CODEX_HOME": "/opt/codex"}) == Path("/opt/codex")

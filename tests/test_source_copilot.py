@@ -311,6 +311,15 @@ def test_a_secret_a_cut_would_split_is_masked_first(home: Path) -> None:
     assert all(support.kept_whole(t) for t in [*args, *titles]), [*args, *titles]
 
 
+def test_a_session_id_that_would_be_an_option_is_not_stored(home: Path) -> None:
+    ev = cf.Events("y")
+    cf.start(ev, session="--allow-all-tools")
+    cf.prompt(ev, "hello")
+    path = cf.append(events_path(home), cf.lines(ev.events))
+    # The session folder's name, as for a session.start that gives no id.
+    assert {m.session_id for m in support.messages(read(home, path))} == {cf.SESSION}
+
+
 def test_secrets_are_masked(home: Path) -> None:
     token = "ghp_" + "x" * 36
     ev = cf.Events("g")

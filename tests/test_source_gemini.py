@@ -331,6 +331,14 @@ def test_a_secret_a_cut_would_split_is_masked_first(home: Path) -> None:
     assert all(support.kept_whole(t) for t in [*args, *titles]), [*args, *titles]
 
 
+def test_a_session_id_that_would_be_an_option_is_not_stored(home: Path) -> None:
+    path = gf.append(
+        chats(home) / "session-y.jsonl", gf.jsonl("--yolo", [gf.user("y-u1", "hello")])
+    )
+    # The file's name, as for a file that gives no id.
+    assert {m.session_id for m in support.messages(read(home, path))} == {"session-y"}
+
+
 def test_an_unreadable_file_is_one_entry(home: Path) -> None:
     folder = chats(home) / "session-d.jsonl"
     folder.mkdir(parents=True)

@@ -317,6 +317,18 @@ def test_a_secret_a_cut_would_split_is_masked_first(root: Path) -> None:
     assert all(support.kept_whole(t) for t in [*args, *titles]), [*args, *titles]
 
 
+def test_a_session_id_that_would_be_an_option_is_not_stored(root: Path) -> None:
+    ids = oc.Ids()
+    s = oc.Session("--port", "/work/shop", "Injected")
+    oc.user(ids, s, oc.T0, oc.text("hello"))
+    oc.write_db(oc.open_db(root), s)
+    files, _ = discover(root)
+    (batch,) = read_file(root, files[0], None)
+    assert isinstance(batch, FileBatch)
+    assert {m.session_id for m in support.messages([batch])} == {"_--port"}
+    assert [r.session_id for _, r in batch.records if isinstance(r, Title)] == ["_--port"]
+
+
 def test_secrets_are_masked(root: Path) -> None:
     ids = oc.Ids()
     s = oc.Session(ids("ses"), "/work/shop", "Token")

@@ -104,7 +104,7 @@ def _message(obj: dict[str, Any], line: bytes, fallback_session: str | None) -> 
     timestamp = _str(obj.get("timestamp"))
     msg = Message(
         uuid=_str(obj.get("uuid")) or _synthetic_uuid(line),
-        session_id=_str(obj.get("sessionId")) or fallback_session or "",
+        session_id=safe_id(obj.get("sessionId"), fallback_session or ""),
         role=obj["type"],
         kind=Kind.ASSISTANT,
         timestamp=timestamp,
@@ -228,6 +228,24 @@ def epoch(timestamp: str | None) -> int:
 
 def _str(value: object) -> str | None:
     return value if isinstance(value, str) else None
+
+
+def safe_id(value: object, fallback: str) -> str:
+    """A session id read from an agent's file as memtui stores it: `value` when it can be
+    one, else the reader's `fallback` (what names a session whose file gives no id), made
+    one. An id that starts with `-` would be an option of the agent's command on resume
+    (`codex resume --yolo`); whitespace or a control character is in no agent's ids."""
+    if isinstance(value, str) and _plain_id(value):
+        return value
+    if _plain_id(fallback):
+        return fallback
+    made = "".join(c if c.isprintable() and c != " " else "_" for c in fallback)
+    return "_" + made if made.startswith("-") else made
+
+
+def _plain_id(value: str) -> bool:
+    # isprintable() is false for every whitespace character but the space.
+    return value[:1] not in ("", "-") and value.isprintable() and " " not in value
 
 
 def _synthetic_uuid(line: bytes) -> str:

@@ -38,7 +38,7 @@ import orjson
 import zstandard
 
 from memtui.ingest import follower
-from memtui.ingest.parser import ARG_LIMIT, ARG_READ, epoch, loads_object
+from memtui.ingest.parser import ARG_LIMIT, ARG_READ, epoch, loads_object, safe_id
 from memtui.ingest.reader import BATCH, Unreadable, guarded, masked, unstorable
 from memtui.ingest.sources import Source
 from memtui.ingest.titles import prompt_title
@@ -224,7 +224,7 @@ def _batch(
 def _new_session(path: Path) -> _Session:
     # The file name ends with the session's id: the fallback when no session_meta says it.
     session_id = _plain(path).name.removesuffix(_PLAIN)[-36:]
-    return _Session(session_id, _digest(session_id.encode()))
+    return _Session(safe_id(session_id, session_id), _digest(session_id.encode()))
 
 
 def _read_meta(f: BinaryIO, session: _Session) -> None:
@@ -301,7 +301,7 @@ def _meta(payload: dict[str, Any], session: _Session) -> None:
     if session.own:
         return
     session.own = True
-    session.session_id = session_id
+    session.session_id = safe_id(session_id, session.session_id)
     session.started = _str(payload.get("timestamp"))
     session.cwd = _str(payload.get("cwd")) or session.cwd
     git = payload.get("git")

@@ -34,7 +34,7 @@ from typing import Any, BinaryIO
 import orjson
 
 from memtui.ingest import follower
-from memtui.ingest.parser import epoch, key_arg
+from memtui.ingest.parser import epoch, key_arg, safe_id
 from memtui.ingest.reader import BATCH, Unreadable, guarded, masked, mtime, unstorable
 from memtui.ingest.sources import Source
 from memtui.ingest.titles import prompt_title
@@ -131,7 +131,7 @@ def _read_events(
         log.info("reading %s from the start", name)
     flat = path.name != "events.jsonl"
     folder = path.with_suffix("") if flat else path.parent
-    session = _Session(folder.name)
+    session = _Session(safe_id(folder.name, folder.name))
     _start(_first_event(f), session)
     _fill(session, _workspace(folder))
     batch: Records = []
@@ -179,8 +179,7 @@ def _start(event: dict[str, Any], session: _Session) -> None:
     if event.get("type") not in ("session.start", "session.resume"):
         return
     data = _dict(event.get("data"))
-    if isinstance(data.get("sessionId"), str) and data["sessionId"]:
-        session.id = data["sessionId"]
+    session.id = safe_id(data.get("sessionId"), session.id)
     context = _dict(data.get("context"))
     session.cwd = _str(context.get("cwd")) or session.cwd
     session.branch = _str(context.get("branch")) or session.branch
@@ -324,8 +323,8 @@ def _read_legacy(
     named = _LEGACY_NAME.fullmatch(path.stem)
     session = _Session(named.group(1) if named else path.stem)
     timeline = obj.get("timeline") if isinstance(obj, dict) else None
-    if isinstance(obj, dict) and isinstance(obj.get("sessionId"), str) and obj["sessionId"]:
-        session.id = obj["sessionId"]
+    if isinstance(obj, dict):
+        session.id = safe_id(obj.get("sessionId"), session.id)
     # The same session resumed by a newer release has a workspace.yaml with its directory.
     _fill(session, _workspace(root / "session-state" / session.id))
     if session.cwd is None and isinstance(obj, dict):

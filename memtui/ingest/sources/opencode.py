@@ -36,6 +36,7 @@ from typing import Any
 
 import orjson
 
+from memtui.ingest.parser import safe_id
 from memtui.ingest.reader import BATCH, Unreadable, masked
 from memtui.ingest.sources import Source
 from memtui.ingest.sources.opencode_parts import Conversation, field, records
@@ -256,7 +257,10 @@ def _conversation(session_id: str, sessions: Mapping[str, _Session]) -> Conversa
     own = sessions.get(session_id)
     top = sessions.get(root)
     directory = (top.directory if top else None) or (own.directory if own else None)
-    return Conversation(root, session_id if root != session_id else None, directory)
+    # The root's id is what `opencode --session` reopens: an id OpenCode would not write
+    # (`--…`) is made one.
+    child = session_id if root != session_id else None
+    return Conversation(safe_id(root, root), child, directory)
 
 
 def _titles(session_ids: Iterable[str], sessions: Mapping[str, _Session]) -> list[Title]:
@@ -264,7 +268,7 @@ def _titles(session_ids: Iterable[str], sessions: Mapping[str, _Session]) -> lis
     for session_id in sorted(session_ids):
         row = sessions.get(session_id)
         if row and row.parent is None and row.title and not _DEFAULT_TITLE.match(row.title):
-            found.append(Title(title=row.title, session_id=session_id))
+            found.append(Title(title=row.title, session_id=safe_id(session_id, session_id)))
     return found
 
 
