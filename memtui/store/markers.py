@@ -17,11 +17,11 @@ REACH = 1000
 
 
 def cut(text: str, limit: int) -> str:
-    """`text` in at most `limit` characters; a marker the cut would split is left out whole,
-    so a shortened text never holds part of one."""
+    """`text` in at most `limit` characters; a marker the cut would split is left out whole
+    (with the spaces before it), so a shortened text never holds part of one."""
     if len(text) <= limit:
         return text
     start = text.rfind(OPEN, 0, limit)
     if start != -1 and (m := MARKER.match(text, start)) and m.end() > limit:
-        return text[:start]
+        return text[:start].rstrip()
     return text[:limit]
