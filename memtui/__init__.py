@@ -1,4 +1,4 @@
-"""memtui: a local memory for Claude Code."""
+"""memtui: a local memory for Claude Code and other coding agents."""
 
 import os
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import shlex
 import shutil
 import sqlite3
@@ -22,9 +23,10 @@ from textual.widgets import Select, Static
 
 from memtui import cli
 from memtui.config import Config
-from memtui.engine import AGENT_NAMES, AGENTS, hook, resume_argv
+from memtui.engine import AGENT_NAMES, AGENTS, hook, resume_argv, short_id
 from memtui.engine.memory import Memory
-from memtui.errors import InvalidArgument
+from memtui.engine.sessions import resolve
+from memtui.errors import InvalidArgument, NotFound
 from memtui.ingest import pipeline
 from memtui.ingest.sources import registry
 from memtui.ingest.sources.claude_code import SOURCE as CLAUDE_CODE
@@ -152,6 +154,12 @@ def test_a_folder_set_one_level_off_is_named_not_read_as_no_history(
     said = capsys.readouterr().err
     assert f"MEMTUI_CODEX_DIR={inside} holds no conversation" in said
     assert "`sessions/` (as ~/.codex)" in said and "MEMTUI_CLAUDE_DIR" not in said
+    monkeypatch.setenv("MEMTUI_CODEX_DIR", str(codex_dir / "gone"))
+    cli.main(["index"])
+    assert f"MEMTUI_CODEX_DIR={codex_dir / 'gone'} does not exist" in capsys.readouterr().err
+    monkeypatch.setenv("MEMTUI_CODEX_DIR", str(codex_dir / "c-1.chat"))
+    cli.main(["index"])
+    assert "c-1.chat is not a folder: name the folder where" in capsys.readouterr().err
     monkeypatch.setenv("MEMTUI_CODEX_DIR", str(codex_dir))  # named right: nothing to say
     cli.main(["index"])
     assert "holds no conversation" not in capsys.readouterr().err
@@ -352,12 +360,13 @@ async def test_tui_sidebar_counts_and_filters_by_agent(shared: Memory) -> None:
         def line(index: int) -> str:
             return str(projects.get_option_at_index(index).prompt)
 
-        # under the highlighted line; at 80 columns one agent a line, none cut
+        # under the highlighted line (its path on as many lines as it takes); at 80 columns
+        # one agent a line, none cut
         each = ["claude 1", "codex 1"]
         await until(pilot, lambda: line(0).split("\n")[1:] == each)  # all projects
         assert "codex" not in line(1)
         projects.highlighted = 1
-        await until(pilot, lambda: line(1).split("\n")[1:] == each and "codex" not in line(0))
+        await until(pilot, lambda: line(1).split("\n")[-2:] == each and "codex" not in line(0))
         assert any(b.key == "a" for _, b, on, _ in browse.active_bindings.values() if on)
         title = browse.query_one("#sessions-title", Static)
         cycle = [("claude-code", {"s-1"}), ("codex", {"c-1"}), (None, {"s-1", "c-1"})]
@@ -419,7 +428,8 @@ async def test_resume_opens_the_session_in_its_agent(
     with pytest.raises(actions.CannotResume) as caught:
         actions.resume_plan(info)
     assert str(caught.value) == (
-        "`codex` is not on PATH: install Codex CLI, or run `codex resume c-live` where it is"
+        "`codex` is not on PATH: install Codex CLI, or run this where it is:\n"
+        f"cd {work} && codex resume c-live"
     )
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
@@ -465,6 +475,8 @@ def test_print_config_sets_up_every_agent_that_speaks_mcp(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     data = str(tmp_path / "my data")  # a space: quoted for the shell, escaped in TOML
+    for name in [k for k in os.environ if k.startswith("MEMTUI_")]:
+        monkeypatch.delenv(name)  # every setting set is passed on: the data dir alone here
     monkeypatch.setenv("MEMTUI_DATA_DIR", data)
     start = setup.command()
     text = setup.other_agents()
@@ -601,3 +613,39 @@ def test_the_session_start_hook_names_the_agent_of_a_past_session(shared: Memory
     said = hook.session_start(shared.config, {"session_id": "new", "cwd": SHOP})
     assert "with Codex CLI" in said
     assert "with Claude Code" not in said
+
+
+def test_short_ids_tell_apart_sessions_begun_close_together() -> None:
+    """OpenCode's `ses_…` and Codex's UUID v7 begin with the time: their first 8 characters
+    were one short id for sessions begun minutes apart (`show ses_0000` was AMBIGUOUS)."""
+    opencode = ["ses_0000006acfc1" + tail for tail in ("ZqZqZqZqZqZqZq", "AbCdEfGhIjKlMn")]
+    codex = ["019a1b2c-3d4e-7f00-8000-00000000abcd", "019a1b2c-3d4e-7f00-8000-00000000ef01"]
+    claude = "6f1c2a9e-1b2c-4d3e-9f00-123456789abc"
+    ids = [*opencode, *codex, claude]
+    shorts = [short_id(i) for i in ids]
+    assert len(set(shorts)) == len(ids) and short_id(claude) == "6f1c2a9e"
+    conn = sqlite3.connect(":memory:")
+    conn.execute("CREATE TABLE sessions (id TEXT PRIMARY KEY)")
+    conn.executemany("INSERT INTO sessions VALUES (?)", [(i,) for i in ids])
+    assert [resolve(conn, s) for s in shorts] == ids
+    assert resolve(conn, "ses_0000006acfc1Zq") == opencode[0]  # a prefix, as before
+    with pytest.raises(NotFound):
+        resolve(conn, "abcd")  # too short to be taken as an end
+
+
+async def test_an_empty_archive_says_where_each_agent_was_looked_for(
+    tmp_path: Path, claude_dir: Path, codex_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """It named Claude Code's folder alone, with every agent on."""
+    registered(monkeypatch)
+    environ = only(CLAUDE=str(claude_dir), CODEX=str(codex_dir))
+    cfg = Config(tmp_path / "data", claude_dir, tmp_path / "logs", environ=environ)
+    with Memory(cfg) as memory:
+        app = MemtuiApp(memory, upkeep=False)
+        async with app.run_test(size=(160, 48)) as pilot:
+            browse = app.screen
+            assert isinstance(browse, BrowseScreen)
+            await until(pilot, lambda: browse.loaded)
+            shown = " ".join(str(browse.query_one("#empty", Static).render()).split())
+            assert f"Claude Code in {claude_dir}, Codex CLI in {codex_dir}" in shown
+            assert "MEMTUI_<AGENT>_DIR" in shown

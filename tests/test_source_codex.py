@@ -9,7 +9,10 @@ from pathlib import Path
 
 import orjson
 import pytest
+import zstandard
 
+from memtui.engine.errortext import run_output
+from memtui.ingest import pipeline
 from memtui.ingest.reader import Unreadable
 from memtui.ingest.sources import codex
 from memtui.store.archive import Archive, FileBatch
@@ -81,7 +84,10 @@ def test_every_record_type(home: Path) -> None:
         ("user", ["c2"], None),
         ("user", ["c3"], False),
     ]
-    assert results[0].tool_output == "1 failed: test_cache_expiry\n"
+    # The JSON form's exit code is kept, written as Codex's text form writes it: `memtui
+    # fixes` said `failed:` with no code for it.
+    assert results[0].tool_output == "Exit code: 1\nOutput:\n1 failed: test_cache_expiry\n"
+    assert run_output(results[0].tool_output, "codex") == (1, "1 failed: test_cache_expiry\n")
     answers = [r.text for r in records if r.kind is Kind.ASSISTANT and r.text]
     assert answers == ["The TTL was never set: it is 300 seconds now.", "All 3 tests pass."]
     assert {(r.session_id, r.cwd, r.git_branch) for r in records} == {
@@ -295,3 +301,43 @@ def test_where_and_how_to_resume() -> None:
     assert src.root({"MEMTUI_CODEX_DIR": "off"}) is None
     assert src.root({}) == Path.home() / ".codex"
     assert src.resume(cf.PARENT) == ["codex", "resume", cf.PARENT]
+
+
+def test_a_compressed_rollout_cut_short_is_unreadable(home: Path) -> None:
+    path = cf.write(cf.rollout_path(home, cf.PARENT), cf.parent_rollout(cf.Clock()))
+    packed = cf.compress(path)
+    data = packed.read_bytes()
+    packed.write_bytes(data[: len(data) * 2 // 3])
+    found = list(codex.read_file(home, packed, None))
+    assert isinstance(found[-1], Unreadable) and "cut short" in found[-1].reason
+    batch = found[-2]
+    assert isinstance(batch, FileBatch) and batch.state.offset == 0  # read again next time
+
+
+def test_a_compressed_rollout_of_several_frames_is_read_whole(home: Path) -> None:
+    lines = cf.parent_rollout(cf.Clock())
+    path = cf.write(cf.rollout_path(home, cf.PARENT), lines)
+    whole = support.messages(read(home, path))
+    data = path.read_bytes()
+    half = data.index(b"\n", len(data) // 2) + 1
+    path.unlink()
+    packed = path.with_name(path.name + ".zst")
+    pack = zstandard.ZstdCompressor().compress
+    packed.write_bytes(pack(data[:half]) + pack(data[half:]))
+    batches = read(home, packed)
+    assert [r.uuid for r in support.messages(batches)] == [r.uuid for r in whole]
+    assert batches[-1].state.offset == packed.stat().st_size
+
+
+def test_a_rollout_replaced_by_its_zst_is_no_file_gone(home: Path, tmp_path: Path) -> None:
+    path = cf.write(cf.rollout_path(home, cf.PARENT), cf.parent_rollout(cf.Clock()))
+    store = Archive(tmp_path / "index.db")
+    try:
+        assert pipeline.ingest(store, home, source=codex.SOURCE, parallel=False).messages == 14
+        cf.compress(path)
+        report = pipeline.ingest(store, home, source=codex.SOURCE, parallel=False)
+        assert (report.messages, report.archived) == (0, 0)
+        archived = "SELECT archived FROM sessions WHERE id = ?"
+        assert store.conn.execute(archived, (cf.PARENT,)).fetchone()[0] == 0
+    finally:
+        store.close()

@@ -4,17 +4,19 @@ import stored once, a file growing, truncated by a rewind, damaged; into a real 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from memtui.ingest import pipeline
 from memtui.ingest.reader import Unreadable
 from memtui.ingest.sources import copilot
-from memtui.store.archive import Archive, BatchResult, FileBatch
+from memtui.store.archive import Archive, BatchResult, FileBatch, FileState
 from memtui.store.mask import Masker
-from memtui.store.records import Kind, Title
+from memtui.store.records import Kind, Message, Title
 from tests.agents import copilot_files as cf
 from tests.agents import support
 
@@ -329,3 +331,85 @@ def test_secrets_are_masked(home: Path) -> None:
     batches = list(copilot.read_file(home, path, None, Masker()))
     (typed,) = support.messages([b for b in batches if isinstance(b, FileBatch)])
     assert token not in typed.text and "\u2039secret:" in typed.text
+
+
+def test_fields_of_a_wrong_type_are_ignored_not_fatal(home: Path, archive: Archive) -> None:
+    ev = cf.Events("w")
+    cf.start(ev)
+    cf.prompt(ev, "before the odd events")
+    ev.add("assistant.message", {"messageId": "m1", "content": "odd requests", "toolRequests": 5})
+    ev.add("tool.execution_complete", {"toolCallId": "x", "result": {"contents": 7}})
+    for command in (["ls", "-l"], {"view": 1}):
+        ev.add(
+            "assistant.message",
+            {"content": "", "toolRequests": [{"name": "bash", "arguments": {"command": command}}]},
+        )
+    cf.prompt(ev, "after the odd events")
+    path = cf.append(events_path(home), cf.lines(ev.events))
+    result, skipped = apply(home, path, archive)
+    assert (result.messages, skipped) == (6, 0)
+    texts = [text for _, _, text in stored(archive)]
+    assert texts[0] == "before the odd events" and texts[-1] == "after the odd events"
+
+
+def test_a_lone_surrogate_escape_becomes_a_replacement_character(
+    home: Path, archive: Archive
+) -> None:
+    ev = cf.Events("s")
+    cf.start(ev)
+    cf.prompt(ev, "half an emoji \ud83d here")  # json.dumps writes it as the escape \ud83d
+    folder = home / "session-state" / cf.SESSION
+    path = cf.append(folder / "events.jsonl", cf.lines(ev.events))
+    cf.workspace(folder, name="Fix totals \ud83d")
+    result, skipped = apply(home, path, archive)
+    assert (result.messages, skipped) == (1, 0)
+    assert stored(archive)[0][2] == "half an emoji \ufffd here"
+    assert copilot._workspace(folder)["name"] == "Fix totals \ufffd"
+
+
+def two_sessions(home: Path) -> tuple[Path, Path]:
+    paths = []
+    for session, text in ((cf.SESSION, "first session"), (OTHER, "second session")):
+        ev = cf.Events(session[:4])
+        cf.start(ev, session)
+        cf.prompt(ev, text)
+        paths.append(cf.append(events_path(home, session), cf.lines(ev.events)))
+    return paths[0], paths[1]
+
+
+OTHER = "0c0ffee0-0000-4000-8000-000000000002"
+
+
+def test_a_reader_failing_on_one_file_costs_that_file_alone(home: Path, archive: Archive) -> None:
+    bad, _ = two_sessions(home)
+
+    def read_file(
+        root: Path, path: Path, previous: FileState | None, masker: Masker | None
+    ) -> Iterator[FileBatch | Unreadable]:
+        if path == bad:
+            raise TypeError("a field of a shape the reader never met")
+        return copilot.read_file(root, path, previous, masker)
+
+    source = dataclasses.replace(copilot.SOURCE, read_file=read_file)
+    report = pipeline.ingest(archive, home, source=source, parallel=False)
+    assert len(report.unreadable) == 1 and report.unreadable[0].startswith(str(bad))
+    assert [text for _, _, text in stored(archive, OTHER)] == ["second session"]
+
+
+def test_a_record_the_store_refuses_costs_its_file_alone(home: Path, archive: Archive) -> None:
+    bad, _ = two_sessions(home)
+
+    def read_file(
+        root: Path, path: Path, previous: FileState | None, masker: Masker | None
+    ) -> Iterator[FileBatch | Unreadable]:
+        for batch in copilot.read_file(root, path, previous, masker):
+            for _, record in batch.records if path == bad and isinstance(batch, FileBatch) else ():
+                if isinstance(record, Message):
+                    record.text += "\ud83d"  # SQLite refuses a lone surrogate
+            yield batch
+
+    source = dataclasses.replace(copilot.SOURCE, read_file=read_file)
+    report = pipeline.ingest(archive, home, source=source, parallel=False)
+    assert len(report.unreadable) == 1 and report.unreadable[0].startswith(str(bad))
+    assert stored(archive, cf.SESSION) == []
+    assert [text for _, _, text in stored(archive, OTHER)] == ["second session"]

@@ -377,3 +377,27 @@ def test_a_name_that_is_not_utf8_is_reported(home: Path) -> None:
     found, bad = gemini.discover(home)
     assert [p.name for p in found] == ["session-ok.jsonl"]
     assert len(bad) == 1 and "not valid UTF-8" in bad[0]
+
+
+@pytest.mark.parametrize("name", ["session-x.json", "session-x.jsonl"])
+def test_a_lone_surrogate_escape_becomes_a_replacement_character(
+    home: Path, archive: Archive, name: str
+) -> None:
+    # json.dumps writes the lone surrogate as the escape \ud83d, as JSON.stringify does.
+    msgs = [gf.user("u1", "half an emoji \ud83d here", 1), gf.gemini("g1", "an answer", 5)]
+    path = chats(home) / name
+    if name.endswith(".json"):
+        gf.write_json(path, SESSION, msgs)
+    else:
+        gf.append(path, gf.jsonl(SESSION, msgs))
+    assert ingest(home, archive) == (2, 0)
+    assert [text for _, _, text in rows(archive)] == ["half an emoji \ufffd here", "an answer"]
+
+
+def test_a_set_field_of_the_wrong_type_is_ignored(home: Path, archive: Archive) -> None:
+    path = gf.append(chats(home) / "session-x.jsonl", gf.jsonl(SESSION, [gf.user("u1", "one", 1)]))
+    gf.append(path, gf.line({"$set": {"sessionId": 5, "projectHash": ["x"], "summary": {}}}))
+    gf.append(path, gf.line(gf.user("u2", "two", 2)))
+    assert ingest(home, archive) == (2, 0)
+    assert [text for _, _, text in rows(archive)] == ["one", "two"]
+    assert {r.session_id for r in support.messages(read(home, path))} == {SESSION}

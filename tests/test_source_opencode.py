@@ -15,7 +15,7 @@ from memtui.ingest.reader import Unreadable
 from memtui.ingest.sources.opencode import SOURCE, discover, read_file
 from memtui.store.archive import Archive, BatchResult, FileBatch, FileState
 from memtui.store.mask import Masker
-from memtui.store.records import Kind, Title
+from memtui.store.records import Kind, Message, Title
 from tests.agents import opencode_files as oc
 from tests.agents import support
 
@@ -233,6 +233,24 @@ def test_damaged_rows_are_counted_and_the_rest_archived(root: Path, archive: Arc
     assert len(rows(archive)) == ROWS
 
 
+def test_a_row_that_is_not_utf8_is_counted_not_the_whole_database(
+    root: Path, archive: Archive
+) -> None:
+    session, child = oc.conversation(oc.Ids())
+    conn = oc.open_db(root)
+    oc.write_db(conn, session, child)
+    mid = session.messages[0][0]
+    # A flipped bit in a text column: SQLite hands the bytes back as they are.
+    bad = b'{"type":"text","text":"caf\xe9"}'
+    conn.execute(
+        "INSERT INTO part VALUES ('prt_bad2', ?, ?, 1, 1, CAST(? AS TEXT))", (mid, session.id, bad)
+    )
+    (batch,) = read(root)
+    assert isinstance(batch, FileBatch) and batch.skipped == 1
+    archive.apply([batch])
+    assert len(rows(archive)) == ROWS
+
+
 def test_a_tree_file_mid_write_waits_an_old_damaged_one_counts(
     root: Path, archive: Archive
 ) -> None:
@@ -388,3 +406,84 @@ def test_a_session_of_the_json_tree_growing_is_read_from_where_it_stopped(root: 
     oc.write_tree(root, later)
     (second,) = read_file(root, session_file, first.state)
     assert [m.text for m in support.messages([second])] == ["and the cart test?", "Same cause."]
+
+
+def test_a_time_out_of_range_is_no_time(root: Path, archive: Archive) -> None:
+    ids = oc.Ids()
+    session = oc.Session(ids("ses"), "/work/bad", "bad", created=oc.T0, updated=oc.T0 + 10000)
+    first = oc.user(ids, session, oc.T0 + 1000, oc.text("a prompt from the far future"))
+    oc.user(ids, session, oc.T0 + 2000, oc.text("a prompt of its time"))
+    conn = oc.open_db(root)
+    oc.write_db(conn, session)
+    conn.execute(
+        "UPDATE message SET data = ? WHERE id = ?",
+        ('{"role": "user", "time": {"created": 1e22}}', first),
+    )
+    conn.close()
+    assert ingest(archive, root).messages == 2
+    stamps = archive.conn.execute("SELECT ts, epoch FROM messages ORDER BY idx").fetchall()
+    assert tuple(stamps[0]) == (None, 0) and stamps[1]["epoch"] == (oc.T0 + 2000) // 1000
+
+
+def test_the_store_takes_an_epoch_out_of_range_for_none(archive: Archive) -> None:
+    far = Message("far", "s", "user", Kind.PROMPT, None, "/work", None, epoch=10**20)
+    archive.apply([FileBatch(FileState("/x.json", 1, 1), [(1, far)], "/work", 0, "opencode")])
+    assert archive.conn.execute("SELECT epoch FROM messages").fetchone()[0] == 0
+
+
+def test_a_lone_surrogate_escape_becomes_a_replacement_character(
+    root: Path, archive: Archive
+) -> None:
+    ids = oc.Ids()
+    session = oc.Session(ids("ses"), "/work/shop", "cut", created=oc.T0, updated=oc.T0 + 10000)
+    # compact (JSON.stringify's way) writes the lone surrogate as the escape \ud83d.
+    oc.user(ids, session, oc.T0 + 1000, oc.text("half an emoji \ud83d here"))
+    oc.write_db(oc.open_db(root), session)
+    assert ingest(archive, root).messages == 1
+    assert rows(archive)[0]["text"] == "half an emoji \ufffd here"
+
+
+def test_a_damaged_session_file_of_the_tree_is_counted_once(root: Path, archive: Archive) -> None:
+    damaged = root / "storage" / "session" / "a1b2c3" / "ses_zzzz.json"
+    damaged.parent.mkdir(parents=True)
+    damaged.write_bytes(b"not json")
+    os.utime(damaged, (1_700_000_000, 1_700_000_000))  # long ago: it stays broken
+    counts = []
+    for _ in range(3):
+        states = archive.file_states([str(damaged)])
+        batches = list(read_file(root, damaged, states.get(str(damaged))))
+        assert all(isinstance(b, FileBatch) for b in batches)
+        archive.apply([b for b in batches if isinstance(b, FileBatch)])
+        counts.append(archive.file_states([str(damaged)])[str(damaged)].skipped)
+    assert counts == [1, 1, 1]
+
+
+def test_a_session_with_no_directory_belongs_to_opencodes_folder(
+    root: Path, archive: Archive
+) -> None:
+    ids = oc.Ids()
+    sessions = [
+        oc.Session(ids("ses"), "/work/shop", "named", created=oc.T0, updated=oc.T0),
+        oc.Session(ids("ses"), "", "nowhere", created=oc.T0, updated=oc.T0),
+    ]
+    for at, session in enumerate(sessions, 1):
+        oc.user(ids, session, oc.T0 + at, oc.text(f"prompt of {session.title}"))
+    conn = oc.open_db(root)
+    oc.write_db(conn, *sessions)
+    # A message whose session row is gone (OpenCode deletes the session first).
+    conn.execute(
+        "INSERT INTO message VALUES ('msg_orphan', 'ses_gone', ?, ?, ?)",
+        (oc.T0, oc.T0 + 5, oc.compact({"role": "user", "time": {"created": oc.T0 + 5}})),
+    )
+    oc.set_part(conn, "ses_gone", "msg_orphan", "prt_orphan", oc.text("an orphan"), oc.T0 + 5)
+    conn.close()
+    assert ingest(archive, root).messages == 3
+    found = archive.conn.execute(
+        "SELECT m.text, p.path FROM messages m JOIN sessions s ON s.id = m.session_id "
+        "JOIN projects p ON p.id = s.project_id ORDER BY m.text"
+    ).fetchall()
+    assert [tuple(r) for r in found] == [
+        ("an orphan", str(root)),
+        ("prompt of named", "/work/shop"),
+        ("prompt of nowhere", str(root)),
+    ]

@@ -101,7 +101,7 @@ async def test_while_the_first_index_runs_the_screen_says_so_not_that_nothing_is
         browse = app.screen
         await until(pilot, lambda: browse.loaded)
         shown = str(browse.query_one("#empty", Static).render())
-        assert "Reading your Claude Code transcripts" in shown
+        assert "Reading your conversations" in shown
         assert "No conversations" not in shown
 
 

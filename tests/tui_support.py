@@ -9,7 +9,7 @@ from pathlib import Path
 from corpus import append_session_lines, encode_project_dir, generate
 from textual.pilot import Pilot
 
-from memtui.tui.search import DEBOUNCE
+from memtui.tui.search import DEBOUNCE, SearchScreen
 
 SEED = 11
 
@@ -45,6 +45,18 @@ async def settled(pilot: Pilot[object]) -> None:
 
 async def whole_query_answered(pilot: Pilot[None]) -> None:
     """On a busy machine the debounce can fire between two keys: wait until the search of
-    the whole query is done, so no earlier answer replaces the list under the test."""
+    the whole query is done and shown, so no earlier answer stands under the test (at load
+    30 a pause alone returned before the last key's search had started)."""
     await pilot.pause(DEBOUNCE + 0.1)
+    screen = pilot.app.screen
+
+    def answered() -> bool:
+        if not isinstance(screen, SearchScreen):
+            return True
+        typed = screen.query_now()
+        running = any(w.group == "search" and not w.is_finished for w in screen.workers)
+        shown = screen._shown in (typed, None)  # None: it failed, and says so
+        return screen._debounce is None and not running and (typed.scope == "notes" or shown)
+
+    await until(pilot, answered)
     await settled(pilot)

@@ -64,7 +64,9 @@ def build_parser() -> Parser:
     from memtui.cli import history, hooks, notes, serve, signals, upkeep
     from memtui.cli.base import Parser, whole
 
-    parser = Parser(prog="memtui", description="A local memory for Claude Code.")
+    parser = Parser(
+        prog="memtui", description="A local memory for Claude Code and your other coding agents."
+    )
     parser.add_argument("--version", action="version", version=f"memtui {__version__}")
     parser.add_argument(
         "--demo", action="store_true", help="open the TUI on a bundled demo archive (throw-away)"

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from memtui.cli.base import JSON, Family, arg, one_of, text, whole
 from memtui.cli.say import console, print_json, say, shown, when
-from memtui.engine import AGENTS, MODES, ROLES, InvalidArgument, render, to_dict
+from memtui.engine import AGENTS, MODES, ROLES, InvalidArgument, render, short_id, to_dict
 from memtui.engine.validate import REACH
 from memtui.words import plural
 
@@ -133,7 +133,7 @@ def _snippet(snippet: str) -> str:
 def _hit(out: Console, r: SearchResult) -> None:
     """A message hit: where and when, who, its score and how it was found; its snippet."""
     out.print(
-        f"[bold cyan]{_plain(r.session_id[:8])}[/]#{r.message_index} "
+        f"[bold cyan]{_plain(short_id(r.session_id))}[/]#{r.message_index} "
         f"[dim]{_plain(when(r.timestamp))}[/] [green]{_plain(r.project)}[/]{_by(r.agent)} "
         f"[magenta]{r.role}[/] [dim]{r.score:.4f} {'+'.join(r.found_by)}[/]"
     )

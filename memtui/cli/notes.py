@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from memtui.cli.base import JSON, Family, arg, id_of, text, whole, yes
 from memtui.cli.say import ask, confirm, error_line, fail, print_json, say, when
-from memtui.engine import FORMATS, LAYERS, MAX_BODY_BYTES, ON_CONFLICT, to_dict
+from memtui.engine import FORMATS, LAYERS, MAX_BODY_BYTES, ON_CONFLICT, short_id, to_dict
 from memtui.errors import InvalidArgument, MemtuiError, NotFound
 from memtui.words import counted, plural
 
@@ -129,7 +129,8 @@ def note_add(memory: Memory, args: Namespace) -> None:
         )
     for past in result.flashbacks.sessions:
         say(
-            f"  flashback: {past.project}, session {past.session_id[:8]}#{past.message_index}, "
+            f"  flashback: {past.project}, "
+            f"session {short_id(past.session_id)}#{past.message_index}, "
             f"{past.age_days} days ago, similarity {1 - past.distance:.2f}"
         )
 

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from memtui.cli.base import JSON, Family, arg, id_of, text, whole, yes
 from memtui.cli.say import confirm, print_json, say, when
-from memtui.engine import to_dict
+from memtui.engine import short_id, to_dict
 from memtui.engine.signal_types import INFERENCE_STATUSES, SIGNAL_STATUSES, SIGNAL_TYPES
 
 if TYPE_CHECKING:
@@ -41,7 +41,8 @@ def signals(memory: Memory, args: Namespace) -> None:
         for n in s.notes:
             say(f"       note #{n.id} {n.title}")
         for m in s.messages:
-            say(f"       {m.session_id[:8]} #{m.message_index} {when(m.timestamp)} {m.project}")
+            at = f"{short_id(m.session_id)} #{m.message_index}"
+            say(f"       {at} {when(m.timestamp)} {m.project}")
     if listed.total > len(found):
         say(f"{len(found):,} of {listed.total:,} (--limit shows more)", file=sys.stderr)
 

@@ -51,8 +51,9 @@ def index(memory: Memory, args: Namespace) -> None:
     assert report is not None  # a waiting ingest always runs
     say(summary(report), file=sys.stderr)
     for setting, root, holds in memory.upkeep.set_but_empty(report):
-        said = f"{setting}={root} holds no conversation: name the folder where {holds}"
-        say(said, file=sys.stderr)
+        found = "holds no conversation" if root.is_dir() else "is not a folder"
+        found = found if root.exists() else "does not exist"
+        say(f"{setting}={root} {found}: name the folder where {holds}", file=sys.stderr)
     if args.watch:
         watched = ", ".join(str(root) for root in folders)
         say(f"watching {watched} (ctrl+c to stop)", file=sys.stderr)

@@ -67,6 +67,9 @@ if TYPE_CHECKING:
         TagCount,
         UpdatedNote,
     )
+    from memtui.engine.places import (
+        short_id,
+    )
     from memtui.engine.rules import (
         HouseRules,
         house_rules,
@@ -148,6 +151,7 @@ _WHERE = {
     "History": "memtui.engine.history",
     "Memory": "memtui.engine.memory",
     "Notes": "memtui.engine.notes",
+    "short_id": "memtui.engine.places",
     "AUTHORS": "memtui.engine.notes_types",
     "Author": "memtui.engine.notes_types",
     "FORMATS": "memtui.engine.notes_types",
@@ -331,5 +335,6 @@ __all__ = [
     "note_for_editing",
     "rebuild_store",
     "resume_argv",
+    "short_id",
     "to_dict",
 ]

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from memtui.config import Config
 from memtui.engine import rules as house_rules
 from memtui.engine import validate
-from memtui.engine.places import projects_at
+from memtui.engine.places import projects_at, short_id
 from memtui.engine.quoting import count_tokens, fence, fenced, label
 from memtui.engine.signal_types import Context, ContextSection
 from memtui.engine.types import AGENT_NAMES
@@ -335,7 +335,7 @@ def _left_off(conn: sqlite3.Connection, past: Past) -> str:
 def _recent(sessions: Iterator[Past]) -> Iterator[str]:
     for past in itertools.islice(sessions, RECENT_SESSIONS):
         request = _cut(past.request, 100)
-        said = f"{_count(past.messages)}{past.by()}, {past.session_id[:8]}"
+        said = f"{_count(past.messages)}{past.by()}, {short_id(past.session_id)}"
         yield f"- {past.last[:10]} {request} ({said})"
 
 

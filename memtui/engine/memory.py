@@ -36,6 +36,7 @@ from memtui.engine.history import History
 from memtui.engine.inferences import Inferences
 from memtui.engine.notes import Notes
 from memtui.engine.notes_types import Author
+from memtui.engine.places import short_id
 from memtui.engine.search import Searcher
 from memtui.engine.signals import Signals
 from memtui.engine.trace import Tracer
@@ -194,7 +195,7 @@ class Memory:
             hits.sort(key=lambda h: not _nested(h.project.rstrip("/") + "/", here))
         for hit in hits[:3]:
             when = (hit.timestamp or "")[:10]
-            lines.append(f"- {when} {hit.session_title or hit.session_id[:8]}: {hit.snippet}")
+            lines.append(f"- {when} {hit.session_title or short_id(hit.session_id)}: {hit.snippet}")
         return lines
 
     def warm(self) -> None:

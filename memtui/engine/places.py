@@ -1,5 +1,5 @@
-"""Projects by folder: the archived project a working directory is in, and the projects under
-a folder. SQLite alone: the hooks use them.
+"""Projects by folder (the archived project a working directory is in, the projects under a
+folder) and sessions by a short id. SQLite alone: the hooks use them.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ def projects_at(conn: sqlite3.Connection, cwd: str | None) -> list[tuple[int, st
     path = cwd.rstrip("/") or "/"
     rows = conn.execute(
         "SELECT id, path FROM projects WHERE path = ? OR path LIKE ? ESCAPE '\\'",
-        (path, _like_prefix(path) + "/%"),
+        (path, literal(path) + "/%"),
     ).fetchall()
     if not rows:
         rows = [
@@ -39,5 +39,19 @@ def projects_at(conn: sqlite3.Connection, cwd: str | None) -> list[tuple[int, st
     return [(r[0], r[1]) for r in rows]
 
 
-def _like_prefix(text: str) -> str:
+def literal(text: str) -> str:
+    """`text` for a LIKE pattern (ESCAPE '\\'), its wildcards taken literally."""
     return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
+SHORT = 8  # characters of a short session id
+
+
+def short_id(session_id: str) -> str:
+    """The 8 characters that tell a session apart: the head of a random id (a UUID v4), the
+    tail of one that begins with the time (Codex's UUID v7, OpenCode's `ses_…`), whose heads
+    sessions begun minutes apart share. `sessions.resolve` takes either."""
+    time_first = session_id.startswith("ses_") or (
+        len(session_id) == 36 and session_id[8] == "-" and session_id[14] == "7"
+    )
+    return session_id[-SHORT:] if time_first else session_id[:SHORT]

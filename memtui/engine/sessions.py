@@ -6,6 +6,7 @@ import json
 import os
 import sqlite3
 
+from memtui.engine.places import SHORT, literal
 from memtui.engine.types import (
     ORDERS,
     MessageView,
@@ -84,13 +85,9 @@ def _cut(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _literal(text: str) -> str:
-    """`text` for a LIKE pattern (ESCAPE '\\'), its wildcards taken literally."""
-    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-
-
 def resolve(conn: sqlite3.Connection, session_id: str) -> str:
-    """A full session id, from the id or a unique prefix of it."""
+    """A full session id, from the id or a unique prefix of it, or the end of one (a short id
+    of a session whose id begins with the time: places.short_id)."""
     session_id = session_id.strip()
     if not session_id:
         raise InvalidArgument("session_id is empty", "give a session id or a unique prefix of one")
@@ -100,8 +97,13 @@ def resolve(conn: sqlite3.Connection, session_id: str) -> str:
         return session_id
     rows = conn.execute(
         "SELECT id FROM sessions WHERE id LIKE ? ESCAPE '\\' ORDER BY id LIMIT 21",
-        (_literal(session_id) + "%",),
+        (literal(session_id) + "%",),
     ).fetchall()
+    if not rows and len(session_id) >= SHORT:
+        rows = conn.execute(
+            "SELECT id FROM sessions WHERE id LIKE ? ESCAPE '\\' ORDER BY id LIMIT 21",
+            ("%" + literal(session_id),),
+        ).fetchall()
     if not rows:
         raise NotFound(
             f"no session matches {session_id!r}",
@@ -269,7 +271,7 @@ def resolve_project(conn: sqlite3.Connection, project: str) -> str:
     # A part of the path names it when only one project has that part: "shop-api".
     rows = conn.execute(
         "SELECT path FROM projects WHERE path LIKE ? ESCAPE '\\' ORDER BY path LIMIT 21",
-        (f"%{_literal(wanted)}%",),
+        (f"%{literal(wanted)}%",),
     ).fetchall()
     ending = [r[0] for r in rows if r[0].endswith("/" + wanted)]
     if len(rows) == 1 or len(ending) == 1:

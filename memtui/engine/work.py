@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from memtui.engine import errortext
-from memtui.engine.places import enclosing_project
+from memtui.engine.places import enclosing_project, short_id
 from memtui.errors import InvalidArgument
 from memtui.ingest.titles import prompt_title
 from memtui.store import work as store
@@ -215,7 +215,7 @@ def _cut(text: str) -> str:
 
 def _name(found: FileWork | Fix) -> str:
     title = _cut(found.title) if found.title else "an untitled conversation"
-    return f"{title!r} ({found.session_id[:8]})"
+    return f"{title!r} ({short_id(found.session_id)})"
 
 
 def _check(text: object, name: str, most: int) -> None:

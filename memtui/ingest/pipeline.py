@@ -25,7 +25,7 @@ from memtui.ingest.reader import (
 )
 from memtui.ingest.sources import Source
 from memtui.progress import Meter, OnProgress, cancelled
-from memtui.store.archive import Archive, FileBatch
+from memtui.store.archive import Archive, BatchResult, FileBatch
 from memtui.store.locks import FileLock
 from memtui.store.mask import Masker
 from memtui.store.records import Message
@@ -110,16 +110,36 @@ class _Writer:
     def flush(self) -> None:
         if not self.pending:
             return
-        result = self.archive.apply(self.pending)
-        self.report.files += len({b.state.path for b in self.pending})
-        self.report.messages += result.messages
-        self.report.merged += result.merged
-        self.report.duplicates += result.duplicates
+        try:
+            self._count(self.pending, self.archive.apply(self.pending))
+        except (ValueError, OverflowError):
+            self._one_by_one()
         self.pending, self.size = [], 0
         if self.held is not None:
             # Records read before a forget are stored after it: each write drops those of
             # the sessions forgotten by then (Archive.apply), so none comes back.
             self.held.give_way()
+
+    def _count(self, batches: list[FileBatch], result: BatchResult) -> None:
+        self.report.files += len({b.state.path for b in batches})
+        self.report.messages += result.messages
+        self.report.merged += result.merged
+        self.report.duplicates += result.duplicates
+
+    def _one_by_one(self) -> None:
+        """Store the pending files apart when a value in one could not be stored (text the
+        store refuses, a number too big): that file is one Unreadable, the others are kept."""
+        failed: set[str] = set()
+        for batch in self.pending:
+            if batch.state.path in failed:
+                continue  # its later batches would checkpoint past the records lost
+            try:
+                self._count([batch], self.archive.apply([batch]))
+            except (ValueError, OverflowError) as exc:
+                log.exception("could not store %s", shown(Path(batch.state.path)))
+                failed.add(batch.state.path)
+                reason = f"a record could not be stored ({type(exc).__name__})"
+                self.report.unreadable.append(f"{shown(Path(batch.state.path))}: {reason}")
 
 
 def ingest(

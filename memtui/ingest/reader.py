@@ -170,10 +170,16 @@ def read_all(
     read: Callable[..., Iterator[FileBatch | Unreadable]] = read_file,
 ) -> Generator[tuple[int, FileBatch | Unreadable], None, None]:
     """The new records of every file in `work`, each batch with its file's index, read by
-    `read` (an agent's `Source.read_file`: Claude Code's by default)."""
+    `read` (an agent's `Source.read_file`: Claude Code's by default). A reader that fails on
+    a file (a field of a shape it never met) makes that file one Unreadable, after the
+    batches read before: the other files and agents are read as usual."""
     for number, (path, previous) in enumerate(work):
-        for batch in read(root, path, previous, masker):
-            yield number, batch
+        try:
+            for batch in read(root, path, previous, masker):
+                yield number, batch
+        except Exception as exc:
+            log.exception("stopped reading %s", shown(path))
+            yield number, Unreadable(shown(path), f"the reader failed ({type(exc).__name__})")
 
 
 def masked(masker: Masker | None, record: Message | Title) -> Message | Title:

@@ -16,7 +16,7 @@ from pathlib import Path
 import orjson
 
 from memtui.store import db
-from memtui.store.records import Kind, Message, Title
+from memtui.store.records import LAST_EPOCH, Kind, Message, Title
 
 
 @dataclass(slots=True)
@@ -90,7 +90,9 @@ class Archive:
         return [row[0] for row in rows]
 
     def mark_missing(self, paths: Iterable[str]) -> int:
-        """Files Claude Code deleted: their sessions stay, marked archived once all are gone."""
+        """Files the agent deleted: their sessions stay, marked archived once all are gone.
+        How many of them held what no file left holds: a file replaced by another holding
+        the same session (a Codex rollout by its `.zst`) archives nothing."""
         paths = list(paths)
         if not paths:
             return 0
@@ -103,7 +105,19 @@ class Archive:
                    (SELECT session_id FROM files WHERE missing = 1) AND id NOT IN
                    (SELECT session_id FROM files WHERE missing = 0 AND session_id IS NOT NULL)"""
             )
-        return len(paths)
+            held = {
+                row[0]
+                for row in self.conn.execute(
+                    "SELECT DISTINCT session_id FROM files WHERE missing = 0"
+                )
+            }
+            gone = 0
+            for chunk in db.chunks(paths):
+                rows = self.conn.execute(
+                    f"SELECT session_id FROM files WHERE path IN ({db.marks(chunk)})", chunk
+                )
+                gone += sum(row[0] is None or row[0] not in held for row in rows)
+        return gone
 
     # -- the batch write ---------------------------------------------------------------------
 
@@ -129,11 +143,13 @@ class Archive:
             for batch in batches:
                 file_id = self._save_state(batch.state)
                 file_sessions: set[str] = set()
+                copied: set[str] = set()  # sessions of its records stored before
                 for line_no, record in batch.records:
                     if not isinstance(record, Message):
                         continue
                     if record.uuid in seen:
                         result.duplicates += 1
+                        copied.add(record.session_id)
                         continue
                     seen.add(record.uuid)
                     if record.session_id in forgotten:
@@ -171,6 +187,13 @@ class Archive:
                     self.conn.execute(
                         "UPDATE files SET session_id = ? WHERE id = ?",
                         (min(file_sessions), file_id),
+                    )
+                elif copied:
+                    # Records all stored from another file (a Codex rollout, now its .zst):
+                    # it holds that session too, and the other one gone archives nothing.
+                    self.conn.execute(
+                        "UPDATE files SET session_id = ? WHERE id = ? AND session_id IS NULL",
+                        (min(copied), file_id),
                     )
             self._write_rows(by_api.values(), rows)
             # In key order, neighbouring inserts land on the same B-tree pages: ~5% of a cold
@@ -357,7 +380,7 @@ class _Row:
             seq=seq,
             record=record,
             idx=idx,
-            epoch=record.epoch,
+            epoch=record.epoch if 0 <= record.epoch <= LAST_EPOCH else 0,
             file_id=file_id,
             line=line,
         )

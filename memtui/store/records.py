@@ -5,6 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+# 9999-12-31T23:59:59Z, the last second an ISO 8601 timestamp names: a later epoch (a damaged
+# record's 1e22) is no time at all, and SQLite's INTEGER could not even hold some.
+LAST_EPOCH = 253_402_300_799
+
 
 class Kind(StrEnum):
     """What a stored message is. Only PROMPT and ASSISTANT are conversation turns proper."""
@@ -42,7 +46,7 @@ class Message:
     thinking: str = ""  # thinking blocks, kept apart from the answer
     tool_calls: list[ToolCall] = field(default_factory=list)
     tool_output: str = ""  # tool results, full text (shortened only for display)
-    epoch: int = 0  # the timestamp in seconds, 0 when missing or unreadable
+    epoch: int = 0  # the timestamp in seconds, 0 when missing, unreadable or out of range
     title: str | None = None  # a prompt as a session title (the parser's prompt_title)
     answers: list[str] = field(default_factory=list)  # a tool result: the tool_use ids it answers
     is_error: bool | None = None  # a tool result: whether Claude Code marked it an error

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 import shutil
 import subprocess
 from dataclasses import dataclass
@@ -15,7 +16,7 @@ from pathlib import Path
 
 import platformdirs
 
-from memtui.engine import AGENT_NAMES, SessionInfo, resume_argv
+from memtui.engine import AGENT_NAMES, SessionInfo, resume_argv, short_id
 
 
 class CannotResume(Exception):
@@ -34,9 +35,10 @@ def resume_plan(info: SessionInfo) -> ResumePlan:
     argv = resume_argv(info.agent, info.session_id)
     name = AGENT_NAMES[info.agent]
     program = shutil.which(argv[0])
-    if program is None:
+    if program is None:  # the command on a line of its own: no backtick wraps alone
         raise CannotResume(
-            f"`{argv[0]}` is not on PATH: install {name}, or run `{' '.join(argv)}` where it is"
+            f"`{argv[0]}` is not on PATH: install {name}, or run this where it is:\n"
+            f"cd {shlex.quote(info.project)} && {shlex.join(argv)}"
         )
     cwd = Path(info.project)
     if not cwd.is_dir():
@@ -50,7 +52,7 @@ def resume_plan(info: SessionInfo) -> ResumePlan:
 def export_name(info: SessionInfo) -> str:
     """A file name a person recognises: the title's words and the id's start."""
     words = re.sub(r"[^A-Za-z0-9]+", "-", info.title.lower()).strip("-")[:48].rstrip("-")
-    return f"{words or 'session'}-{info.session_id[:8]}.md"
+    return f"{words or 'session'}-{short_id(info.session_id)}.md"
 
 
 def export_folder() -> Path:

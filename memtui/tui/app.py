@@ -313,7 +313,7 @@ class MemtuiApp(App[str | None]):
         titles: set[str] = set()
         for key, active in screen.active_bindings.items():
             b = active.binding
-            title = b.description or b.action
+            title = b.tooltip or b.description or b.action  # the footer's word, said whole
             if not active.enabled or b.action in seen or b.action == "command_palette":
                 continue
             if title in titles:  # a widget's own key for what ours does (Top, Bottom)
@@ -335,7 +335,7 @@ class MemtuiApp(App[str | None]):
         try:
             plan = actions.resume_plan(info)
         except actions.CannotResume as exc:
-            self.notify(str(exc), title="Cannot resume", severity="error", timeout=10)
+            self.notify(str(exc), title="Cannot resume", severity="error", timeout=10, markup=False)
             return
         except MemtuiError as exc:
             self.notify(error_line(exc), title="Cannot resume", severity="error", timeout=10)

@@ -19,7 +19,7 @@ from textual.strip import Strip
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from memtui.engine import AGENTS, ProjectInfo, SessionInfo
+from memtui.engine import AGENT_NAMES, AGENTS, ProjectInfo, SessionInfo
 from memtui.tui import forget
 from memtui.tui.format import (
     agent_label,
@@ -220,9 +220,15 @@ class BrowseScreen(Screen[None]):
         Binding("d", "demo", "Open demo", id="browse.demo"),
         Binding("n", "notes", "Notes", id="browse.notes"),
         Binding("w", "warmups", "Warm-ups", show=False, id="browse.warmups"),
-        # Not in the footer (80 columns are full): the keys help lists it, with more than one
-        # agent, and the sessions' title names it while it keeps to one agent.
-        Binding("a", "agent", "Agent", show=False, id="browse.agent"),
+        # In the footer, the keys help and the palette only with more than one agent's
+        # sessions; the sessions' title names the agent while it keeps to one.
+        Binding(
+            "a",
+            "agent",
+            "Agent",
+            tooltip="Show one agent's sessions at a time",
+            id="browse.agent",
+        ),
         Binding("s", "signals", "Signals", id="browse.signals"),
         Binding("R", "recalls", "Recalls", show=False, id="browse.recalls"),
         Binding("i", "inferences", "Inferences", id="browse.inferences"),
@@ -311,8 +317,7 @@ class BrowseScreen(Screen[None]):
 
     def show_agents(self, by_agent: dict[str, dict[str, int]]) -> None:
         self.by_agent = by_agent
-        if self.agent is not None and self.agent not in self._agents():
-            self.agent = None  # its sessions were forgotten: every agent's are shown
+        if self._keep_agent():  # its sessions were forgotten: every agent's are shown
             self.load_sessions(self.project)
         self._project_lines()
         self.refresh_bindings()
@@ -321,6 +326,21 @@ class BrowseScreen(Screen[None]):
         """The agents whose sessions the archive holds, in SPEC's order (Claude Code first)."""
         present = {agent for counts in self.by_agent.values() for agent in counts}
         return [agent for agent in AGENTS if agent in present]
+
+    def _list_agents(self) -> list[str]:
+        """The agents of the chosen project's sessions (of all projects' for all), in the
+        order the sidebar counts them: most sessions first."""
+        if self.project is None:
+            return list(self._archive_agents())
+        return list(self.by_agent.get(self.project, {}))
+
+    def _keep_agent(self) -> bool:
+        """Back to every agent's sessions when the list holds none of the chosen agent's
+        (another project, or its sessions forgotten): whether that changed the filter."""
+        if self.agent is None or self.agent in self._list_agents():
+            return False
+        self.agent = None
+        return True
 
     def show_projects(self, projects: list[ProjectInfo]) -> None:
         had_projects = bool(self.projects)
@@ -357,9 +377,8 @@ class BrowseScreen(Screen[None]):
                 name, count = "All projects", sum(counts.values())
             elif index == listing.highlighted:  # the whole path, on as many lines as it takes
                 path = option.id or ""
-                whole = Text(home_short(path))
-                whole.append(f" {counts[path]:,}", style="dim")
-                whole.append(self._agent_counts(self.by_agent.get(path, {}), width))
+                whole = _whole_path(home_short(path), counts[path], _narrowest(listing))
+                whole.append(self._agent_counts(self.by_agent.get(path, {}), _narrowest(listing)))
                 listing.replace_option_prompt_at_index(index, whole)
                 continue
             else:
@@ -383,13 +402,8 @@ class BrowseScreen(Screen[None]):
         when the archive holds more than one agent; an agent and its count never split."""
         if len(self._agents()) < 2:
             return Text()
-        lines: list[str] = []
-        for part in (f"{agent_label(agent)} {count:,}" for agent, count in counts.items()):
-            if lines and len(lines[-1]) + 3 + len(part) <= width:
-                lines[-1] += " · " + part
-            else:
-                lines.append(part)
-        return Text("".join("\n" + line for line in lines), style="dim")
+        parts = [f"{agent_label(agent)} {count:,}" for agent, count in counts.items()]
+        return Text("".join("\n" + line for line in _packed(parts, " · ", width)), style="dim")
 
     def _empty(self) -> None:
         if not self.is_mounted:
@@ -399,17 +413,22 @@ class BrowseScreen(Screen[None]):
         self.set_class(nothing, "-empty")
         if not nothing:
             return
-        where = self.app.memory.config.claude_dir
+        folders = self.app.memory.upkeep.folders()
+        where = ", ".join(f"{AGENT_NAMES[agent]} in {root}" for agent, root in folders)
         if self._busy():
             empty.update(
-                f"Reading your Claude Code transcripts in {home_short(str(where))}…\n\n"
+                "Reading your conversations…\n\n"
                 "Projects and sessions appear here as they are stored."
             )
             return
         text = Text()
         text.append("No conversations yet.\n\n", style="bold")
-        text.append(f"memtui looked for Claude Code transcripts in {where}")
-        text.append(" (set MEMTUI_CLAUDE_DIR or CLAUDE_CONFIG_DIR to look elsewhere).\n\n")
+        if [agent for agent, _ in folders] == ["claude-code"]:
+            text.append(f"memtui looked for Claude Code transcripts in {folders[0][1]}")
+            text.append(" (set MEMTUI_CLAUDE_DIR or CLAUDE_CONFIG_DIR to look elsewhere).\n\n")
+        else:
+            text.append(f"memtui looked for conversations of {where or 'no agent: all are off'}")
+            text.append(" (MEMTUI_<AGENT>_DIR names another folder).\n\n")
         if not self.app.demo:
             text.append("Press d to open the demo archive", style="bold")
             text.append(" (or run memtui --demo).")
@@ -422,6 +441,7 @@ class BrowseScreen(Screen[None]):
         project = None if event.option.id == ALL else event.option.id
         if project != self.project:
             self.project = project
+            self._keep_agent()
             self.load_sessions(project)
             self.refresh_bindings()
 
@@ -521,8 +541,8 @@ class BrowseScreen(Screen[None]):
         self.load_sessions(self.project)
 
     def action_agent(self) -> None:
-        """The sessions of every agent, then of each agent the archive holds, in turn."""
-        cycle: list[str | None] = [None, *self._agents()]
+        """The sessions of every agent, then of each agent the list holds, in turn."""
+        cycle: list[str | None] = [None, *self._list_agents()]
         at = cycle.index(self.agent) if self.agent in cycle else 0
         self.agent = cycle[(at + 1) % len(cycle)]
         self.load_sessions(self.project)
@@ -549,3 +569,38 @@ def _project_line(name: str, count: int, width: int) -> Text:
     line = Text(name.ljust(room), no_wrap=True, overflow="ellipsis")
     line.append(number, style="dim")
     return line
+
+
+def _narrowest(listing: ProjectList) -> int:
+    """The widest a line of the highlighted project may be: the list's width less its
+    scrollbar's, shown or not. The list measures an option's height once, and the lines
+    that take it past the list's height bring the scrollbar: a line that then wrapped would
+    push the last agent's count out of its box."""
+    return max(8, listing.size.width - listing.styles.scrollbar_size_vertical)
+
+
+def _whole_path(path: str, count: int, width: int) -> Text:
+    """A project's whole path and its count in lines of at most `width` cells (so none
+    wraps again), broken after a `/` where it can be."""
+    parts = [f"{part}/" for part in path.split("/")[:-1]] + [path.split("/")[-1]]
+    pieces = [p[at : at + width] for p in parts if p for at in range(0, len(p), width)]
+    lines = _packed(pieces, "", width)
+    number = f"{count:,}"
+    if lines and len(lines[-1]) + 1 + len(number) <= width:
+        number = " " + number
+    else:
+        lines.append("")
+    whole = Text("\n".join(lines), no_wrap=True, overflow="ellipsis")
+    whole.append(number, style="dim")
+    return whole
+
+
+def _packed(parts: list[str], between: str, width: int) -> list[str]:
+    """`parts` joined by `between` into lines of at most `width` cells; a part never splits."""
+    lines: list[str] = []
+    for part in parts:
+        if lines and len(lines[-1]) + len(between) + len(part) <= width:
+            lines[-1] += between + part
+        else:
+            lines.append(part)
+    return lines

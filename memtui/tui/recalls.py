@@ -14,7 +14,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
-from memtui.engine import Recall, recall
+from memtui.engine import Recall, recall, short_id
 from memtui.errors import MemtuiError
 from memtui.tui.format import error_line, home_short, when
 from memtui.tui.session import SessionScreen
@@ -125,5 +125,5 @@ def _row(said: Recall) -> Text:
     above the words)."""
     row = Text(f"{when(said.at)}  ", style="dim")
     row.append(f"{recall.HOOK_NAMES.get(said.hook, said.hook):<13}", style="bold")
-    row.append(f" {said.chars:>6,} chars  session {said.session_id[:8]}")
+    row.append(f" {said.chars:>6,} chars  session {short_id(said.session_id)}")
     return row

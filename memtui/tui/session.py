@@ -43,6 +43,8 @@ WARM_LANGUAGES = ("python", "typescript", "javascript", "bash", "json", "diff")
 WINDOW = 16  # messages mounted at once when a session opens or jumps (a screen or two)
 STEP = 20  # messages added when the reader nears an edge of the window
 SUBAGENT_RUN = "subagent_run"  # the kind of the one line a folded subagent run shows
+SUBAGENT_ID = 17  # the longest subagent id a header shows whole (Claude Code's agentId)
+THINKING_ONLY = "(thinking only — t shows it)"  # a message of reasoning alone, while hidden
 KIND_LABEL = {
     "tool_result": "⎿ tool",
     "meta": "meta",
@@ -117,7 +119,7 @@ class MessageBlock(Widget, can_focus=True):
             head.append("▶ ", style="bold reverse")
         head.append(KIND_LABEL.get(m.kind) or who(m.role, m.kind, self.agent), style="bold")
         if m.is_sidechain:
-            head.append(f" · subagent {m.agent_id or ''}".rstrip())
+            head.append(f" · subagent {subagent_name(m.agent_id)}".rstrip())
         head.append(f"   {when(m.timestamp, seconds=True)}   #{m.message_index}", style="dim")
         if self.has_class("-hit"):
             head.append("   ◆ hit ", style="bold reverse")
@@ -153,6 +155,8 @@ class MessageBlock(Widget, can_focus=True):
         if m.thinking and self.show_thinking:
             style = self._colour("message--fold") + Style(italic=True)
             add(Text(f"thinking\n{m.thinking}", style=style))
+        elif m.thinking and not m.text and not self.folds:  # else only a header would show
+            add(Text(THINKING_ONLY, style=self._colour("message--fold")))
         if m.kind == "prompt":  # as typed, as Claude Code shows it: a pasted diff's +/- lines
             add(Text(m.text))  # or a log's * lines are not Markdown lists
         elif m.text and m.kind != "tool_result":
@@ -214,6 +218,15 @@ class MessageBlock(Widget, can_focus=True):
         for fold in self.folds:
             fold.open = opening
         self._changed()
+
+
+def subagent_name(agent_id: str | None) -> str:
+    """A subagent as its messages' headers name it: Claude Code's agentId (7 or 17
+    characters) whole; a longer id (an OpenCode child session's, 30) by its last characters,
+    which tell two apart where its start (the time it began) would not."""
+    if agent_id is None or len(agent_id) <= SUBAGENT_ID:
+        return agent_id or ""
+    return "…" + agent_id[-8:]
 
 
 def warm_drawing() -> None:
@@ -418,7 +431,13 @@ class SessionScreen(Screen[None]):
         Binding("r", "resume", "Resume", id="session.resume"),
         Binding("y", "copy", "Copy", id="session.copy"),
         Binding("e", "export", "Export", id="session.export"),
-        Binding("a", "toggle_subagents", "Subagents", id="session.subagents"),
+        Binding(
+            "a",
+            "toggle_subagents",
+            "Subagents",
+            tooltip="Fold or open each subagent's messages",
+            id="session.subagents",
+        ),
         Binding("j", "scroll(1)", "Down", show=False, id="go.down"),
         Binding("k", "scroll(-1)", "Up", show=False, id="go.up"),
         Binding("ctrl+f", "search_all", "Search all", show=False, id="session.search_all"),

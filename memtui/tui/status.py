@@ -19,6 +19,7 @@ PHASE_LABEL = {"transcripts": "reading transcripts"}
 # What is built after each phase, said while it runs: search works on what is in already.
 AFTER = {"transcripts": "vectors next", "full text": "vectors next"}
 NARROW = 100  # below this many columns the counts leave out the projects
+PALETTE_KEY = len("▏^p palette")  # the footer's key for the command palette, at its right
 
 
 class StatusLine(Horizontal):
@@ -107,19 +108,34 @@ def building(phases: dict[str, ProgressEvent], next_too: bool = True) -> str:
 class Keys(Footer):
     """Textual's footer, rebuilt only when the keys it shows change. Every focus move
     announces new bindings, and rebuilding a dozen keys each time was a fifth of what
-    opening a session cost."""
+    opening a session cost.
+
+    80 columns hold a screen's keys and the palette's; when a screen's own keys need the
+    room (the main screen's `a` with more than one agent, the Signals screen's keys), the
+    palette's gives way: ctrl+p still opens it and the keys help (?) lists it."""
 
     _shown: tuple[tuple[str, str, bool], ...] | None = None
 
     def __init__(self) -> None:
-        super().__init__(compact=True)  # 80 columns hold a screen's keys, the palette's too
+        super().__init__(compact=True)
 
     def bindings_changed(self, screen: Screen[object]) -> None:
         shown = tuple(
-            (binding.key, binding.description, enabled)
+            (self.app.get_key_display(binding), binding.description, enabled)
             for _, binding, enabled, _ in screen.active_bindings.values()
             if binding.show
         )
         if shown != self._shown:
             self._shown = shown
+            self.set_reactive(Footer.show_command_palette, self._palette_fits())
             super().bindings_changed(screen)
+
+    def on_resize(self) -> None:
+        if self._shown is not None and self._palette_fits() != self.show_command_palette:
+            self.set_reactive(Footer.show_command_palette, self._palette_fits())
+            self.call_after_refresh(self.recompose)
+
+    def _palette_fits(self) -> bool:
+        # each key as the compact footer draws it: `key description` and a space
+        keys = sum(len(key) + len(description) + 2 for key, description, _ in self._shown or ())
+        return keys + PALETTE_KEY <= self.app.size.width

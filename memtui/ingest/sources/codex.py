@@ -67,6 +67,7 @@ _ARG_KEYS = ("command", "cmd", "file_path", "path", "pattern", "query", "url", "
 _PATCH_FILE = ("*** Update File: ", "*** Add File: ", "*** Delete File: ")
 _CHAIN = b"\x00c"  # in a checkpoint's tail: this marker, then the chain's head (SHA-1)
 _CHAIN_TAIL = len(_CHAIN) + 20
+_ZST_CHUNK = 1 << 17  # compressed bytes read at a time
 # Codex writes `{"timestamp":"<24 characters>",` and, in newer releases, an ordinal before
 # `"type":...`: the type is within the first 120 bytes.
 _TYPE_WITHIN = 120
@@ -188,8 +189,8 @@ def _read_compressed(
     batch: list[tuple[int, Message | Title]] = []
     skipped_before = 0
     f.seek(0)
-    stream = zstandard.ZstdDecompressor().stream_reader(f, read_across_frames=True, closefd=False)
-    lines = io.BufferedReader(stream)
+    frames = _Frames(f)
+    lines = io.BufferedReader(frames)
     try:
         for data in lines:
             state.line += 1
@@ -208,9 +209,47 @@ def _read_compressed(
         yield _batch(replace(state), batch, session, state.skipped - skipped_before)
         yield Unreadable(name, f"damaged zstd stream: {exc}")
         return
+    if not frames.whole:
+        log.warning("stopped reading %s: the zstd stream is cut short", name)
+        yield _batch(replace(state), batch, session, state.skipped - skipped_before)
+        yield Unreadable(name, "damaged zstd stream: cut short")
+        return
     state.offset = st.st_size
     state.tail = follower.tail_before(f, st.st_size)
     yield _batch(state, batch, session, state.skipped - skipped_before)
+
+
+class _Frames(io.RawIOBase):
+    """The bytes of a zstd file's frames, one after another. `whole` once the file ended
+    where a frame does: zstandard's stream reader ends a file cut short mid-frame silently."""
+
+    def __init__(self, f: BinaryIO) -> None:
+        self.f = f
+        self.unzip = zstandard.ZstdDecompressor()
+        self.frame = self.unzip.decompressobj()
+        self.out = memoryview(b"")
+        self.whole = False
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        while not self.out:
+            data = self.f.read(_ZST_CHUNK)
+            if not data:
+                self.whole = self.frame.eof
+                return 0
+            out = []
+            while data:
+                if self.frame.eof:
+                    self.frame = self.unzip.decompressobj()  # the next frame
+                out.append(self.frame.decompress(data))
+                data = self.frame.unused_data if self.frame.eof else b""
+            self.out = memoryview(b"".join(out))
+        size = min(len(buffer), len(self.out))
+        buffer[:size] = self.out[:size]
+        self.out = self.out[size:]
+        return size
 
 
 def _batch(
@@ -473,7 +512,10 @@ def _shell_output(text: str) -> tuple[str, bool | None]:
             return text, None
         meta = obj.get("metadata")
         code = meta.get("exit_code") if isinstance(meta, dict) else None
-        return obj["output"], code != 0 if isinstance(code, int) else None
+        if not isinstance(code, int) or isinstance(code, bool):
+            return obj["output"], None
+        # Its exit code as Codex's text form writes it: what reads a run's outcome knows it.
+        return f"Exit code: {code}\nOutput:\n{obj['output']}", code != 0
     if text.startswith("Exit code: "):
         code = text[len("Exit code: ") :].split("\n", 1)[0].strip()
         return text, code != "0" if code.lstrip("-").isdigit() else None

@@ -22,7 +22,6 @@ injected context): only the first is stored.
 from __future__ import annotations
 
 import hashlib
-import json
 import logging
 import os
 import re
@@ -31,16 +30,14 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, BinaryIO
 
-import orjson
-
 from memtui.ingest import follower
-from memtui.ingest.parser import epoch, key_arg, safe_id
+from memtui.ingest.parser import epoch, key_arg, loads_object, safe_id, slow_loads
 from memtui.ingest.reader import BATCH, Unreadable, guarded, masked, mtime, unstorable
 from memtui.ingest.sources import Source
 from memtui.ingest.titles import prompt_title
 from memtui.store.archive import FileBatch, FileState
 from memtui.store.mask import Masker
-from memtui.store.records import Kind, Message, Title, ToolCall
+from memtui.store.records import Bad, Kind, Message, Title, ToolCall
 
 log = logging.getLogger(__name__)
 
@@ -242,7 +239,7 @@ def _user(msg: Message, data: dict[str, Any]) -> bool:
 def _assistant(msg: Message, data: dict[str, Any]) -> bool:
     msg.text = _str(data.get("content")) or ""
     msg.thinking = _str(data.get("reasoningText")) or ""
-    for request in data.get("toolRequests") or ():
+    for request in _list(data.get("toolRequests")):
         if isinstance(request, dict):
             name = _str(request.get("name")) or ""
             call_id = _str(request.get("toolCallId")) or ""
@@ -266,7 +263,7 @@ def _tool_result(msg: Message, data: dict[str, Any]) -> bool:
     result = _dict(data.get("result"))
     output = _str(result.get("content")) or "\n".join(
         text
-        for part in result.get("contents") or ()
+        for part in _list(result.get("contents"))
         if isinstance(part, dict) and (text := _str(part.get("text")))
     )
     error = _str(_dict(data.get("error")).get("message"))
@@ -294,10 +291,11 @@ _EVENTS = {
 
 
 def _key_arg(arguments: object) -> str:
-    if isinstance(arguments, dict) and arguments.get("command") in _EDITOR_COMMANDS:
-        path = arguments.get("path")
-        if isinstance(path, str) and path:
-            return path
+    if isinstance(arguments, dict):
+        # The editor tool's `command` is its action; in a damaged event it may be anything.
+        command, path = arguments.get("command"), arguments.get("path")
+        if isinstance(command, str) and command in _EDITOR_COMMANDS and isinstance(path, str):
+            return path or key_arg(arguments)
     return key_arg(arguments)
 
 
@@ -449,9 +447,9 @@ def _scalar(value: str) -> str | None:
     if len(value) >= 2 and value[0] == value[-1] == "'":
         return value[1:-1].replace("''", "'")
     if len(value) >= 2 and value[0] == value[-1] == '"':
-        try:
-            loaded = json.loads(value)
-        except ValueError:
+        # As JSON reads it, a lone surrogate escape (half an emoji cut off) made U+FFFD.
+        loaded = slow_loads(value.encode())
+        if isinstance(loaded, Bad):
             return value[1:-1]
         return loaded if isinstance(loaded, str) else None
     plain = value.split(" #", 1)[0].strip()
@@ -461,15 +459,17 @@ def _scalar(value: str) -> str | None:
 # -- small helpers ----------------------------------------------------------------------------
 
 
-def _loads(data: bytes) -> object:
-    try:
-        return orjson.loads(data)
-    except orjson.JSONDecodeError:
-        return None
+def _loads(data: bytes) -> dict[str, Any] | None:
+    obj = loads_object(data)  # a lone surrogate escape made U+FFFD, as Claude Code's reader does
+    return None if isinstance(obj, Bad) else obj
 
 
 def _dict(value: object) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
+
+
+def _list(value: object) -> list[Any]:
+    return value if isinstance(value, list) else []
 
 
 def _str(value: object) -> str | None:

@@ -34,12 +34,12 @@ from typing import Any, BinaryIO
 import orjson
 
 from memtui.ingest import follower
-from memtui.ingest.parser import epoch, key_arg, prompt_title, safe_id
+from memtui.ingest.parser import epoch, key_arg, loads_object, prompt_title, safe_id
 from memtui.ingest.reader import BATCH, Unreadable, guarded, masked, mtime, unstorable
 from memtui.ingest.sources import Source
 from memtui.store.archive import FileBatch, FileState
 from memtui.store.mask import Masker
-from memtui.store.records import Kind, Message, Title, ToolCall
+from memtui.store.records import Bad, Kind, Message, Title, ToolCall
 
 log = logging.getLogger(__name__)
 
@@ -94,6 +94,17 @@ def read_file(
 # -- one session's state as its file says -------------------------------------------------
 
 
+# The metadata fields read, and what gemini-cli writes in them.
+_META_TYPES: dict[str, type] = {
+    "sessionId": str,
+    "projectHash": str,
+    "summary": str,
+    "startTime": str,
+    "lastUpdated": str,
+    "directories": list,
+}
+
+
 @dataclass(slots=True)
 class _Session:
     meta: dict[str, Any] = field(default_factory=dict)
@@ -126,7 +137,12 @@ class _Session:
         return True
 
     def set_meta(self, update: dict[str, Any]) -> None:
-        self.meta.update((k, v) for k, v in update.items() if k != "messages")
+        # A field of the wrong type is left out: `sessionId: 5` would split the session.
+        self.meta.update(
+            (k, v)
+            for k, v in update.items()
+            if k != "messages" and isinstance(v, _META_TYPES.get(k, object))
+        )
         if isinstance(update.get("summary"), str) and update["summary"]:
             self.summary = update["summary"]
 
@@ -166,10 +182,7 @@ def _read_whole(
         yield FileBatch(state, [], where.project, 0, AGENT)  # touched, same bytes
         return
     session = _Session()
-    try:
-        whole = orjson.loads(data)
-    except orjson.JSONDecodeError:
-        whole = None
+    whole = _loads(data)
     if not session.apply(whole) or "sessionId" not in session.meta:
         # Damaged, or caught mid-write by a release that wrote in place: counted, and read
         # again once it changes.
@@ -227,11 +240,9 @@ def _first_line(f: BinaryIO) -> dict[str, Any]:
     return {}
 
 
-def _loads(data: bytes) -> object:
-    try:
-        return orjson.loads(data)
-    except orjson.JSONDecodeError:
-        return None
+def _loads(data: bytes) -> dict[str, Any] | None:
+    obj = loads_object(data)  # a lone surrogate escape made U+FFFD, as Claude Code's reader does
+    return None if isinstance(obj, Bad) else obj
 
 
 def _batches(

@@ -31,12 +31,14 @@ import sqlite3
 import time
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
+from itertools import groupby
+from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
 import orjson
 
-from memtui.ingest.parser import safe_id
+from memtui.ingest.parser import safe_id, slow_loads
 from memtui.ingest.reader import BATCH, Unreadable, masked
 from memtui.ingest.sources import Source
 from memtui.ingest.sources.opencode_parts import Conversation, field, records
@@ -60,7 +62,21 @@ _NOT_RECORDS = (
     '{"type":"compa',
     '{"type":"retry',
 )
-_RECORD_PARTS = f"substr(data, 1, 14) NOT IN ({', '.join(repr(s) for s in _NOT_RECORDS)})"
+_RECORD_PARTS = f"substr(p.data, 1, 14) NOT IN ({', '.join(repr(s) for s in _NOT_RECORDS)})"
+_NEWEST_PART = "SELECT max(time_updated) FROM part WHERE time_updated > ?"
+# The messages with a row written since, by id. On a cold read every message row is, and
+# SQLite never builds the list of changed parts: one scan of the part table fewer.
+_CHANGED = (
+    "SELECT id, time_updated FROM message WHERE time_updated > ?1"
+    " OR id IN (SELECT message_id FROM part WHERE time_updated > ?1) ORDER BY id"
+)
+# The JSON as the bytes stored: orjson reads them as they are, and a row that is not UTF-8
+# is one damaged row (as text, the sqlite3 module refuses the whole query).
+_MESSAGES = (
+    "SELECT m.id, m.session_id, CAST(m.data AS BLOB), p.id, CAST(p.data AS BLOB) FROM message m"
+    f" LEFT JOIN part p ON p.message_id = m.id AND {_RECORD_PARTS}"
+)
+_first = itemgetter(0)
 _BUSY_S = 0.5  # how long to wait for a lock before leaving the database for the next run
 # Titles OpenCode gives a session until it has a real one (session/index.ts isDefaultTitle).
 _DEFAULT_TITLE = re.compile(
@@ -179,45 +195,34 @@ def _read_rows(
         row[0]: _Session(row[1], row[2] or None, row[3], row[4] or 0)
         for row in conn.execute(_session_query(conn))
     }
-    changed: dict[str, int] = {}
-    for query in (
-        "SELECT message_id, max(time_updated) FROM part WHERE time_updated > ? GROUP BY message_id",
-        "SELECT id, time_updated FROM message WHERE time_updated > ?",
-    ):
-        for message_id, updated in conn.execute(query, (since,)):
-            changed[message_id] = max(updated, changed.get(message_id, 0))
-    newest = max([since, *changed.values(), *(s.updated for s in sessions.values())])
-    out = _Out(state, masker)
+    # The newest time first: a row written after it is read next run, whatever comes between.
+    (part_newest,) = conn.execute(_NEWEST_PART, (since,)).fetchone()
+    changed = conn.execute(_CHANGED, (since,)).fetchall()
+    newest = max(
+        [
+            since,
+            part_newest or 0,
+            *(row[1] for row in changed),
+            *(s.updated for s in sessions.values()),
+        ]
+    )
+    out = _Out(state, masker, str(Path(state.path).parent))
     known: dict[str, Conversation] = {}
-    for chunk in _chunks(sorted(changed)):
+    for chunk in _chunks([row[0] for row in changed]):
+        # A row per part of each message, its envelope on each; a message OpenCode's undo
+        # deleted since is not there.
         marks = ",".join("?" * len(chunk))
-        infos = {
-            row[0]: (row[1], row[2])
-            for row in conn.execute(
-                f"SELECT id, session_id, data FROM message WHERE id IN ({marks})", chunk
-            )
-        }
-        parts: dict[str, list[tuple[str, Any]]] = {}
-        rows = conn.execute(
-            f"SELECT id, message_id, data FROM part WHERE message_id IN ({marks}) "
-            f"AND {_RECORD_PARTS} ORDER BY message_id, id",
-            chunk,
-        )
-        current = None
-        for part_id, message_id, data in rows:
-            if message_id != current:  # rows come by message
-                current, bucket = message_id, parts.setdefault(message_id, [])
-            value = _loads(data)
-            if value is _DAMAGED:
-                out.skipped += 1
-            else:
-                bucket.append((part_id, value))
-        for message_id in chunk:
-            if message_id in infos:  # else removed since (OpenCode's undo deletes rows)
-                session_id, data = infos[message_id]
-                conversation = known.get(session_id) or _conversation(session_id, sessions)
-                known[session_id] = conversation
-                out.add(conversation, message_id, _loads(data), parts.get(message_id, []))
+        query = f"{_MESSAGES} WHERE m.id IN ({marks}) ORDER BY m.id, p.id"
+        for message_id, group in groupby(conn.execute(query, chunk).fetchall(), _first):
+            rows = list(group)
+            session_id, data = rows[0][1:3]
+            conversation = known.get(session_id) or _conversation(session_id, sessions)
+            known[session_id] = conversation
+            # Parsed one message at a time: JSON objects kept for a whole chunk would
+            # outlive the garbage collector's young generation, and it walks them again
+            # and again (a sixth of a cold read's time on short texts).
+            found = out.parsed(row[3:] for row in rows if row[3] is not None)
+            out.add(conversation, message_id, _loads(data), found)
         yield from out.full()
     touched = {s for s, row in sessions.items() if row.updated > since} | out.roots
     out.titles(_titles(touched, sessions))
@@ -256,7 +261,7 @@ def _conversation(session_id: str, sessions: Mapping[str, _Session]) -> Conversa
         seen.add(root)
     own = sessions.get(session_id)
     top = sessions.get(root)
-    directory = (top.directory if top else None) or (own.directory if own else None)
+    directory = (top.directory if top else None) or (own.directory if own else None) or None
     # The root's id is what `opencode --session` reopens: an id OpenCode would not write
     # (`--…`) is made one.
     child = session_id if root != session_id else None
@@ -295,12 +300,12 @@ def _read_tree_session(
     )
     since, now = state.offset, int(time.time() * 1000)
     newest = max(since, _mtime(path))
-    out = _Out(state, masker)
+    out = _Out(state, masker, str(storage.parent))
     session_id = path.stem  # OpenCode's migration takes ids from file names too
     own = _load(path, now)
     if own is _RECENT:
         return  # OpenCode is rewriting it: read next run
-    out.skipped += own is _DAMAGED
+    out.skipped += own is _DAMAGED and _mtime(path) > since  # counted once, not every run
     sessions = _tree_sessions(path, session_id)
     conversation = _conversation(session_id, sessions)
     for message_id, message, message_written in _json_files(storage / "message" / session_id):
@@ -355,10 +360,13 @@ _RECENT = object()  # a file that is not JSON yet: written as we read it, read a
 
 
 def _loads(data: object) -> Any:
-    try:
-        value = orjson.loads(data) if isinstance(data, str | bytes) else None
-    except orjson.JSONDecodeError:
+    if not isinstance(data, str | bytes):
         return _DAMAGED
+    try:
+        value = orjson.loads(data)
+    except orjson.JSONDecodeError:
+        # What JSON allows and orjson refuses: a lone surrogate escape, made U+FFFD.
+        value = slow_loads(data.encode() if isinstance(data, str) else data)
     return value if isinstance(value, dict) else _DAMAGED
 
 
@@ -401,13 +409,16 @@ class _Out:
     """Records in batches of BATCH, each with the checkpoint: only the last one carries the
     new offset, so a run stopped midway reads its messages again (stored once)."""
 
-    def __init__(self, state: FileState, masker: Masker | None) -> None:
+    def __init__(self, state: FileState, masker: Masker | None, project: str) -> None:
         self.state = state
-        self.masker = masker
+        self.masker = masker if masker is not None and masker.enabled else None  # off: as is
+        # Where a session with no directory (or a message whose session row is gone) goes:
+        # OpenCode's own folder, a project the person can name and forget, as Codex's
+        # rollouts folder is for a rollout that names no cwd.
+        self.project = project
         self.batch: list[tuple[int, Message | Title]] = []
         self.skipped = 0
         self.roots: set[str] = set()
-        self.project = ""
 
     def add(
         self, conversation: Conversation, message_id: str, info: Any, parts: list[tuple[str, Any]]
@@ -425,7 +436,17 @@ class _Out:
             self.batch.append((line, masked(masker, record)))
         self.state.line = line
         self.roots.add(conversation.session_id)
-        self.project = self.project or conversation.directory or ""
+
+    def parsed(self, rows: Iterable[tuple[str, bytes]]) -> list[tuple[str, Any]]:
+        """The parts of `rows` that are JSON objects; the others are counted."""
+        parts = []
+        for part_id, data in rows:
+            value = _loads(data)
+            if value is _DAMAGED:
+                self.skipped += 1
+            else:
+                parts.append((part_id, value))
+        return parts
 
     def titles(self, titles: list[Title]) -> None:
         for title in titles:

@@ -19,7 +19,7 @@ from typing import Any, TypeVar
 
 from memtui.ingest.parser import key_arg
 from memtui.ingest.titles import prompt_title
-from memtui.store.records import Kind, Message, ToolCall
+from memtui.store.records import LAST_EPOCH, Kind, Message, ToolCall
 
 _T = TypeVar("_T")
 
@@ -50,7 +50,7 @@ def records(
     """The records of one message whose parts are `(part id, part data)` in id order; parts
     still changing give none yet."""
     times = field(info, "time", dict, {})
-    created = _ms(times.get("created"))
+    created = _Time(_ms(times.get("created")))  # every part of a message has its time
     out: list[Message] = []
     role = info.get("role")
     if role == "assistant":
@@ -65,11 +65,21 @@ def records(
     return out
 
 
+class _Time:
+    """One time as a record holds it: ISO text and epoch seconds."""
+
+    __slots__ = ("epoch", "iso")
+
+    def __init__(self, ms: int | None) -> None:
+        self.iso = iso(ms)
+        self.epoch = ms // 1000 if ms is not None else 0
+
+
 def _assistant(
     out: list[Message],
     conversation: Conversation,
     message_id: str,
-    created: int | None,
+    created: _Time,
     done: bool,
     answer: Kind,
     part_id: str,
@@ -98,7 +108,8 @@ def _assistant(
     if status not in _FINISHED:
         return
     state_times = field(state, "time", dict, {})
-    ended = _ms(state_times.get("end")) or created
+    end = _ms(state_times.get("end"))
+    ended = _Time(end) if end else created
     output = state.get("error" if status == "error" else "output")
     result = _message(conversation, part_id + RESULT, "user", Kind.TOOL_RESULT, ended)
     result.tool_output = output if isinstance(output, str) else ""
@@ -110,7 +121,7 @@ def _assistant(
 def _user(
     out: list[Message],
     conversation: Conversation,
-    created: int | None,
+    created: _Time,
     part_id: str,
     part: dict[str, Any],
 ) -> None:
@@ -137,7 +148,7 @@ def _message(
     uuid: str,
     role: str,
     kind: Kind,
-    ms: int | None,
+    when: _Time,
     text: str = "",
     thinking: str = "",
 ) -> Message:
@@ -147,7 +158,7 @@ def _message(
         conversation.session_id,
         role,
         kind,
-        iso(ms),
+        when.iso,
         conversation.directory,
         None,
         None,
@@ -157,7 +168,7 @@ def _message(
         thinking,
         [],
         "",
-        ms // 1000 if ms is not None else 0,
+        when.epoch,
     )
 
 
@@ -168,8 +179,10 @@ def _ended(part: dict[str, Any]) -> bool:
 
 
 def _ms(value: object) -> int | None:
-    if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
+    if isinstance(value, bool) or not isinstance(value, int | float):
         return None
+    if not 0 <= value <= LAST_EPOCH * 1000:
+        return None  # out of range: no time (1e22 would overflow SQLite's INTEGER)
     return int(value)
 
 
