@@ -4,6 +4,7 @@ filter by it. A fake second agent (tests/fake_agent.py) stands in for the real r
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import shlex
@@ -22,7 +23,7 @@ from textual.widgets import Select, Static
 
 from memtui import cli
 from memtui.config import Config
-from memtui.engine import AGENTS, hook, short_id
+from memtui.engine import AGENT_NAMES, AGENTS, hook, resume_argv, short_id
 from memtui.engine.memory import Memory
 from memtui.engine.sessions import resolve
 from memtui.errors import InvalidArgument, NotFound
@@ -445,12 +446,29 @@ async def test_resume_opens_the_session_in_its_agent(
         browse = app.screen
         assert isinstance(browse, BrowseScreen)
         await until(pilot, lambda: "c-live" in browse.sessions)
+        # An archive from before readers refused such ids can still hold one: said, not run.
+        app.resume(dataclasses.replace(info, session_id="--dangerously-bypass"))
+        await until(pilot, lambda: bool(app._notifications))
+        (refused,) = [n.message for n in app._notifications]
+        assert refused.startswith("INVALID_ARGUMENT: session id '--dangerously-bypass'")
+        assert not record.exists()  # the test failed before this fix: codex ran with it
         table = browse.query_one(SessionList)
         table.highlighted = [s.session_id for s in table.sessions].index("c-live")
         table.focus()
         await pilot.press("r")
         await until(pilot, record.exists)
     assert json.loads(record.read_text()) == {"argv": ["resume", "c-live"], "cwd": str(work)}
+
+
+def test_resume_refuses_an_id_that_would_be_an_option() -> None:
+    for agent in ("claude-code", "codex", "gemini", "opencode", "copilot"):
+        with pytest.raises(InvalidArgument) as caught:
+            resume_argv(agent, "--dangerously-bypass-approvals-and-sandbox")
+        assert caught.value.line().startswith(  # the test failed before this fix
+            "INVALID_ARGUMENT: session id '--dangerously-bypass-approvals-and-sandbox' starts "
+            f"with '-': {AGENT_NAMES[agent]} would take it as an option"
+        )
+    assert resume_argv("gemini", "g-1") == ["gemini", "--resume", "g-1"]
 
 
 def test_print_config_sets_up_every_agent_that_speaks_mcp(

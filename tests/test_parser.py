@@ -13,8 +13,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from memtui.ingest.parser import key_arg, parse_line
+from memtui.ingest.parser import ARG_READ, key_arg, parse_line
+from memtui.ingest.reader import masked, read_file
+from memtui.store.mask import Masker
 from memtui.store.records import Bad, Kind, Message, Other, Record, Title, ToolCall
+from tests import lines
+from tests.agents import support
 
 TRANSCRIPTS = Path(__file__).resolve().parents[1].parent / "shared" / "transcripts"
 DOV = "-home-USER-projects-spotter-worktrees-spotter-dov"
@@ -262,7 +266,7 @@ def test_tool_without_key_argument_gets_compact_json() -> None:
             },
         }
     ).encode()
-    message = parse_line(line)
+    message = masked(None, parse_line(line))  # as stored: cut
     assert isinstance(message, Message)
     assert [c.name for c in message.tool_calls] == ["TaskUpdate", "Big", "Long", "Empty", ""]
     assert message.tool_calls[0].arg == '{"taskId":"7","n":1}'
@@ -271,6 +275,34 @@ def test_tool_without_key_argument_gets_compact_json() -> None:
     assert message.tool_calls[3].arg == "src"
     assert message.tool_calls[4].arg == "3"
     assert message.thinking == "" and message.text == ""
+
+
+def test_a_secret_a_cut_would_split_is_masked_first(tmp_path: Path) -> None:
+    data = lines.user("u-1", support.CUT_PROMPT) + b"".join(
+        lines.assistant(
+            f"a-{n}",
+            "m1",
+            {"type": "tool_use", "id": f"t{n}", "name": "Bash", "input": {"command": c}},
+        )
+        for n, c in enumerate(support.CUT_COMMANDS)
+    )
+    path = tmp_path / "-w" / "s-1.jsonl"
+    lines.write(path, data)
+    found = support.messages(list(read_file(tmp_path, path, None, Masker(key=b"k" * 32))))
+    args = [c.arg for m in found for c in m.tool_calls]
+    titles = [m.title for m in found if m.title]
+    assert len(args) == 2 and len(titles) == 1  # the test failed before the fix
+    assert all(support.kept_whole(t) for t in [*args, *titles]), [*args, *titles]
+
+
+@pytest.mark.parametrize("given", ["--resume-all", "-p", "a b", "s\n1", "\x1b[31m", ""])
+def test_a_session_id_that_would_be_an_option_is_not_taken(given: str) -> None:
+    line = lines.user("u-1", "hello", session=given)
+    message = parse_line(line, "4d5611e5-file-name")
+    assert isinstance(message, Message)
+    assert message.session_id == "4d5611e5-file-name"  # the test failed before the fix
+    named = parse_line(line, "-file")  # a file's name is made an id too
+    assert isinstance(named, Message) and named.session_id == "_-file"
 
 
 def test_key_arg_survives_nesting_too_deep_to_encode() -> None:
@@ -356,7 +388,8 @@ def test_edge_cases_file_line_by_line(transcripts: Path) -> None:
     assert isinstance(todo, Message)
     assert todo.tool_calls[0].name == "TodoWrite"
     assert todo.tool_calls[0].arg.startswith('{"todos":["broken_todo",')
-    assert len(todo.tool_calls[0].arg) == 200
+    assert len(todo.tool_calls[0].arg) > 200  # cut once masked
+    assert len(masked(None, todo).tool_calls[0].arg) == 200
     junk = records[17]
     assert isinstance(junk, Message) and junk.kind == Kind.PROMPT and junk.text == ""
     assert records[18] == Title(
@@ -664,7 +697,7 @@ def _check(record: Record) -> None:
             assert isinstance(text, str)
         for call in record.tool_calls:
             assert isinstance(call.name, str) and isinstance(call.arg, str)
-            assert len(call.arg) <= 200
+            assert len(call.arg) <= ARG_READ
 
 
 @given(st.binary())

@@ -269,6 +269,31 @@ def test_secrets_are_masked(home: Path) -> None:
     assert records and not any(token in r.text for r in records)
 
 
+def test_a_secret_a_cut_would_split_is_masked_first(home: Path) -> None:
+    clock = cf.Clock()
+    calls = [
+        cf.function_call(clock, "shell", {"command": ["bash", "-lc", c]}, f"k{n}")
+        for n, c in enumerate(support.CUT_COMMANDS)
+    ]
+    lines = [*cf.opening(clock, cf.PARENT), *cf.prompt(clock, support.CUT_PROMPT), *calls]
+    path = cf.write(cf.rollout_path(home, cf.PARENT), lines)
+    batches = list(codex.read_file(home, path, None, Masker(key=b"k" * 32)))
+    found = support.messages(batches)
+    args = [c.arg for m in found for c in m.tool_calls]
+    titles = [m.title for m in found if m.title]
+    assert len(args) == 2 and len(titles) == 1  # the test failed before the fix
+    assert all(support.kept_whole(t) for t in [*args, *titles]), [*args, *titles]
+
+
+def test_a_session_id_that_would_be_an_option_is_not_stored(home: Path) -> None:
+    clock = cf.Clock()
+    lines = [*cf.opening(clock, cf.PARENT), *cf.prompt(clock, "hello")]
+    lines[0]["payload"]["id"] = "--dangerously-bypass-approvals-and-sandbox"
+    path = cf.write(cf.rollout_path(home, cf.PARENT), lines)
+    # The id the file's name gives, as for a rollout whose session_meta has none.
+    assert {m.session_id for m in support.messages(read(home, path))} == {cf.PARENT}
+
+
 def test_where_and_how_to_resume() -> None:
     src = codex.SOURCE
     assert src.root({"CODEX_HOME": "/opt/codex"}) == Path("/opt/codex")

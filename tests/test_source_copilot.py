@@ -296,6 +296,32 @@ def test_a_file_that_cannot_be_read_is_one_unreadable(home: Path) -> None:
     assert [type(b) for b in copilot.read_file(home, path, None)] == [Unreadable]
 
 
+def test_a_secret_a_cut_would_split_is_masked_first(home: Path) -> None:
+    ev = cf.Events("k")
+    cf.start(ev)
+    cf.prompt(ev, support.CUT_PROMPT)
+    requests = [
+        {"toolCallId": f"k-{n}", "name": "bash", "arguments": {"command": c}, "type": "function"}
+        for n, c in enumerate(support.CUT_COMMANDS)
+    ]
+    ev.add("assistant.message", {"messageId": "k-m", "content": "", "toolRequests": requests})
+    path = cf.append(events_path(home), cf.lines(ev.events))
+    found = support.messages(list(copilot.read_file(home, path, None, Masker(key=b"k" * 32))))
+    args = [c.arg for m in found for c in m.tool_calls]
+    titles = [m.title for m in found if m.title]
+    assert len(args) == 2 and len(titles) == 1  # the test failed before the fix
+    assert all(support.kept_whole(t) for t in [*args, *titles]), [*args, *titles]
+
+
+def test_a_session_id_that_would_be_an_option_is_not_stored(home: Path) -> None:
+    ev = cf.Events("y")
+    cf.start(ev, session="--allow-all-tools")
+    cf.prompt(ev, "hello")
+    path = cf.append(events_path(home), cf.lines(ev.events))
+    # The session folder's name, as for a session.start that gives no id.
+    assert {m.session_id for m in support.messages(read(home, path))} == {cf.SESSION}
+
+
 def test_secrets_are_masked(home: Path) -> None:
     token = "ghp_" + "x" * 36
     ev = cf.Events("g")

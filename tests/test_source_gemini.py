@@ -317,6 +317,28 @@ def test_secrets_are_masked(home: Path) -> None:
     assert records and not any(token in r.text + r.tool_output for r in records)
 
 
+def test_a_secret_a_cut_would_split_is_masked_first(home: Path) -> None:
+    calls = [
+        gf.tool_call(f"k{n}", "run_shell_command", {"command": c}, "ok")
+        for n, c in enumerate(support.CUT_COMMANDS)
+    ]
+    msgs = [gf.user("k-u1", support.CUT_PROMPT), gf.gemini("k-g1", "", calls=calls)]
+    path = gf.append(chats(home) / "session-k.jsonl", gf.jsonl(SESSION, msgs))
+    found = support.messages(list(gemini.read_file(home, path, None, Masker(key=b"k" * 32))))
+    args = [c.arg for m in found for c in m.tool_calls]
+    titles = [m.title for m in found if m.title]
+    assert len(args) == 2 and len(titles) == 1  # the test failed before the fix
+    assert all(support.kept_whole(t) for t in [*args, *titles]), [*args, *titles]
+
+
+def test_a_session_id_that_would_be_an_option_is_not_stored(home: Path) -> None:
+    path = gf.append(
+        chats(home) / "session-y.jsonl", gf.jsonl("--yolo", [gf.user("y-u1", "hello")])
+    )
+    # The file's name, as for a file that gives no id.
+    assert {m.session_id for m in support.messages(read(home, path))} == {"session-y"}
+
+
 def test_an_unreadable_file_is_one_entry(home: Path) -> None:
     folder = chats(home) / "session-d.jsonl"
     folder.mkdir(parents=True)

@@ -317,6 +317,36 @@ def test_a_file_that_is_no_database_is_one_unreadable(root: Path) -> None:
     assert isinstance(entry, Unreadable) and entry.path.endswith("opencode.db")
 
 
+def test_a_secret_a_cut_would_split_is_masked_first(root: Path) -> None:
+    ids = oc.Ids()
+    s = oc.Session(ids("ses"), "/work/shop", "Cut")
+    asked = oc.user(ids, s, oc.T0, oc.text(support.CUT_PROMPT))
+    calls = [
+        oc.tool("bash", f"k{n}", {"command": c}, "completed", oc.T0 + 10, "ok")
+        for n, c in enumerate(support.CUT_COMMANDS)
+    ]
+    oc.assistant(ids, s, oc.T0 + 10, asked, *calls)
+    oc.write_db(oc.open_db(root), s)
+    files, _ = discover(root)
+    found = support.messages(list(read_file(root, files[0], None, Masker(key=b"k" * 32))))
+    args = [c.arg for m in found for c in m.tool_calls]
+    titles = [m.title for m in found if m.title]
+    assert len(args) == 2 and len(titles) == 1  # the test failed before the fix
+    assert all(support.kept_whole(t) for t in [*args, *titles]), [*args, *titles]
+
+
+def test_a_session_id_that_would_be_an_option_is_not_stored(root: Path) -> None:
+    ids = oc.Ids()
+    s = oc.Session("--port", "/work/shop", "Injected")
+    oc.user(ids, s, oc.T0, oc.text("hello"))
+    oc.write_db(oc.open_db(root), s)
+    files, _ = discover(root)
+    (batch,) = read_file(root, files[0], None)
+    assert isinstance(batch, FileBatch)
+    assert {m.session_id for m in support.messages([batch])} == {"_--port"}
+    assert [r.session_id for _, r in batch.records if isinstance(r, Title)] == ["_--port"]
+
+
 def test_secrets_are_masked(root: Path) -> None:
     ids = oc.Ids()
     s = oc.Session(ids("ses"), "/work/shop", "Token")

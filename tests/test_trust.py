@@ -22,13 +22,19 @@ import pytest
 import tantivy
 
 from memtui.config import Config, unnamed
+from memtui.engine import sessions
 from memtui.engine.doctor import check_store, salvage
 from memtui.engine.memory import Memory
 from memtui.errors import NotConfirmed
+from memtui.ingest.reader import read_file
+from memtui.ingest.titles import prompt_title
 from memtui.store import db
 from memtui.store import signals as signals_store
+from memtui.store.archive import Archive
 from memtui.store.fts import FtsDoc, FullText
+from memtui.store.markers import OPEN, cut
 from memtui.store.mask import KEY_FILE, Masker
+from tests.agents import support
 from tests.cli_run import env_for, memtui, one_line_error
 from tests.lines import assistant, text, user, write
 from tests.work_data import Session, before_work
@@ -454,6 +460,33 @@ def test_a_token_cut_across_lines_is_joined_only_with_its_own_end() -> None:
     assert kept == f"token:\n{masker.marker('github-token', token)}\nDone\nREADME\n"
     for prose in ("a risk-\nfree plan", "use sk-\nlearn", "glpat-\nrotation is due"):
         assert masker.mask(prose) == prose
+
+
+def test_a_cut_never_splits_a_marker() -> None:
+    marker = Masker(key=b"k" * 32).marker("github-token", "ghp_" + "x" * 36)
+    text = "a" * 190 + marker + " more"
+    assert cut(text, 200) == "a" * 190  # the marker would not fit: left out whole
+    assert cut(text, 190 + len(marker)) == "a" * 190 + marker
+    assert prompt_title(text) == "a" * 190  # the test failed before this fix
+    lone = "a" * 195 + OPEN + " is a quotation mark, not a marker"
+    assert cut(lone, 200) == lone[:200]
+
+
+def test_an_archive_titled_before_masking_came_first_is_titled_again(tmp_path: Path) -> None:
+    path = tmp_path / "-w" / "s-1.jsonl"
+    write(path, user("u-1", support.CUT_PROMPT))
+    archive = Archive(tmp_path / "store.db")
+    archive.apply(list(read_file(tmp_path, path, None, Masker(key=b"k" * 32))))
+    conn = archive.conn
+    # What a reader stored before: the prompt cut, then masked (no token left to know).
+    conn.execute("UPDATE sessions SET first_prompt = ?", (support.CUT_PROMPT[:200],))
+    conn.execute("INSERT OR REPLACE INTO meta VALUES ('titles', '2')")
+    assert sessions.retitle(conn) == 1  # the test failed before this fix
+    (title,) = conn.execute("SELECT first_prompt FROM sessions").fetchone()
+    assert title == "w" * 180 and support.kept_whole(title)
+    long = sessions.short_title("w " * 90 + "x" + Masker(key=b"k" * 32).marker("jwt", "v"))
+    assert support.kept_whole(long.removesuffix("…"))
+    archive.close()
 
 
 def test_precision_and_recall_on_the_planted_set() -> None:

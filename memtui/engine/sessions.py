@@ -18,12 +18,15 @@ from memtui.engine.types import (
 from memtui.errors import Ambiguous, InvalidArgument, NotFound
 from memtui.ingest.titles import prompt_title
 from memtui.store import db
+from memtui.store.markers import cut
 
 CUT = 500  # characters of a message shown when a page holds more than a few
 TITLE_CUT = 200  # characters of a title; a longer one ends in an ellipsis
 # Which title rules the stored first prompts follow: a store titled under older rules is
 # titled again once (`retitle`), so an existing archive gets what a new one would.
-TITLES_VERSION = "2"
+# 3: a title is cut from the masked prompt, never splitting a marker (titles cut before
+# masking kept the first part of a secret the cut split).
+TITLES_VERSION = "3"
 # A session of nothing but a subagent's "Warmup": no title, no message of the main thread.
 _WARMUP_ONLY = """(s.custom_title IS NULL AND s.summary_title IS NULL AND s.first_prompt IS NULL
     AND NOT EXISTS (SELECT 1 FROM messages m WHERE m.session_id = s.id AND m.is_sidechain = 0))"""
@@ -46,9 +49,9 @@ def short_title(title: str, limit: int = TITLE_CUT) -> str:
     flat = " ".join(title.split())
     if len(flat) <= limit:
         return flat
-    cut = flat[: limit - 1]
-    space = cut.rfind(" ")
-    return (cut[:space] if space > limit // 2 else cut).rstrip(" ,;:.-") + "…"
+    head = cut(flat, limit - 1)  # a marker the cut would split is left out whole
+    space = head.rfind(" ")
+    return (head[:space] if space > limit // 2 else head).rstrip(" ,;:.-") + "…"
 
 
 def _session(row: sqlite3.Row) -> SessionInfo:

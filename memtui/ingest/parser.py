@@ -11,6 +11,7 @@ from typing import Any
 import orjson
 
 from memtui.ingest.titles import prompt_title
+from memtui.store.markers import REACH
 from memtui.store.records import Bad, Kind, Message, Other, Record, Title, ToolCall
 
 # Which input field names what a tool call is about, most telling first. `pattern` comes
@@ -31,7 +32,8 @@ _KEY_ARGS = (
     "description",
     "prompt",
 )
-_ARG_LIMIT = 200
+ARG_LIMIT = 200  # what is kept of a tool call's key argument, cut once masked
+ARG_READ = ARG_LIMIT + REACH  # what a reader takes of one: enough to mask what is kept
 # User lines that Claude Code writes on the person's behalf: command output, interruptions.
 _META_PREFIXES = (
     "<local-command-stdout>",
@@ -102,7 +104,7 @@ def _message(obj: dict[str, Any], line: bytes, fallback_session: str | None) -> 
     timestamp = _str(obj.get("timestamp"))
     msg = Message(
         uuid=_str(obj.get("uuid")) or _synthetic_uuid(line),
-        session_id=_str(obj.get("sessionId")) or fallback_session or "",
+        session_id=safe_id(obj.get("sessionId"), fallback_session or ""),
         role=obj["type"],
         kind=Kind.ASSISTANT,
         timestamp=timestamp,
@@ -197,13 +199,13 @@ def key_arg(tool_input: object) -> str:
         for key in _KEY_ARGS:
             value = tool_input.get(key)
             if isinstance(value, str) and value:
-                return value[:_ARG_LIMIT]
+                return value[:ARG_READ]
     try:
         dumped = json.dumps(tool_input, ensure_ascii=False, separators=(",", ":"))
     except (ValueError, RecursionError):
         # Nesting that json.loads just managed can still overflow the encoder.
         return ""
-    return dumped[:_ARG_LIMIT]
+    return dumped[:ARG_READ]
 
 
 def _title(obj: dict[str, Any], kind: str) -> Record:
@@ -226,6 +228,24 @@ def epoch(timestamp: str | None) -> int:
 
 def _str(value: object) -> str | None:
     return value if isinstance(value, str) else None
+
+
+def safe_id(value: object, fallback: str) -> str:
+    """A session id read from an agent's file as memtui stores it: `value` when it can be
+    one, else the reader's `fallback` (what names a session whose file gives no id), made
+    one. An id that starts with `-` would be an option of the agent's command on resume
+    (`codex resume --yolo`); whitespace or a control character is in no agent's ids."""
+    if isinstance(value, str) and _plain_id(value):
+        return value
+    if _plain_id(fallback):
+        return fallback
+    made = "".join(c if c.isprintable() and c != " " else "_" for c in fallback)
+    return "_" + made if made.startswith("-") else made
+
+
+def _plain_id(value: str) -> bool:
+    # isprintable() is false for every whitespace character but the space.
+    return value[:1] not in ("", "-") and value.isprintable() and " " not in value
 
 
 def _synthetic_uuid(line: bytes) -> str:

@@ -17,8 +17,10 @@ from pathlib import Path
 from typing import BinaryIO
 
 from memtui.ingest.follower import read_lines, start_state, tail_before
-from memtui.ingest.parser import parse_line
+from memtui.ingest.parser import ARG_LIMIT, parse_line
+from memtui.ingest.titles import prompt_title
 from memtui.store.archive import FileBatch, FileState
+from memtui.store.markers import cut
 from memtui.store.mask import Masker
 from memtui.store.records import Bad, Message, Title, ToolCall
 
@@ -140,7 +142,7 @@ def _read_open(
             state.skipped += 1
             log.warning("%s:%d skipped: %s", name, line.number, record.reason)
         elif isinstance(record, Message | Title):
-            batch.append((line.number, masked(masker, record) if masker else record))
+            batch.append((line.number, masked(masker, record)))
         if len(batch) >= BATCH:
             yield _checkpoint(f, state, end, batch, project, state.skipped - skipped_before)
             batch, skipped_before = [], state.skipped
@@ -180,20 +182,29 @@ def read_all(
             yield number, Unreadable(shown(path), f"the reader failed ({type(exc).__name__})")
 
 
-def masked(masker: Masker, record: Message | Title) -> Message | Title:
-    """The record with the secrets of every text it carries masked (in place)."""
+def masked(masker: Masker | None, record: Message | Title) -> Message | Title:
+    """The record as it is stored (changed in place): with `masker`, the secrets of every
+    text it carries masked; then the texts kept short are cut (a tool call's key argument,
+    a prompt as a title). Masked first: a secret a cut splits is no longer recognised, and
+    its first part would be kept in clear."""
     if isinstance(record, Title):
-        record.title = masker.mask(record.title)
+        if masker is not None:
+            record.title = masker.mask(record.title)
         return record
-    mask = masker.mask
-    record.text = mask(record.text)
-    record.thinking = mask(record.thinking)
-    record.tool_output = mask(record.tool_output)
-    if record.title is not None:
-        record.title = mask(record.title)
-    if record.git_branch is not None:
-        record.git_branch = mask(record.git_branch)
-    if record.tool_calls:
-        name = masker.mask_tool_name
-        record.tool_calls = [ToolCall(name(c.name), mask(c.arg), c.id) for c in record.tool_calls]
+    if masker is not None and masker.enabled:
+        mask = masker.mask
+        record.text = mask(record.text)
+        record.thinking = mask(record.thinking)
+        record.tool_output = mask(record.tool_output)
+        if record.title is not None:
+            record.title = prompt_title(record.text)  # the reader's was cut before masking
+        if record.git_branch is not None:
+            record.git_branch = mask(record.git_branch)
+        if record.tool_calls:
+            name = masker.mask_tool_name
+            record.tool_calls = [
+                ToolCall(name(c.name), mask(c.arg), c.id) for c in record.tool_calls
+            ]
+    for call in record.tool_calls:
+        call.arg = cut(call.arg, ARG_LIMIT)
     return record

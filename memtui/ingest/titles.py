@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import re
 
+from memtui.store.markers import cut
+
 # Text Claude Code or an editor adds to a prompt: never a session's title.
 _SYSTEM_BLOCKS = re.compile(
     r"<(ide_selection|ide_opened_file|system-reminder|user-prompt-submit-hook|"
@@ -86,4 +88,4 @@ def prompt_title(text: str) -> str | None:
         return None
     if title in _STEERING or title.casefold().rstrip(".!") in _NUDGES:
         return None
-    return title[:TITLE_LIMIT]
+    return cut(title, TITLE_LIMIT)

@@ -32,11 +32,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from memtui.config import secret_key
+from memtui.store.markers import CLOSE, MARKER, OPEN
 
 KEY_FILE = "mask.key"
 ALLOW_FILE = "secrets-allow.txt"
-OPEN, CLOSE = "\u2039", "\u203a"
-MARKER = re.compile(OPEN + r"secret:([a-z0-9-]+):([0-9a-f]{8})" + CLOSE)
 _HASH_CHARS = 8
 
 

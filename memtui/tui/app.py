@@ -337,6 +337,9 @@ class MemtuiApp(App[str | None]):
         except actions.CannotResume as exc:
             self.notify(str(exc), title="Cannot resume", severity="error", timeout=10, markup=False)
             return
+        except MemtuiError as exc:
+            self.notify(error_line(exc), title="Cannot resume", severity="error", timeout=10)
+            return
         try:
             with self.suspend():
                 code = subprocess.call(plan.argv, cwd=plan.cwd)

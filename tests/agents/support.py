@@ -1,5 +1,5 @@
 """What the readers' tests share: one file read as the pipeline reads it, from the archive's
-checkpoint, and the messages of the batches read."""
+checkpoint, the messages of the batches read, and secrets where a reader cuts a text."""
 
 from __future__ import annotations
 
@@ -8,7 +8,20 @@ from pathlib import Path
 from memtui.ingest.reader import Unreadable
 from memtui.ingest.sources import ReadFile
 from memtui.store.archive import Archive, FileBatch
+from memtui.store.markers import MARKER, OPEN
 from memtui.store.records import Message
+
+# Built from parts: no secret scanner flags the repository.
+TOKEN = "ghp_" + "Q1w2E3r4T5" * 3 + "y6U7i8"
+PASSWORD = "Hunter2" + "Secret99"
+# Commands whose secret crosses where a tool call's key argument is cut (200 characters): the
+# token from 166, the password of the connection string from 191.
+CUT_COMMANDS = (
+    "echo " + "y" * 160 + " " + TOKEN,
+    "echo " + "x" * 160 + " && psql postgres://admin:" + PASSWORD + "@db.example.com/prod",
+)
+# A prompt whose token crosses where a title is cut (200 characters).
+CUT_PROMPT = "w" * 180 + " " + TOKEN + " please"
 
 
 def read(
@@ -30,3 +43,15 @@ def messages(batches: list[FileBatch] | list[FileBatch | Unreadable]) -> list[Me
         for _, r in b.records
         if isinstance(r, Message)
     ]
+
+
+def kept_whole(text: str) -> bool:
+    """Whether a text cut from CUT_COMMANDS or CUT_PROMPT holds no part of their secrets and
+    no part of a marker."""
+    head = TOKEN[:8]
+    return (
+        len(text) <= 200
+        and head not in text
+        and PASSWORD[:5] not in text
+        and text.count(OPEN) == len(MARKER.findall(text))
+    )

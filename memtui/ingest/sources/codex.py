@@ -38,7 +38,7 @@ import orjson
 import zstandard
 
 from memtui.ingest import follower
-from memtui.ingest.parser import epoch, loads_object
+from memtui.ingest.parser import ARG_LIMIT, ARG_READ, epoch, loads_object, safe_id
 from memtui.ingest.reader import BATCH, Unreadable, guarded, masked, unstorable
 from memtui.ingest.sources import Source
 from memtui.ingest.titles import prompt_title
@@ -64,7 +64,6 @@ _INJECTED = (
 )
 _CWD = re.compile(r"<environment_context>.*?<cwd>(.*?)</cwd>", re.DOTALL)
 _ARG_KEYS = ("command", "cmd", "file_path", "path", "pattern", "query", "url", "q")
-_ARG_LIMIT = 200
 _PATCH_FILE = ("*** Update File: ", "*** Add File: ", "*** Delete File: ")
 _CHAIN = b"\x00c"  # in a checkpoint's tail: this marker, then the chain's head (SHA-1)
 _CHAIN_TAIL = len(_CHAIN) + 20
@@ -158,7 +157,7 @@ def _read_plain(
             log.warning("%s:%d skipped: %s", name, line.number, found.reason)
             continue
         for msg in found:
-            batch.append((line.number, masked(masker, msg) if masker else msg))
+            batch.append((line.number, masked(masker, msg)))
         if len(batch) >= BATCH:
             state.offset = end
             state.tail = follower.tail_before(f, end) + _CHAIN + session.head
@@ -201,7 +200,7 @@ def _read_compressed(
                 log.warning("%s:%d skipped: %s", name, state.line, found.reason)
                 continue
             for msg in found:
-                batch.append((state.line, masked(masker, msg) if masker else msg))
+                batch.append((state.line, masked(masker, msg)))
             if len(batch) >= BATCH:
                 yield _batch(replace(state), batch, session, state.skipped - skipped_before)
                 batch, skipped_before = [], state.skipped
@@ -264,7 +263,7 @@ def _batch(
 def _new_session(path: Path) -> _Session:
     # The file name ends with the session's id: the fallback when no session_meta says it.
     session_id = _plain(path).name.removesuffix(_PLAIN)[-36:]
-    return _Session(session_id, _digest(session_id.encode()))
+    return _Session(safe_id(session_id, session_id), _digest(session_id.encode()))
 
 
 def _read_meta(f: BinaryIO, session: _Session) -> None:
@@ -341,7 +340,7 @@ def _meta(payload: dict[str, Any], session: _Session) -> None:
     if session.own:
         return
     session.own = True
-    session.session_id = session_id
+    session.session_id = safe_id(session_id, session.session_id)
     session.started = _str(payload.get("timestamp"))
     session.cwd = _str(payload.get("cwd")) or session.cwd
     git = payload.get("git")
@@ -356,7 +355,9 @@ def _chain(msg: Message, session: _Session) -> None:
             msg.kind,
             msg.text,
             msg.thinking,
-            [[c.name, c.arg, c.id] for c in msg.tool_calls],
+            # Each argument as it was chained when readers cut it before masking: the same
+            # uuids for the messages of a rollout read again (compressed, or by a fork).
+            [[c.name, c.arg[:ARG_LIMIT], c.id] for c in msg.tool_calls],
             msg.tool_output,
         ]
     )
@@ -452,7 +453,7 @@ def _tool_call(kind: object, item: dict[str, Any]) -> ToolCall | None:
         except orjson.JSONDecodeError:
             parsed = None
         arg = _key_arg(parsed) if isinstance(parsed, dict) else ""
-        return ToolCall(_str(item.get("name")) or "", arg or arguments[:_ARG_LIMIT], call_id)
+        return ToolCall(_str(item.get("name")) or "", arg or arguments[:ARG_READ], call_id)
     if kind == "custom_tool_call":
         return ToolCall(_str(item.get("name")) or "", _patch_arg(item.get("input")), call_id)
     if kind == "local_shell_call":
@@ -474,7 +475,7 @@ def _key_arg(arguments: dict[str, Any]) -> str:
             shell = len(value) == 3 and value[1] in ("-lc", "-c")
             value = value[2] if shell else shlex.join(value)
         if isinstance(value, str) and value:
-            return value[:_ARG_LIMIT]
+            return value[:ARG_READ]
     return ""
 
 
@@ -484,8 +485,8 @@ def _patch_arg(text: object) -> str:
         return ""
     for line in text.splitlines():
         if line.startswith(_PATCH_FILE):
-            return line.split(": ", 1)[1][:_ARG_LIMIT]
-    return text[:_ARG_LIMIT]
+            return line.split(": ", 1)[1][:ARG_READ]
+    return text[:ARG_READ]
 
 
 def _output(output: object) -> tuple[str, bool | None]:

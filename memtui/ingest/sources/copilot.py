@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from memtui.ingest import follower
-from memtui.ingest.parser import epoch, key_arg, loads_object, slow_loads
+from memtui.ingest.parser import epoch, key_arg, loads_object, safe_id, slow_loads
 from memtui.ingest.reader import BATCH, Unreadable, guarded, masked, mtime, unstorable
 from memtui.ingest.sources import Source
 from memtui.ingest.titles import prompt_title
@@ -128,7 +128,7 @@ def _read_events(
         log.info("reading %s from the start", name)
     flat = path.name != "events.jsonl"
     folder = path.with_suffix("") if flat else path.parent
-    session = _Session(folder.name)
+    session = _Session(safe_id(folder.name, folder.name))
     _start(_first_event(f), session)
     _fill(session, _workspace(folder))
     batch: Records = []
@@ -141,13 +141,13 @@ def _read_events(
             state.skipped += 1
             log.warning("%s:%d skipped: not a Copilot CLI event", name, line.number)
             continue
-        batch.extend((line.number, masked(masker, r) if masker else r) for r in records)
+        batch.extend((line.number, masked(masker, r)) for r in records)
         if len(batch) >= BATCH:
             yield _checkpoint(f, state, end, batch, session, state.skipped - skipped_before)
             batch, skipped_before = [], state.skipped
     if session.title and (batch or fresh):
         title = Title(title=session.title, session_id=session.id)
-        batch.append((state.line, masked(masker, title) if masker else title))
+        batch.append((state.line, masked(masker, title)))
     if batch or end != state.offset or fresh:
         yield _checkpoint(f, state, end, batch, session, state.skipped - skipped_before)
 
@@ -176,8 +176,7 @@ def _start(event: dict[str, Any], session: _Session) -> None:
     if event.get("type") not in ("session.start", "session.resume"):
         return
     data = _dict(event.get("data"))
-    if isinstance(data.get("sessionId"), str) and data["sessionId"]:
-        session.id = data["sessionId"]
+    session.id = safe_id(data.get("sessionId"), session.id)
     context = _dict(data.get("context"))
     session.cwd = _str(context.get("cwd")) or session.cwd
     session.branch = _str(context.get("branch")) or session.branch
@@ -322,8 +321,8 @@ def _read_legacy(
     named = _LEGACY_NAME.fullmatch(path.stem)
     session = _Session(named.group(1) if named else path.stem)
     timeline = obj.get("timeline") if isinstance(obj, dict) else None
-    if isinstance(obj, dict) and isinstance(obj.get("sessionId"), str) and obj["sessionId"]:
-        session.id = obj["sessionId"]
+    if isinstance(obj, dict):
+        session.id = safe_id(obj.get("sessionId"), session.id)
     # The same session resumed by a newer release has a workspace.yaml with its directory.
     _fill(session, _workspace(root / "session-state" / session.id))
     if session.cwd is None and isinstance(obj, dict):
@@ -332,10 +331,10 @@ def _read_legacy(
     if skipped:
         log.warning("%s: %d entries skipped", path, skipped)
     state = FileState(str(path), st.st_dev, st.st_ino, st.st_size, len(records), mark, skipped)
-    batch: Records = [(n, masked(masker, r) if masker else r) for n, r in enumerate(records, 1)]
+    batch: Records = [(n, masked(masker, r)) for n, r in enumerate(records, 1)]
     if session.title:
         title = Title(title=session.title, session_id=session.id)
-        batch.append((len(records), masked(masker, title) if masker else title))
+        batch.append((len(records), masked(masker, title)))
     # Only the last batch carries the new mark: a crash before it reads the file again.
     unfinished = replace(state, tail=b"", skipped=0)
     for start in range(0, len(batch), BATCH):

@@ -34,7 +34,7 @@ from typing import Any, BinaryIO
 import orjson
 
 from memtui.ingest import follower
-from memtui.ingest.parser import epoch, key_arg, loads_object, prompt_title
+from memtui.ingest.parser import epoch, key_arg, loads_object, prompt_title, safe_id
 from memtui.ingest.reader import BATCH, Unreadable, guarded, masked, mtime, unstorable
 from memtui.ingest.sources import Source
 from memtui.store.archive import FileBatch, FileState
@@ -259,7 +259,7 @@ def _batches(
     the file to stop at (a crash between them reads the same lines again, and the uuids keep
     that from storing anything twice)."""
     own_id = session.meta.get("sessionId")
-    where = where.with_session(own_id if isinstance(own_id, str) else path.stem, session.meta)
+    where = where.with_session(safe_id(own_id, path.stem), session.meta)
     records: list[tuple[int, Message | Title]] = []
     uuids: set[str] = set()  # a result under its call and again as a user turn: once
     for line, msg in enumerate(session.messages.values(), 1):
@@ -269,8 +269,7 @@ def _batches(
                 records.append((line, record))
     if session.summary and not where.sidechain:
         records.append((0, Title(session.summary, session_id=where.session_id)))
-    if masker is not None:
-        records = [(n, masked(masker, r)) for n, r in records]
+    records = [(n, masked(masker, r)) for n, r in records]
     before = previous or FileState(str(path), state.dev, state.ino)
     chunks = [records[i : i + BATCH] for i in range(0, len(records), BATCH)] or [[]]
     for chunk in chunks[:-1]:
@@ -299,7 +298,7 @@ class _Where:
             parts = ()
         folder = root / "tmp" / parts[0] if len(parts) > 2 else path.parent
         # <folder>/chats/<parent id>/<id>.jsonl: a subagent's, part of its parent's session.
-        parent = parts[2] if len(parts) == 4 else None
+        parent = safe_id(parts[2], parts[2]) if len(parts) == 4 else None
         return cls(_project_root(root, folder, None), folder, root, parent)
 
     def with_session(self, own_id: str, meta: dict[str, Any]) -> _Where:

@@ -38,7 +38,7 @@ from typing import Any
 
 import orjson
 
-from memtui.ingest.parser import slow_loads
+from memtui.ingest.parser import safe_id, slow_loads
 from memtui.ingest.reader import BATCH, Unreadable, masked
 from memtui.ingest.sources import Source
 from memtui.ingest.sources.opencode_parts import Conversation, field, records
@@ -262,7 +262,10 @@ def _conversation(session_id: str, sessions: Mapping[str, _Session]) -> Conversa
     own = sessions.get(session_id)
     top = sessions.get(root)
     directory = (top.directory if top else None) or (own.directory if own else None) or None
-    return Conversation(root, session_id if root != session_id else None, directory)
+    # The root's id is what `opencode --session` reopens: an id OpenCode would not write
+    # (`--…`) is made one.
+    child = session_id if root != session_id else None
+    return Conversation(safe_id(root, root), child, directory)
 
 
 def _titles(session_ids: Iterable[str], sessions: Mapping[str, _Session]) -> list[Title]:
@@ -270,7 +273,7 @@ def _titles(session_ids: Iterable[str], sessions: Mapping[str, _Session]) -> lis
     for session_id in sorted(session_ids):
         row = sessions.get(session_id)
         if row and row.parent is None and row.title and not _DEFAULT_TITLE.match(row.title):
-            found.append(Title(title=row.title, session_id=session_id))
+            found.append(Title(title=row.title, session_id=safe_id(session_id, session_id)))
     return found
 
 
@@ -430,7 +433,7 @@ class _Out:
         line, masker = self.state.line, self.masker
         for record in found:
             line += 1
-            self.batch.append((line, masked(masker, record) if masker else record))
+            self.batch.append((line, masked(masker, record)))
         self.state.line = line
         self.roots.add(conversation.session_id)
 
@@ -447,7 +450,7 @@ class _Out:
 
     def titles(self, titles: list[Title]) -> None:
         for title in titles:
-            self.batch.append((0, masked(self.masker, title) if self.masker else title))
+            self.batch.append((0, masked(self.masker, title)))
 
     def full(self) -> Iterator[FileBatch]:
         if len(self.batch) >= BATCH:
