@@ -63,6 +63,7 @@ class Turn:
 @dataclass(slots=True)
 class Conversation:
     session_id: str
+    claude_session: str  # the sessionId in the Claude Code file (a subagent's: its parent's)
     cwd: str
     branch: str
     turns: list[Turn]
@@ -126,9 +127,10 @@ def read_claude(path: Path) -> Conversation | None:
     if not turns:
         return None
     # A subagent's file shares its parent's sessionId: another agent would give it its own.
+    own = session
     if path.stem != session:
-        session = str(uuid.uuid5(uuid.NAMESPACE_URL, f"{session}/{path.stem}"))
-    return Conversation(session, cwd, branch, turns)
+        own = str(uuid.uuid5(uuid.NAMESPACE_URL, f"{session}/{path.stem}"))
+    return Conversation(own, session, cwd, branch, turns)
 
 
 def conversations(projects: Path) -> Iterator[tuple[Path, Conversation]]:
@@ -496,12 +498,14 @@ def write_all(projects: Path, out: Path, agents: Iterable[str]) -> dict[str, dic
 
 
 def split(projects: Path, out: Path) -> dict[str, dict[str, int]]:
-    """The tree's files dealt round the five agents, one file each in turn: Claude Code's
-    share linked as they are under OUT/claude-code/, the others' written in their format."""
+    """The tree's sessions dealt round the five agents, one each in turn (a session's
+    subagent files with it): Claude Code's share linked as they are under OUT/claude-code/,
+    the others' written in their format."""
     writers = Writers(out, AGENTS)
     claude = {"messages": 0, "sessions": 0}
-    for n, (path, conv) in enumerate(conversations(projects)):
-        agent = ("claude-code", *AGENTS)[n % 5]
+    dealt: dict[str, str] = {}
+    for path, conv in conversations(projects):
+        agent = dealt.setdefault(conv.claude_session, ("claude-code", *AGENTS)[len(dealt) % 5])
         if agent == "claude-code":
             target = out / agent / path.relative_to(projects)
             target.parent.mkdir(parents=True, exist_ok=True)

@@ -154,10 +154,10 @@ def mixed(args: argparse.Namespace, projects: Path, tag: str) -> None:
     archives = {"mixed": {a: out / a for a in counts}}
     if args.claude_alone:
         archives["claude-code alone"] = {"claude-code": projects}
-    data = args.work / "data-mixed"
+    data = args.work / f"data-mixed-{tag}"
     for run in range(args.runs):
         for label, roots in archives.items():
-            target = data if label == "mixed" else args.work / "data-claude"
+            target = data if label == "mixed" else args.work / f"data-claude-{tag}"
             shutil.rmtree(target, ignore_errors=True)
             before = load()
             wall, cpu = timed({**os.environ, **agents_env(target, roots)}, "index")
