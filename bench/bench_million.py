@@ -46,6 +46,7 @@ from typing import Any
 import corpus
 import psutil
 from bench_mcp import Server, family_kb, pct
+from common import timed
 
 ROOT = Path(__file__).resolve().parents[1]
 ROWS: list[tuple[str, str, str]] = []  # (what, figure, load average) for the closing table
@@ -72,24 +73,6 @@ def build_corpus(work: Path, messages: int) -> tuple[Path, dict[str, int]]:
         stats_file.write_text(json.dumps(dataclasses.asdict(stats)))
         print(f"corpus generated in {time.perf_counter() - started:.0f} s")
     return tree / "projects", json.loads(stats_file.read_text())
-
-
-def timed(env: dict[str, str], *args: str) -> tuple[float, float]:
-    """`memtui ARGS` from spawn to exit: (wall seconds, CPU seconds it used). CPU time barely
-    moves with the machine's load, where wall time on a shared machine does."""
-    started = time.perf_counter()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "memtui", *args],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    _, status, usage = os.wait4(proc.pid, 0)
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    if proc.returncode != 0:
-        raise RuntimeError(f"memtui {' '.join(args)} failed ({proc.returncode})")
-    return time.perf_counter() - started, usage.ru_utime + usage.ru_stime
 
 
 def cold_index(env: dict[str, str]) -> tuple[float, float, float]:

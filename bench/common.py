@@ -8,11 +8,13 @@ import os
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import corpus
 
 BENCH = Path(__file__).resolve().parent
+ROOT = BENCH.parent
 
 
 def cached_corpus(root: Path, messages: int, seed: int = 0) -> tuple[Path, dict[str, int]]:
@@ -44,3 +46,21 @@ def run_child(code: str, env: dict[str, str]) -> dict[str, float]:
         check=True,
     )
     return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def timed(env: dict[str, str], *args: str) -> tuple[float, float]:
+    """`memtui ARGS` from spawn to exit: (wall seconds, CPU seconds it used). CPU time barely
+    moves with the machine's load, where wall time on a shared machine does."""
+    started = time.perf_counter()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "memtui", *args],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    _, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode != 0:
+        raise RuntimeError(f"memtui {' '.join(args)} failed ({proc.returncode})")
+    return time.perf_counter() - started, usage.ru_utime + usage.ru_stime
