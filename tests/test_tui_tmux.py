@@ -118,8 +118,11 @@ def test_the_real_tui_on_real_transcripts(terminal: Terminal) -> None:
     terminal.keys("Enter")  # from the box to the results
     time.sleep(0.3)
     terminal.keys("Enter")  # open the highlighted hit
-    shown = terminal.wait(lambda s: "msgs" in s and "Find" in s, "the session at the hit")
-    assert "you" in shown or "claude" in shown
+    # its header comes before its messages: wait for both
+    terminal.wait(
+        lambda s: "msgs" in s and "Find" in s and ("you" in s or "claude" in s),
+        "the session at the hit, its messages shown",
+    )
     terminal.keys("Escape")
     terminal.wait(lambda s: "full-text match" in s and "Find" not in s, "back to the search")
     terminal.keys("C-g")  # issue 26: the conversations, each opening at its best hit
@@ -151,11 +154,13 @@ def test_the_first_minute_at_80x24(tmp_path: Path, terminals: list[Terminal]) ->
     first_minute.build(claude_dir)
     terminal = launch(tmp_path, claude_dir, size=(80, 24))
     terminals.append(terminal)
-    shown = terminal.wait(lambda s: "/init" in s and indexed(s), "the first index")
-    for name in ("client-01/app", "client-02/app", "shop-api"):
-        assert name in shown
-    for title in ("Why does the cart total", "Investigate two issues", "Walk me through"):
-        assert title in shown
+    names = ("client-01/app", "client-02/app", "shop-api")
+    titles = ("Why does the cart total", "Investigate two issues", "Walk me through")
+    # the projects and the sessions are read apart: wait for both lists
+    shown = terminal.wait(
+        lambda s: "/init" in s and indexed(s) and all(w in s for w in (*names, *titles)),
+        "the first index, every project and title shown",
+    )
     assert "<command" not in shown and "ide_selection" not in shown and "Warmup" not in shown
     assert "(untitled)" not in shown
     assert "1 warm-up hidden" in shown
