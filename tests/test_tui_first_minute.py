@@ -16,6 +16,7 @@ import pytest
 from corpus import encode_project_dir
 from rich.text import Text
 from textual.widgets import Input, Label, OptionList, Select, Static
+from textual.widgets._footer import FooterKey
 
 from memtui.engine import Memory, ProgressEvent, SearchResponse, SessionInfo
 from memtui.engine.search import PROMPTS, TOOL_OUTPUT
@@ -1001,9 +1002,15 @@ async def test_the_main_screens_footer_shows_the_way_to_notes_signals_inferences
     async with app.run_test(size=SMALL) as pilot:
         await browse_ready(pilot, app)
         await settled(pilot)
-        shown = {k.key: k for k in app.screen.query("FooterKey")}  # type: ignore[attr-defined]
-        for key in ("n", "s", "i", "q", "question_mark", "slash"):
-            assert key in shown, (key, sorted(shown))
+        wanted = ("n", "s", "i", "q", "question_mark", "slash")
+
+        def keys() -> dict[str, FooterKey]:
+            return {k.key: k for k in app.screen.query(FooterKey)}
+
+        # the footer is composed again when the bindings change: wait for its keys
+        await until(pilot, lambda: set(wanted) <= set(keys()))
+        shown = keys()
+        for key in wanted:
             assert 0 < shown[key].region.right <= SMALL[0], (key, shown[key].region)
 
 
