@@ -38,6 +38,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from common import text_of
+
 AGENTS = ("codex", "gemini", "opencode", "copilot")
 
 
@@ -73,14 +75,6 @@ class Conversation:
         return len(self.turns)
 
 
-def _text(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "\n".join(b.get("text", "") for b in content if isinstance(b, dict))
-    return ""
-
-
 def read_claude(path: Path) -> Conversation | None:
     """One Claude Code file as a conversation; None when it holds no message."""
     turns: list[Turn] = []
@@ -106,10 +100,10 @@ def read_claude(path: Path) -> Conversation | None:
             for block in results:
                 call = calls.get(block.get("tool_use_id", ""))
                 if call is not None:
-                    call.output = _text(block.get("content"))
+                    call.output = text_of(block.get("content"))
                     call.is_error = bool(block.get("is_error"))
             if not results:
-                turns.append(Turn("user", rec.get("uuid", ""), rec["timestamp"], _text(content)))
+                turns.append(Turn("user", rec.get("uuid", ""), rec["timestamp"], text_of(content)))
             continue
         msg_id = rec["message"].get("id", rec.get("uuid", ""))
         if not (turns and turns[-1].role == "assistant" and turns[-1].id == msg_id):

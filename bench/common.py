@@ -64,3 +64,12 @@ def timed(env: dict[str, str], *args: str) -> tuple[float, float]:
     if proc.returncode != 0:
         raise RuntimeError(f"memtui {' '.join(args)} failed ({proc.returncode})")
     return time.perf_counter() - started, usage.ru_utime + usage.ru_stime
+
+
+def text_of(content: object) -> str:
+    """A Claude Code message's content as text: a string, or its text blocks joined."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(b.get("text", "") for b in content if isinstance(b, dict))
+    return ""

@@ -45,7 +45,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from common import cached_corpus
+from common import cached_corpus, text_of
 from work_sessions import write_sessions
 
 from memtui.config import Config
@@ -108,7 +108,7 @@ def read_truth(root: Path) -> list[Session]:
                         uses[str(block.get("id"))] = (ts, block["name"], arg, sid)
                 elif block.get("type") == "tool_result" and block.get("tool_use_id") in uses:
                     ts0, tool, arg, owner = uses.pop(block["tool_use_id"])
-                    text = _text(block.get("content"))
+                    text = text_of(block.get("content"))
                     failed = block.get("is_error") is True
                     if tool == "Bash" and text.startswith(REJECTED):
                         failed = False  # refused by the person: it never ran
@@ -118,14 +118,6 @@ def read_truth(root: Path) -> list[Session]:
     for session in sessions.values():
         session.calls.sort(key=lambda c: c.ts)
     return sorted((s for s in sessions.values() if s.cwd), key=lambda s: s.start)
-
-
-def _text(content: object) -> str:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "\n".join(b.get("text", "") for b in content if isinstance(b, dict))
-    return ""
 
 
 def _call(ts: str, tool: str, arg: str, failed: bool, output: str) -> Call:

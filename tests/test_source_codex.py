@@ -279,10 +279,7 @@ def test_a_secret_a_cut_would_split_is_masked_first(home: Path) -> None:
     path = cf.write(cf.rollout_path(home, cf.PARENT), lines)
     batches = list(codex.read_file(home, path, None, Masker(key=b"k" * 32)))
     found = support.messages(batches)
-    args = [c.arg for m in found for c in m.tool_calls]
-    titles = [m.title for m in found if m.title]
-    assert len(args) == 2 and len(titles) == 1  # the test failed before the fix
-    assert all(support.kept_whole(t) for t in [*args, *titles]), [*args, *titles]
+    support.assert_cut_after_masking(found)
 
 
 def test_a_session_id_that_would_be_an_option_is_not_stored(home: Path) -> None:

@@ -55,3 +55,12 @@ def kept_whole(text: str) -> bool:
         and PASSWORD[:5] not in text
         and text.count(OPEN) == len(MARKER.findall(text))
     )
+
+
+def assert_cut_after_masking(found: list[Message]) -> None:
+    """The two tool arguments and the title of CUT_COMMANDS and CUT_PROMPT, each cut after it
+    was masked: no part of a secret, no part of a marker."""
+    args = [c.arg for m in found for c in m.tool_calls]
+    titles = [m.title for m in found if m.title]
+    assert len(args) == 2 and len(titles) == 1  # the tests failed before the fix
+    assert all(kept_whole(t) for t in [*args, *titles]), [*args, *titles]
