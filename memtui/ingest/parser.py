@@ -73,6 +73,12 @@ def loads_object(line: bytes) -> dict[str, Any] | Bad:
     return obj
 
 
+def object_or_none(data: bytes) -> dict[str, Any] | None:
+    """`loads_object` where the reason does not matter: the object, or None."""
+    obj = loads_object(data)
+    return None if isinstance(obj, Bad) else obj
+
+
 def slow_loads(line: bytes) -> Any:
     """What orjson refuses but the json module reads (deep nesting, lone surrogate escapes:
     each made U+FFFD), or why the line is unreadable."""

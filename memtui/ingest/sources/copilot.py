@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from memtui.ingest import follower
-from memtui.ingest.parser import epoch, key_arg, loads_object, safe_id, slow_loads
+from memtui.ingest.parser import epoch, key_arg, object_or_none, safe_id, slow_loads
 from memtui.ingest.reader import BATCH, Unreadable, guarded, masked, mtime, unstorable
 from memtui.ingest.sources import Source
 from memtui.ingest.titles import prompt_title
@@ -167,7 +167,7 @@ def _first_event(f: BinaryIO) -> dict[str, Any]:
     line = f.readline(follower.MAX_LINE + 1)
     if not line.endswith(b"\n"):
         return {}
-    obj = _loads(line)
+    obj = object_or_none(line)
     return obj if isinstance(obj, dict) else {}
 
 
@@ -193,7 +193,7 @@ def _event(data: bytes, session: _Session) -> list[Message] | None:
     """One event line's messages; None when the line is not an event."""
     if not data.strip(b"\x00 \t\r\n"):
         return []  # the CLI pads with NULs after a crash and skips such lines itself
-    obj = _loads(data)
+    obj = object_or_none(data)
     if not isinstance(obj, dict) or not isinstance(obj.get("type"), str):
         return None
     kind = obj["type"]
@@ -317,7 +317,7 @@ def _read_legacy(
     ):
         return
     log.info("reading %s whole", path)
-    obj = _loads(f.read())
+    obj = object_or_none(f.read())
     named = _LEGACY_NAME.fullmatch(path.stem)
     session = _Session(named.group(1) if named else path.stem)
     timeline = obj.get("timeline") if isinstance(obj, dict) else None
@@ -457,11 +457,6 @@ def _scalar(value: str) -> str | None:
 
 
 # -- small helpers ----------------------------------------------------------------------------
-
-
-def _loads(data: bytes) -> dict[str, Any] | None:
-    obj = loads_object(data)  # a lone surrogate escape made U+FFFD, as Claude Code's reader does
-    return None if isinstance(obj, Bad) else obj
 
 
 def _dict(value: object) -> dict[str, Any]:

@@ -34,12 +34,12 @@ from typing import Any, BinaryIO
 import orjson
 
 from memtui.ingest import follower
-from memtui.ingest.parser import epoch, key_arg, loads_object, prompt_title, safe_id
+from memtui.ingest.parser import epoch, key_arg, object_or_none, prompt_title, safe_id
 from memtui.ingest.reader import BATCH, Unreadable, guarded, masked, mtime, unstorable
 from memtui.ingest.sources import Source
 from memtui.store.archive import FileBatch, FileState
 from memtui.store.mask import Masker
-from memtui.store.records import Bad, Kind, Message, Title, ToolCall
+from memtui.store.records import Kind, Message, Title, ToolCall
 
 log = logging.getLogger(__name__)
 
@@ -182,7 +182,7 @@ def _read_whole(
         yield FileBatch(state, [], where.project, 0, AGENT)  # touched, same bytes
         return
     session = _Session()
-    whole = _loads(data)
+    whole = object_or_none(data)
     if not session.apply(whole) or "sessionId" not in session.meta:
         # Damaged, or caught mid-write by a release that wrote in place: counted, and read
         # again once it changes.
@@ -207,7 +207,7 @@ def _read_appended(
     while True:
         for line in lines:
             end, number = line.end, line.number
-            obj = _loads(line.data) if line.data is not None else None
+            obj = object_or_none(line.data) if line.data is not None else None
             if session.apply(obj):
                 if session.rewound and not replaying:
                     break  # what it drops depends on lines read before: replay them all
@@ -234,15 +234,10 @@ def _first_line(f: BinaryIO) -> dict[str, Any]:
     """The metadata line: session id and project hash for lines read after it."""
     f.seek(0)
     first = f.readline(follower.MAX_LINE + 1)
-    meta = _loads(first) if first.endswith(b"\n") else None
+    meta = object_or_none(first) if first.endswith(b"\n") else None
     if isinstance(meta, dict) and isinstance(meta.get("sessionId"), str):
         return {k: v for k, v in meta.items() if k != "messages"}
     return {}
-
-
-def _loads(data: bytes) -> dict[str, Any] | None:
-    obj = loads_object(data)  # a lone surrogate escape made U+FFFD, as Claude Code's reader does
-    return None if isinstance(obj, Bad) else obj
 
 
 def _batches(

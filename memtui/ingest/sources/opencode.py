@@ -36,9 +36,7 @@ from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
-import orjson
-
-from memtui.ingest.parser import safe_id, slow_loads
+from memtui.ingest.parser import object_or_none, safe_id
 from memtui.ingest.reader import BATCH, Unreadable, masked
 from memtui.ingest.sources import Source
 from memtui.ingest.sources.opencode_parts import Conversation, field, records
@@ -362,12 +360,9 @@ _RECENT = object()  # a file that is not JSON yet: written as we read it, read a
 def _loads(data: object) -> Any:
     if not isinstance(data, str | bytes):
         return _DAMAGED
-    try:
-        value = orjson.loads(data)
-    except orjson.JSONDecodeError:
-        # What JSON allows and orjson refuses: a lone surrogate escape, made U+FFFD.
-        value = slow_loads(data.encode() if isinstance(data, str) else data)
-    return value if isinstance(value, dict) else _DAMAGED
+    # As every reader reads JSON: a lone surrogate escape (half an emoji) made U+FFFD.
+    value = object_or_none(data.encode() if isinstance(data, str) else data)
+    return _DAMAGED if value is None else value
 
 
 def _json_files(folder: Path) -> list[tuple[str, str, int]]:
