@@ -245,7 +245,7 @@ def two_agents_archive(
 async def _codex_only(pilot: Pilot[None]) -> None:
     browse = pilot.app.screen
     assert isinstance(browse, BrowseScreen)
-    await until(pilot, lambda: len(browse._agents()) == 2)
+    await until(pilot, lambda: len(browse._archive_agents()) == 2)
     await pilot.press("a", "a")
     await until(pilot, lambda: browse.agent == "codex" and set(browse.sessions) == {"c-1", "c-2"})
     await settled(pilot)

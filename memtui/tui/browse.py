@@ -19,7 +19,7 @@ from textual.strip import Strip
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from memtui.engine import AGENT_NAMES, AGENTS, ProjectInfo, SessionInfo
+from memtui.engine import AGENT_NAMES, ProjectInfo, SessionInfo
 from memtui.tui import forget
 from memtui.tui.format import (
     agent_label,
@@ -280,7 +280,7 @@ class BrowseScreen(Screen[None]):
         if action == "forget_project":
             return self._project_info() is not None
         if action == "agent":  # not in the keys help while the archive holds one agent
-            return len(self._agents()) > 1
+            return len(self._archive_agents()) > 1
         return True
 
     def _busy(self) -> bool:
@@ -321,11 +321,6 @@ class BrowseScreen(Screen[None]):
             self.load_sessions(self.project)
         self._project_lines()
         self.refresh_bindings()
-
-    def _agents(self) -> list[str]:
-        """The agents whose sessions the archive holds, in SPEC's order (Claude Code first)."""
-        present = {agent for counts in self.by_agent.values() for agent in counts}
-        return [agent for agent in AGENTS if agent in present]
 
     def _list_agents(self) -> list[str]:
         """The agents of the chosen project's sessions (of all projects' for all), in the
@@ -400,7 +395,7 @@ class BrowseScreen(Screen[None]):
     def _agent_counts(self, counts: dict[str, int], width: int) -> Text:
         """Under the highlighted project, its sessions per agent (`claude 12 · codex 3`), only
         when the archive holds more than one agent; an agent and its count never split."""
-        if len(self._agents()) < 2:
+        if len(self._archive_agents()) < 2:
             return Text()
         parts = [f"{agent_label(agent)} {count:,}" for agent, count in counts.items()]
         return Text("".join("\n" + line for line in _packed(parts, " · ", width)), style="dim")

@@ -406,7 +406,7 @@ class _Out:
 
     def __init__(self, state: FileState, masker: Masker | None, project: str) -> None:
         self.state = state
-        self.masker = masker if masker is not None and masker.enabled else None  # off: as is
+        self.masker = masker
         # Where a session with no directory (or a message whose session row is gone) goes:
         # OpenCode's own folder, a project the person can name and forget, as Codex's
         # rollouts folder is for a rollout that names no cwd.
