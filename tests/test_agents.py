@@ -45,7 +45,7 @@ from memtui.tui.session import MessageBlock, SessionScreen
 from tests.agents import codex_files as cf
 from tests.fake_agent import only, registered, write_chat
 from tests.lines import exchange
-from tests.tui_support import settled, until, whole_query_answered
+from tests.tui_support import choose_session, settled, until, whole_query_answered
 
 SHOP = "/home/dev/shop-api"
 
@@ -452,9 +452,7 @@ async def test_resume_opens_the_session_in_its_agent(
         (refused,) = [n.message for n in app._notifications]
         assert refused.startswith("INVALID_ARGUMENT: session id '--dangerously-bypass'")
         assert not record.exists()  # the test failed before this fix: codex ran with it
-        table = browse.query_one(SessionList)
-        table.highlighted = [s.session_id for s in table.sessions].index("c-live")
-        table.focus()
+        await choose_session(pilot, "c-live")
         await pilot.press("r")
         await until(pilot, record.exists)
     assert json.loads(record.read_text()) == {"argv": ["resume", "c-live"], "cwd": str(work)}

@@ -27,7 +27,13 @@ from memtui.tui.results import ROWS, ResultList
 from memtui.tui.search import SearchScreen
 from memtui.tui.session import WINDOW, Fold, MessageBlock, MessageList, SessionScreen, matches
 from tests import lines
-from tests.tui_support import live_session, small_archive, until, whole_query_answered
+from tests.tui_support import (
+    choose_session,
+    live_session,
+    small_archive,
+    until,
+    whole_query_answered,
+)
 
 SIZE = (140, 40)
 LIVE = "7d1c2a40-0000-4000-8000-00000000beef"
@@ -67,12 +73,7 @@ def shown(block: MessageBlock) -> str:
 
 
 async def open_session(pilot: Pilot[None], app: MemtuiApp, session_id: str) -> SessionScreen:
-    browse = app.screen
-    assert isinstance(browse, BrowseScreen)
-    await until(pilot, lambda: session_id in browse.sessions)
-    table = browse.query_one(SessionList)
-    table.highlighted = [s.session_id for s in table.sessions].index(session_id)
-    table.focus()
+    await choose_session(pilot, session_id)
     await pilot.press("enter")
     await until(
         pilot, lambda: isinstance(app.screen, SessionScreen) and app.screen.info is not None

@@ -27,7 +27,7 @@ from tests.agents import gemini_files as gm
 from tests.agents import opencode_files as oc
 from tests.fake_agent import only
 from tests.lines import assistant, text, user
-from tests.tui_support import until
+from tests.tui_support import choose_session, until
 
 WEATHER = cf.PROJECT  # every agent's sessions are in this project
 OTHERS = 6  # Claude Code projects beside it: the sidebar needs its scrollbar at 80x24
@@ -183,12 +183,7 @@ async def test_cannot_resume_says_the_command_with_its_folder(
     monkeypatch.setenv("PATH", str(tmp_path))
     app = MemtuiApp(five, upkeep=False)
     async with app.run_test(size=(80, 24), notifications=True) as pilot:
-        browse = app.screen
-        assert isinstance(browse, BrowseScreen)
-        await until(pilot, lambda: COPILOT in browse.sessions)
-        table = browse.query_one(SessionList)
-        table.highlighted = [s.session_id for s in table.sessions].index(COPILOT)
-        table.focus()
+        await choose_session(pilot, COPILOT)
         await pilot.press("r")
         await until(pilot, lambda: bool(app.screen.query(Toast)))
         toast = app.screen.query_one(Toast)

@@ -9,6 +9,7 @@ from pathlib import Path
 from corpus import append_session_lines, encode_project_dir, generate
 from textual.pilot import Pilot
 
+from memtui.tui.browse import BrowseScreen, SessionList
 from memtui.tui.search import DEBOUNCE, SearchScreen
 
 SEED = 11
@@ -60,3 +61,14 @@ async def whole_query_answered(pilot: Pilot[None]) -> None:
 
     await until(pilot, answered)
     await settled(pilot)
+
+
+async def choose_session(pilot: Pilot[None], session_id: str) -> BrowseScreen:
+    """The main screen once it lists `session_id`, that session highlighted, its list focused."""
+    browse = pilot.app.screen
+    assert isinstance(browse, BrowseScreen)
+    await until(pilot, lambda: session_id in browse.sessions)
+    table = browse.query_one(SessionList)
+    table.highlighted = [s.session_id for s in table.sessions].index(session_id)
+    table.focus()
+    return browse
