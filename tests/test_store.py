@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import platform
 import sqlite3
+import subprocess
+import sys
 import threading
 import time
 from concurrent.futures import ProcessPoolExecutor
@@ -66,6 +68,59 @@ def test_readers_close_the_connections_of_ended_threads(tmp_path: Path) -> None:
     readers.get()
     assert len(readers._open) <= 2
     readers.close()
+
+
+_CLOSE_UNDER_A_READ = """
+import sqlite3, sys, threading
+from pathlib import Path
+from memtui.errors import StoreUnavailable
+from memtui.store import db
+
+path = Path(sys.argv[1])
+db.connect(path).close()
+readers = db.Readers(path)
+reading, outcome = threading.Event(), []
+
+def read() -> None:
+    conn = readers.get()
+    reading.set()
+    try:  # a read that takes minutes unless interrupted
+        conn.execute(
+            "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) "
+            "SELECT count(*) FROM n WHERE i < 10000000000"
+        ).fetchone()
+        outcome.append("finished")
+    except sqlite3.OperationalError as exc:
+        outcome.append(str(exc))
+
+worker = threading.Thread(target=read)
+worker.start()
+reading.wait()
+readers.close()
+worker.join(30)
+try:
+    readers.get()
+except StoreUnavailable as exc:
+    outcome.append(exc.line())
+print(outcome)
+"""
+
+
+def test_closing_the_readers_under_a_running_read_neither_crashes_nor_waits(
+    tmp_path: Path,
+) -> None:
+    """A front end quit while a worker thread read: closing that thread's connection under
+    its statement crashed the process (a segfault in a TUI test). The read is interrupted,
+    and the connection is closed by the thread that holds it."""
+    done = subprocess.run(
+        [sys.executable, "-c", _CLOSE_UNDER_A_READ, str(tmp_path / "memtui.db")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    outcome = done.stdout.strip()
+    assert outcome.startswith("['interrupted', ") and "was closed" in outcome, outcome
 
 
 def _open_at_once(path: str, start: float) -> str:

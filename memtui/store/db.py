@@ -443,23 +443,37 @@ class Readers:
         self._local = threading.local()
         self._open: dict[threading.Thread, sqlite3.Connection] = {}
         self._lock = threading.Lock()
+        self._closed = False
 
     def get(self) -> sqlite3.Connection:
         conn = getattr(self._local, "conn", None)
         if conn is None:
             conn = connect(self.path, migrate_schema=False)
             conn.execute("PRAGMA query_only = 1")
-            self._local.conn = conn
             with self._lock:
+                if self._closed:
+                    conn.close()
+                    raise StoreUnavailable(
+                        f"the store {self.path} was closed", "this memtui is stopping"
+                    )
                 for thread in [t for t in self._open if not t.is_alive()]:
                     self._open.pop(thread).close()
                 self._open[threading.current_thread()] = conn
+            self._local.conn = conn
         return conn
 
     def close(self) -> None:
+        """Close every read connection. One that another thread may be reading on is
+        interrupted and let go instead: closing it under a running statement crashes the
+        process (a front end quit during a search). It closes when that thread lets go."""
+        me = threading.current_thread()
         with self._lock:
-            for conn in self._open.values():
-                conn.close()
+            self._closed = True
+            for thread, conn in self._open.items():
+                if thread is me or not thread.is_alive():
+                    conn.close()
+                else:
+                    conn.interrupt()
             self._open.clear()
         self._local = threading.local()
 

@@ -128,7 +128,8 @@ class Indexes:
         self._checked = False
 
     def close(self) -> None:
-        self.conn.close()
+        with self._lock:  # a catch-up or a search's forget check may be reading on it
+            self.conn.close()
 
     @property
     def embedder(self) -> Embedder:
