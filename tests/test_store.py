@@ -83,7 +83,8 @@ reading, outcome = threading.Event(), []
 
 def read() -> None:
     conn = readers.get()
-    reading.set()
+    # Set once the statement runs: an interrupt before it starts would be no interrupt.
+    conn.set_progress_handler(lambda: reading.set(), 1000)
     try:  # a read that takes minutes unless interrupted
         conn.execute(
             "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) "
