@@ -21,9 +21,11 @@ Each is split into a tuning and a held-back part (the stories whole, the others 
 sets' split, the requests every other one); `--grid` tries the gate's thresholds on the
 tuning part and prints the best; the report gives both parts. A prompt speaks when the gate
 passes a hit; it is right when a conversation shown holds the answer. Then `--timed` prompts
-(answered and unrelated, alternately) are run as Claude Code runs the hook, `memtui hook
-prompt` as a process with the JSON on stdin, each in a session of its own: p50 / p95 from
-process start to exit (targets: p95 <= 150 ms at 200k).
+(answered and unrelated, alternately) are run as Claude Code runs the hooks, `memtui hook
+prompt`, `tool` and `session-start` as processes with the JSON on stdin, each in a session of
+its own, first alone and then with a `memtui mcp` serving the data dir: p50 / p95 from process
+start to exit (targets at 200k: p95 <= 150 ms for the prompt hook and the session start, 100
+ms for the tool hook).
 """
 
 from __future__ import annotations
@@ -37,6 +39,8 @@ import subprocess
 import sys
 import time
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -288,8 +292,11 @@ def report(label: str, rows: dict[str, tuple]) -> None:
 
 
 def timed(data: Path, asked: list[Prompt], count: int) -> None:
-    """`memtui hook prompt` as Claude Code runs it, `count` times: wall time from process
-    start to exit, and how often it spoke."""
+    """The three hooks as Claude Code runs them, a process each with the JSON on stdin: wall
+    time from process start to exit, and CPU; first with no memtui running (the hook works
+    alone), then with a `memtui mcp` serving the data dir (the hook asks it,
+    engine/hookline.py). `count` prompts, answered and unrelated in turn, each in a session
+    of its own; the tool hook (an Edit) and the session start in the prompts' projects."""
     answered = [p for p in asked if p.kind in ANSWERED]
     others = [p for p in asked if p.kind == "unrelated"]
     picked = [p for pair in zip(answered[::3], others, strict=False) for p in pair][:count]
@@ -301,30 +308,6 @@ def timed(data: Path, asked: list[Prompt], count: int) -> None:
         "PYTHONPYCACHEPREFIX": str(data.parent / "pycache"),
     }
     env.pop("PYTHONDONTWRITEBYTECODE", None)
-    times, cpu, spoke = [], [], 0
-    for p in picked:
-        event = {
-            "session_id": str(uuid.uuid4()),
-            "transcript_path": "/tmp/none.jsonl",
-            "cwd": p.cwd,
-            "permission_mode": "default",
-            "hook_event_name": "UserPromptSubmit",
-            "prompt": p.text,
-        }
-        used = resource.getrusage(resource.RUSAGE_CHILDREN)
-        start = time.perf_counter()
-        done = subprocess.run(
-            [sys.executable, "-m", "memtui", "hook", "prompt"],
-            input=json.dumps(event),
-            capture_output=True,
-            text=True,
-            env=env,
-            check=True,
-        )
-        times.append((time.perf_counter() - start) * 1000)
-        after = resource.getrusage(resource.RUSAGE_CHILDREN)
-        cpu.append((after.ru_utime + after.ru_stime - used.ru_utime - used.ru_stime) * 1000)
-        spoke += bool(done.stdout)
     bare = []
     for _ in range(20):  # the interpreter's own start on this machine now, for scale
         start = time.perf_counter()
@@ -333,12 +316,82 @@ def timed(data: Path, asked: list[Prompt], count: int) -> None:
     bare.sort()
     print(f"\n`python -c pass`: p50 {bare[10]:.0f} ms, p95 {bare[19]:.0f} ms", end="")
     print(f"; load average {os.getloadavg()[0]:.1f}")
-    times.sort()
-    p50, p95 = times[len(times) // 2], times[min(len(times) - 1, int(len(times) * 0.95))]
-    print(f"process start to exit, {len(times)} prompts ({spoke} spoke):", end=" ")
-    print(f"p50 {p50:.0f} ms, p95 {p95:.0f} ms", end="")
-    cpu.sort()
-    print(f"; CPU p50 {cpu[len(cpu) // 2]:.0f} ms, p95 {cpu[int(len(cpu) * 0.95)]:.0f} ms")
+    _time_hooks("no memtui running", picked, env)
+    with _serving(env, data.parent / "serving-home"):
+        _time_hooks("a `memtui mcp` serving the data dir", picked, env)
+
+
+def _events(p: Prompt) -> dict[str, dict[str, object]]:
+    """What Claude Code sends each hook in a new session of `p`'s project."""
+    base = {
+        "session_id": str(uuid.uuid4()),
+        "transcript_path": "/tmp/none.jsonl",
+        "cwd": p.cwd,
+        "permission_mode": "default",
+    }
+    return {
+        "prompt": {**base, "hook_event_name": "UserPromptSubmit", "prompt": p.text},
+        "tool": {
+            **base,
+            "hook_event_name": "PreToolUse",
+            "tool_name": "Edit",
+            "tool_input": {"file_path": f"{p.cwd}/src/app.py"},
+        },
+        "session-start": {**base, "hook_event_name": "SessionStart", "source": "startup"},
+    }
+
+
+def _time_hooks(label: str, picked: list[Prompt], env: dict) -> None:
+    events = [_events(p) for p in picked]  # new sessions: a hook says a thing once in each
+    print(f"{label}, {len(events)} runs a hook:")
+    for hook in ("prompt", "tool", "session-start"):
+        times, cpu, spoke = [], [], 0
+        for event in events:
+            used = resource.getrusage(resource.RUSAGE_CHILDREN)
+            start = time.perf_counter()
+            done = subprocess.run(
+                [sys.executable, "-m", "memtui", "hook", hook],
+                input=json.dumps(event[hook]),
+                capture_output=True,
+                text=True,
+                env=env,
+                check=True,
+            )
+            times.append((time.perf_counter() - start) * 1000)
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpu.append((after.ru_utime + after.ru_stime - used.ru_utime - used.ru_stime) * 1000)
+            spoke += bool(done.stdout)
+        times.sort()
+        cpu.sort()
+        p95 = min(len(times) - 1, int(len(times) * 0.95))
+        print(
+            f"  hook {hook}: wall p50 {times[len(times) // 2]:.0f} / p95 {times[p95]:.0f} ms;"
+            f" CPU p50 {cpu[len(cpu) // 2]:.0f} / p95 {cpu[p95]:.0f} ms; {spoke} spoke"
+        )
+
+
+@contextmanager
+def _serving(env: dict, home: Path) -> Iterator[None]:
+    """A `memtui mcp` on the data dir, as a Claude Code window runs one, until its socket
+    answers; its HOME empty, so that it follows no agent's files while it is timed."""
+    home.mkdir(exist_ok=True)
+    data = Path(env["MEMTUI_DATA_DIR"])
+    server = subprocess.Popen(
+        [sys.executable, "-m", "memtui", "mcp"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        env={**env, "HOME": str(home)},
+    )
+    try:
+        while not (data / "hooks" / f"{server.pid}.sock").exists():
+            if server.poll() is not None:
+                raise SystemExit("memtui mcp ended before it served the hooks")
+            time.sleep(0.05)
+        yield
+    finally:
+        assert server.stdin is not None
+        server.stdin.close()
+        server.wait(60)
 
 
 def _cwds(data: Path) -> list[str]:

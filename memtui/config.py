@@ -16,9 +16,9 @@ from typing import TypeVar
 
 import platformdirs
 
+from memtui.dirs import APP, data_dir
 from memtui.errors import InvalidArgument
 
-APP = "memtui"
 LOG_BYTES = 2 * 1024 * 1024  # per log file; two old ones are kept
 LOG_FILE = "memtui.log"
 LOG_KEY = "log.key"
@@ -76,8 +76,8 @@ def claude_default_dir(environ: Mapping[str, str]) -> Path:
     return Path.home() / ".claude" / "projects"
 
 
-def _env(name: str, parse: Callable[[str], _T], default: _T) -> _T:
-    raw = os.environ.get(name)
+def _env(environ: Mapping[str, str], name: str, parse: Callable[[str], _T], default: _T) -> _T:
+    raw = environ.get(name)
     if raw is None or raw.strip() == "":
         return default
     try:
@@ -97,22 +97,22 @@ def _flag(raw: str) -> bool:
     raise ValueError(raw)
 
 
-def load() -> Config:
-    data_dir = Path(os.environ.get("MEMTUI_DATA_DIR") or platformdirs.user_data_dir(APP))
+def load(environ: Mapping[str, str] = os.environ) -> Config:
+    """The settings in `environ`: this process's, or a hook's that a running memtui answers."""
     return Config(
-        data_dir=data_dir.expanduser(),
-        claude_dir=claude_projects_dir(),
+        data_dir=Path(data_dir(environ)),
+        claude_dir=claude_projects_dir(environ),
         log_dir=log_dir(),
-        model=os.environ.get("MEMTUI_MODEL") or None,
-        inject_rules=_env("MEMTUI_INJECT_RULES", _flag, True),
-        rules_max_chars=_env("MEMTUI_RULES_MAX_CHARS", int, 8000),
-        flashback_days=_env("MEMTUI_FLASHBACK_DAYS", int, 90),
-        flashback_dist=_env("MEMTUI_FLASHBACK_DIST", float, 0.4),
-        flashback_limit=_env("MEMTUI_FLASHBACK_LIMIT", int, 3),
-        similar_dist=_env("MEMTUI_SIMILAR_DIST", float, 0.5),
-        stale_days=_env("MEMTUI_STALE_DAYS", int, 30),
-        mask_secrets=_env("MEMTUI_MASK_SECRETS", _flag, True),
-        environ=dict(os.environ),
+        model=environ.get("MEMTUI_MODEL") or None,
+        inject_rules=_env(environ, "MEMTUI_INJECT_RULES", _flag, True),
+        rules_max_chars=_env(environ, "MEMTUI_RULES_MAX_CHARS", int, 8000),
+        flashback_days=_env(environ, "MEMTUI_FLASHBACK_DAYS", int, 90),
+        flashback_dist=_env(environ, "MEMTUI_FLASHBACK_DIST", float, 0.4),
+        flashback_limit=_env(environ, "MEMTUI_FLASHBACK_LIMIT", int, 3),
+        similar_dist=_env(environ, "MEMTUI_SIMILAR_DIST", float, 0.5),
+        stale_days=_env(environ, "MEMTUI_STALE_DAYS", int, 30),
+        mask_secrets=_env(environ, "MEMTUI_MASK_SECRETS", _flag, True),
+        environ=dict(environ),
     )
 
 

@@ -1,47 +1,31 @@
 """Running one of Claude Code's hooks. A session waits for them, so `main` runs one before it
-builds the parser, and this module loads no more than the hook needs: SQLite and Tantivy,
-never argparse, numpy, the vectors, the model, MCP or Textual. engine/recall.py and
-engine/hook.py decide what a hook says; this only reads stdin and prints."""
+builds the parser, and this module loads no more than the hook needs. First it asks a memtui
+already running for the data dir (engine/hookline.py: sockets, JSON, nothing of memtui's
+own); only when none answers does it load the hook's code (SQLite and Tantivy, never
+argparse, numpy, the vectors, the model, MCP or Textual) and do the work itself."""
 
 from __future__ import annotations
 
+import os
 import sys
-from collections.abc import Callable, Mapping
-
-from memtui import config
-
-Say = Callable[[config.Config, Mapping[str, object]], str]
-
-
-def _said_by(event: str) -> Say | None:
-    if event == "session-start":
-        from memtui.engine import hook
-
-        return hook.session_start
-    if event in ("prompt", "tool"):
-        from memtui.engine import recall
-
-        return recall.prompt if event == "prompt" else recall.tool
-    return None
 
 
 def run(event: str) -> bool:
     """Run the hook for `event` (`memtui hook EVENT`); False when there is none (the parser
     then says so). A hook must never fail the session: whatever goes wrong (a bad setting, a
     broken or locked data dir) prints nothing, exits 0 and leaves the reason in the log."""
-    say = _said_by(event)
-    if say is None:
+    from memtui import dirs
+    from memtui.engine import hookline
+
+    if event not in hookline.EVENTS:
         return False
-    import logging
-
-    from memtui.engine import recall
-
-    config.setup_logging(config.log_dir())
+    raw = sys.stdin.read(hookline.MAX_INPUT)
     try:
-        text = say(config.load(), recall.payload(sys.stdin.read(recall.MAX_INPUT)))
-    except Exception:
-        logging.getLogger("memtui.hook").exception("%s hook printed nothing", event)
-        return True
+        text = hookline.ask(dirs.data_dir(os.environ), event, raw, os.environ)
+    except Exception:  # a data dir that cannot be found, say: the work below logs why
+        text = None
+    if text is None:
+        text = _here(event, raw)
     try:
         sys.stdout.write(text)
         sys.stdout.flush()
@@ -50,3 +34,12 @@ def run(event: str) -> bool:
 
         drop_stdout()
     return True
+
+
+def _here(event: str, raw: str) -> str:
+    """The hook's text, worked out in this process."""
+    from memtui import config
+    from memtui.engine import hookline
+
+    config.setup_logging(config.log_dir())
+    return hookline.said(event, raw, os.environ)

@@ -38,7 +38,7 @@ def session_start(config: Config, data: Mapping[str, object]) -> str:
     leaves `session` out. A `cwd` that is not an absolute path is an error: read as "no
     project", it would print every project's state notes."""
     session, cwd = recall.event(data)
-    if not recall.enabled("session") or not config.db_path.exists():
+    if not recall.enabled("session", config) or not config.db_path.exists():
         return ""
     conn = db.read_only(config.db_path, recall.BUSY_MS)
     try:

@@ -46,7 +46,6 @@ HOOKS = recalls.HOOKS  # session, prompt, tool
 # How a person reads each (`memtui recalls`, the TUI): "session" alone reads as a session id.
 HOOK_NAMES = {"session": "session start", "prompt": "prompt", "tool": "tool"}
 BUSY_MS = 100  # the most a hook waits for a lock on the store
-MAX_INPUT = 1_000_000  # characters of stdin read: Claude Code sends a few hundred
 RECALL_DAYS = 7  # `memtui stats` totals the recalls of this many days
 MAX_LIMIT = 10_000
 FORGET_BUSY_MS = 10_000  # a forget waits for a hook's write this long
@@ -77,11 +76,12 @@ _OWN = re.compile(
 )
 
 
-def enabled(hook: str) -> bool:
-    """Whether MEMTUI_RECALL lets `hook` speak: a comma list of session, prompt and tool
-    (default all three), or `off`. A word it does not know is an error (a hook then says
-    nothing, and the log says why)."""
-    raw = os.environ.get(SETTING, "").strip().lower()
+def enabled(hook: str, config: Config) -> bool:
+    """Whether MEMTUI_RECALL, in the environment `config` was read from, lets `hook` speak: a
+    comma list of session, prompt and tool (default all three), or `off`. A word it does not
+    know is an error (a hook then says nothing, and the log says why)."""
+    environ = os.environ if config.environ is None else config.environ
+    raw = environ.get(SETTING, "").strip().lower()
     if not raw:
         return True
     words = {w.strip() for w in raw.split(",") if w.strip()}
@@ -243,7 +243,7 @@ class Hit:
 
 def prompt(config: Config, data: Mapping[str, object]) -> str:
     """What to add to a prompt: the past conversations that answer it, or "" (most prompts)."""
-    if not enabled("prompt"):
+    if not enabled("prompt", config):
         return ""
     session, cwd = event(data)
     text = data.get("prompt")
@@ -390,7 +390,7 @@ def tool(config: Config, data: Mapping[str, object]) -> str:
     conversations of this project that changed the file, or where the command failed (its
     error and what passed after), once per file or command in a session; "" when the past
     has nothing (most calls). Claude Code's JSON for PreToolUse context, SQLite only."""
-    if not enabled("tool"):
+    if not enabled("tool", config):
         return ""
     session, cwd = event(data)
     name, given = data.get("tool_name"), data.get("tool_input")

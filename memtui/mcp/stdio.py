@@ -31,6 +31,7 @@ from types import FrameType
 from typing import Any, NoReturn
 
 from memtui.engine import Config, MemtuiError
+from memtui.engine.hookline import HookServer
 from memtui.mcp.engine import Engine
 from memtui.mcp.handshake import (
     Early,
@@ -204,6 +205,7 @@ def serve_stdio(
                 loader.start()
                 loading = True
     engine: Engine = loaded["engine"]
+    hooks = serve_hooks(config)
     stop = threading.Event()
     follower = threading.Thread(
         target=keep_fresh, args=(engine, stop), name="memtui-follow", daemon=True
@@ -214,6 +216,8 @@ def serve_stdio(
             loaded["server"], wire, lines, backlog, given, ended=ended, signalled=signalled
         )
     finally:
+        if hooks is not None:
+            hooks.close()
         stop.set()  # the follower stops between batches, its reader process with it
         follower.join(STOP_WAIT)
         if follower.is_alive():
@@ -221,6 +225,17 @@ def serve_stdio(
         else:
             engine.close()
     leave(why(signalled, wire) or "stdin closed")
+
+
+def serve_hooks(config: Config) -> HookServer | None:
+    """Answer the hooks of this data dir's sessions from here (engine/hookline.py). A data dir
+    that takes no socket (a path too long for one, a read-only disk) leaves each hook to do
+    its work itself."""
+    try:
+        return HookServer(config.data_dir)
+    except OSError as exc:
+        log.warning("hooks are not answered from here: %s", exc)
+        return None
 
 
 def answer_early(

@@ -1,0 +1,194 @@
+"""Hooks answered by a memtui already running for the data dir.
+
+A hook is a new process before every prompt and tool call, and most of its time went on
+Python loading memtui (bench/README.md, "Recall"). `memtui mcp` runs in every Claude Code
+window with all of that loaded, so each listens on a Unix socket of its own in the data dir's
+`hooks/` folder. A hook that finds one sends its event, its input and its environment, and
+prints the answer; one that finds none, or no answer within WAIT, does the work itself. The
+answer is the same either way: the server runs the hook's own code on the hook's settings.
+
+This module's top is all a hook loads before it asks: the server's part imports on use.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import threading
+from contextlib import suppress
+
+TYPE_CHECKING = False  # as typing's, to mypy; importing typing costs a hook 10 ms of its start
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
+    from pathlib import Path
+
+    from memtui.config import Config
+
+    Say = Callable[[Config, Mapping[str, object]], str]
+
+EVENTS = ("session-start", "prompt", "tool")
+FOLDER = "hooks"
+PROTOCOL = b"memtui-hook-1"  # the first line of an answer; a server that differs is not asked
+MAX_INPUT = 1_000_000  # characters of a hook's stdin read: Claude Code sends a few hundred
+MAX_REQUEST = 8 * MAX_INPUT  # bytes a server reads: the input, escaped, and the environment
+WAIT = 2.0  # seconds a hook waits for an answer before it does the work itself
+TRIES = 3  # servers asked, newest first, before the hook does the work itself
+ACCEPT_POLL = 0.5  # seconds between a server's checks that it is to stop
+
+
+def said_by(event: str) -> Say:
+    """The engine's text for a hook `event` (one of EVENTS)."""
+    if event == "session-start":
+        from memtui.engine import hook
+
+        return hook.session_start
+    from memtui.engine import recall
+
+    return recall.prompt if event == "prompt" else recall.tool
+
+
+# -- the hook's side -----------------------------------------------------------------------
+
+
+def ask(data_dir: str, event: str, raw: str, environ: Mapping[str, str]) -> str | None:
+    """The answer of a memtui serving `data_dir`, or None: none runs, or none answered."""
+    folder = os.path.join(data_dir, FOLDER)
+    try:
+        found = [e for e in os.scandir(folder) if e.name.endswith(".sock")]
+        found.sort(key=_started, reverse=True)
+    except OSError:
+        return None
+    request = json.dumps({"event": event, "input": raw, "environ": dict(environ)}).encode()
+    for entry in found[:TRIES]:
+        answer = _ask_one(entry.path, request)
+        if answer is not None:
+            return answer
+    return None
+
+
+def _started(entry: os.DirEntry[str]) -> float:
+    try:
+        return entry.stat(follow_symlinks=False).st_mtime
+    except OSError:
+        return 0.0
+
+
+def _ask_one(path: str, request: bytes) -> str | None:
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+        sock.settimeout(WAIT)
+        try:
+            sock.connect(path)
+        except ConnectionRefusedError:  # its server died: the socket file stayed behind
+            _remove_stale(path)
+            return None
+        except OSError:
+            return None
+        try:
+            sock.sendall(request)
+            sock.shutdown(socket.SHUT_WR)
+            answer = _read(sock, MAX_REQUEST)
+        except OSError:  # a timeout included
+            return None
+    head, newline, text = answer.partition(b"\n")
+    if head != PROTOCOL or not newline:
+        return None
+    return text.decode("utf-8", "replace")
+
+
+def _remove_stale(path: str) -> None:
+    """Remove a socket no process listens on. A server binds under another name and renames
+    into place once it listens, so a socket refused here never belonged to one starting."""
+    with suppress(OSError):
+        os.unlink(path)
+
+
+def _read(sock: socket.socket, limit: int) -> bytes:
+    chunks: list[bytes] = []
+    size = 0
+    while size <= limit:
+        chunk = sock.recv(65536)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size += len(chunk)
+    return b"".join(chunks)
+
+
+# -- the server's side ---------------------------------------------------------------------
+
+
+class HookServer:
+    """Answers hooks for one data dir on a socket of this process's, until closed."""
+
+    def __init__(self, data_dir: Path) -> None:
+        from memtui.config import private_dir
+
+        folder = private_dir(data_dir / FOLDER)
+        self.path = str(folder / f"{os.getpid()}.sock")
+        self._stop = threading.Event()
+        self._sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        binding = str(folder / f".{os.getpid()}.binding")
+        try:
+            for name in (binding, self.path):  # left by a process of this pid that died
+                _remove_stale(name)
+            self._sock.bind(binding)
+            os.chmod(binding, 0o600)
+            self._sock.listen(16)
+            os.replace(binding, self.path)
+        except OSError:
+            self._sock.close()
+            _remove_stale(binding)
+            raise
+        self._sock.settimeout(ACCEPT_POLL)
+        self._thread = threading.Thread(target=self._serve, name="memtui-hooks", daemon=True)
+        self._thread.start()
+
+    def close(self) -> None:
+        self._stop.set()
+        self._thread.join()
+        self._sock.close()
+        _remove_stale(self.path)
+
+    def _serve(self) -> None:
+        while not self._stop.is_set():
+            try:
+                conn, _ = self._sock.accept()
+            except TimeoutError:
+                continue
+            except OSError:
+                return
+            threading.Thread(target=_answer, args=(conn,), name="memtui-hook", daemon=True).start()
+
+
+def _answer(conn: socket.socket) -> None:
+    import logging
+
+    log = logging.getLogger(__name__)
+    with conn:
+        conn.settimeout(WAIT)
+        try:
+            request = json.loads(_read(conn, MAX_REQUEST))
+            if request["event"] not in EVENTS:
+                raise ValueError(f"no hook {request['event']!r:.40}")
+            text = said(request["event"], request["input"], request["environ"])
+            conn.sendall(PROTOCOL + b"\n" + text.encode("utf-8", "replace"))
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            # The hook gets no answer and does the work itself.
+            log.warning("a hook's request was not answered: %s", exc)
+
+
+def said(event: str, raw: str, environ: Mapping[str, str]) -> str:
+    """What the hook for `event` says to `raw` input under `environ`'s settings: nothing
+    when anything goes wrong, the reason logged (a hook must never fail a session)."""
+    import logging
+
+    from memtui import config
+    from memtui.engine import recall
+
+    try:
+        return said_by(event)(config.load(environ), recall.payload(raw[:MAX_INPUT]))
+    except Exception:
+        logging.getLogger("memtui.hook").exception("%s hook printed nothing", event)
+        return ""
