@@ -90,6 +90,45 @@ def test_a_running_memtui_answers_the_hook_with_what_it_would_say_alone(
     assert hook(archive) == (alone, "WORKED")
 
 
+def test_a_hook_finds_the_server_of_the_default_data_dir_without_loading_platformdirs(
+    archive: Config, server: HookServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With MEMTUI_DATA_DIR unset, as most people run it, finding the data dir imported
+    platformdirs (pathlib, tempfile, shutil, random): a fifth of a hook's start."""
+    xdg = tmp_path / "xdg"
+    xdg.mkdir()
+    (xdg / "memtui").symlink_to(archive.data_dir)  # the default data dir under XDG_DATA_HOME
+    monkeypatch.setenv("XDG_DATA_HOME", str(xdg))
+    monkeypatch.delenv("MEMTUI_DATA_DIR")
+    probe = PROBE + "print('platformdirs' in sys.modules, file=sys.stderr)\n"
+    done = subprocess.run(
+        [sys.executable, "-c", probe], input=EVENT, capture_output=True, text=True, timeout=60
+    )
+    assert done.stderr.split()[-2:] == ["ASKED", "False"], done.stderr
+    assert "Refund plan" in done.stdout
+
+
+@pytest.mark.parametrize("xdg", [None, "", "/srv/xdg data", "relative/xdg"])
+def test_the_data_dir_a_hook_asks_in_is_the_platforms_default(
+    xdg: str | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import platformdirs
+    from platformdirs.macos import MacOS
+
+    from memtui import dirs
+
+    monkeypatch.delenv("MEMTUI_DATA_DIR", raising=False)
+    if xdg is None:
+        monkeypatch.delenv("XDG_DATA_HOME", raising=False)
+    else:
+        monkeypatch.setenv("XDG_DATA_HOME", xdg)
+    assert dirs.asked_data_dir(os.environ) == platformdirs.user_data_dir("memtui")
+    monkeypatch.setattr(sys, "platform", "darwin")
+    assert dirs.asked_data_dir(os.environ) == MacOS("memtui").user_data_dir
+    monkeypatch.setenv("MEMTUI_DATA_DIR", "~/memtui-data")
+    assert dirs.asked_data_dir(os.environ) == os.path.expanduser("~/memtui-data")
+
+
 def test_the_hooks_own_settings_rule_not_the_servers(archive: Config, server: HookServer) -> None:
     """The server runs under its own environment; the hook's MEMTUI_RECALL still decides."""
     assert hook(archive, MEMTUI_RECALL="off") == ("", "ASKED")
