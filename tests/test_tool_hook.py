@@ -103,6 +103,8 @@ def test_silent_without_a_past(archive: Config, data: dict) -> None:
 
 
 def test_memtui_recall_and_a_broken_data_dir_keep_it_quiet(archive: Config, tmp_path: Path) -> None:
+    # One that speaks, logged: the module's archive is shared, and this test may run alone.
+    assert told(archive, event("Edit", "s-logged", file_path=JWT))
     data = event("Edit", "s-quiet", file_path=JWT)
     assert told(archive, data, MEMTUI_RECALL="session,prompt") == ""
     broken = Config(tmp_path / "broken", archive.claude_dir, tmp_path / "logs")
