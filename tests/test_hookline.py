@@ -110,6 +110,22 @@ def test_a_dead_servers_socket_is_removed_and_the_hook_works_alone(archive: Conf
     assert not (folder / "999999.sock").exists()
 
 
+def test_a_refused_socket_whose_server_lives_or_no_server_named_is_left_in_place(
+    archive: Config,
+) -> None:
+    """macOS refuses a connection when a live server's backlog is full (many hooks at once):
+    its socket must stay. Only a `<pid>.sock` whose process is gone is a dead server's."""
+    folder = archive.data_dir / FOLDER
+    folder.mkdir(mode=0o700)
+    (folder / "notes.sock").write_text("not memtui's")
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as busy:
+        busy.bind(str(folder / f"{os.getpid()}.sock"))  # refuses, as a full backlog does
+        said, how = hook(archive)
+        assert how == "WORKED" and "Refund plan" in said
+        assert (folder / f"{os.getpid()}.sock").exists()
+    assert (folder / "notes.sock").read_text() == "not memtui's"
+
+
 def test_a_server_that_does_not_answer_is_waited_for_at_most_a_moment(archive: Config) -> None:
     folder = archive.data_dir / FOLDER
     folder.mkdir(mode=0o700)

@@ -80,8 +80,9 @@ def _ask_one(path: str, request: bytes) -> str | None:
         sock.settimeout(WAIT)
         try:
             sock.connect(path)
-        except ConnectionRefusedError:  # its server died: the socket file stayed behind
-            _remove_stale(path)
+        except ConnectionRefusedError:
+            if _gone(path):  # its server died: the socket file stayed behind
+                _remove_stale(path)
             return None
         except OSError:
             return None
@@ -95,6 +96,21 @@ def _ask_one(path: str, request: bytes) -> str | None:
     if head != PROTOCOL or not newline:
         return None
     return text.decode("utf-8", "replace")
+
+
+def _gone(path: str) -> bool:
+    """Whether `path` is a server's `<pid>.sock` and that process is gone. A live server
+    refuses too when its backlog is full (macOS), and a name that is no pid is not ours."""
+    pid = os.path.basename(path).removesuffix(".sock")
+    if not pid.isdecimal() or int(pid) == 0:
+        return False
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return True
+    except (OSError, OverflowError):  # another user's process, or no pid there can be
+        return False
+    return False
 
 
 def _remove_stale(path: str) -> None:
