@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -137,6 +139,27 @@ def test_a_server_that_does_not_answer_is_waited_for_at_most_a_moment(archive: C
         took = time.monotonic() - start
     assert how == "WORKED" and "Refund plan" in said
     assert WAIT <= took < WAIT + 30
+
+
+def test_a_data_dir_whose_socket_path_is_the_longest_a_socket_takes_is_served(
+    archive: Config,
+) -> None:
+    """The server binds under a temporary name first: one longer than its socket's left a
+    data dir that just fits unserved."""
+    longest = 103 if sys.platform == "darwin" else 107  # sun_path, less its final NUL
+    base = Path(tempfile.mkdtemp(prefix="memtui-", dir="/tmp"))
+    try:
+        sock = f"/{FOLDER}/{os.getpid()}.sock"
+        data_dir = base / ("d" * (longest - len(str(base)) - 1 - len(sock)))
+        shutil.copytree(archive.data_dir, data_dir)
+        served = HookServer(data_dir)
+        try:
+            assert len(served.path) == longest
+            assert hook(archive, MEMTUI_DATA_DIR=str(data_dir))[1] == "ASKED"
+        finally:
+            served.close()
+    finally:
+        shutil.rmtree(base)
 
 
 def test_a_request_it_cannot_read_gets_no_answer_and_the_server_goes_on(

@@ -145,7 +145,7 @@ class HookServer:
         self.path = str(folder / f"{os.getpid()}.sock")
         self._stop = threading.Event()
         self._sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        binding = str(folder / f".{os.getpid()}.binding")
+        binding = str(folder / f".{os.getpid()}.new")  # no longer than the socket's name
         try:
             for name in (binding, self.path):  # left by a process of this pid that died
                 _remove_stale(name)
