@@ -174,6 +174,21 @@ def test_a_request_it_cannot_read_gets_no_answer_and_the_server_goes_on(
     assert hook(archive)[1] == "ASKED"
 
 
+def test_a_server_of_another_memtui_version_leaves_the_hook_to_work_alone(
+    archive: Config, server: HookServer
+) -> None:
+    """A window's server runs the code it started with: after an upgrade its answer is not
+    what the hook would print alone."""
+    request = {"event": "session-start", "input": EVENT, "environ": dict(os.environ)}
+    for version in ({"version": "0.0.1"}, {}):  # another release's hook; one sending none
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+            sock.connect(server.path)
+            sock.sendall(json.dumps({**request, **version}).encode())
+            sock.shutdown(socket.SHUT_WR)
+            assert sock.recv(100) == b""
+    assert hook(archive)[1] == "ASKED"
+
+
 def test_memtui_mcp_answers_the_hooks_of_its_data_dir_while_it_runs(archive: Config) -> None:
     """The server Claude Code starts in every window: its socket appears once it is ready,
     answers, and is gone when the window closes the server's stdin."""

@@ -18,6 +18,8 @@ import socket
 import threading
 from contextlib import suppress
 
+from memtui import __version__
+
 TYPE_CHECKING = False  # as typing's, to mypy; importing typing costs a hook 10 ms of its start
 
 if TYPE_CHECKING:
@@ -60,7 +62,8 @@ def ask(data_dir: str, event: str, raw: str, environ: Mapping[str, str]) -> str 
         found.sort(key=_started, reverse=True)
     except OSError:
         return None
-    request = json.dumps({"event": event, "input": raw, "environ": dict(environ)}).encode()
+    asked = {"event": event, "input": raw, "environ": dict(environ), "version": __version__}
+    request = json.dumps(asked).encode()
     for entry in found[:TRIES]:
         answer = _ask_one(entry.path, request)
         if answer is not None:
@@ -188,6 +191,8 @@ def _answer(conn: socket.socket) -> None:
             request = json.loads(_read(conn, MAX_REQUEST))
             if request["event"] not in EVENTS:
                 raise ValueError(f"no hook {request['event']!r:.40}")
+            if request["version"] != __version__:  # this server runs the code of another
+                raise ValueError(f"a hook of memtui {request['version']!r:.40}, not {__version__}")
             text = said(request["event"], request["input"], request["environ"])
             conn.sendall(PROTOCOL + b"\n" + text.encode("utf-8", "replace"))
         except (OSError, ValueError, KeyError, TypeError) as exc:
