@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from memtui import __version__
 from memtui.config import Config
 from memtui.engine import Memory
 from memtui.engine.hookline import FOLDER, WAIT, HookServer
@@ -160,6 +161,46 @@ def test_a_data_dir_whose_socket_path_is_the_longest_a_socket_takes_is_served(
             served.close()
     finally:
         shutil.rmtree(base)
+
+
+def test_an_answer_cut_short_is_not_printed_and_the_hook_works_alone(archive: Config) -> None:
+    """A server killed while it answers leaves the hook part of the text (macOS sends one of
+    more than 8 kB in parts): the hook must not print half a rule."""
+    served = HookServer(archive.data_dir)
+    try:
+        asked: dict[str, object] = {"event": "session-start", "input": EVENT}
+        asked |= {"environ": dict(os.environ), "version": __version__}
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+            sock.connect(served.path)
+            sock.sendall(json.dumps(asked).encode())
+            sock.shutdown(socket.SHUT_WR)
+            whole = b"".join(iter(lambda: sock.recv(65536), b""))
+    finally:
+        served.close()
+    assert b"Refund plan" in whole
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as dying:
+        dying.bind(served.path)
+        dying.listen(1)
+        given, write = os.pipe()  # the hook's input, written whole before the hook asks
+        os.write(write, EVENT.encode())
+        os.close(write)
+        running = subprocess.Popen(
+            [sys.executable, "-c", PROBE],
+            stdin=given,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env={**os.environ, "MEMTUI_DATA_DIR": str(archive.data_dir)},
+        )
+        os.close(given)
+        conn, _ = dying.accept()
+        with conn:
+            while conn.recv(65536):
+                pass
+            conn.sendall(whole[: len(whole) // 2])
+        said, how = running.communicate(timeout=60)
+    assert how.strip().splitlines()[-1] == "WORKED"
+    assert "Refund plan" in said and "Use uv" in said
 
 
 def test_a_request_it_cannot_read_gets_no_answer_and_the_server_goes_on(

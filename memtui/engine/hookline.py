@@ -32,7 +32,9 @@ if TYPE_CHECKING:
 
 EVENTS = ("session-start", "prompt", "tool")
 FOLDER = "hooks"
-PROTOCOL = b"memtui-hook-1"  # the first line of an answer; a server that differs is not asked
+# An answer's first line, with the length of the text that follows; a server that differs
+# is not asked.
+PROTOCOL = b"memtui-hook-2"
 MAX_INPUT = 1_000_000  # characters of a hook's stdin read: Claude Code sends a few hundred
 MAX_REQUEST = 8 * MAX_INPUT  # bytes a server reads: the input, escaped, and the environment
 WAIT = 2.0  # seconds a hook waits for an answer before it does the work itself
@@ -96,8 +98,8 @@ def _ask_one(path: str, request: bytes) -> str | None:
         except OSError:  # a timeout included
             return None
     head, newline, text = answer.partition(b"\n")
-    if head != PROTOCOL or not newline:
-        return None
+    if head != b"%s %d" % (PROTOCOL, len(text)) or not newline:
+        return None  # another's, or cut short: its server died while it answered
     return text.decode("utf-8", "replace")
 
 
@@ -194,7 +196,8 @@ def _answer(conn: socket.socket) -> None:
             if request["version"] != __version__:  # this server runs the code of another
                 raise ValueError(f"a hook of memtui {request['version']!r:.40}, not {__version__}")
             text = said(request["event"], request["input"], request["environ"])
-            conn.sendall(PROTOCOL + b"\n" + text.encode("utf-8", "replace"))
+            body = text.encode("utf-8", "replace")
+            conn.sendall(b"%s %d\n%s" % (PROTOCOL, len(body), body))
         except (OSError, ValueError, KeyError, TypeError) as exc:
             # The hook gets no answer and does the work itself.
             log.warning("a hook's request was not answered: %s", exc)
