@@ -215,6 +215,25 @@ def test_a_request_it_cannot_read_gets_no_answer_and_the_server_goes_on(
     assert hook(archive)[1] == "ASKED"
 
 
+def test_a_request_that_never_ends_is_let_go(server: HookServer) -> None:
+    """A client that sends a byte now and then held one of the server's threads for ever
+    (each read waited WAIT anew); by WAIT the hook that sent it has given up."""
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+        sock.connect(server.path)
+        sock.settimeout(WAIT / 4)
+        for _ in range(200):  # 100 s: far past WAIT, however loaded the machine
+            try:
+                sock.send(b" ")
+                if sock.recv(1) == b"":
+                    break  # the server let go
+            except TimeoutError:
+                continue
+            except BrokenPipeError:
+                break
+        else:
+            pytest.fail("the server still reads a request that never ends")
+
+
 def test_a_server_of_another_memtui_version_leaves_the_hook_to_work_alone(
     archive: Config, server: HookServer
 ) -> None:

@@ -16,6 +16,7 @@ import json
 import os
 import socket
 import threading
+import time
 from contextlib import suppress
 
 from memtui import __version__
@@ -126,9 +127,15 @@ def _remove_stale(path: str) -> None:
 
 
 def _read(sock: socket.socket, limit: int) -> bytes:
+    """What `sock` sends until it closes, within WAIT: a peer sending a byte now and then
+    would otherwise be read for ever, each read waiting WAIT anew."""
+    until = time.monotonic() + WAIT
     chunks: list[bytes] = []
     size = 0
     while size <= limit:
+        if (left := until - time.monotonic()) <= 0:
+            raise TimeoutError("no end within the wait")
+        sock.settimeout(left)
         chunk = sock.recv(65536)
         if not chunk:
             break
