@@ -169,7 +169,7 @@ def test_an_answer_cut_short_is_not_printed_and_the_hook_works_alone(archive: Co
     served = HookServer(archive.data_dir)
     try:
         asked: dict[str, object] = {"event": "session-start", "input": EVENT}
-        asked |= {"environ": dict(os.environ), "version": __version__}
+        asked |= {"environ": dict(os.environ), "version": __version__, "until": time.time() + 60}
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
             sock.connect(served.path)
             sock.sendall(json.dumps(asked).encode())
@@ -232,6 +232,20 @@ def test_a_request_that_never_ends_is_let_go(server: HookServer) -> None:
                 break
         else:
             pytest.fail("the server still reads a request that never ends")
+
+
+def test_a_request_its_hook_no_longer_waits_for_is_not_worked_on(
+    archive: Config, server: HookServer
+) -> None:
+    """A server paused past the hook's wait (stopped, a laptop asleep) took the request up
+    later: the hook had printed its own text by then, and the recall log held it twice."""
+    asked = {"event": "session-start", "input": EVENT, "version": __version__}
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+        sock.connect(server.path)
+        sock.sendall(json.dumps({**asked, "environ": dict(os.environ), "until": 0}).encode())
+        sock.shutdown(socket.SHUT_WR)
+        assert sock.recv(100) == b""
+    assert hook(archive)[1] == "ASKED"
 
 
 def test_a_server_of_another_memtui_version_leaves_the_hook_to_work_alone(

@@ -66,9 +66,8 @@ def ask(data_dir: str, event: str, raw: str, environ: Mapping[str, str]) -> str 
     except OSError:
         return None
     asked = {"event": event, "input": raw, "environ": dict(environ), "version": __version__}
-    request = json.dumps(asked).encode()
     for entry in found[:TRIES]:
-        answer = _ask_one(entry.path, request)
+        answer = _ask_one(entry.path, asked)
         if answer is not None:
             return answer
     return None
@@ -81,7 +80,9 @@ def _started(entry: os.DirEntry[str]) -> float:
         return 0.0
 
 
-def _ask_one(path: str, request: bytes) -> str | None:
+def _ask_one(path: str, asked: Mapping[str, object]) -> str | None:
+    # Until when the hook waits: a server that takes the request up later leaves it be.
+    request = json.dumps({**asked, "until": time.time() + WAIT}).encode()
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
         sock.settimeout(WAIT)
         try:
@@ -202,6 +203,8 @@ def _answer(conn: socket.socket) -> None:
                 raise ValueError(f"no hook {request['event']!r:.40}")
             if request["version"] != __version__:  # this server runs the code of another
                 raise ValueError(f"a hook of memtui {request['version']!r:.40}, not {__version__}")
+            if time.time() > request["until"]:  # it works alone now: the answer would be twice
+                raise ValueError("the hook waits no longer")
             text = said(request["event"], request["input"], request["environ"])
             body = text.encode("utf-8", "replace")
             conn.sendall(b"%s %d\n%s" % (PROTOCOL, len(body), body))
