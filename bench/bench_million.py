@@ -391,7 +391,11 @@ def main() -> None:
         "MEMTUI_CLAUDE_DIR": str(projects),
         "XDG_STATE_HOME": str(args.work / "state"),
         "PYTHONPATH": str(ROOT),
+        # Bytecode cached, as an installed package has it: a sandbox may set
+        # PYTHONDONTWRITEBYTECODE, and then every server start compiles memtui again.
+        "PYTHONPYCACHEPREFIX": str(args.work / "pycache"),
     }
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     if args.fresh or not (data / "built").exists():
         shutil.rmtree(data, ignore_errors=True)
         took, peak, sampled = cold_index(env)

@@ -93,6 +93,70 @@ def test_a_running_memtui_answers_the_hook_with_what_it_would_say_alone(
     assert hook(archive) == (alone, "WORKED")
 
 
+def test_a_hook_finds_the_server_of_the_default_data_dir_without_loading_platformdirs(
+    archive: Config, server: HookServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With MEMTUI_DATA_DIR unset, as most people run it, finding the data dir imported
+    platformdirs (pathlib, tempfile, shutil, random): a fifth of a hook's start."""
+    xdg = tmp_path / "xdg"
+    xdg.mkdir()
+    (xdg / "memtui").symlink_to(archive.data_dir)  # the default data dir under XDG_DATA_HOME
+    monkeypatch.setenv("XDG_DATA_HOME", str(xdg))
+    monkeypatch.delenv("MEMTUI_DATA_DIR")
+    probe = PROBE + "print('platformdirs' in sys.modules, file=sys.stderr)\n"
+    done = subprocess.run(
+        [sys.executable, "-c", probe], input=EVENT, capture_output=True, text=True, timeout=60
+    )
+    assert done.stderr.split()[-2:] == ["ASKED", "False"], done.stderr
+    assert "Refund plan" in done.stdout
+
+
+def test_a_server_asked_for_another_data_dir_leaves_the_hook_to_work_alone(
+    archive: Config, server: HookServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The hook's socket was found where its settings put the data dir, but the server works
+    the default one out from its own environment (platformdirs reads no other): a server
+    started with MEMTUI_DATA_DIR set, asked by a hook that gets there through XDG_DATA_HOME,
+    answered from a store that was not the hook's."""
+    xdg = tmp_path / "xdg"
+    xdg.mkdir()
+    (xdg / "memtui").symlink_to(archive.data_dir)
+    monkeypatch.setenv("HOME", str(tmp_path / "server-home"))  # the server's default data dir
+    monkeypatch.delenv("XDG_DATA_HOME", raising=False)
+    monkeypatch.delenv("MEMTUI_DATA_DIR")
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE],
+        input=EVENT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "XDG_DATA_HOME": str(xdg)},
+    )
+    assert "Refund plan" in done.stdout, done.stderr
+    assert done.stderr.split()[-1] == "WORKED"
+
+
+@pytest.mark.parametrize("xdg", [None, "", "/srv/xdg data", "relative/xdg"])
+def test_the_data_dir_a_hook_asks_in_is_the_platforms_default(
+    xdg: str | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import platformdirs
+    from platformdirs.macos import MacOS
+
+    from memtui import dirs
+
+    monkeypatch.delenv("MEMTUI_DATA_DIR", raising=False)
+    if xdg is None:
+        monkeypatch.delenv("XDG_DATA_HOME", raising=False)
+    else:
+        monkeypatch.setenv("XDG_DATA_HOME", xdg)
+    assert dirs.asked_data_dir(os.environ) == platformdirs.user_data_dir("memtui")
+    monkeypatch.setattr(sys, "platform", "darwin")
+    assert dirs.asked_data_dir(os.environ) == MacOS("memtui").user_data_dir
+    monkeypatch.setenv("MEMTUI_DATA_DIR", "~/memtui-data")
+    assert dirs.asked_data_dir(os.environ) == os.path.expanduser("~/memtui-data")
+
+
 def test_the_hooks_own_settings_rule_not_the_servers(archive: Config, server: HookServer) -> None:
     """The server runs under its own environment; the hook's MEMTUI_RECALL still decides."""
     assert hook(archive, MEMTUI_RECALL="off") == ("", "ASKED")
@@ -206,7 +270,14 @@ def test_an_answer_cut_short_is_not_printed_and_the_hook_works_alone(archive: Co
 def test_a_request_it_cannot_read_gets_no_answer_and_the_server_goes_on(
     archive: Config, server: HookServer
 ) -> None:
-    for request in (b"not json", b'{"event": "rm", "input": "", "environ": {}}', b"[1]"):
+    for request in (
+        b"not json",
+        b'{"event": "rm", "input": "", "environ": {}}',
+        b"[1]",
+        json.dumps(
+            {"event": "prompt", "input": "", "environ": [], "version": __version__, "until": 9e9}
+        ).encode(),
+    ):
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
             sock.connect(server.path)
             sock.sendall(request)

@@ -28,6 +28,12 @@ REPLY = (
     "with `transit/rewrap/billing`; the old key version stays readable until min_decryption."
 )
 ASKED = "why did the stripe refund webhook charge twice, was it the nginx idempotency header?"
+# A past question longer than the recall quotes of it, its words the ones asked again.
+LONG_QUESTION = (
+    "the zeppelin harbour manifest keeps doubling cargo entries whenever the quartermaster "
+    "exports the harbour ledger to the customs portal overnight, and the night shift then "
+    "reconciles every doubled crate by hand before the morning dispatch: can we dedupe it?"
+)
 
 
 def event(prompt: str, session: str = "now-1", cwd: str = lines.CWD) -> dict[str, str]:
@@ -83,6 +89,11 @@ def archive(tmp_path_factory: pytest.TempPathFactory) -> Config:
         lines.user("q-1-u", QUESTION, "q-1")
         + lines.assistant("q-1-a", "msg_q1", lines.text(REPLY), "q-1"),
     )
+    lines.write(
+        shop / "q-2.jsonl",
+        lines.user("q-2-u", LONG_QUESTION, "q-2")
+        + lines.assistant("q-2-a", "msg_q2", lines.text("Dedupe on the manifest line id."), "q-2"),
+    )
     for n in range(60):
         lines.write(shop / f"f-{n}.jsonl", lines.exchange(n, f"f-{n}"))
     cfg = Config(data_dir=root / "data", claude_dir=claude_dir, log_dir=root / "logs")
@@ -113,6 +124,19 @@ def test_a_past_question_is_quoted_with_its_answer(archive: Config) -> None:
     out = out.replace("**", "")  # the prompt's words are marked
     assert "user: how do I rotate the vault transit keyring" in out
     assert "assistant: Run `vault write -f transit/keys/billing/rotate`" in out
+
+
+def test_a_quote_cut_short_says_so_and_its_marks_count_for_nothing(archive: Config) -> None:
+    """The words marked in a quote (`**word**`) took the room of the words themselves: a long
+    question marked all over lost most of its text, its end cut inside a mark and without the
+    `…` that says the quote goes on."""
+    asked = "zeppelin harbour manifest doubling cargo quartermaster customs portal ledger"
+    out = prompt(archive, event(asked, "s-long"))
+    (quoted,) = [line for line in out.splitlines() if line.startswith("user: ")]
+    assert quoted.endswith("…"), quoted
+    assert quoted.count("**") % 2 == 0, quoted
+    shown = quoted.removeprefix("user: ").replace("**", "")
+    assert LONG_QUESTION.startswith(shown.removesuffix("…")) and len(shown) > 90, quoted
 
 
 def test_never_the_same_hit_twice_nor_the_current_session(archive: Config) -> None:

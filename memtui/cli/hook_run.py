@@ -21,7 +21,7 @@ def run(event: str) -> bool:
         return False
     raw = sys.stdin.read(hookline.MAX_INPUT)
     try:
-        text = hookline.ask(dirs.data_dir(os.environ), event, raw, os.environ)
+        text = hookline.ask(dirs.asked_data_dir(os.environ), event, raw, os.environ)
     except Exception:  # a data dir that cannot be found, say: the work below logs why
         text = None
     if text is None:

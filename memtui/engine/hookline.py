@@ -156,6 +156,7 @@ class HookServer:
 
         folder = private_dir(data_dir / FOLDER)
         self.path = str(folder / f"{os.getpid()}.sock")
+        self.data_dir = data_dir
         self._stop = threading.Event()
         self._sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         binding = str(folder / f".{os.getpid()}.new")  # no longer than the socket's name
@@ -188,11 +189,15 @@ class HookServer:
                 continue
             except OSError:
                 return
-            threading.Thread(target=_answer, args=(conn,), name="memtui-hook", daemon=True).start()
+            threading.Thread(
+                target=_answer, args=(conn, self.data_dir), name="memtui-hook", daemon=True
+            ).start()
 
 
-def _answer(conn: socket.socket) -> None:
+def _answer(conn: socket.socket, data_dir: Path) -> None:
     import logging
+
+    from memtui import dirs
 
     log = logging.getLogger(__name__)
     with conn:
@@ -205,10 +210,15 @@ def _answer(conn: socket.socket) -> None:
                 raise ValueError(f"a hook of memtui {request['version']!r:.40}, not {__version__}")
             if time.time() > request["until"]:  # it works alone now: the answer would be twice
                 raise ValueError("the hook waits no longer")
+            # The hook found this socket where its settings put the data dir, but a default
+            # one is worked out here from this process's environment (platformdirs reads no
+            # other): answer only for the store this server holds.
+            if not os.path.samefile(dirs.data_dir(request["environ"]), data_dir):
+                raise ValueError("asked for another data dir")
             text = said(request["event"], request["input"], request["environ"])
             body = text.encode("utf-8", "replace")
             conn.sendall(b"%s %d\n%s" % (PROTOCOL, len(body), body))
-        except (OSError, ValueError, KeyError, TypeError) as exc:
+        except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
             # The hook gets no answer and does the work itself.
             log.warning("a hook's request was not answered: %s", exc)
 

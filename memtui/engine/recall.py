@@ -364,11 +364,11 @@ def block(conn: sqlite3.Connection, hits: Sequence[Hit], query: str) -> tuple[st
         quoted = f"title: {' '.join(title.split())[:80]}"
         answer = answers.get(hit.message_id)
         if answer is None:
-            quoted += f"\n{role}: {snippet(body or output or '', terms)[:SNIPPET_CHARS]}"
+            quoted += f"\n{role}: {snippet(body or output or '', terms, size=SNIPPET_CHARS)}"
         else:  # a question found: what was answered is what helps now
             (reply,) = conn.execute("SELECT text FROM messages WHERE id = ?", (answer,)).fetchone()
-            quoted += f"\n{role}: {snippet(body, terms)[:QUESTION_CHARS]}"
-            quoted += f"\nassistant: {snippet(reply, terms)[:SNIPPET_CHARS]}"
+            quoted += f"\n{role}: {snippet(body, terms, size=QUESTION_CHARS)}"
+            quoted += f"\nassistant: {snippet(reply, terms, size=SNIPPET_CHARS)}"
         items.append((hit, f"{said}\n{fenced(quoted)}"))
     while items:
         text = "\n".join([HEAD, *(item for _, item in items), END]) + "\n"

@@ -8,8 +8,9 @@ import re
 SNIPPET = 240
 
 
-def snippet(text: str, terms: list[str], fallback: str = "") -> str:
-    """A window of `text` around the first matched word, matched words marked **like this**."""
+def snippet(text: str, terms: list[str], fallback: str = "", size: int = SNIPPET) -> str:
+    """A window of `size` characters of `text` around the first matched word (with a `…` at
+    a side cut), matched words marked **like this** (the marks are not counted in `size`)."""
     pattern = _pattern(terms)
     source = text
     match = pattern.search(text) if pattern else None
@@ -17,11 +18,11 @@ def snippet(text: str, terms: list[str], fallback: str = "") -> str:
         fb_match = pattern.search(fallback)
         if fb_match:
             source, match = fallback, fb_match
-    start = 0 if match is None else max(0, match.start() - SNIPPET // 3)
-    window = " ".join(source[start : start + SNIPPET + 200].split())[:SNIPPET]
+    start = 0 if match is None else max(0, match.start() - size // 3)
+    window = " ".join(source[start : start + size + 200].split())[:size]
     if start > 0:
         window = "…" + window
-    if start + SNIPPET < len(source):
+    if start + size < len(source):
         window += "…"
     return pattern.sub(lambda m: f"**{m.group(0)}**", window) if pattern else window
 

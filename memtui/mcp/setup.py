@@ -94,7 +94,10 @@ def print_config(config: Config, where: Reach, families: Sequence[str]) -> None:
     print(shlex.join(http_add))
     print(json.dumps({"mcpServers": {"memtui": http_entry}}, indent=2))
     print()
-    print("# the project's context at the start of every session: in ~/.claude/settings.json")
+    print(
+        "# the hooks (the project at a session's start, the past before a prompt or a tool"
+        " call), however the server runs: in ~/.claude/settings.json"
+    )
     print(json.dumps(hook_settings(), indent=2))
     print()
     print(other_agents(families))

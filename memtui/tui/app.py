@@ -121,7 +121,8 @@ class MemtuiApp(App[str | None]):
         if keymap.problem:
             self.notify(keymap.problem, severity="warning", timeout=10)
         if unknown:
-            self.notify(f"keymap: no binding has the id {', '.join(unknown)}", severity="warning")
+            ids = ", ".join(unknown)
+            self.notify(f"keymap: no binding has the id {ids}", severity="warning", timeout=12)
         for problem in problems:
             self.notify(f"keymap: {problem}", severity="warning", timeout=12)
         self.push_screen(BrowseScreen())
