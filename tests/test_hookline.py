@@ -6,15 +6,18 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from memtui import __version__
 from memtui.config import Config
 from memtui.engine import Memory
 from memtui.engine.hookline import FOLDER, WAIT, HookServer
@@ -174,6 +177,22 @@ def test_a_dead_servers_socket_is_removed_and_the_hook_works_alone(archive: Conf
     assert not (folder / "999999.sock").exists()
 
 
+def test_a_refused_socket_whose_server_lives_or_no_server_named_is_left_in_place(
+    archive: Config,
+) -> None:
+    """macOS refuses a connection when a live server's backlog is full (many hooks at once):
+    its socket must stay. Only a `<pid>.sock` whose process is gone is a dead server's."""
+    folder = archive.data_dir / FOLDER
+    folder.mkdir(mode=0o700)
+    (folder / "notes.sock").write_text("not memtui's")
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as busy:
+        busy.bind(str(folder / f"{os.getpid()}.sock"))  # refuses, as a full backlog does
+        said, how = hook(archive)
+        assert how == "WORKED" and "Refund plan" in said
+        assert (folder / f"{os.getpid()}.sock").exists()
+    assert (folder / "notes.sock").read_text() == "not memtui's"
+
+
 def test_a_server_that_does_not_answer_is_waited_for_at_most_a_moment(archive: Config) -> None:
     folder = archive.data_dir / FOLDER
     folder.mkdir(mode=0o700)
@@ -187,6 +206,67 @@ def test_a_server_that_does_not_answer_is_waited_for_at_most_a_moment(archive: C
     assert WAIT <= took < WAIT + 30
 
 
+def test_a_data_dir_whose_socket_path_is_the_longest_a_socket_takes_is_served(
+    archive: Config,
+) -> None:
+    """The server binds under a temporary name first: one longer than its socket's left a
+    data dir that just fits unserved."""
+    longest = 103 if sys.platform == "darwin" else 107  # sun_path, less its final NUL
+    base = Path(tempfile.mkdtemp(prefix="memtui-", dir="/tmp"))
+    try:
+        sock = f"/{FOLDER}/{os.getpid()}.sock"
+        data_dir = base / ("d" * (longest - len(str(base)) - 1 - len(sock)))
+        shutil.copytree(archive.data_dir, data_dir)
+        served = HookServer(data_dir)
+        try:
+            assert len(served.path) == longest
+            assert hook(archive, MEMTUI_DATA_DIR=str(data_dir))[1] == "ASKED"
+        finally:
+            served.close()
+    finally:
+        shutil.rmtree(base)
+
+
+def test_an_answer_cut_short_is_not_printed_and_the_hook_works_alone(archive: Config) -> None:
+    """A server killed while it answers leaves the hook part of the text (macOS sends one of
+    more than 8 kB in parts): the hook must not print half a rule."""
+    served = HookServer(archive.data_dir)
+    try:
+        asked: dict[str, object] = {"event": "session-start", "input": EVENT}
+        asked |= {"environ": dict(os.environ), "version": __version__, "until": time.time() + 60}
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+            sock.connect(served.path)
+            sock.sendall(json.dumps(asked).encode())
+            sock.shutdown(socket.SHUT_WR)
+            whole = b"".join(iter(lambda: sock.recv(65536), b""))
+    finally:
+        served.close()
+    assert b"Refund plan" in whole
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as dying:
+        dying.bind(served.path)
+        dying.listen(1)
+        given, write = os.pipe()  # the hook's input, written whole before the hook asks
+        os.write(write, EVENT.encode())
+        os.close(write)
+        running = subprocess.Popen(
+            [sys.executable, "-c", PROBE],
+            stdin=given,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env={**os.environ, "MEMTUI_DATA_DIR": str(archive.data_dir)},
+        )
+        os.close(given)
+        conn, _ = dying.accept()
+        with conn:
+            while conn.recv(65536):
+                pass
+            conn.sendall(whole[: len(whole) // 2])
+        said, how = running.communicate(timeout=60)
+    assert how.strip().splitlines()[-1] == "WORKED"
+    assert "Refund plan" in said and "Use uv" in said
+
+
 def test_a_request_it_cannot_read_gets_no_answer_and_the_server_goes_on(
     archive: Config, server: HookServer
 ) -> None:
@@ -194,11 +274,61 @@ def test_a_request_it_cannot_read_gets_no_answer_and_the_server_goes_on(
         b"not json",
         b'{"event": "rm", "input": "", "environ": {}}',
         b"[1]",
-        b'{"event": "prompt", "input": "", "environ": []}',
+        json.dumps(
+            {"event": "prompt", "input": "", "environ": [], "version": __version__, "until": 9e9}
+        ).encode(),
     ):
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
             sock.connect(server.path)
             sock.sendall(request)
+            sock.shutdown(socket.SHUT_WR)
+            assert sock.recv(100) == b""
+    assert hook(archive)[1] == "ASKED"
+
+
+def test_a_request_that_never_ends_is_let_go(server: HookServer) -> None:
+    """A client that sends a byte now and then held one of the server's threads for ever
+    (each read waited WAIT anew); by WAIT the hook that sent it has given up."""
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+        sock.connect(server.path)
+        sock.settimeout(WAIT / 4)
+        for _ in range(200):  # 100 s: far past WAIT, however loaded the machine
+            try:
+                sock.send(b" ")
+                if sock.recv(1) == b"":
+                    break  # the server let go
+            except TimeoutError:
+                continue
+            except BrokenPipeError:
+                break
+        else:
+            pytest.fail("the server still reads a request that never ends")
+
+
+def test_a_request_its_hook_no_longer_waits_for_is_not_worked_on(
+    archive: Config, server: HookServer
+) -> None:
+    """A server paused past the hook's wait (stopped, a laptop asleep) took the request up
+    later: the hook had printed its own text by then, and the recall log held it twice."""
+    asked = {"event": "session-start", "input": EVENT, "version": __version__}
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+        sock.connect(server.path)
+        sock.sendall(json.dumps({**asked, "environ": dict(os.environ), "until": 0}).encode())
+        sock.shutdown(socket.SHUT_WR)
+        assert sock.recv(100) == b""
+    assert hook(archive)[1] == "ASKED"
+
+
+def test_a_server_of_another_memtui_version_leaves_the_hook_to_work_alone(
+    archive: Config, server: HookServer
+) -> None:
+    """A window's server runs the code it started with: after an upgrade its answer is not
+    what the hook would print alone."""
+    request = {"event": "session-start", "input": EVENT, "environ": dict(os.environ)}
+    for version in ({"version": "0.0.1"}, {}):  # another release's hook; one sending none
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+            sock.connect(server.path)
+            sock.sendall(json.dumps({**request, **version}).encode())
             sock.shutdown(socket.SHUT_WR)
             assert sock.recv(100) == b""
     assert hook(archive)[1] == "ASKED"

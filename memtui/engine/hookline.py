@@ -16,7 +16,10 @@ import json
 import os
 import socket
 import threading
+import time
 from contextlib import suppress
+
+from memtui import __version__
 
 TYPE_CHECKING = False  # as typing's, to mypy; importing typing costs a hook 10 ms of its start
 
@@ -30,7 +33,9 @@ if TYPE_CHECKING:
 
 EVENTS = ("session-start", "prompt", "tool")
 FOLDER = "hooks"
-PROTOCOL = b"memtui-hook-1"  # the first line of an answer; a server that differs is not asked
+# An answer's first line, with the length of the text that follows; a server that differs
+# is not asked.
+PROTOCOL = b"memtui-hook-2"
 MAX_INPUT = 1_000_000  # characters of a hook's stdin read: Claude Code sends a few hundred
 MAX_REQUEST = 8 * MAX_INPUT  # bytes a server reads: the input, escaped, and the environment
 WAIT = 2.0  # seconds a hook waits for an answer before it does the work itself
@@ -60,9 +65,9 @@ def ask(data_dir: str, event: str, raw: str, environ: Mapping[str, str]) -> str 
         found.sort(key=_started, reverse=True)
     except OSError:
         return None
-    request = json.dumps({"event": event, "input": raw, "environ": dict(environ)}).encode()
+    asked = {"event": event, "input": raw, "environ": dict(environ), "version": __version__}
     for entry in found[:TRIES]:
-        answer = _ask_one(entry.path, request)
+        answer = _ask_one(entry.path, asked)
         if answer is not None:
             return answer
     return None
@@ -75,13 +80,16 @@ def _started(entry: os.DirEntry[str]) -> float:
         return 0.0
 
 
-def _ask_one(path: str, request: bytes) -> str | None:
+def _ask_one(path: str, asked: Mapping[str, object]) -> str | None:
+    # Until when the hook waits: a server that takes the request up later leaves it be.
+    request = json.dumps({**asked, "until": time.time() + WAIT}).encode()
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
         sock.settimeout(WAIT)
         try:
             sock.connect(path)
-        except ConnectionRefusedError:  # its server died: the socket file stayed behind
-            _remove_stale(path)
+        except ConnectionRefusedError:
+            if _gone(path):  # its server died: the socket file stayed behind
+                _remove_stale(path)
             return None
         except OSError:
             return None
@@ -92,9 +100,24 @@ def _ask_one(path: str, request: bytes) -> str | None:
         except OSError:  # a timeout included
             return None
     head, newline, text = answer.partition(b"\n")
-    if head != PROTOCOL or not newline:
-        return None
+    if head != b"%s %d" % (PROTOCOL, len(text)) or not newline:
+        return None  # another's, or cut short: its server died while it answered
     return text.decode("utf-8", "replace")
+
+
+def _gone(path: str) -> bool:
+    """Whether `path` is a server's `<pid>.sock` and that process is gone. A live server
+    refuses too when its backlog is full (macOS), and a name that is no pid is not ours."""
+    pid = os.path.basename(path).removesuffix(".sock")
+    if not pid.isdecimal() or int(pid) == 0:
+        return False
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return True
+    except (OSError, OverflowError):  # another user's process, or no pid there can be
+        return False
+    return False
 
 
 def _remove_stale(path: str) -> None:
@@ -105,9 +128,15 @@ def _remove_stale(path: str) -> None:
 
 
 def _read(sock: socket.socket, limit: int) -> bytes:
+    """What `sock` sends until it closes, within WAIT: a peer sending a byte now and then
+    would otherwise be read for ever, each read waiting WAIT anew."""
+    until = time.monotonic() + WAIT
     chunks: list[bytes] = []
     size = 0
     while size <= limit:
+        if (left := until - time.monotonic()) <= 0:
+            raise TimeoutError("no end within the wait")
+        sock.settimeout(left)
         chunk = sock.recv(65536)
         if not chunk:
             break
@@ -130,7 +159,7 @@ class HookServer:
         self.data_dir = data_dir
         self._stop = threading.Event()
         self._sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        binding = str(folder / f".{os.getpid()}.binding")
+        binding = str(folder / f".{os.getpid()}.new")  # no longer than the socket's name
         try:
             for name in (binding, self.path):  # left by a process of this pid that died
                 _remove_stale(name)
@@ -177,13 +206,18 @@ def _answer(conn: socket.socket, data_dir: Path) -> None:
             request = json.loads(_read(conn, MAX_REQUEST))
             if request["event"] not in EVENTS:
                 raise ValueError(f"no hook {request['event']!r:.40}")
+            if request["version"] != __version__:  # this server runs the code of another
+                raise ValueError(f"a hook of memtui {request['version']!r:.40}, not {__version__}")
+            if time.time() > request["until"]:  # it works alone now: the answer would be twice
+                raise ValueError("the hook waits no longer")
             # The hook found this socket where its settings put the data dir, but a default
             # one is worked out here from this process's environment (platformdirs reads no
             # other): answer only for the store this server holds.
             if not os.path.samefile(dirs.data_dir(request["environ"]), data_dir):
                 raise ValueError("asked for another data dir")
             text = said(request["event"], request["input"], request["environ"])
-            conn.sendall(PROTOCOL + b"\n" + text.encode("utf-8", "replace"))
+            body = text.encode("utf-8", "replace")
+            conn.sendall(b"%s %d\n%s" % (PROTOCOL, len(body), body))
         except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
             # The hook gets no answer and does the work itself.
             log.warning("a hook's request was not answered: %s", exc)
