@@ -45,14 +45,12 @@ PROBE = (
 
 def hook(cfg: Config, **env: str) -> tuple[str, str]:
     """What the hook printed, and whether it was ASKED or WORKED it out itself."""
-    done = subprocess.run(
-        [sys.executable, "-c", PROBE],
-        input=EVENT,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env={**os.environ, "MEMTUI_DATA_DIR": str(cfg.data_dir), **env},
-    )
+    return probe({**os.environ, "MEMTUI_DATA_DIR": str(cfg.data_dir), **env})
+
+
+def probe(env: dict[str, str]) -> tuple[str, str]:
+    argv = [sys.executable, "-c", PROBE]
+    done = subprocess.run(argv, input=EVENT, capture_output=True, text=True, timeout=60, env=env)
     assert done.returncode == 0, done.stderr
     return done.stdout, done.stderr.strip().splitlines()[-1]
 
@@ -124,16 +122,8 @@ def test_a_server_asked_for_another_data_dir_leaves_the_hook_to_work_alone(
     monkeypatch.setenv("HOME", str(tmp_path / "server-home"))  # the server's default data dir
     monkeypatch.delenv("XDG_DATA_HOME", raising=False)
     monkeypatch.delenv("MEMTUI_DATA_DIR")
-    done = subprocess.run(
-        [sys.executable, "-c", PROBE],
-        input=EVENT,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env={**os.environ, "XDG_DATA_HOME": str(xdg)},
-    )
-    assert "Refund plan" in done.stdout, done.stderr
-    assert done.stderr.split()[-1] == "WORKED"
+    said, how = probe({**os.environ, "XDG_DATA_HOME": str(xdg)})
+    assert "Refund plan" in said and how == "WORKED"
 
 
 @pytest.mark.parametrize("xdg", [None, "", "/srv/xdg data", "relative/xdg"])
