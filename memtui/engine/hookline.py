@@ -121,8 +121,9 @@ def _gone(path: str) -> bool:
 
 
 def _remove_stale(path: str) -> None:
-    """Remove a socket no process listens on. A server binds under another name and renames
-    into place once it listens, so a socket refused here never belonged to one starting."""
+    """Remove a socket file left behind (a dead server's, a half-made binding, our own at
+    close) if it is there. A server binds under another name and renames into place once it
+    listens, so a socket refused here never belonged to one starting."""
     with suppress(OSError):
         os.unlink(path)
 
