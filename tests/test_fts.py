@@ -291,6 +291,33 @@ def test_question_words_do_not_weigh_in(ft: FullText) -> None:
     assert ids_of(ft, "when did we last talk about the staging migration?") == [1]
 
 
+def test_a_common_word_is_left_out_when_a_rarer_one_is_asked(
+    ft: FullText, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The floor is 10,000 messages; lowered, a word in more than COMMON of them is common.
+    monkeypatch.setattr(fts, "COMMON_FLOOR", 0)
+    fixes = [doc(i, f"fix the build in module {i}") for i in range(2, 41)]
+    ft.write([doc(1, "the sidebar spacing comes from tokens"), *fixes, doc(41, "sidebar fix")])
+    # "fix" is in 40 of 41 messages, "sidebar" in 2: asked beside it, "fix" finds nothing...
+    assert sorted(ids_of(ft, "fix the sidebar")) == [1, 41]
+    # ...and still searches when nothing rarer is asked, or when the rarer word is in no
+    # message at all.
+    assert len(ids_of(ft, "fix the build")) == 40
+    assert len(ids_of(ft, "fix the sidebarr")) == 40
+    monkeypatch.setattr(fts, "COMMON_FLOOR", 1_000)  # a small archive keeps every word
+    assert ids_of(ft, "fix the sidebar")[0] == 41
+    assert len(ids_of(ft, "fix the sidebar")) == 41
+
+
+def test_a_word_s_rarity_follows_new_commits(tmp_path: Path) -> None:
+    """Frequencies are remembered between queries, and forgotten at the next commit."""
+    ft = FullText(tmp_path / "fts", 2)
+    ft.write([doc(1, "the sidebar"), *(doc(i, "other things") for i in range(2, 10))])
+    rare = ft.weight("sidebar")
+    ft.write([doc(i, "sidebar again") for i in range(10, 40)])
+    assert ft.weight("sidebar") < rare
+
+
 def test_a_clitic_goes_with_its_word(ft: FullText) -> None:
     """ "grandmother's" is the word grandmother: its "s", alone, found every "let's"."""
     ft.write(

@@ -49,6 +49,7 @@ import re
 import shutil
 import zlib
 from collections.abc import Callable, Collection, Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -108,13 +109,19 @@ STOP_WORDS = frozenset(
 _TOOL_BOOST = 0.4
 _BM25_WEIGHT = 0.2  # BM25's share next to the idf of the words found (bench/quality.py)
 _MAX_WORDS = 32  # longer queries are cut: more words add cost, not precision
-_MAX_FREQS = 10_000  # remembered phrase and prefix counts, until the next commit
+# A query word in more than this share of the messages, and in more than COMMON_FLOOR of
+# them, is left out when the query has rarer ones: the time it costs is its number of messages,
+# and on small archives leaving it out loses answers (bench/quality_results.md).
+COMMON = 0.05
+COMMON_FLOOR = 10_000
+_MAX_FREQS = 10_000  # remembered word counts, until the next commit
 
 # One indexing thread leaves the second core to merges; measured faster than two on 2 cores.
 _WRITER_HEAP = 64_000_000
 _WRITER_THREADS = 1
 _PURGE_HEAP = 256_000_000
 _PURGE_THREADS = 2
+_POOL = ThreadPoolExecutor(max_workers=os.cpu_count() or 2, thread_name_prefix="memtui-fts")
 
 
 def _analyzer(stem: bool) -> tantivy.TextAnalyzer:
@@ -186,8 +193,13 @@ class _Searchers:
     def search(self, query: Query, limit: int, count: bool = True) -> _Found:
         hits: list[tuple[float, tuple[int, tantivy.DocAddress]]] = []
         total = 0
-        for n, searcher in enumerate(self._all):
-            found = searcher.search(query, limit, count=count)
+
+        def one(searcher: tantivy.Searcher) -> tantivy.SearchResult:
+            return searcher.search(query, limit, count=count)
+
+        # Tantivy searches outside the GIL: the partitions share the cores.
+        each = list(_POOL.map(one, self._all)) if len(self._all) > 1 else [one(self._all[0])]
+        for n, found in enumerate(each):
             hits += [(score, (n, addr)) for score, addr in found.hits]
             # The stub lacks SearchResult.count (tantivy 0.27 has it).
             total += found.count or 0  # type: ignore[attr-defined]
@@ -465,9 +477,7 @@ class FullText:
         searcher = self._searcher()
         total = 0.0
         for text in [query] if isinstance(query, str) else query:
-            words = list(dict.fromkeys(_words(_PHRASE.sub(" ", text))))[:_MAX_WORDS]
-            content = [w for w in words if w.lower() not in STOP_WORDS] or words
-            total += sum(self._idf(w, searcher) for w in content)
+            total += sum(self._idf(w, searcher) for w in self._content(text, searcher))
         return total
 
     def rarities(self, query: str) -> tuple[list[float], int]:
@@ -560,13 +570,9 @@ class FullText:
 
     def _text_query(self, text: str, searcher: _Searchers) -> Query | None:
         phrases = [q for p in _PHRASE.findall(text) if (q := self._stemmed_text(p)) is not None]
-        words = list(dict.fromkeys(_words(_PHRASE.sub(" ", text))))[:_MAX_WORDS]
-        # Words like "when", "did", "last" match most messages: left in, they let a long
-        # message full of them outrank the answer. A query of nothing else keeps them.
-        content = [w for w in words if w.lower() not in STOP_WORDS] or (
-            words if not phrases else []
-        )
-        word_queries = [q for w in content if (q := self._stemmed_text(w)) is not None]
+        content = self._content(text, searcher, keep_all=not phrases)
+        found = [(w, q) for w in content if (q := self._stemmed_text(w)) is not None]
+        word_queries = [q for _, q in found]
         if phrases:
             return Query.boolean_query(
                 [(Occur.Must, q) for q in phrases] + [(Occur.Should, q) for q in word_queries]
@@ -574,8 +580,32 @@ class FullText:
         weighed = [q for w in content if (q := self._weighed(w, searcher)) is not None]
         if not weighed:
             return None
-        bm25 = Query.boost_query(_any(word_queries), _BM25_WEIGHT)
+        # BM25 orders messages with the same words. A word of several parts (a path, a
+        # snake_case name) is a phrase, the costliest query to run twice: it counts by its
+        # rarity alone, unless the query has nothing else.
+        single = [q for w, q in found if len(self._stem.analyze(w.rstrip("*"))) == 1]
+        bm25 = Query.boost_query(_any(single or word_queries), _BM25_WEIGHT)
         return _any([*weighed, bm25])
+
+    def _content(self, text: str, searcher: _Searchers, keep_all: bool = True) -> list[str]:
+        """The words a query searches for, quoted phrases aside. Words like "when", "did",
+        "last" (STOP_WORDS) match most messages: left in, they let a long message full of
+        them outrank the answer; a query of nothing else keeps them (`keep_all`). Words in
+        more than COMMON of the messages ("fix", "test", "run") are left out too when the
+        query has a rarer word the archive holds: they cost the most to search, and at a
+        million messages they barely order what the rare words find."""
+        words = list(dict.fromkeys(_words(_PHRASE.sub(" ", text))))[:_MAX_WORDS]
+        content = [w for w in words if w.lower() not in STOP_WORDS]
+        if not content:
+            return words if keep_all else []
+        most = max(COMMON * searcher.num_docs, COMMON_FLOOR)
+        freqs = [
+            max(self._doc_freq(w, field, searcher) for field in ("text", "tool_text"))
+            for w in content
+        ]
+        if not any(0 < f <= most for f in freqs):
+            return content
+        return [w for w, f in zip(content, freqs, strict=True) if f <= most]
 
     def _idf(self, word: str, searcher: _Searchers) -> float:
         """The most a word can add to a message's score (its best field)."""
@@ -604,14 +634,17 @@ class FullText:
         return per_field[0] if len(per_field) == 1 else Query.disjunction_max_query(per_field)
 
     def _doc_freq(self, word: str, field: str, searcher: _Searchers) -> int:
-        stems = self._stem.analyze(word)
-        plain = len(stems) == 1 and not word.endswith("*")
-        if plain and not _HEX_PREFIX.fullmatch(self._fold.analyze(word)[0]):
-            return searcher.doc_freq(field, stems[0])
+        """How many messages have `word` in `field`: remembered until the next commit, as a
+        query asks it of each word several times (what to search, its rarity, its share)."""
         freq = self._freqs.get((word, field))
         if freq is None:
-            q = self._word_query(word, field)
-            freq = 0 if q is None else searcher.search(q, 1, count=True).count or 0
+            stems = self._stem.analyze(word)
+            plain = len(stems) == 1 and not word.endswith("*")
+            if plain and not _HEX_PREFIX.fullmatch(self._fold.analyze(word)[0]):
+                freq = searcher.doc_freq(field, stems[0])
+            else:
+                q = self._word_query(word, field)
+                freq = 0 if q is None else searcher.search(q, 1, count=True).count or 0
             if len(self._freqs) >= _MAX_FREQS:
                 self._freqs = {}
             self._freqs[word, field] = freq
