@@ -111,19 +111,29 @@ class Embedder:
             raise ModelUnavailable(f"{source}: {str(path)!r} is not a model2vec model folder")
         try:
             loaded = _load(path)
-            own = type(loaded.tokenizer).from_str(loaded.tokenizer.to_str())
-            batches = _sibling(loaded, loaded.embedding, own)
         except Exception as exc:  # a damaged folder fails in many ways inside model2vec
             first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
             raise ModelUnavailable(
                 f"{source}: cannot load a model2vec model from {str(path)!r}: {first}"
             ) from exc
         self._small = _Lane(loaded)
-        self._batches = _Lane(batches)
+        self._batch_lane: _Lane | None = None
+        self._making = threading.Lock()
         self._in_bulk = False
         self.dim: int = int(loaded.dim)
         self.name: str = str(path)
         self.identity: str = model_identity(path)
+
+    @property
+    def _batches(self) -> _Lane:
+        """The lane of batches (an ingest's), made on first use: its model and tokenizer copy
+        take ~0.15 s, which a process that only searches never pays."""
+        with self._making:
+            if self._batch_lane is None:
+                model = self._small.model
+                own = type(model.tokenizer).from_str(model.tokenizer.to_str())
+                self._batch_lane = _Lane(_sibling(model, model.embedding, own))
+            return self._batch_lane
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         """Return an (n, dim) float32 array; a text with no known tokens gives a zero row."""
