@@ -173,6 +173,18 @@ def test_initialize_is_answered_before_the_engine_opens(cfg: Config) -> None:
     assert wire.finish() == 0
 
 
+def test_a_server_loads_its_indexes_and_model_before_a_search_asks(cfg: Config) -> None:
+    build(cfg.claude_dir)
+    wire = Wire(cfg)
+    wire.initialize()
+    log = Path(os.environ["XDG_STATE_HOME"]) / "memtui" / "log" / "memtui.log"
+    deadline = time.monotonic() + 30
+    while "indexes and model loaded" not in (log.read_text() if log.exists() else ""):
+        assert time.monotonic() < deadline, "the server never loaded its indexes"
+        time.sleep(0.1)
+    assert wire.finish() == 0
+
+
 def test_sigterm_while_following_leaves_no_process(cfg: Config) -> None:
     build(cfg.claude_dir)
     wire = Wire(cfg)

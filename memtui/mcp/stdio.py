@@ -11,8 +11,9 @@ Then the server (relay.py) is handed every line read so far, its answers to what
 answered are left out, and it serves on.
 
 Every line gets an answer; a closed stdout ends the process quietly; at EOF whatever was asked
-before it is answered first. Nothing opens the archive until a call needs it, and one server of
-a data dir at a time follows the transcripts (`follow.lock`), the others only read and take over
+before it is answered first. A second after start the archive is opened and its indexes and
+model loaded (in the background: a first search then finds them ready), and one server of a
+data dir at a time follows the transcripts (`follow.lock`), the others only read and take over
 when that one exits.
 """
 
@@ -276,11 +277,15 @@ def leave(reason: str) -> NoReturn:
 
 
 def keep_fresh(engine: Engine, stop: threading.Event) -> None:
-    """Follow the transcripts while this process holds `follow.lock`; until then, retry."""
+    """Warm the engine up, then follow the transcripts while this process holds
+    `follow.lock`; until then, retry."""
     if stop.wait(FOLLOW_AFTER):
         return
     try:
         memory = engine()  # makes the data dir, where the lock lives
+        started = time.monotonic()
+        memory.warm()  # the indexes and the model, before the first search needs them
+        log.info("indexes and model loaded in %.1f s", time.monotonic() - started)
         fd = os.open(
             memory.config.data_dir / "follow.lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600
         )
