@@ -571,21 +571,21 @@ class FullText:
     def _text_query(self, text: str, searcher: _Searchers) -> Query | None:
         phrases = [q for p in _PHRASE.findall(text) if (q := self._stemmed_text(p)) is not None]
         content = self._content(text, searcher, keep_all=not phrases)
-        found = [(w, q) for w in content if (q := self._stemmed_text(w)) is not None]
-        word_queries = [q for _, q in found]
         if phrases:
+            word_queries = [q for w in content if (q := self._stemmed_text(w)) is not None]
             return Query.boolean_query(
                 [(Occur.Must, q) for q in phrases] + [(Occur.Should, q) for q in word_queries]
             )
         weighed = [q for w in content if (q := self._weighed(w, searcher)) is not None]
         if not weighed:
             return None
-        # BM25 orders messages with the same words. A word of several parts (a path, a
-        # snake_case name) is a phrase, the costliest query to run twice: it counts by its
-        # rarity alone, unless the query has nothing else.
-        single = [q for w, q in found if len(self._stem.analyze(w.rstrip("*"))) == 1]
-        bm25 = Query.boost_query(_any(single or word_queries), _BM25_WEIGHT)
-        return _any([*weighed, bm25])
+        # BM25 orders messages with the same words, by their prose: tool output (most of the
+        # postings) counts by rarity alone. So does a word of several parts (a path, a
+        # snake_case name), a phrase and the costliest query to run twice, unless the query
+        # has nothing else.
+        single = [w for w in content if len(self._stem.analyze(w.rstrip("*"))) == 1] or content
+        prose = [q for w in single if (q := self._word_query(w, "text")) is not None]
+        return _any([*weighed, Query.boost_query(_any(prose), _BM25_WEIGHT)])
 
     def _content(self, text: str, searcher: _Searchers, keep_all: bool = True) -> list[str]:
         """The words a query searches for, quoted phrases aside. Words like "when", "did",
