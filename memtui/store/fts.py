@@ -481,11 +481,11 @@ class FullText:
         return total
 
     def rarities(self, query: str) -> tuple[list[float], int]:
-        """The rarity (idf) of each content word of `query`, as `weight` adds them up (0 for a
-        word the index does not have), and how many messages the index holds."""
+        """The rarity (idf) of each word a search of `query` weighs, as `weight` adds them up
+        (0 for a word the index does not have; none for a query of STOP_WORDS only), and how
+        many messages the index holds."""
         searcher = self._searcher()
-        words = list(dict.fromkeys(_words(_PHRASE.sub(" ", query))))[:_MAX_WORDS]
-        content = [w for w in words if w.lower() not in STOP_WORDS]
+        content = self._content(query, searcher, keep_all=False)
         return [self._idf(w, searcher) for w in content], searcher.num_docs
 
     def searchable(self, text: str) -> bool:
