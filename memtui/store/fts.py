@@ -25,12 +25,17 @@ plain BM25 put short messages with one common query word above a long answer wit
 because tool results (no prose) make the prose field's average length small. On
 bench/quality.py's natural questions and lexical queries that took full text from below an
 SQLite FTS5 bm25 baseline with common words dropped to above it (bench/quality_results.md).
+BM25 reads the prose field only, and single words only: a phrase (a path, a snake_case name)
+and tool output count by their rarity. On a large archive a word in more than COMMON of the
+messages ("fix", "test") is left out of a query that has rarer ones: at a million messages
+those words were most of the postings a 5-12-word question walked (bench/README.md).
 
 The messages' index is split into partitions by session (FTS_PARTITIONS), each its
 own Tantivy index: a forget must re-index every other document of the segments that held the
 session, and Tantivy's merges grow segments without bound, so a partition bounds the work. A
 query is built once, with document frequencies summed over the partitions (a word's rarity
-is the archive's), and run on each; the hits are merged by score.
+is the archive's), and run on each, on a thread pool (Tantivy releases the GIL); the hits
+are merged by score.
 
 Other processes commit to the same directory: before each search one stat of meta.json
 (~2 us) tells whether to reload the reader (~0.07 ms).
