@@ -29,7 +29,7 @@ import threading
 import time
 from collections.abc import Sequence
 from types import FrameType
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from memtui.engine import Config, MemtuiError
 from memtui.engine.hookline import HookServer
@@ -42,6 +42,9 @@ from memtui.mcp.handshake import (
     problem,
     surrogate_at,
 )
+
+if TYPE_CHECKING:
+    from memtui.engine import Memory
 
 log = logging.getLogger(__name__)
 
@@ -276,6 +279,18 @@ def leave(reason: str) -> NoReturn:
     os._exit(0)
 
 
+def warm_up(memory: Memory) -> None:
+    """Load the indexes and the model before the first search needs them. Whatever goes
+    wrong is logged and left for that search to meet: following goes on regardless."""
+    started = time.monotonic()
+    try:
+        memory.warm()
+    except Exception:
+        log.exception("loading the indexes and model failed")
+        return
+    log.info("indexes and model loaded in %.1f s", time.monotonic() - started)
+
+
 def keep_fresh(engine: Engine, stop: threading.Event) -> None:
     """Warm the engine up, then follow the transcripts while this process holds
     `follow.lock`; until then, retry."""
@@ -283,9 +298,7 @@ def keep_fresh(engine: Engine, stop: threading.Event) -> None:
         return
     try:
         memory = engine()  # makes the data dir, where the lock lives
-        started = time.monotonic()
-        memory.warm()  # the indexes and the model, before the first search needs them
-        log.info("indexes and model loaded in %.1f s", time.monotonic() - started)
+        warm_up(memory)
         fd = os.open(
             memory.config.data_dir / "follow.lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600
         )
