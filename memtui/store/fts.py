@@ -112,6 +112,7 @@ STOP_WORDS = frozenset(
 )
 
 _TOOL_BOOST = 0.4
+_FIELDS = (("text", 1.0), ("tool_text", _TOOL_BOOST))  # where a word is searched, and its weight
 _BM25_WEIGHT = 0.2  # BM25's share next to the idf of the words found (bench/quality.py)
 _MAX_WORDS = 32  # longer queries are cut: more words add cost, not precision
 # A query word in more than this share of the messages, and in more than COMMON_FLOOR of
@@ -604,10 +605,7 @@ class FullText:
         if not content:
             return words if keep_all else []
         most = max(COMMON * searcher.num_docs, COMMON_FLOOR)
-        freqs = [
-            max(self._doc_freq(w, field, searcher) for field in ("text", "tool_text"))
-            for w in content
-        ]
+        freqs = [max(self._doc_freq(w, field, searcher) for field, _ in _FIELDS) for w in content]
         if not any(0 < f <= most for f in freqs):
             return content
         return [w for w, f in zip(content, freqs, strict=True) if f <= most]
@@ -616,7 +614,7 @@ class FullText:
         """The most a word can add to a message's score (its best field)."""
         n = max(searcher.num_docs, 1)
         best = 0.0
-        for field, boost in (("text", 1.0), ("tool_text", _TOOL_BOOST)):
+        for field, boost in _FIELDS:
             df = self._doc_freq(word, field, searcher)
             if df:
                 best = max(best, math.log(1 + (n - df + 0.5) / (df + 0.5)) * boost)
@@ -628,7 +626,7 @@ class FullText:
         breaks ties."""
         n = max(searcher.num_docs, 1)
         per_field = []
-        for field, boost in (("text", 1.0), ("tool_text", _TOOL_BOOST)):
+        for field, boost in _FIELDS:
             q = self._word_query(word, field)
             df = self._doc_freq(word, field, searcher)
             if q is not None and df:
@@ -658,7 +656,7 @@ class FullText:
     def _stemmed_text(self, text: str) -> Query | None:
         """A word or a quoted phrase in prose or (scored lower) tool text."""
         per_field = []
-        for field, boost in (("text", 1.0), ("tool_text", _TOOL_BOOST)):
+        for field, boost in _FIELDS:
             q = self._word_query(text, field)
             if q is None:
                 return None
