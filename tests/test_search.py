@@ -653,6 +653,9 @@ def test_a_warm_up_session_ranks_below_every_conversation_by_session(tmp_path: P
             found = memory.history.search("kafka lag", mode, by="session")
             order = [hit.session.session_id for hit in found.sessions]
             assert order == ["real-1", "warm-1"], (mode, order)
+            second = memory.history.search("kafka lag", mode, by="session", limit=1, offset=1)
+            assert [h.session.session_id for h in second.sessions] == ["warm-1"]
+            assert second.total == 2 and second.results[0].session_id == "warm-1"
 
 
 def test_fts_total_counts_matches_and_vector_total_near_neighbours(lab: Memory) -> None:

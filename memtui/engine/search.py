@@ -436,8 +436,7 @@ class Searcher:
                 for q in ([p] if isinstance(p, str) else p)
                 for s in fts.stems(q)
             }
-            ranked, hits, total = self._by_session(ranked, asked)
-            ranked, hits = ranked[offset:want], hits[offset:want]
+            ranked, hits, total = self._by_session(ranked, asked, offset, want)
         else:
             ranked = ranked[offset:want]
         # What neither ranking found is the answer to a prompt they found (`answered`).
@@ -501,10 +500,11 @@ class Searcher:
         return len(stems & asked) / len(asked)
 
     def _by_session(
-        self, ranked: Ranking, asked: set[str]
+        self, ranked: Ranking, asked: set[str], offset: int, want: int
     ) -> tuple[Ranking, list[SessionHit], int]:
-        """`ranked` as conversations, best first: each one's best message (scored as its
-        conversation), its facts, and how many conversations there are among `ranked`."""
+        """The conversations of `ranked` from `offset` to `want`, best first: each one's best
+        message (scored as its conversation) and its facts; and how many conversations there
+        are among `ranked`. Every one's title counts; the rest of the facts, only the page's."""
         if not ranked:
             return [], [], 0
         conn = self.reader()
@@ -515,18 +515,21 @@ class Searcher:
                     f"SELECT id, session_id FROM messages WHERE id IN ({db.marks(chunk)})", chunk
                 ).fetchall()
             )
-        infos = sessions.infos(conn, set(session_of.values()))
-        titled = {sid: self._share(info.title, asked) for sid, info in infos.items()}
-        found = [c for c in conversations(ranked, session_of, titled) if c[0] in infos]
+        titles = sessions.titles(conn, set(session_of.values()))
+        titled = {sid: self._share(title, asked) for sid, title in titles.items()}
+        found = [c for c in conversations(ranked, session_of, titled) if c[0] in titles]
+        total = len(found)
         # A conversation whose best message is not conversation (a warm-up session, a
         # compaction's) comes after every one that is, as its messages do.
-        noise = self._noise([mid for _, _, mid, _ in found])
-        found = [c for c in found if c[2] not in noise] + [c for c in found if c[2] in noise]
-        best = [(mid, score) for _, score, mid, _ in found]
-        hits = [
-            SessionHit(infos[sid], matches, round(score, 6)) for sid, score, _, matches in found
-        ]
-        return best, hits, len(found)
+        flags, looked = self._flags([mid for _, _, mid, _ in found], want)
+        top = found[:looked]
+        found = [c for c in top if c[2] not in flags] + [c for c in top if c[2] in flags]
+        page = found[offset:want]
+        infos = sessions.infos(conn, {sid for sid, _, _, _ in page})
+        page = [c for c in page if c[0] in infos]  # forgotten since the titles were read
+        best = [(mid, score) for _, score, mid, _ in page]
+        hits = [SessionHit(infos[sid], matches, round(score, 6)) for sid, score, _, matches in page]
+        return best, hits, total
 
     def _fts_total(
         self, phrasings: list[str | list[str]], fts_filter: FtsFilter, counts: list[int]
@@ -567,24 +570,27 @@ class Searcher:
     def _quiet(self, ranked: Ranking, want: int) -> Ranking:
         """`ranked` with what is not conversation (compaction summaries, subagent warm-ups,
         the compaction agent's work) below every message of conversation, and the compaction
-        agent's copy of a summary the session also holds left out: it would show twice.
-
-        Looked up from the top, twice as far each time, until `want` messages of conversation
-        are found (a row read each costs ~0.1 ms): pages up to `want` are as if all were.
-        """
-        flags: dict[int, int] = {}
-        looked = 0
-        while looked < len(ranked):
-            end = min(len(ranked), max(2 * want, 2 * looked))
-            flags.update(self._noise([mid for mid, _ in ranked[looked:end]]))
-            looked = end
-            if sum(1 for mid, _ in ranked[:looked] if mid not in flags) >= want:
-                break
+        agent's copy of a summary the session also holds left out: it would show twice."""
+        flags, looked = self._flags([mid for mid, _ in ranked], want)
         if not flags:
             return ranked
         top = ranked[:looked]
         real = [r for r in top if r[0] not in flags]
         return real + [r for r in top if flags.get(r[0]) == NOISE] + ranked[looked:]
+
+    def _flags(self, ids: list[int], want: int) -> tuple[dict[int, int], int]:
+        """`_noise` of the first of `ids`, and how many were looked at: from the top, twice as
+        far each time, until `want` of conversation are found (a row read each costs ~0.1 ms),
+        so that the first `want` are as if all had been looked at."""
+        flags: dict[int, int] = {}
+        looked = 0
+        while looked < len(ids):
+            end = min(len(ids), max(2 * want, 2 * looked))
+            flags.update(self._noise(ids[looked:end]))
+            looked = end
+            if sum(1 for mid in ids[:looked] if mid not in flags) >= want:
+                break
+        return flags, looked
 
     def _noise(self, ids: list[int]) -> dict[int, int]:
         """For each of `ids` that is not conversation: NOISE, or COPY for a summary's copy.

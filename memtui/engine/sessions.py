@@ -31,8 +31,9 @@ TITLES_VERSION = "3"
 _WARMUP_ONLY = """(s.custom_title IS NULL AND s.summary_title IS NULL AND s.first_prompt IS NULL
     AND NOT EXISTS (SELECT 1 FROM messages m WHERE m.session_id = s.id AND m.is_sidechain = 0))"""
 
-_SESSION_SQL = """
-    SELECT s.id, p.path, coalesce(s.custom_title, s.summary_title, s.first_prompt, ''),
+_TITLE = "coalesce(s.custom_title, s.summary_title, s.first_prompt, '')"
+_SESSION_SQL = f"""
+    SELECT s.id, p.path, {_TITLE},
            s.first_ts, s.last_ts, s.message_count, s.git_branch, s.archived, s.agent
     FROM sessions s JOIN projects p ON p.id = s.project_id
 """
@@ -120,6 +121,16 @@ def infos(conn: sqlite3.Connection, ids: set[str]) -> dict[str, SessionInfo]:
     for part in db.chunks(sorted(ids)):
         for row in conn.execute(_SESSION_SQL + f" WHERE s.id IN ({db.marks(part)})", part):
             found[row[0]] = _session(row)
+    return found
+
+
+def titles(conn: sqlite3.Connection, ids: set[str]) -> dict[str, str]:
+    """The title of each session of `ids` that exists, as `infos` gives it: a search by
+    conversation weighs the titles of all it found, and needs the rest for a page only."""
+    found: dict[str, str] = {}
+    for part in db.chunks(sorted(ids)):
+        sql = f"SELECT s.id, {_TITLE} FROM sessions s WHERE s.id IN ({db.marks(part)})"
+        found.update((sid, short_title(str(title))) for sid, title in conn.execute(sql, part))
     return found
 
 
