@@ -612,25 +612,25 @@ class FullText:
 
     def _idf(self, word: str, searcher: _Searchers) -> float:
         """The most a word can add to a message's score (its best field)."""
+        return max(self._rarity(word, field, searcher) * boost for field, boost in _FIELDS)
+
+    def _rarity(self, word: str, field: str, searcher: _Searchers) -> float:
+        """BM25's idf of `word` in `field`; 0 where no message has it."""
+        df = self._doc_freq(word, field, searcher)
+        if not df:
+            return 0.0
         n = max(searcher.num_docs, 1)
-        best = 0.0
-        for field, boost in _FIELDS:
-            df = self._doc_freq(word, field, searcher)
-            if df:
-                best = max(best, math.log(1 + (n - df + 0.5) / (df + 0.5)) * boost)
-        return best
+        return math.log(1 + (n - df + 0.5) / (df + 0.5))
 
     def _weighed(self, word: str, searcher: _Searchers) -> Query | None:
         """A word that scores its rarity (BM25's idf) wherever it appears, however long the
         message: which words a message has decides, how often and in how long a text only
         breaks ties."""
-        n = max(searcher.num_docs, 1)
         per_field = []
         for field, boost in _FIELDS:
             q = self._word_query(word, field)
-            df = self._doc_freq(word, field, searcher)
-            if q is not None and df:
-                idf = math.log(1 + (n - df + 0.5) / (df + 0.5))
+            idf = self._rarity(word, field, searcher)
+            if q is not None and idf:
                 per_field.append(Query.const_score_query(q, idf * boost))
         if not per_field:
             return None
