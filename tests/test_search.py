@@ -459,6 +459,12 @@ def test_settled_makes_the_group_at_the_cut_whole_or_drops_it() -> None:
     asked.clear()
     assert settled(fetch, 1, keep=1) == [(1, 9.0)]
     assert asked == [2]
+    # A fetch that already cuts a tie at its last archived is not asked again.
+    ordered = [(1, 9.0)] + [(mid, 5.0) for mid in range(18, 10, -1)] + [(2, 1.0)]
+    asked.clear()
+    ranking = ordered
+    assert settled(fetch, 3, keep=3, ordered=True) == [(1, 9.0), (18, 5.0), (17, 5.0)]
+    assert asked == [4]
 
 
 @pytest.mark.parametrize("mode", ["fts", "vector", "hybrid"])

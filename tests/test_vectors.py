@@ -634,8 +634,52 @@ def test_closest_takes_the_smallest_distances_in_order() -> None:
         assert distance[chosen].max() <= distance[left].min()
         cut = distance[chosen].max()
         tied = np.flatnonzero(distance == cut)
-        assert set(chosen[distance[chosen] == cut]) == set(tied[: (distance[chosen] == cut).sum()])
+        taken = int((distance[chosen] == cut).sum())
+        assert set(chosen[distance[chosen] == cut]) == set(tied[len(tied) - taken :])
     assert len(vectors_module._closest(distance, 0)) == 0
+
+
+def test_top_breaks_ties_by_the_largest_id_and_near_ties_when_asked() -> None:
+    scores = np.array([0.3, 0.9, 0.9, 0.9 - 1e-7, 0.95], np.float32)
+    labels = np.array([10, 20, 30, 50, 40])
+    top = vectors_module._top
+    assert labels[top(scores, labels, 3)].tolist() == [40, 30, 20]
+    # int8 scores a last bit apart are one tie: the largest ids are kept, best first.
+    assert labels[top(scores, labels, 3, within=1e-5)].tolist() == [40, 30, 50]
+    assert labels[top(scores, labels, 9)].tolist() == [40, 30, 20, 50, 10]
+    assert top(scores, labels, 0).tolist() == []
+
+
+def test_equal_vectors_cut_at_the_last_archived_however_the_index_grew(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Hundreds of messages with the same text have the same vector. A search cut inside
+    their group keeps the largest ids, at every k, whether the group is in the snapshot (codes,
+    int8 copies and exact scoring each cut it) or added since, in a store built in another
+    order: search.settled need not fetch the whole group to order it."""
+    short_lists(monkeypatch)
+    others = clustered(3_000, seed=6)
+    same = clustered(1, seed=7)[0]
+    group = list(range(3_001, 3_401))  # 400 equal vectors, the last of 3,400
+    vecs = np.concatenate([others, np.tile(same, (400, 1))])
+    labels = ids(range(1, 3_401))
+    first = Vectors(tmp_path / "a", DIM, MODEL)
+    first.add(labels, vecs, 3_400)
+    first.save()
+    # Another order, and the group added after the snapshot, with a few others.
+    later = np.isin(labels, group) | (labels % 37 == 0)
+    order = np.random.default_rng(8).permutation(int((~later).sum()))
+    second = Vectors(tmp_path / "b", DIM, MODEL)
+    second.add(labels[~later][order], vecs[~later][order], 3_000)
+    second.save()
+    second.add(labels[later][::-1], vecs[later][::-1], 3_400)
+    for k in (1, 7, 60, 399):
+        want = group[::-1][:k]
+        for v in (first, second):
+            assert [mid for mid, _ in v.search(same, k)] == want, k
+            assert [mid for mid, _ in v.search(same, k, allowed=set(group[:300]))] == (
+                group[:300][::-1][:k]
+            )
 
 
 def test_a_second_search_of_a_query_reuses_its_shortlist_until_the_vectors_change(

@@ -212,14 +212,15 @@ def nearest(rankings: list[Ranking]) -> Ranking:
     return sorted(best.items(), key=lambda kv: (-kv[1], -kv[0]))
 
 
-def settled(fetch: Callable[[int], Ranking], n: int, keep: int) -> Ranking:
+def settled(fetch: Callable[[int], Ranking], n: int, keep: int, ordered: bool = False) -> Ranking:
     """The best n of `fetch` (an index's ranking), with equal scores in a fixed order.
 
     An index orders equal scores by how it was built (segments, insertion order), so a rebuilt
     index would shuffle them and pick different members of a group cut at n. The group at the
     cut is made whole, by fetching further, or dropped when at least `keep` rank above it; each
     group is then ordered by message id, the last archived first. One store gives one answer
-    however its indexes grew, and pages never repeat or skip a message.
+    however its indexes grew, and pages never repeat or skip a message. An `ordered` fetch
+    already cuts a group at its last archived (the vectors' search): nothing is fetched again.
     """
     size = n + 1
     ranked = fetch(size)
@@ -227,6 +228,8 @@ def settled(fetch: Callable[[int], Ranking], n: int, keep: int) -> Ranking:
         start = next(i for i, (_, score) in enumerate(ranked) if score == ranked[n - 1][1])
         if start >= keep:
             ranked = ranked[:start]
+            break
+        if ordered:
             break
         size *= 4
         ranked = fetch(size)
@@ -656,7 +659,7 @@ class Searcher:
             shared = [(mid, min(s)) for mid, s in sims.items() if len(s) == len(vecs)]
             return sorted(shared, key=lambda kv: kv[1], reverse=True)[:n]
 
-        return settled(nearest, depth, keep)
+        return settled(nearest, depth, keep, ordered=len(vecs) == 1)
 
     def _allowed(self, filt: Filters) -> set[int]:
         where = [VECTOR_WHERE]

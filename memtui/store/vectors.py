@@ -70,6 +70,7 @@ _SHORTLIST_PER_HIT = 8
 # is within 0.001 of the float's similarity on average (p99 0.003 at 1M), so the true top
 # ten is among its best k.
 _EXACT_MIN = 64
+_APPROX_TIE = 1e-5  # int8 scores this close tie: a matrix product's last bit differs by row
 _SCORE_ROWS = 2_048  # int8 rows scored at a time, through reused buffers (~4 MB)
 _HAMMING_BLOCK = 32_768  # codes per pass: the working buffers stay in the CPU's cache
 _READ_ROWS = 4_096  # .hnsw rows read at a time when deriving codes
@@ -130,9 +131,9 @@ class _Mapped:
         rows = self.rows[pos]
         best = min(len(pos), max(_EXACT_MIN, k))
         if best < len(pos):
-            top = np.sort(np.argpartition(-approx, best - 1)[:best])
+            top = np.sort(_top(approx, self.labels[pos], best, within=_APPROX_TIE))
             pos, rows = pos[top], rows[top]
-        return self.labels[pos], self.floats(rows) @ q
+        return self.labels[pos], _dot(self.floats(rows), q)
 
     def _int8_scores(self, rows: np.ndarray, q: np.ndarray) -> np.ndarray:
         """`int8s[rows] @ q * scales[rows]`, through this thread's reused buffers a block of
@@ -209,7 +210,7 @@ class _Delta:
         """Every id here and its vector's dot product with `q`, block by block."""
         if not self.rows:
             return np.empty(0, np.int64), np.empty(0, np.float32)
-        sims = np.concatenate([block @ q for block in self.blocks])
+        sims = np.concatenate([_dot(block, q) for block in self.blocks])
         at = np.fromiter(self.rows.values(), dtype=np.int64, count=len(self.rows))
         return self.ids(), sims[at]
 
@@ -312,7 +313,9 @@ class Vectors:
     def search(
         self, vec: np.ndarray, k: int, allowed: Collection[int] | None = None
     ) -> list[tuple[int, float]]:
-        """(id, cosine distance), nearest first; only ids in `allowed` when given."""
+        """(id, cosine distance), nearest first; only ids in `allowed` when given. Of equal
+        distances the last archived (the largest id) come first, at every cut a search makes
+        (codes, int8 copies, exact): the k nearest are the first k of a larger k's answer."""
         query = np.asarray(vec, dtype=np.float32).reshape(self._dim)
         q = query / (np.linalg.norm(query) or 1.0)
         with self._mutex:
@@ -321,11 +324,7 @@ class Vectors:
             else:
                 wanted = np.fromiter(allowed, dtype=np.int64, count=len(allowed))
                 ids, sims = self._similarities(np.unique(wanted), q, k)
-        k = min(k, len(ids))
-        if k <= 0:
-            return []
-        top = np.argpartition(-sims, k - 1)[:k]
-        top = top[np.argsort(-sims[top], kind="stable")]
+        top = _top(sims, ids, k)
         return [(int(ids[i]), float(1.0 - sims[i])) for i in top]
 
     def save(self, *, keep_graph: bool = False) -> None:
@@ -488,7 +487,7 @@ class Vectors:
         with self._mutex:
             fresh = np.array([i in self._delta.rows for i in wanted.tolist()], dtype=bool)
             added = wanted[fresh]
-            out = dict(zip(added.tolist(), (self._delta.get(added) @ q).tolist(), strict=True))
+            out = dict(zip(added.tolist(), _dot(self._delta.get(added), q).tolist(), strict=True))
             m = self._mapped
             if m is None or fresh.all():
                 return out
@@ -631,7 +630,7 @@ class Vectors:
         if n <= self._shortlist(n, k):
             keep = np.ones(n, dtype=bool)
             keep[stale] = False
-            snap_sims = (m.vecs @ q)[m.rows[keep]]  # rows read in order, deleted rows too
+            snap_sims = _dot(m.vecs, q)[m.rows[keep]]  # rows read in order, deleted rows too
             return np.concatenate([ids, m.labels[keep]]), np.concatenate([sims, snap_sims])
         short = min(self._shortlist(n, k), n - len(stale))
         # A search asks again, with a larger k, when scores tie at its cut (search.settled):
@@ -654,7 +653,7 @@ class Vectors:
     ) -> tuple[np.ndarray, np.ndarray]:
         """Like `_all_similarities`, among the ids `wanted` (unique) only."""
         fresh = np.array([i in self._delta.rows for i in wanted.tolist()], dtype=bool)
-        ids, sims = wanted[fresh], self._delta.get(wanted[fresh]) @ q
+        ids, sims = wanted[fresh], _dot(self._delta.get(wanted[fresh]), q)
         m = self._mapped
         if m is None:
             return ids, sims
@@ -722,15 +721,39 @@ def _graph_add(graph: hnswlib.Index, ids: np.ndarray, vecs: np.ndarray) -> None:
 
 
 def _closest(distance: np.ndarray, n: int) -> np.ndarray:
-    """Positions of the `n` smallest of `distance` (uint16; the first ones of a tie at the
-    cut), in order: one count of each distance finds the cut, several times faster than a
-    partition of the whole array."""
+    """Positions of the `n` smallest of `distance` (uint16; of a tie at the cut, the last
+    positions: the largest ids), in order: one count of each distance finds the cut, several
+    times faster than a partition of the whole array."""
     if n <= 0:
         return np.empty(0, np.int64)
     cut = int(np.searchsorted(np.cumsum(np.bincount(distance)), n))
     chosen = distance < cut
-    chosen[np.flatnonzero(distance == cut)[: n - int(np.count_nonzero(chosen))]] = True
+    short = n - int(np.count_nonzero(chosen))
+    if short:
+        chosen[np.flatnonzero(distance == cut)[-short:]] = True
     return np.flatnonzero(chosen)
+
+
+def _top(scores: np.ndarray, ids: np.ndarray, k: int, within: float = 0.0) -> np.ndarray:
+    """Indexes of the `k` highest `scores`, best first; of scores equal (or `within` of the
+    k-th) the largest `ids` first, so that a tie cut at k keeps the same members however the
+    index was built."""
+    k = min(k, len(scores))
+    if k <= 0:
+        return np.empty(0, np.int64)
+    kth = np.partition(scores, len(scores) - k)[len(scores) - k]
+    above = np.flatnonzero(scores > kth + within)
+    tied = np.flatnonzero((scores >= kth - within) & (scores <= kth + within))
+    tied = tied[np.argsort(-ids[tied], kind="stable")][: k - len(above)]
+    top = np.concatenate([above, tied])
+    return top[np.lexsort((-ids[top], -scores[top]))]
+
+
+def _dot(rows: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """Each row's dot product with `q`, the same for equal rows wherever they are: a matrix
+    product takes another path for its last rows, and equal vectors would differ in their
+    last bit there, so equal texts would not tie."""
+    return np.einsum("ij,j->i", rows, q)
 
 
 def _hamming(codes: np.ndarray, query: np.ndarray, positions: np.ndarray | None) -> np.ndarray:
