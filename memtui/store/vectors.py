@@ -633,8 +633,9 @@ class Vectors:
             snap_sims = _dot(m.vecs, q)[m.rows[keep]]  # rows read in order, deleted rows too
             return np.concatenate([ids, m.labels[keep]]), np.concatenate([sims, snap_sims])
         short = min(self._shortlist(n, k), n - len(stale))
-        # A search asks again, with a larger k, when scores tie at its cut (search.settled):
-        # the shortlist and its int8 scores are the same, so this thread keeps the last.
+        # The next page of a search, and a list of concepts' tie at its cut (search.settled),
+        # ask the same query again: the shortlist and its int8 scores are the same, so this
+        # thread keeps the last.
         key = (q.tobytes(), short, self._changes)
         last = getattr(self._last, "shortlist", None)
         if last is not None and last[0] == key:
