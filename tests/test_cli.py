@@ -208,7 +208,7 @@ def test_search_sessions_lists_conversations_with_their_best_hit(conversations: 
     first = out.splitlines()[:4]
     assert first[0] == "1. question number 1 about the checkout test"
     assert re.fullmatch(
-        r"   \d{4}-\d\d-\d\d \d\d:\d\d /home/dev/shop-api 4 messages, 2 matching \d+\.\d{4}",
+        r"   \d{4}-\d\d-\d\d \d\d:\d\d /home/dev/shop-api 4 messages, 2 hits \d+\.\d{4}",
         first[1],
     ), first[1]
     assert first[2].startswith("   user question number ") and "checkout" in first[2]
@@ -225,7 +225,7 @@ def test_search_sessions_lists_conversations_with_their_best_hit(conversations: 
     assert past.returncode == 1 and one_line_error(past), past.stderr
     assert past.stderr.startswith("memtui: INVALID_ARGUMENT: --at 9 is past the end")
     assert "0 to 3" in past.stderr
-    assert out.count("memtui show ") == 3 and "1 matching" in out
+    assert out.count("memtui show ") == 3 and "1 hit " in out
     assert out.rstrip().endswith("3 of 3 conversations (fts: 4 full-text matches)")
     one = memtui(conversations, "search", "checkout", "--sessions", "--mode", "fts", "--limit", "1")
     assert one.stdout.rstrip().endswith("1 of 3 conversations (fts: 4 full-text matches)")

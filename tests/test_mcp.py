@@ -194,7 +194,7 @@ async def test_search_markdown_says_when_nothing_matched_and_the_nearest_are_sho
         assert (found["fts_total"], found["vector_total"]) == (0, 0)
         assert found["nearest"], "the nearest are set apart however far"
         shown = text_of(result)
-        assert shown.startswith("No matches (hybrid: 0 with the words, 0 near in meaning).")
+        assert shown.startswith("No matches (hybrid: 0 full-text matches, 0 near in meaning).")
         assert "Nearest by meaning, none near enough to count as a match" in shown
         assert shown.count("open: get_session(") == len(found["nearest"])
 
@@ -216,8 +216,8 @@ async def test_search_by_session_names_the_conversation_and_opens_it_at_its_best
             {"query": "webhook", "by": "session", "project": SHOP, "response_format": "markdown"},
         )
         shown = text_of(result)
-        assert shown.startswith("1 of 1 conversation (hybrid: 2 with the words")
-        assert "**the checkout webhook test is flaky**" in shown and "matching" in shown
+        assert shown.startswith("1 of 1 conversation (hybrid: 2 full-text matches")
+        assert "**the checkout webhook test is flaky**" in shown and "2 hits" in shown
         assert f'get_session(session_id="{CHECKOUT}", offset=0, limit=5)' in shown
         await error(client, "search_history", {"query": "x", "by": "thread"}, "INVALID_ARGUMENT")
 

@@ -722,3 +722,29 @@ def test_the_vector_ranking_beside_full_text_gives_the_same_answers(
     inline = answers()
     monkeypatch.setattr(search_module, "BESIDE", 0)
     assert answers() == inline and all(inline)
+
+
+def test_a_conversation_count_is_a_floor_when_more_match_than_were_ranked(
+    tmp_path: Path,
+) -> None:
+    """By session, conversations are counted among the ranked messages (DEPTH, or three times
+    the page's end): with more full-text matches than that, the total says it is a floor."""
+    for n in range(150):
+        session = f"k-{n:03d}"
+        line = user(f"u{n}", f"the kafka consumer lag again ({n})", session, "2026-03-01T08:00:00Z")
+        write(tmp_path / "projects" / "-lab" / f"{session}.jsonl", line)
+    with Memory(Config(tmp_path / "data", tmp_path / "projects", tmp_path / "logs")) as memory:
+        memory.upkeep.ingest()
+        first = memory.history.search("kafka", "fts", by="session", limit=1)
+        assert first.fts_total == 150 and first.total < 150 and first.more
+        whole = memory.history.search("kafka", "fts", by="session", limit=60)
+        assert whole.total == 150 and not whole.more
+        assert not memory.history.search("kafka", "fts", limit=1).more  # 150 messages, all paged
+
+
+def test_counts_say_which_way_each_match_was_found_and_where_a_count_is_a_floor() -> None:
+    response = SearchResponse([], 1_000, "hybrid", fts_total=1_000, vector_total=100, more=True)
+    assert response.counts() == ["1,000+ full-text matches", "100+ near in meaning"]
+    one = SearchResponse([], 1, "hybrid", fts_total=1, vector_total=0)
+    assert one.counts() == ["1 full-text match", "0 near in meaning"]
+    assert SearchResponse([], 0, "fts", fts_total=0).counts() == ["0 full-text matches"]

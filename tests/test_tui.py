@@ -128,7 +128,7 @@ async def test_one_key_lists_conversations_each_opening_at_its_best_hit(indexed:
         second = response.sessions[1]
         rows = [line.plain for line in listing._rows(1, 200)]
         assert rows[0] == second.session.title
-        assert f"{second.session.message_count} msgs, {second.matches} matching" in rows[1]
+        assert f"{second.session.message_count} msgs, {second.matches} hit" in rows[1]
         listing.focus()
         await pilot.press("down", "enter")
         await until(pilot, lambda: isinstance(app.screen, SessionScreen))

@@ -18,7 +18,7 @@ from rich.text import Text
 from textual.widgets import Input, Label, OptionList, Select, Static
 from textual.widgets._footer import FooterKey
 
-from memtui.engine import Memory, ProgressEvent, SearchResponse, SessionInfo
+from memtui.engine import Memory, ProgressEvent, SearchResponse, SearchResult, SessionInfo
 from memtui.engine.search import PROMPTS, TOOL_OUTPUT
 from memtui.engine.sessions import short_title
 from memtui.errors import InvalidArgument
@@ -760,6 +760,12 @@ def test_the_counts_say_which_is_which() -> None:
     assert said(0, 0, 0) == "no matches · 0 full-text matches · 0 near in meaning"
     assert said(None, None, 0) == "no matches"
     assert said(4, 1, 3, "session") == "3 conversations · 4 full-text matches · 1 near in meaning"
+    # The list holds the first 30: how many of how many; `+` where the total is a floor.
+    hit = SearchResult("s", "/p", 0, "u", "user", "prompt", None, "x", 1.0, ["fts"])
+    many = SearchResponse([hit] * 30, 541, "hybrid", fts_total=449, vector_total=100)
+    assert counted(many) == "30 of 541 · 449 full-text matches · 100+ near in meaning"
+    many.by, many.total, many.more = "session", 96, True
+    assert counted(many).startswith("30 of 96+ conversations · ")
 
 
 async def test_the_summary_counts_full_text_and_meaning_apart(archive: Memory) -> None:

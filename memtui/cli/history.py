@@ -11,8 +11,7 @@ from typing import TYPE_CHECKING, Any
 from memtui.cli.base import JSON, Family, arg, one_of, text, whole
 from memtui.cli.say import console, print_json, say, shown, when
 from memtui.engine import AGENTS, MODES, ROLES, InvalidArgument, render, short_id, to_dict
-from memtui.engine.validate import REACH
-from memtui.words import plural
+from memtui.words import counted, plural
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -99,7 +98,7 @@ def search(memory: Memory, args: Namespace) -> None:
     else:
         for r in response.results:
             _hit(out, r)
-    more = "+" if response.total >= REACH else ""
+    more = "+" if response.more else ""
     what = f" {plural(response.total, 'conversation')}" if response.by == "session" else ""
     out.print(
         f"[dim]{len(response.results)} of {response.total:,}{more}{what} ({response.mode}"
@@ -109,11 +108,7 @@ def search(memory: Memory, args: Namespace) -> None:
 
 def _which(response: SearchResponse) -> str:
     """What the total counted: full-text matches and neighbours near in meaning."""
-    parts = []
-    if response.fts_total is not None:
-        parts.append(f"{response.fts_total:,} full-text matches")
-    if response.vector_total is not None:
-        parts.append(f"{response.vector_total:,} near in meaning")
+    parts = response.counts()
     return ": " + ", ".join(parts) if parts else ""
 
 
@@ -154,7 +149,7 @@ def _conversations(out: Console, response: SearchResponse) -> None:
         out.print(
             f"   [dim]{_plain(when(info.last_timestamp).strip())}[/] "
             f"[green]{_plain(info.project)}[/]{_by(info.agent)} {info.message_count:,} "
-            f"{plural(info.message_count, 'message')}, {hit.matches:,} matching "
+            f"{plural(info.message_count, 'message')}, {counted(hit.matches, 'hit')} "
             f"[dim]{hit.score:.4f}[/]"
         )
         out.print(f"   [magenta]{best.role}[/] {_snippet(best.snippet)}")

@@ -33,7 +33,7 @@ from memtui.store.vectors import Vectors
 MAX_ALTERNATIVES = 4
 # How far paging reaches in every mode; "of N" counts the results it can reach, at most this.
 REACH = validate.REACH
-DEPTH = 100  # candidates each ranking contributes to the fusion
+DEPTH = validate.DEPTH
 # Fusion (bench/quality_sessions.py; chosen on the tuning half of its sets): a full-text match
 # scores its coverage (the share of the query's words it has, by rarity: FullText.weight) plus
 # MEANING times its lift (how much nearer the query it is than the archive's ordinary text:
@@ -458,6 +458,9 @@ class Searcher:
             far = sorted(meaning.lifts.items(), key=lambda kv: (-kv[1], -kv[0]))
             apart = [(mid, meaning.sims[mid], ["vector"]) for mid, _ in far]
         set_apart = self._nearest(apart, terms, min(limit, NEAREST), by)
+        # By session, conversations are counted among the ranked messages: when more match
+        # than were ranked, there may be more conversations.
+        beyond = (fts_total or 0) > len(matched) or (vector_total or 0) >= depth
         return SearchResponse(
             self._results(found, terms),
             min(total, REACH),
@@ -470,6 +473,7 @@ class Searcher:
             nearest=set_apart,
             by=by,
             sessions=hits,
+            more=total >= REACH or (by == "session" and beyond),
         )
 
     def _nearest(

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal, get_args
 
+from memtui.engine.validate import DEPTH, REACH
 from memtui.store.health import IndexHealth
 
 # Shared by every front end: argparse choices, MCP schemas and TUI toggles read these.
@@ -153,6 +154,21 @@ class SearchResponse:
     nearest: list[SearchResult] = field(default_factory=list)
     by: str = "message"
     sessions: list[SessionHit] = field(default_factory=list)  # by session: each result's
+    # `total` is a floor: more match than paging reaches (1,000), or, by session, more
+    # messages match than the ranked ones whose conversations were counted.
+    more: bool = False
+
+    def counts(self) -> list[str]:
+        """What `total` counted, each way apart, `+` where a count is a floor: full-text
+        matches, and neighbours near in meaning (the vector ranking reaches its first 100)."""
+        parts = []
+        if self.fts_total is not None:
+            plus = "+" if self.fts_total >= REACH else ""
+            parts.append(f"{self.fts_total:,}{plus} full-text match{'es' * (self.fts_total != 1)}")
+        if self.vector_total is not None:
+            plus = "+" if self.vector_total >= DEPTH else ""
+            parts.append(f"{self.vector_total:,}{plus} near in meaning")
+        return parts
 
 
 @dataclass(slots=True)

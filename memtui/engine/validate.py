@@ -7,6 +7,7 @@ from memtui.errors import InvalidArgument
 MAX_QUERY = 4_000  # SPEC: a query of at most 4,000 characters
 MAX_ID = 2**63 - 1  # SQLite's largest integer: an id past it is no id
 REACH = 1_000  # results paging reaches in any search mode: nobody reads further down
+DEPTH = 100  # candidates each ranking of a search contributes to its fusion
 
 
 def text(name: str, value: object, max_chars: int = MAX_QUERY) -> str:

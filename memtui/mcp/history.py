@@ -33,6 +33,7 @@ from memtui.engine import (
 from memtui.engine.types import ModeAlias
 from memtui.mcp.args import Cwd, Limit, QueryText, Text, When
 from memtui.mcp.tools import Server, output_model, resource, structured
+from memtui.words import counted
 
 Concepts = Annotated[list[QueryText], Field(min_length=2, max_length=5)]
 OneAgent = Annotated[Agent | None, Field(description="Only this coding agent's conversations")]
@@ -282,21 +283,21 @@ def search_markdown(response: SearchResponse) -> str:
     and the call that opens the hit where it is (read_session's first part of a long session
     may end before it). By session, a conversation a line with its best hit under it. When
     nothing matches, it says so, and the nearest by meaning follow under their own heading."""
-    counts = []
-    if response.fts_total is not None:
-        counts.append(f"{response.fts_total:,} with the words")
-    if response.vector_total is not None:
-        counts.append(f"{response.vector_total:,} near in meaning")
-    counted = f" ({response.mode}: {', '.join(counts)})" if counts else f" ({response.mode})"
+    counts = response.counts()
+    which = f" ({response.mode}: {', '.join(counts)})" if counts else f" ({response.mode})"
     lines = []
     if response.note:
         lines += [f"_{response.note}_", ""]
     if not response.total:
-        lines.append(f"No matches{counted}.")
+        lines.append(f"No matches{which}.")
     else:
         what = "conversation" if response.by == "session" else "match"
         plural = "" if response.total == 1 else ("s" if response.by == "session" else "es")
-        lines += [f"{len(response.results)} of {response.total:,} {what}{plural}{counted}", ""]
+        more = "+" if response.more else ""
+        lines += [
+            f"{len(response.results)} of {response.total:,}{more} {what}{plural}{which}",
+            "",
+        ]
     sessions = {hit.session.session_id: hit for hit in response.sessions}
     for n, r in enumerate(response.results, 1):
         hit = sessions.get(r.session_id)
@@ -305,7 +306,7 @@ def search_markdown(response: SearchResponse) -> str:
             when = (info.last_timestamp or "")[:10]
             lines.append(
                 f"{n}. **{info.title or '(untitled)'}** · {info.project}{_by(info.agent)} · "
-                f"{when} · {info.message_count:,} messages, {hit.matches} matching · "
+                f"{when} · {info.message_count:,} messages, {counted(hit.matches, 'hit')} · "
                 f"score {hit.score:.3f}"
             )
             lines += _hit_lines(r, "   best: ")

@@ -21,6 +21,7 @@ from textual.strip import Strip
 
 from memtui.engine import SearchResponse, SearchResult, SessionHit
 from memtui.tui.format import agent_label, clip_lines, labelled, marked, project_name, when, who
+from memtui.words import counted
 
 ROWS = 3  # a hit: a heading line (who or what, when, where); then two lines of its snippet
 
@@ -234,7 +235,7 @@ class ResultList(HitList[SearchResult]):
         by = f"{agent_label(info.agent)}  " if self.agents else ""
         return Text(
             f"{when(info.last_timestamp)[:10]}  {by}{size:,} msg{'s' * (size != 1)}, "
-            f"{matching:,} matching  {self._project(info.project)}",
+            f"{counted(matching, 'hit')}  {self._project(info.project)}",
             style="dim",
         )
 

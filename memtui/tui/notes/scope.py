@@ -9,7 +9,6 @@ from rich.markdown import Markdown
 from rich.text import Text
 
 from memtui.engine import NoteHit, NoteSearchResponse, SearchResponse
-from memtui.engine.search import DEPTH, REACH
 from memtui.tui.format import when
 from memtui.tui.results import HitList
 
@@ -54,23 +53,20 @@ def _notes_found(total: int, alone: bool) -> str:
 
 def counted(response: SearchResponse) -> str:
     """What the messages' total counts, each way apart: words that match, and neighbours
-    near enough in meaning to mean something; by conversation, the conversations first.
-    When nothing matched, `no matches` leads: the nearest listed are not matches."""
+    near enough in meaning to mean something; by conversation, the conversations first;
+    how many of them the list holds when it holds fewer. When nothing matched, `no matches`
+    leads: the nearest listed are not matches."""
     parts = []
+    listed = len(response.results)
+    shown = f"{listed:,} of " if 0 < listed < response.total else ""
+    total = f"{shown}{response.total:,}{'+' if response.more else ''}"
     if not response.total:
         parts.append("no matches")
     elif response.by == "session":
-        plus = "+" if response.total >= REACH else ""
-        many = response.total != 1
-        parts.append(f"{response.total:,}{plus} conversation{'s' * many}")
-    fts, near = response.fts_total, response.vector_total
-    if fts is not None:
-        plus = "+" if fts >= REACH else ""
-        parts.append(f"{fts:,}{plus} full-text match{'es' * (fts != 1)}")
-    if near is not None:
-        plus = "+" if near >= DEPTH else ""
-        parts.append(f"{near:,}{plus} near in meaning")
-    return " · ".join(parts)
+        parts.append(f"{total} conversation{'s' * (response.total != 1)}")
+    elif shown:
+        parts.append(total)
+    return " · ".join(parts + response.counts())
 
 
 def preview(hit: NoteHit, body: str, code_theme: str) -> Markdown:
