@@ -233,6 +233,7 @@ def test_search_sessions_lists_conversations_with_their_best_hit(conversations: 
         memtui(conversations, "search", "checkout", "--sessions", "--mode", "fts", "--json").stdout
     )
     assert doc["by"] == "session" and doc["total"] == 3 and doc["nearest"] == []
+    assert doc["more"] is False
     assert [s["session"]["session_id"] for s in doc["sessions"]] == [
         r["session_id"] for r in doc["results"]
     ]
@@ -269,7 +270,12 @@ def test_search_that_matches_nothing_says_so_and_sets_the_nearest_apart(
     by_session = memtui(conversations, "search", "zebra", "giraffe", "savanna", "--sessions")
     said = by_session.stdout.splitlines()
     assert said[0] == lines[0] and said[2].startswith("nearest conversations by meaning")
-    assert sorted(said[3::3]) == [f"question number {n} about the checkout test" for n in (1, 3, 3)]
+    titles = said[3::4]
+    assert [t.split(". ", 1)[0] for t in titles] == ["1", "2", "3"]
+    assert sorted(t.split(". ", 1)[1] for t in titles) == [
+        f"question number {n} about the checkout test" for n in (1, 3, 3)
+    ]
+    assert all(line.startswith("   open: memtui show ") for line in said[6::4]), said
     sessions = json.loads(
         memtui(conversations, "search", "zebra", "giraffe", "--sessions", "--json").stdout
     )["nearest"]

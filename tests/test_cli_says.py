@@ -98,6 +98,7 @@ def test_stats_counts_notes_signals_and_inferences(cfg: Config) -> None:
     memtui(cfg, "signals")  # detection runs when signals are listed
     plain = memtui(cfg, "stats").stdout
     assert re.search(r"^notes +2 \(1 past, 1 rule\)", plain, re.M), plain
+    assert re.search(r"^messages +0$", plain, re.M), plain  # no empty "()" of kinds
     assert re.search(r"^signals +1 new", plain, re.M), plain
     assert re.search(r"^inferences +1 \(1 active\)", plain, re.M), plain
     doc = json.loads(memtui(cfg, "stats", "--json").stdout)

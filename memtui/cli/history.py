@@ -35,7 +35,12 @@ AGENT = arg("--agent", choices=AGENTS, help="only this coding agent's conversati
         metavar="TEXT",
         help="another phrasing of the same question (repeatable, up to 4)",
     ),
-    arg("--mode", choices=MODES, default="hybrid"),
+    arg(
+        "--mode",
+        choices=MODES,
+        default="hybrid",
+        help="fts: the words; vector: the meaning; hybrid (default): both",
+    ),
     arg("--project", type=text, help="only this project (its directory)"),
     arg("--session", type=text, help="only this session (id or prefix)"),
     arg("--role", choices=ROLES),
@@ -69,6 +74,7 @@ def search(memory: Memory, args: Namespace) -> None:
     )
     if args.json:
         doc = {"results": to_dict(response.results), "total": response.total, "mode": response.mode}
+        doc["more"] = response.more
         doc |= {"fts_total": response.fts_total, "vector_total": response.vector_total}
         doc |= {"nearest": to_dict(response.nearest), "by": response.by}
         doc["sessions"] = to_dict(response.sessions)
@@ -88,10 +94,14 @@ def search(memory: Memory, args: Namespace) -> None:
                 f"\n[bold]nearest {what} by meaning — not matches[/] "
                 f"[dim]({len(response.nearest)}, similarity as score)[/]"
             )
-        for r in response.nearest:
+        for n, r in enumerate(response.nearest, 1):
             if response.by == "session":
-                out.print(f"[bold]{_plain(r.session_title or '(untitled)')}[/]")
+                out.print(f"{n}. [bold]{_plain(r.session_title or '(untitled)')}[/]")
             _hit(out, r)
+            if response.by == "session":
+                out.print(
+                    f"   [dim]open:[/] memtui show {_plain(r.session_id)} --at {r.message_index}"
+                )
         return
     if response.by == "session":
         _conversations(out, response)

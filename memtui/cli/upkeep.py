@@ -80,7 +80,7 @@ def stats(memory: Memory, args: Namespace) -> None:
     say(f"data dir      {stats.data_dir}")
     say(f"projects      {stats.projects:,}")
     say(f"sessions      {stats.sessions:,} ({stats.archived_sessions:,} archived)")
-    say(f"messages      {stats.messages:,} ({kinds})")
+    say(f"messages      {stats.messages:,}" + (f" ({kinds})" if kinds else ""))
     say(f"files         {stats.files:,} ({counted(stats.skipped_lines, 'skipped line')})")
     if stats.unreadable_files:
         unreadable = counted(stats.unreadable_files, "entry", "entries")
