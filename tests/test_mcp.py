@@ -4,6 +4,7 @@ error path, on a small archive ingested for each test."""
 from __future__ import annotations
 
 import json
+import re
 import time
 from pathlib import Path
 from typing import Any
@@ -219,6 +220,9 @@ async def test_search_by_session_names_the_conversation_and_opens_it_at_its_best
         assert shown.startswith("1 of 1 conversation (hybrid: 2 full-text matches")
         assert "**the checkout webhook test is flaky**" in shown and "2 hits" in shown
         assert f'get_session(session_id="{CHECKOUT}", offset=0, limit=5)' in shown
+        assert shown.count("the checkout webhook test is flaky") == 1  # best: says it no more
+        best = next(line for line in shown.splitlines() if line.startswith("   best: "))
+        assert re.fullmatch(r"   best: \d{4}-\d\d-\d\d \d\d:\d\d · \w+ · score \d\.\d{3}", best)
         await error(client, "search_history", {"query": "x", "by": "thread"}, "INVALID_ARGUMENT")
 
 

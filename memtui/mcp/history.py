@@ -309,7 +309,7 @@ def search_markdown(response: SearchResponse) -> str:
                 f"{when} · {info.message_count:,} messages, {counted(hit.matches, 'hit')} · "
                 f"score {hit.score:.3f}"
             )
-            lines += _hit_lines(r, "   best: ")
+            lines += _hit_lines(r, "   best: ", where=False)
         else:
             lines += _hit_lines(r, f"{n}. ")
     if response.nearest:
@@ -324,11 +324,14 @@ def search_markdown(response: SearchResponse) -> str:
     return "\n".join(lines).rstrip() + "\n"
 
 
-def _hit_lines(r: SearchResult, lead: str) -> list[str]:
+def _hit_lines(r: SearchResult, lead: str, where: bool = True) -> list[str]:
+    """A hit: with `where`, its conversation's title and project (a conversation's best hit
+    has them on the line above)."""
     when = (r.timestamp or "")[:16].replace("T", " ")
     title = r.session_title or "(untitled)"
+    place = f"**{title}** · {r.project}{_by(r.agent)} · " if where else ""
     return [
-        f"{lead}**{title}** · {r.project}{_by(r.agent)} · {when} · {r.role} · score {r.score:.3f}",
+        f"{lead}{place}{when} · {r.role} · score {r.score:.3f}",
         f"   {' '.join(r.snippet.split())}",
         f'   open: get_session(session_id="{r.session_id}", '
         f"offset={max(r.message_index - 2, 0)}, limit=5)",
