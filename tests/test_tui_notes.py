@@ -8,6 +8,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
+from rich.markdown import Markdown
 from textual.coordinate import Coordinate
 from textual.pilot import Pilot
 from textual.widgets import Input, OptionList, Select, Static, TextArea
@@ -878,6 +879,45 @@ async def test_search_messages_notes_or_both(archived: Memory) -> None:
         )
         await pilot.press("enter")
         await note_view(pilot, "Refresh token rotation")
+
+
+async def test_the_preview_shows_a_hit_of_the_list_on_screen(archived: Memory) -> None:
+    """Found by a new user: with the notes on screen, the preview showed a message the
+    messages' list (hidden) had highlighted. A message loads as `Text`, a note as Markdown."""
+
+    def showing(screen: SearchScreen) -> str:
+        shown = screen.query_one("#preview-text", Static).content
+        if isinstance(shown, Markdown):
+            return "note"
+        return "message" if str(shown) else ""
+
+    app = MemtuiApp(archived, upkeep=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("slash", "ctrl+t", *"xylophone quantum")  # notes, no note matches
+        screen = app.screen
+        assert isinstance(screen, SearchScreen)
+        await whole_query_answered(pilot)
+        await pilot.pause(0.5)
+        assert showing(screen) != "message"
+        await pilot.press("ctrl+t", "ctrl+t")  # messages
+        screen.query_one("#query", Input).value = "refresh token"
+        await whole_query_answered(pilot)
+        await until(pilot, lambda: showing(screen) == "message")
+        await pilot.press("ctrl+t")  # notes
+        await whole_query_answered(pilot)
+        await until(pilot, lambda: "Refresh token rotation" in preview_of(screen))
+        screen.query_one("#query", Input).value = "xylophone quantum"
+        await whole_query_answered(pilot)
+        summary = screen.query_one("#search-summary", Static)
+        await until(pilot, lambda: "no matches" in str(summary.render()))
+        await pilot.pause(0.5)
+        assert showing(screen) != "message"  # empty, or a nearest note's
+        await pilot.press("ctrl+t")  # both: a note matched, so the preview is the note's
+        screen.query_one("#query", Input).value = "refresh token"
+        await whole_query_answered(pilot)
+        await until(pilot, lambda: "Refresh token rotation" in preview_of(screen))
+        await pilot.pause(0.5)
+        assert "Refresh token rotation" in preview_of(screen)
 
 
 def preview_of(screen: SearchScreen) -> str:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
+from rich.markdown import Markdown
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -279,10 +280,25 @@ class SearchScreen(Screen[None]):
         self.query_one(NoteHitList).show_response(response)
         nearest = not response.results and bool(response.nearest)
         self.query_one("#note-nearest", Static).set_class(nearest, "-shown")
+        if self.scope == "notes" and not self.query_one(NoteHitList).hits:
+            self.query_one("#preview-text", Static).update("")  # not an earlier message's
         self._summary()
+
+    def _previews(self, notes: bool) -> bool:
+        """Whether the preview follows the note hits (`notes`) or the message hits: the list
+        that has the cursor; else the one `enter` goes to from the box (the notes when both
+        are shown and some note matched)."""
+        note_list = self.query_one(NoteHitList)
+        if self.scope != "both":
+            return notes == (self.scope == "notes")
+        if note_list.has_focus or self.query_one(ResultList).has_focus:
+            return notes == note_list.has_focus
+        return notes == bool(note_list.hits)
 
     @on(NoteHitList.Highlighted)
     def _note_highlighted(self, event: NoteHitList.Highlighted) -> None:
+        if not self._previews(notes=True):
+            return
         if self._preview_timer is not None:
             self._preview_timer.stop()
         hit = event.hit
@@ -294,7 +310,11 @@ class SearchScreen(Screen[None]):
         if detail is not None and not get_current_worker().is_cancelled:
             theme = CODE_THEME[self.app.current_theme.dark]
             shown = note_scope.preview(hit, detail.note.body, theme)
-            self.app.call_from_thread(self.query_one("#preview-text", Static).update, shown)
+            self.app.call_from_thread(self._show_note_preview, shown)
+
+    def _show_note_preview(self, shown: Markdown) -> None:
+        if self._previews(notes=True):  # the scope may have changed while it loaded
+            self.query_one("#preview-text", Static).update(shown)
 
     @on(NoteHitList.Selected)
     def _open_note(self, event: NoteHitList.Selected) -> None:
@@ -336,6 +356,8 @@ class SearchScreen(Screen[None]):
     def _highlighted(self, event: ResultList.Highlighted) -> None:
         """The preview waits for a pause in the cursor's moves, as the search waits for
         typing: new results are drawn first, and j/j/j loads only where it stops."""
+        if not self._previews(notes=False):
+            return
         if self._preview_timer is not None:
             self._preview_timer.stop()
         hit = event.hit
@@ -356,6 +378,8 @@ class SearchScreen(Screen[None]):
         """The hit first in view: the message before it in two dim lines, the hit whole
         (its tool output too, the fold that holds the words open) with its words marked,
         then the start of the reply."""
+        if not self._previews(notes=False):  # the scope may have changed while it loaded
+            return
         words = hit_words(hit.snippet)
         text = Text()
         for m in messages:
