@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from textual import events
 from textual.pilot import Pilot
-from textual.widgets import Input
+from textual.widgets import Input, Static
 
 from memtui.config import Config
 from memtui.engine import Memory, MessageView
@@ -138,6 +138,14 @@ async def test_one_key_lists_conversations_each_opening_at_its_best_hit(indexed:
             listing.hits[1].message_index,
         )
         await until(pilot, lambda: bool(opened.query(".-hit")))
+        # n and N step through the search's other hits in it, from the one opened.
+        await until(pilot, lambda: len(opened.hits) > 1)
+        at = opened.hit
+        assert opened.query_one(MessageList).messages[opened.hits[at]].message_index == opened.at
+        await pilot.press("n")
+        await until(pilot, lambda: opened.hit == (at + 1) % len(opened.hits))
+        title = str(opened.query_one("#session-title", Static).render())
+        assert f"hit {opened.hit + 1}/{len(opened.hits)}" in title
         await pilot.press("escape")
         await until(pilot, lambda: app.screen is screen)
         await pilot.press("ctrl+g")

@@ -403,7 +403,9 @@ class SearchScreen(Screen[None]):
     def _open(self, event: ResultList.Selected) -> None:
         hit = event.hit
         words = hit_words(hit.snippet)
-        self.app.push_screen(SessionScreen(hit.session_id, at=hit.message_index, words=words))
+        asked = (self.query_now().text, self.mode)
+        opened = SessionScreen(hit.session_id, at=hit.message_index, words=words, asked=asked)
+        self.app.push_screen(opened)
 
     @on(Input.Submitted, "#query")
     def _submitted(self) -> None:

@@ -27,6 +27,7 @@ from textual.widget import Widget
 from textual.widgets import Input, Static
 
 from memtui.engine import AGENT_NAMES, MessageView, SessionInfo
+from memtui.engine.validate import REACH
 from memtui.errors import MemtuiError
 from memtui.tui import forget
 from memtui.tui.format import agent_label, error_line, home_short, one_line, when, who
@@ -447,12 +448,17 @@ class SessionScreen(Screen[None]):
     ]
 
     def __init__(
-        self, session_id: str, at: int | None = None, words: list[str] | None = None
+        self,
+        session_id: str,
+        at: int | None = None,
+        words: list[str] | None = None,
+        asked: tuple[str, str] | None = None,
     ) -> None:
         super().__init__()
         self.session_id = session_id
         self.at = at
         self.words = words or []  # a search's matched words: the folds holding them open
+        self.asked = asked  # opened from a search (its query, mode): n and N step its hits
         self.info: SessionInfo | None = None
         self.messages: list[MessageView] = []  # the whole session, in time order
         self.fold_subagents = False
@@ -495,12 +501,35 @@ class SessionScreen(Screen[None]):
         if self.at is not None:
             at = next((i for i, m in enumerate(shown) if m.message_index == self.at), 0)
         await view.show(shown, at)
+        if self.asked is not None:
+            self.find_search_hits(*self.asked)
         if self.at is not None:
             self._mark(at)
             for block in view.query(MessageBlock):
                 if block.message.message_index == self.at:
                     block.open_folds_with(self.words)
             view.call_after_refresh(view.reveal, at)
+
+    @work(thread=True, exclusive=True, group="search-hits", exit_on_error=False)
+    def find_search_hits(self, query: str, mode: str) -> None:
+        """The search's matches in this session, for n and N, with the one opened current."""
+        try:
+            found = self.app.memory.history.search(
+                query, mode, session=self.session_id, limit=REACH
+            )
+        except MemtuiError:
+            return  # the session stays readable; / still finds in it
+        indexes = {r.message_index for r in found.results}
+        self.app.call_from_thread(self._search_hits, indexes)
+
+    def _search_hits(self, indexes: set[int]) -> None:
+        if self.needle:  # the find bar was used meanwhile: its hits stay
+            return
+        view = self.query_one(MessageList)
+        self.hits = [i for i, m in enumerate(view.messages) if m.message_index in indexes]
+        at = next((i for i, m in enumerate(view.messages) if m.message_index == self.at), -1)
+        self.hit = self.hits.index(at) if at in self.hits else -1
+        self._title()
 
     def _title(self) -> None:
         self.refresh_bindings()
