@@ -92,8 +92,13 @@ def shared(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Memory]:
 
 
 def sessions(memory: Memory) -> dict[str, int]:
-    conn = memory._archive.conn
-    return dict(conn.execute("SELECT id, message_count FROM sessions").fetchall())
+    """Each session's message count as committed: read on a connection of its own, since the
+    writer's connection would show a follower's batch half written."""
+    conn = sqlite3.connect(memory.config.db_path)
+    try:
+        return dict(conn.execute("SELECT id, message_count FROM sessions").fetchall())
+    finally:
+        conn.close()
 
 
 def test_every_agent_that_is_on_is_read_into_one_project(shared: Memory) -> None:

@@ -303,6 +303,30 @@ async def test_the_editor_says_what_the_chosen_layer_means(noted: Memory) -> Non
         assert "every session" in said["rule"]
 
 
+async def test_the_editors_hint_says_what_the_field_with_the_focus_takes(noted: Memory) -> None:
+    """Tab goes title, layer, folder, tags, body; the hint under the body follows, so a person
+    (and the tmux test) can see where typing will land."""
+    app = MemtuiApp(noted, upkeep=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await notes_screen(pilot)
+        await pilot.press("n")
+        await until(pilot, lambda: isinstance(app.screen, NoteEditor))
+        hint = app.screen.query_one("#editor-hint", Static)
+        said = []
+        for field in ("title", "layer", "folder", "tags", "body"):
+            await until(pilot, lambda: app.screen.focused.id == f"note-{field}")  # noqa: B023
+            said.append(str(hint.render()))
+            await pilot.press("tab")
+        assert [s.split(" · ")[1] for s in said] == [
+            "tab: next field",
+            "enter: choose",
+            "a/b: subfolder",
+            "space: next tag",
+            "[[ links a note",
+        ]
+        assert all(s.startswith("new note · ") and len(s) <= 76 for s in said), said
+
+
 async def test_the_folder_and_tags_complete_from_those_in_use(noted: Memory) -> None:
     app = MemtuiApp(noted, upkeep=False)
     async with app.run_test(size=SIZE) as pilot:

@@ -41,6 +41,16 @@ LABELS = {
     "note-body": "Markdown",
 }
 
+# What a key does in the field with the focus, in the hint under the body (15 cells at most,
+# so the hint fits 80 columns).
+FIELD_HINTS = {
+    "note-title": "tab: next field",
+    "note-layer": "enter: choose",
+    "note-folder": "a/b: subfolder",
+    "note-tags": "space: next tag",
+    "note-body": "[[ links a note",
+}
+
 # What each layer does, under the fields: the words are memtui's own (76 cells at 80 columns).
 LAYER_MEANING = {
     "past": "past: what happened or was decided; Claude may amend it, never rewrite it",
@@ -147,14 +157,19 @@ class NoteEditor(Screen[None]):
                 id="note-body",
             )
             yield OptionList(id="link-picker")
-            yield Label(self._hint(), id="editor-hint")
+            yield Label(id="editor-hint")
         yield Keys()
 
-    def _hint(self) -> str:
+    def _hint(self, field: str) -> str:
         what = "editing" if self.note is not None else "new note"
         if self.source is not None:  # the body says which; the saved note links to it
             what += " from a conversation"
-        return f"{what} · [[ links a note · ctrl+s save · escape cancel"
+        return f"{what} · {FIELD_HINTS[field]} · ctrl+s save · escape cancel"
+
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        field = next((w.id for w in event.widget.ancestors_with_self if w.id in FIELD_HINTS), None)
+        if field is not None:
+            self.query_one("#editor-hint", Label).update(self._hint(field))
 
     def on_mount(self) -> None:
         self.sub_title = "edit note" if self.note is not None else "new note"
