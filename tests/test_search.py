@@ -724,22 +724,54 @@ def test_the_vector_ranking_beside_full_text_gives_the_same_answers(
     assert answers() == inline and all(inline)
 
 
-def test_a_conversation_count_is_a_floor_when_more_match_than_were_ranked(
-    tmp_path: Path,
-) -> None:
-    """By session, conversations are counted among the ranked messages (DEPTH, or three times
-    the page's end): with more full-text matches than that, the total says it is a floor."""
+@pytest.fixture(scope="module")
+def kafka_150(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Memory]:
+    """150 conversations of one message each, every one matching "kafka"."""
+    root = tmp_path_factory.mktemp("kafka")
     for n in range(150):
         session = f"k-{n:03d}"
         line = user(f"u{n}", f"the kafka consumer lag again ({n})", session, "2026-03-01T08:00:00Z")
-        write(tmp_path / "projects" / "-lab" / f"{session}.jsonl", line)
-    with Memory(Config(tmp_path / "data", tmp_path / "projects", tmp_path / "logs")) as memory:
+        write(root / "projects" / "-lab" / f"{session}.jsonl", line)
+    with Memory(Config(root / "data", root / "projects", root / "logs")) as memory:
         memory.upkeep.ingest()
-        first = memory.history.search("kafka", "fts", by="session", limit=1)
-        assert first.fts_total == 150 and first.total < 150 and first.more
-        whole = memory.history.search("kafka", "fts", by="session", limit=60)
-        assert whole.total == 150 and not whole.more
-        assert not memory.history.search("kafka", "fts", limit=1).more  # 150 messages, all paged
+        yield memory
+
+
+def test_a_conversation_count_is_a_floor_when_more_match_than_were_ranked(
+    kafka_150: Memory,
+) -> None:
+    """By session, conversations are counted among the first DEPTH messages ranked: with
+    more full-text matches than that, the total says it is a floor, the same on every page
+    it covers; a page past them counts them all."""
+    search = kafka_150.history.search
+    for limit in (1, 60, 100):
+        first = search("kafka", "fts", by="session", limit=limit)
+        assert (first.fts_total, first.total, first.more) == (150, 100, True)
+    past = search("kafka", "fts", by="session", offset=100, limit=10)
+    assert past.total == 150 and not past.more
+    assert not search("kafka", "fts", limit=1).more  # 150 messages, all paged
+    # Near in meaning and matched by full text further down: counted once, and the count
+    # a floor (what is near may or may not match further down).
+    hybrid = search("kafka lag", "hybrid")
+    assert hybrid.vector_total and (hybrid.fts_total, hybrid.total, hybrid.more) == (150, 150, True)
+
+
+@pytest.mark.parametrize("by", ["message", "session"])
+@pytest.mark.parametrize("mode", ["fts", "hybrid"])
+def test_pages_neither_repeat_nor_skip(kafka_150: Memory, mode: str, by: str) -> None:
+    """Every page is cut from one order, however large the page and wherever it starts: pages
+    of 7 and of 30 list the same 150 in the same order, across the first DEPTH and past it."""
+
+    def paged(size: int) -> list[tuple[str, int]]:
+        out: list[tuple[str, int]] = []
+        for offset in range(0, 160, size):
+            page = kafka_150.history.search("kafka lag", mode, by=by, offset=offset, limit=size)
+            out += [(r.session_id, r.message_index) for r in page.results]
+        return out
+
+    sevens = paged(7)
+    assert len(sevens) == len(set(sevens)) == 150
+    assert paged(30) == sevens
 
 
 def test_counts_say_which_way_each_match_was_found_and_where_a_count_is_a_floor() -> None:

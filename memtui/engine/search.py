@@ -273,6 +273,41 @@ class Meaning:
         return out
 
 
+@dataclass(slots=True)
+class _Ask:
+    """One search's question: its phrasings, mode and filters (`replies`: answers join)."""
+
+    phrasings: list[str | list[str]]
+    mode: str
+    filt: Filters
+    fts_filter: FtsFilter
+    replies: bool
+
+
+@dataclass(slots=True)
+class _Pool:
+    """The fusion of each ranking's first `depth`: the order pages are cut from. `matched`:
+    the full-text matches it holds; `near`: the near in meaning; `total`: every match;
+    `whole`: every full-text match is in `ranked`; `floor`: `total` may count too few."""
+
+    ranked: Ranking
+    matched: set[int]
+    near: set[int]
+    meaning: Meaning | None
+    fts_total: int | None
+    vector_total: int | None
+    total: int
+    whole: bool
+    floor: bool
+    depth: int
+    note: str | None
+
+    @property
+    def beyond(self) -> bool:
+        """More match than the pool holds."""
+        return (self.fts_total or 0) > len(self.matched) or (self.vector_total or 0) >= self.depth
+
+
 class Searcher:
     """Searches on the calling thread's own read connection (`reader`): never the writer's."""
 
@@ -353,7 +388,6 @@ class Searcher:
         others = [a for a in normalise_alternatives(alternatives) if fts.searchable(a)]
         phrasings: list[str | list[str]] = [query, *others]
         want = offset + limit
-        depth = max(DEPTH, want if by == "message" else SESSION_DEPTH * want)
         note = None
         vectors_ready = mode == "fts" or self.indexes.vectors_ready()
         building = "vectors are still being built"
@@ -374,17 +408,88 @@ class Searcher:
             filt.not_sessions,
         )
         terms = list(dict.fromkeys(t for p in phrasings for t in fts.terms(p)))
+        ask = _Ask(phrasings, mode, filt, fts_filter, replies=isinstance(query, str))
+        # Every page is cut from one order: the fusion of each ranking's first DEPTH, then,
+        # for a page past its end, what the fusion of their first REACH adds below it. A
+        # pool as deep as the page would order each page differently: pages would repeat
+        # and skip.
+        pool = head = self._pool(ask, DEPTH, want, by)
+        if note is None:
+            note = head.note
+        hits: list[SessionHit] = []
+        if by == "session":
+            asked = {
+                s
+                for p in phrasings
+                for q in ([p] if isinstance(p, str) else p)
+                for s in fts.stems(q)
+            }
+            found = self._conversations(head.ranked, asked, want)
+            if want > len(found) and head.beyond:
+                pool = self._pool(ask, REACH, want, by)
+                listed = {c[0] for c in found}
+                deeper = self._conversations(pool.ranked, asked, want)
+                found += [c for c in deeper if c[0] not in listed]
+            ranked, hits = self._sessions_page(found[offset:want])
+            total = len(found)
+        else:
+            ranked = self._quiet(head.ranked, want)
+            if want > len(ranked) and head.beyond:
+                pool = self._pool(ask, REACH, want, by)
+                known = {mid for mid, _ in head.ranked}
+                rest = [r for r in pool.ranked if r[0] not in known]
+                ranked += self._quiet(rest, want - len(ranked))
+            total = len(ranked) if pool.whole else pool.total
+            ranked = ranked[offset:want]
+        # What neither ranking found is the answer to a prompt they found (`answered`).
+        found_by = (("fts", pool.matched), ("vector", pool.near))
+        scored = [
+            (mid, score, [n for n, ids in found_by if mid in ids] or ["answer"])
+            for mid, score in ranked
+        ]
+        apart: list[tuple[int, float, list[str]]] = []
+        meaning = pool.meaning
+        if not total and meaning is not None:
+            # Nothing matched: the nearest however far, set apart, by their similarity.
+            far = sorted(meaning.lifts.items(), key=lambda kv: (-kv[1], -kv[0]))
+            apart = [(mid, meaning.sims[mid], ["vector"]) for mid, _ in far]
+        set_apart = self._nearest(apart, terms, min(limit, NEAREST), by)
+        fts_total = pool.fts_total
+        return SearchResponse(
+            self._results(scored, terms),
+            min(total, REACH),
+            mode,
+            offset,
+            limit,
+            note,
+            fts_total if fts_total is None else min(fts_total, REACH),
+            pool.vector_total,
+            nearest=set_apart,
+            by=by,
+            sessions=hits,
+            # By session, conversations are counted among the ranked messages: when more
+            # match than were ranked, there may be more conversations.
+            more=total >= REACH or (pool.beyond if by == "session" else pool.floor),
+        )
+
+    def _pool(self, ask: _Ask, depth: int, want: int, by: By) -> _Pool:
+        """The fusion of each ranking's first `depth` (settled: the tie at a cut made whole
+        or dropped the same way for every page), best first, answers joined. Full text alone,
+        by message, reads as far as the page (`want`): its order does not depend on how far
+        it was read."""
+        fts = self.indexes.fts
+        phrasings, mode, keep = ask.phrasings, ask.mode, depth // 2
         # A large vector ranking runs beside the full-text one: both spend their time outside
         # the GIL (numpy, Tantivy), so one search uses both cores of a quiet machine.
         vec_job = None
         if mode != "fts" and len(self.indexes.vectors) >= BESIDE:
-            vec_job = _POOL.submit(self._meaning, phrasings, filt, depth, want)
+            vec_job = _POOL.submit(self._meaning, phrasings, ask.filt, depth, keep)
 
         counts: dict[int, int] = {}  # full-text matches of each phrasing, as each search found
 
         def fts_ranking(i: int, n: int, keep: int) -> Ranking:
             def fetch(size: int) -> Ranking:
-                ranking, counts[i] = fts.search_counted(phrasings[i], fts_filter, size)
+                ranking, counts[i] = fts.search_counted(phrasings[i], ask.fts_filter, size)
                 return ranking
 
             return settled(fetch, n, keep)
@@ -392,27 +497,31 @@ class Searcher:
         def covered(i: int) -> Ranking:
             """The full-text ranking with each score as the share of the phrasing it covers."""
             weight = fts.weight(phrasings[i]) or 1.0
-            return [(mid, score / weight) for mid, score in fts_ranking(i, depth, want)]
+            return [(mid, score / weight) for mid, score in fts_ranking(i, depth, keep)]
 
         fts_list: Ranking = []
         meaning = None
         fts_total = vector_total = None
+        note = None
         if mode != "vector":
             if mode == "fts" and len(phrasings) == 1 and by == "message":
                 # The page; deeper when all matches fit in DEPTH (then the total is exact), or
                 # when the page holds what is not conversation, to rank that lower.
                 fts_list = fts_ranking(0, want, want)
+                deeper = max(depth, want)
                 if want < counts[0] and (
-                    counts[0] <= depth or self._noise([mid for mid, _ in fts_list])
+                    counts[0] <= deeper or self._noise([mid for mid, _ in fts_list])
                 ):
-                    fts_list = fts_ranking(0, depth, want)
+                    fts_list = fts_ranking(0, deeper, want)
             else:
                 fts_list = nearest([covered(i) for i in range(len(phrasings))])
-            fts_total = self._fts_total(phrasings, fts_filter, [counts[i] for i in sorted(counts)])
-            if note is None and not fts_total and self._fts_unbuilt():
+            fts_total = self._fts_total(phrasings, ask.fts_filter, [counts[i] for i in counts])
+            if not fts_total and self._fts_unbuilt():
                 note = "the full-text index is being built: full-text results come when it is done"
         if mode != "fts":
-            meaning = vec_job.result() if vec_job else self._meaning(phrasings, filt, depth, want)
+            meaning = (
+                vec_job.result() if vec_job else self._meaning(phrasings, ask.filt, depth, keep)
+            )
             vector_total = len(meaning.near())
         matched = {mid for mid, _ in fts_list}  # before answers join: what full text counted
         if meaning is None:
@@ -422,58 +531,27 @@ class Searcher:
         else:
             lifts = meaning.lifts | meaning.lift_of([mid for mid in matched])
             ranked = fuse(fts_list, lifts)
-            if isinstance(query, str) and filt.role is None:  # concepts ask for what has them
-                replies = self._replies({mid for mid, _ in ranked[:ANSWERED]}, filt)
+            if ask.replies and ask.filt.role is None:  # concepts ask for what has them
+                replies = self._replies({mid for mid, _ in ranked[:ANSWERED]}, ask.filt)
                 ranked = answered(ranked, replies)
-        ranked = self._quiet(ranked, want if by == "message" else SESSION_DEPTH * want)
-        if fts_total is None or fts_total <= len(matched):
-            total = len(ranked)  # every match is in the list
-        else:
-            total = fts_total + sum(1 for mid, _ in ranked if mid not in matched)
+        # Every match is in the list, or the full-text matches are counted and what else
+        # the list holds (the near, the answers) may be among them further down: a floor.
+        whole = fts_total is None or fts_total <= len(matched)
+        total = len(ranked) if whole or fts_total is None else fts_total
+        floor = not whole and any(mid not in matched for mid, _ in ranked)
         near_ids = set() if meaning is None else {mid for mid, _ in meaning.near()}
-        hits: list[SessionHit] = []
-        if by == "session":
-            asked = {
-                s
-                for p in phrasings
-                for q in ([p] if isinstance(p, str) else p)
-                for s in fts.stems(q)
-            }
-            ranked, hits, total = self._by_session(ranked, asked, offset, want)
-        else:
-            ranked = ranked[offset:want]
-        # What neither ranking found is the answer to a prompt they found (`answered`).
-        found = [
-            (
-                mid,
-                score,
-                [n for n, ids in (("fts", matched), ("vector", near_ids)) if mid in ids]
-                or ["answer"],
-            )
-            for mid, score in ranked
-        ]
-        apart: list[tuple[int, float, list[str]]] = []
-        if not total and meaning is not None:
-            # Nothing matched: the nearest however far, set apart, by their similarity.
-            far = sorted(meaning.lifts.items(), key=lambda kv: (-kv[1], -kv[0]))
-            apart = [(mid, meaning.sims[mid], ["vector"]) for mid, _ in far]
-        set_apart = self._nearest(apart, terms, min(limit, NEAREST), by)
-        # By session, conversations are counted among the ranked messages: when more match
-        # than were ranked, there may be more conversations.
-        beyond = (fts_total or 0) > len(matched) or (vector_total or 0) >= depth
-        return SearchResponse(
-            self._results(found, terms),
-            min(total, REACH),
-            mode,
-            offset,
-            limit,
-            note,
-            fts_total if fts_total is None else min(fts_total, REACH),
+        return _Pool(
+            ranked,
+            matched,
+            near_ids,
+            meaning,
+            fts_total,
             vector_total,
-            nearest=set_apart,
-            by=by,
-            sessions=hits,
-            more=total >= REACH or (by == "session" and beyond),
+            total,
+            whole,
+            floor,
+            depth,
+            note,
         )
 
     def _nearest(
@@ -506,14 +584,16 @@ class Searcher:
             stems = self._titles[title] = frozenset(self.indexes.fts.stems(title))
         return len(stems & asked) / len(asked)
 
-    def _by_session(
-        self, ranked: Ranking, asked: set[str], offset: int, want: int
-    ) -> tuple[Ranking, list[SessionHit], int]:
-        """The conversations of `ranked` from `offset` to `want`, best first: each one's best
-        message (scored as its conversation) and its facts; and how many conversations there
-        are among `ranked`. Every one's title counts; the rest of the facts, only the page's."""
+    def _conversations(
+        self, ranked: Ranking, asked: set[str], want: int
+    ) -> list[tuple[str, float, int, int]]:
+        """The conversations of `ranked`, best first (`conversations`), as far as `want`
+        of them in the right order: a conversation whose best message is not conversation
+        (a warm-up session, a compaction's) comes after every one that is, as its messages
+        do. Every one's title counts."""
+        ranked = self._quiet(ranked, SESSION_DEPTH * want)
         if not ranked:
-            return [], [], 0
+            return []
         conn = self.reader()
         session_of: dict[int, str] = {}
         for chunk in db.chunks([mid for mid, _ in ranked]):
@@ -525,18 +605,24 @@ class Searcher:
         titles = sessions.titles(conn, set(session_of.values()))
         titled = {sid: self._share(title, asked) for sid, title in titles.items()}
         found = [c for c in conversations(ranked, session_of, titled) if c[0] in titles]
-        total = len(found)
-        # A conversation whose best message is not conversation (a warm-up session, a
-        # compaction's) comes after every one that is, as its messages do.
         flags, looked = self._flags([mid for _, _, mid, _ in found], want)
         top = found[:looked]
-        found = [c for c in top if c[2] not in flags] + [c for c in top if c[2] in flags]
-        page = found[offset:want]
-        infos = sessions.infos(conn, {sid for sid, _, _, _ in page})
+        return (
+            [c for c in top if c[2] not in flags]
+            + [c for c in top if c[2] in flags]
+            + found[looked:]
+        )
+
+    def _sessions_page(
+        self, page: list[tuple[str, float, int, int]]
+    ) -> tuple[Ranking, list[SessionHit]]:
+        """The page's conversations: each one's best message, scored as its conversation,
+        and its facts (read for the page only)."""
+        infos = sessions.infos(self.reader(), {sid for sid, _, _, _ in page})
         page = [c for c in page if c[0] in infos]  # forgotten since the titles were read
         best = [(mid, score) for _, score, mid, _ in page]
         hits = [SessionHit(infos[sid], matches, round(score, 6)) for sid, score, _, matches in page]
-        return best, hits, total
+        return best, hits
 
     def _fts_total(
         self, phrasings: list[str | list[str]], fts_filter: FtsFilter, counts: list[int]

@@ -154,7 +154,8 @@ class SearchResponse:
     nearest: list[SearchResult] = field(default_factory=list)
     by: str = "message"
     sessions: list[SessionHit] = field(default_factory=list)  # by session: each result's
-    # `total` is a floor: more match than paging reaches (1,000), or, by session, more
+    # `total` is a floor: more match than paging reaches (1,000); or hybrid counted the
+    # full-text matches, and the near in meaning may add to them; or, by session, more
     # messages match than the ranked ones whose conversations were counted.
     more: bool = False
 
