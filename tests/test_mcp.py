@@ -148,6 +148,9 @@ async def test_search_filters_apply(server: Server) -> None:
         assert {r["session_id"] for r in one["results"]} == {CRAWL}
         nowhere = await ok(client, "search_history", query="webhook", cwd="/home/dev/unknown")
         assert nowhere["results"] == []
+        assert "no conversation from /home/dev/unknown is archived" in nowhere["note"]
+        within = await ok(client, "search_history", query="webhook", cwd=f"{CRAWLER}/src")
+        assert within["results"] and within.get("note") is None
 
 
 async def test_search_concepts_must_all_match(server: Server) -> None:

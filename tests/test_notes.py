@@ -250,6 +250,16 @@ def test_search_is_notes_only_and_filters(with_messages: Memory) -> None:
         memory.notes.search("x", date_from="yesterday")
     with pytest.raises(InvalidArgument, match="mode"):
         memory.notes.search("x", mode="nope")
+    # What search_history refuses, a notes search refuses too, with nothing searched.
+    for nothing in ("   ", "\U0001f525\U0001f525", "?!"):
+        with pytest.raises(InvalidArgument, match="nothing to search for"):
+            memory.notes.search(nothing)
+    with pytest.raises(InvalidArgument, match="swap them"):
+        memory.notes.search("kubernetes", date_from="2026-05-02", date_to="2026-05-01")
+    with pytest.raises(NotFound, match="no note is in a folder 'opz'"):
+        memory.notes.search("kubernetes", folder="opz")
+    with pytest.raises(NotFound):  # a folder is matched whole, never a part of its name
+        memory.notes.search("kubernetes", folder="op")
 
 
 def test_flashbacks_from_old_notes_and_other_projects(with_messages: Memory) -> None:

@@ -184,14 +184,16 @@ class History:
         shown apart."""
         searcher = self._searcher()
         with translated(self._db_path):
+            unseen = None
             if project is not None:
                 where: str | None = sessions.resolve_project(
                     self._conn(), validate.text("project", project)
                 )
-            else:  # a working directory memtui has not seen simply finds nothing
+            else:  # a working directory memtui has not seen finds nothing, and says so
                 where = validate.optional_text("cwd", cwd)
                 if where is not None:
-                    where = places.enclosing_project(self._conn(), where) or where
+                    known = places.enclosing_project(self._conn(), where)
+                    where, unseen = known or where, None if known else where
             filt = searcher.filters(where, session, role, after, before, agent)
             response = searcher.search(
                 query, mode, filt, limit, offset, alternatives=alternatives, by=by
@@ -201,6 +203,10 @@ class History:
                 and not self._conn().execute("SELECT 1 FROM messages LIMIT 1").fetchone()
             ):
                 response.note = "the archive is empty: run `memtui index` to archive transcripts"
+            elif unseen is not None:
+                response.note = (
+                    f"no conversation from {unseen} is archived: leave out cwd to search them all"
+                )
             return response
 
 

@@ -578,10 +578,26 @@ class Notes:
         f, t, lay = self._filters(folder, tag, layer)
         start = _bound(date_from, "date_from", end=False)
         end = _bound(date_to, "date_to", end=True)
+        if start is not None and end is not None and start >= end:  # swapped: nothing between
+            raise InvalidArgument(
+                f"date_from ({date_from}) is not before date_to ({date_to}): no note falls "
+                "between them; swap them"
+            )
         project = validate.optional_text("project", project, 4096)
         with db.translated(self._db_path):
             conn = self._conn()
             index = self._index()
+            if not index.fts.searchable(query):
+                raise InvalidArgument(
+                    "the query has nothing to search for (only spaces, marks or emoji)",
+                    'type words, a "quoted phrase" or a prefix*',
+                )
+            if f is not None and not any(
+                name == f or name.startswith(f"{f}/") for name, _ in store.folders(conn)
+            ):
+                raise NotFound(
+                    f"no note is in a folder {f!r}", "leave it out to search every folder"
+                )
             index.catch_up()
             filtered = any(v is not None for v in (f, t, lay, start, end))
             allowed = store.matching_ids(conn, f, t, lay, start, end) if filtered else None
