@@ -754,6 +754,9 @@ def test_a_conversation_count_is_a_floor_when_more_match_than_were_ranked(
     # a floor (what is near may or may not match further down).
     hybrid = search("kafka lag", "hybrid")
     assert hybrid.vector_total and (hybrid.fts_total, hybrid.total, hybrid.more) == (150, 150, True)
+    # The vector ranking reaches its first 100: as many near as that is a floor too.
+    vector = search("kafka lag", "vector")
+    assert (vector.vector_total, vector.total, vector.more) == (100, 100, True)
 
 
 @pytest.mark.parametrize("by", ["message", "session"])

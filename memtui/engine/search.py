@@ -536,9 +536,12 @@ class Searcher:
                 ranked = answered(ranked, replies)
         # Every match is in the list, or the full-text matches are counted and what else
         # the list holds (the near, the answers) may be among them further down: a floor.
+        # So is a count the vector ranking's depth cut short.
         whole = fts_total is None or fts_total <= len(matched)
         total = len(ranked) if whole or fts_total is None else fts_total
-        floor = not whole and any(mid not in matched for mid, _ in ranked)
+        floor = (not whole and any(mid not in matched for mid, _ in ranked)) or (
+            vector_total or 0
+        ) >= depth
         near_ids = set() if meaning is None else {mid for mid, _ in meaning.near()}
         return _Pool(
             ranked,
