@@ -262,6 +262,26 @@ def test_search_is_notes_only_and_filters(with_messages: Memory) -> None:
         memory.notes.search("kubernetes", folder="op")
 
 
+@pytest.mark.parametrize("mode", ["hybrid", "fts", "vector"])
+def test_note_pages_neither_repeat_nor_skip(memory: Memory, mode: str) -> None:
+    """Every page of a notes search is cut from one order, however large and wherever it
+    starts, past the first 100 too."""
+    for n in range(130):
+        body = f"the kafka consumer lag, seen again on broker {n} during the nightly batch"
+        memory.notes.save(f"Lag {n}", body, "past", by=PERSON)
+
+    def paged(size: int) -> list[int]:
+        out: list[int] = []
+        for offset in range(0, 140, size):
+            page = memory.notes.search("kafka lag", mode=mode, offset=offset, limit=size)
+            out += [h.note.id for h in page.results]
+            assert page.total == len(set(out)) or offset + size < page.total
+        return out
+
+    sevens = paged(7)
+    assert len(sevens) == len(set(sevens)) and paged(30) == sevens
+
+
 def test_flashbacks_from_old_notes_and_other_projects(with_messages: Memory) -> None:
     memory = with_messages
     memory.notes.import_notes(

@@ -56,7 +56,7 @@ from memtui.engine.notes_types import (
 )
 from memtui.engine.rules import HouseRules
 from memtui.engine.rules import house_rules as read_house_rules
-from memtui.engine.search import DEPTH, NEAREST, fuse
+from memtui.engine.search import NEAREST, fuse
 from memtui.engine.snippets import snippet
 from memtui.engine.types import MODE_ALIASES, MODES
 from memtui.errors import InvalidArgument, MemtuiError, NotFound
@@ -602,18 +602,20 @@ class Notes:
             filtered = any(v is not None for v in (f, t, lay, start, end))
             allowed = store.matching_ids(conn, f, t, lay, start, end) if filtered else None
             want = offset + limit
-            depth = max(DEPTH, want)
+            # One order for every page: notes are few, so each ranking gives all it can
+            # reach (a depth that grew with the page would order each page differently).
+            depth = validate.REACH
             fts_ranked: list[tuple[int, float]] = []
             sims: dict[int, float] = {}
             lifts: dict[int, float] = {}
             if mode != "vector":
                 weight = index.fts.weight(query) or 1.0
-                hits = index.fts.search(query, None, depth if allowed is None else validate.REACH)
+                hits = index.fts.search(query, None, depth)
                 fts_ranked = [
                     (nid, score / weight)
                     for nid, score in hits
                     if allowed is None or nid in allowed
-                ][:depth]
+                ]
             if mode != "fts" and query.strip():
                 vec = index.encode([query])[0]
                 base = float(vec @ near.centre(index.embedder, index.vectors))
