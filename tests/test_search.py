@@ -783,3 +783,20 @@ def test_counts_say_which_way_each_match_was_found_and_where_a_count_is_a_floor(
     one = SearchResponse([], 1, "hybrid", fts_total=1, vector_total=0)
     assert one.counts() == ["1 full-text match", "0 near in meaning"]
     assert SearchResponse([], 0, "fts", fts_total=0).counts() == ["0 full-text matches"]
+
+
+def test_a_hits_title_is_one_line_cut_at_a_word_without_code_fences(tmp_path: Path) -> None:
+    """A session that opens with pasted code: its title beside a hit loses the fence's marks
+    and is cut at a word, as a conversation's title is."""
+    prompt = "```python\ndef charge(order):\n    return gateway.charge(order.total)\n```\n" + (
+        "why does this charge twice when the payment gateway retries after a timeout " * 3
+    )
+    write(tmp_path / "projects" / "-lab" / "f-1.jsonl", user("f-u1", prompt, "f-1"))
+    with Memory(Config(tmp_path / "data", tmp_path / "projects", tmp_path / "logs")) as memory:
+        memory.upkeep.ingest()
+        (hit,) = memory.history.search("gateway retries", "fts").results
+        assert hit.session_title.startswith("def charge(order): return gateway.charge")
+        assert "```" not in hit.session_title and hit.session_title.endswith("…")
+        assert len(hit.session_title) <= 80 and hit.session_title[:-1].split()[-1] in prompt.split()
+        (info,) = memory.history.list_sessions()
+        assert "```" not in info.title

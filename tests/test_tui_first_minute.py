@@ -19,8 +19,8 @@ from textual.widgets import Input, Label, OptionList, Select, Static
 from textual.widgets._footer import FooterKey
 
 from memtui.engine import Memory, ProgressEvent, SearchResponse, SearchResult, SessionInfo
+from memtui.engine.quoting import short_title
 from memtui.engine.search import PROMPTS, TOOL_OUTPUT
-from memtui.engine.sessions import short_title
 from memtui.errors import InvalidArgument
 from memtui.ingest.titles import prompt_title
 from memtui.tui import actions, settings

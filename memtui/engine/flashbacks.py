@@ -16,6 +16,7 @@ import numpy as np
 
 from memtui.config import Config
 from memtui.engine.notes_types import Flashbacks, NoteFlashback, SessionFlashback
+from memtui.engine.quoting import HIT_TITLE_CUT, short_title
 from memtui.engine.snippets import snippet
 from memtui.engine.types import NoteRef
 from memtui.store import db
@@ -141,7 +142,7 @@ def _sessions(
         SessionFlashback(
             session_id=r[1],
             project=r[2],
-            session_title=" ".join(r[6].split())[:80],
+            session_title=short_title(r[6], HIT_TITLE_CUT),
             message_uuid=r[3],
             message_index=r[4],
             timestamp=r[5],

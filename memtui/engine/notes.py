@@ -54,6 +54,7 @@ from memtui.engine.notes_types import (
     TagCount,
     UpdatedNote,
 )
+from memtui.engine.quoting import HIT_TITLE_CUT, short_title
 from memtui.engine.rules import HouseRules
 from memtui.engine.rules import house_rules as read_house_rules
 from memtui.engine.search import NEAREST, fuse
@@ -475,7 +476,7 @@ class Notes:
             row.source_uuid,
             index,
             s[0] if s else None,
-            " ".join(s[1].split())[:80] if s else "",
+            short_title(s[1], HIT_TITLE_CUT) if s else "",
         )
 
     def list(

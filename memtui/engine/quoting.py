@@ -13,6 +13,12 @@ import json
 import re
 from collections.abc import Iterable
 
+from memtui.store.markers import cut
+
+TITLE_CUT = 200  # characters of a title; a longer one ends in an ellipsis
+HIT_TITLE_CUT = 80  # a title beside a search hit or a flashback: one line of a list
+_FENCE = re.compile(r"```[\w+-]*")
+
 # The pieces a BPE vocabulary sees: words, runs of digits, of punctuation, of white space.
 _PIECES = re.compile(r"[^\W\d_]+|\d+|[^\w\s]+|\s+|_+")
 _ACCENTED = re.compile(r"[\u00c0-\u024f]")
@@ -88,3 +94,14 @@ def label(text: str) -> str:
     """A title or a project's path, from an agent or a transcript, shown outside a fence: one
     quoted line (a newline cannot start a heading there), its wrapper tags disarmed."""
     return disarmed(json.dumps(text, ensure_ascii=False))
+
+
+def short_title(title: str, limit: int = TITLE_CUT) -> str:
+    """A title on one line, without a code fence's marks (a prompt that opens with pasted
+    code), cut at a word with an ellipsis when longer than `limit`."""
+    flat = " ".join(_FENCE.sub(" ", title).split())
+    if len(flat) <= limit:
+        return flat
+    head = cut(flat, limit - 1)  # a marker the cut would split is left out whole
+    space = head.rfind(" ")
+    return (head[:space] if space > limit // 2 else head).rstrip(" ,;:.-") + "…"

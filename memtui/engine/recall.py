@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING
 
 from memtui.config import Config
 from memtui.engine.places import enclosing_project, projects_at
-from memtui.engine.quoting import count_tokens, fenced, label
+from memtui.engine.quoting import HIT_TITLE_CUT, count_tokens, fenced, label, short_title
 from memtui.engine.snippets import snippet
 from memtui.errors import InvalidArgument, StoreUnavailable
 from memtui.ingest.peek import first_uuid
@@ -361,7 +361,7 @@ def block(conn: sqlite3.Connection, hits: Sequence[Hit], query: str) -> tuple[st
         idx, ts, role, body, output, title = row
         where = "this project" if hit.here else f"project {label(hit.project)}"
         said = f"- {(ts or '')[:10]}, {where}: session {hit.session_id}, message {idx}"
-        quoted = f"title: {' '.join(title.split())[:80]}"
+        quoted = f"title: {short_title(title, HIT_TITLE_CUT)}"
         answer = answers.get(hit.message_id)
         if answer is None:
             quoted += f"\n{role}: {snippet(body or output or '', terms, size=SNIPPET_CHARS)}"

@@ -12,6 +12,7 @@ import numpy as np
 
 from memtui.engine import near, sessions, validate
 from memtui.engine.near import NEAR_LIFT
+from memtui.engine.quoting import HIT_TITLE_CUT, short_title
 from memtui.engine.snippets import snippet
 from memtui.engine.types import (
     AGENTS,
@@ -822,7 +823,7 @@ class Searcher:
                     snippet=snippet(body, terms, row[9]),
                     score=round(float(score), 6),
                     found_by=found_by,
-                    session_title=" ".join(row[11].split())[:80],
+                    session_title=short_title(row[11], HIT_TITLE_CUT),
                     agent=row[12],
                 )
             )

@@ -7,6 +7,7 @@ import os
 import sqlite3
 
 from memtui.engine.places import SHORT, literal
+from memtui.engine.quoting import short_title
 from memtui.engine.types import (
     ORDERS,
     MessageView,
@@ -18,10 +19,8 @@ from memtui.engine.types import (
 from memtui.errors import Ambiguous, InvalidArgument, NotFound
 from memtui.ingest.titles import prompt_title
 from memtui.store import db
-from memtui.store.markers import cut
 
 CUT = 500  # characters of a message shown when a page holds more than a few
-TITLE_CUT = 200  # characters of a title; a longer one ends in an ellipsis
 # Which title rules the stored first prompts follow: a store titled under older rules is
 # titled again once (`retitle`), so an existing archive gets what a new one would.
 # 3: a title is cut from the masked prompt, never splitting a marker (titles cut before
@@ -43,16 +42,6 @@ _MESSAGE_SQL = """
            is_sidechain, agent_id, line
     FROM messages
 """
-
-
-def short_title(title: str, limit: int = TITLE_CUT) -> str:
-    """A title on one line, cut at a word with an ellipsis when longer than `limit`."""
-    flat = " ".join(title.split())
-    if len(flat) <= limit:
-        return flat
-    head = cut(flat, limit - 1)  # a marker the cut would split is left out whole
-    space = head.rfind(" ")
-    return (head[:space] if space > limit // 2 else head).rstrip(" ,;:.-") + "…"
 
 
 def _session(row: sqlite3.Row) -> SessionInfo:
