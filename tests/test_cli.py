@@ -9,6 +9,8 @@ from pathlib import Path
 import pytest
 
 from memtui.config import Config
+from memtui.engine import SearchResponse, SearchResult
+from memtui.mcp.history import search_markdown
 from tests.cli_run import memtui, one_line_error
 from tests.lines import assistant, exchange, text, user, write
 
@@ -287,3 +289,34 @@ def test_search_that_matches_nothing_says_so_and_sets_the_nearest_apart(
     # Full text alone has no nearest to give: the counts, and nothing under them.
     fts = memtui(conversations, "search", "zebra", "--mode", "fts")
     assert fts.stdout == "no matches (fts: 0 full-text matches)\n"
+
+
+def test_a_tool_output_hit_says_tool_not_user(cfg: Config) -> None:
+    """Transcripts store a tool's output as a `user` line: a hit on it says `tool`, in the
+    CLI and in MCP's markdown, while `--json` keeps SPEC's role and the kind."""
+    call = {"type": "tool_use", "id": "t-1", "name": "Bash", "input": {"command": "pytest"}}
+    output = {"type": "tool_result", "tool_use_id": "t-1", "content": "zebrafish fixture failed"}
+    session = cfg.claude_dir / "-home-dev-shop-api" / "ffff1111-tool.jsonl"
+    write(session, user("u-1", "run the tests", "ffff1111-tool"))
+    write(session, assistant("a-1", "msg-1", call, "ffff1111-tool"))
+    write(
+        session,
+        json.dumps(
+            {
+                "type": "user",
+                "uuid": "u-2",
+                "parentUuid": "a-1",
+                "sessionId": "ffff1111-tool",
+                "timestamp": "2026-11-01T10:00:09.000Z",
+                "cwd": "/home/dev/shop-api",
+                "message": {"role": "user", "content": [output]},
+            }
+        ).encode()
+        + b"\n",
+    )
+    assert memtui(cfg, "index").returncode == 0
+    shown = memtui(cfg, "search", "zebrafish", "--mode", "fts").stdout
+    assert " tool " in shown.splitlines()[0] and " user " not in shown.splitlines()[0], shown
+    (hit,) = json.loads(memtui(cfg, "search", "zebrafish", "--json").stdout)["results"]
+    assert (hit["role"], hit["kind"]) == ("user", "tool_result")
+    assert search_markdown(SearchResponse([SearchResult(**hit)], 1, "fts")).count("· tool ·") == 1

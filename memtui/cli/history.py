@@ -140,7 +140,7 @@ def _hit(out: Console, r: SearchResult) -> None:
     out.print(
         f"[bold cyan]{_plain(short_id(r.session_id))}[/]#{r.message_index} "
         f"[dim]{_plain(when(r.timestamp))}[/] [green]{_plain(r.project)}[/]{_by(r.agent)} "
-        f"[magenta]{r.role}[/] [dim]{r.score:.4f} {'+'.join(r.found_by)}[/]"
+        f"[magenta]{r.speaker}[/] [dim]{r.score:.4f} {'+'.join(r.found_by)}[/]"
     )
     out.print(f"  {_snippet(r.snippet)}")
 
@@ -162,7 +162,7 @@ def _conversations(out: Console, response: SearchResponse) -> None:
             f"{plural(info.message_count, 'message')}, {counted(hit.matches, 'hit')} "
             f"[dim]{hit.score:.4f}[/]"
         )
-        out.print(f"   [magenta]{best.role}[/] {_snippet(best.snippet)}")
+        out.print(f"   [magenta]{best.speaker}[/] {_snippet(best.snippet)}")
         out.print(
             f"   [dim]open:[/] memtui show {_plain(info.session_id)} --at {best.message_index}"
         )

@@ -117,6 +117,12 @@ class SearchResult:
     session_title: str = ""
     agent: str = "claude-code"  # the coding agent that wrote its session
 
+    @property
+    def speaker(self) -> str:
+        """Who said it, for a person to read: `role`, except that a tool's output, which
+        transcripts store as a `user` line, is the tool's."""
+        return "tool" if self.kind == "tool_result" else self.role
+
 
 @dataclass(slots=True)
 class SessionHit:

@@ -331,7 +331,7 @@ def _hit_lines(r: SearchResult, lead: str, where: bool = True) -> list[str]:
     title = r.session_title or "(untitled)"
     place = f"**{title}** · {r.project}{_by(r.agent)} · " if where else ""
     return [
-        f"{lead}{place}{when} · {r.role} · score {r.score:.3f}",
+        f"{lead}{place}{when} · {r.speaker} · score {r.score:.3f}",
         f"   {' '.join(r.snippet.split())}",
         f'   open: get_session(session_id="{r.session_id}", '
         f"offset={max(r.message_index - 2, 0)}, limit=5)",
