@@ -800,3 +800,21 @@ def test_a_hits_title_is_one_line_cut_at_a_word_without_code_fences(tmp_path: Pa
         assert len(hit.session_title) <= 80 and hit.session_title[:-1].split()[-1] in prompt.split()
         (info,) = memory.history.list_sessions()
         assert "```" not in info.title
+
+
+@pytest.mark.parametrize("mode", ["fts", "hybrid"])
+def test_a_name_no_message_has_as_written_searches_its_words(tmp_path: Path, mode: str) -> None:
+    """`text:flaky` (field syntax memtui does not have) or a path no message holds: searched
+    as written first, then, when nothing has it, as its words, and the note says so."""
+    session = tmp_path / "projects" / "-lab" / "w-1.jsonl"
+    write(session, user("w-u1", "the checkout test is flaky on CI again", "w-1"))
+    write(session, user("w-u2", "see src/api/orders.py for the retry", "w-1"))
+    with Memory(Config(tmp_path / "data", tmp_path / "projects", tmp_path / "logs")) as memory:
+        memory.upkeep.ingest()
+        found = memory.history.search("text:flaky", mode)
+        assert [r.uuid for r in found.results][:1] == ["w-u1"] and found.fts_total == 1
+        assert "nothing has text:flaky as written" in (found.note or "")
+        exact = memory.history.search("src/api/orders.py", mode)
+        assert exact.fts_total == 1 and exact.note is None  # as written: no second search
+        neither = memory.history.search("zebra:quagga", mode)
+        assert neither.fts_total == 0 and neither.note is None

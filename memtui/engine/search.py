@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import sqlite3
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -27,7 +28,7 @@ from memtui.engine.types import (
 )
 from memtui.errors import InvalidArgument
 from memtui.store import db, turns
-from memtui.store.fts import FtsFilter
+from memtui.store.fts import FtsFilter, as_words
 from memtui.store.indexes import VECTOR_WHERE, Indexes
 from memtui.store.vectors import Vectors
 
@@ -415,6 +416,15 @@ class Searcher:
         # pool as deep as the page would order each page differently: pages would repeat
         # and skip.
         pool = head = self._pool(ask, DEPTH, want, by)
+        loose = as_words(query) if isinstance(query, str) and not others else query
+        if mode != "vector" and head.fts_total == 0 and not head.note and loose != query:
+            # A name no message has as written ("text:flaky", a path): its words instead.
+            phrasings = [loose]
+            ask = dataclasses.replace(ask, phrasings=phrasings)
+            terms = fts.terms(loose)
+            pool = head = self._pool(ask, DEPTH, want, by)
+            if head.fts_total:
+                note = note or f"nothing has {query} as written: these have its words"
         if note is None:
             note = head.note
         hits: list[SessionHit] = []

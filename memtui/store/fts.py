@@ -93,6 +93,15 @@ def _words(text: str) -> list[str]:
 
 _HEX_PREFIX = re.compile(r"(?=[a-f]*\d)[0-9a-f]{7,39}")
 _PHRASE = re.compile(r'"([^"]*)"')
+_JOINER = re.compile(r"(?<=\w)[./:@\-](?=\w)")
+
+
+def as_words(text: str) -> str:
+    """`text` with each name in it (words joined by . / : @ -) cut into its words, quoted
+    phrases kept: what a query that matched nothing as written searches for next."""
+    parts = _PHRASE.split(text)  # outside, phrase, outside, ...
+    return "".join(f'"{part}"' if i % 2 else _JOINER.sub(" ", part) for i, part in enumerate(parts))
+
 
 # Words that say nothing about the answer: function words, question words, and the words of
 # asking about a conversation ("when did we last talk about ..."). A query drops them unless
