@@ -418,12 +418,13 @@ class Searcher:
         pool = head = self._pool(ask, DEPTH, want, by)
         loose = as_words(query) if isinstance(query, str) and not others else query
         if mode != "vector" and head.fts_total == 0 and not head.note and loose != query:
-            # A name no message has as written ("text:flaky", a path): its words instead.
-            phrasings = [loose]
-            ask = dataclasses.replace(ask, phrasings=phrasings)
-            terms = fts.terms(loose)
-            pool = head = self._pool(ask, DEPTH, want, by)
-            if head.fts_total:
+            # A name no message has as written ("text:flaky", a path): its words instead,
+            # when they match.
+            words = dataclasses.replace(ask, phrasings=[loose])
+            retry = self._pool(words, DEPTH, want, by)
+            if retry.fts_total:
+                ask, phrasings, terms = words, words.phrasings, fts.terms(loose)
+                pool = head = retry
                 note = note or f"nothing has {query} as written: these have its words"
         if note is None:
             note = head.note
