@@ -320,11 +320,45 @@ async def test_the_editors_hint_says_what_the_field_with_the_focus_takes(noted: 
         assert [s.split(" · ")[1] for s in said] == [
             "tab: next field",
             "enter: choose",
-            "a/b: subfolder",
+            "/: subfolder",
             "space: next tag",
             "[[ links a note",
         ]
         assert all(s.startswith("new note · ") and len(s) <= 76 for s in said), said
+
+
+async def test_tabs_in_a_burst_leave_the_hint_on_the_field_with_the_focus(noted: Memory) -> None:
+    app = MemtuiApp(noted, upkeep=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await notes_screen(pilot)
+        await pilot.press("n")
+        await until(pilot, lambda: isinstance(app.screen, NoteEditor))
+        await pilot.press("tab", "tab", "tab", "tab")
+        await until(pilot, lambda: app.screen.focused.id == "note-body")
+        await pilot.pause(0.2)
+        assert "[[ links a note" in str(app.screen.query_one("#editor-hint", Static).render())
+
+
+async def test_q_in_the_editor_asks_before_a_note_is_lost(noted: Memory) -> None:
+    """`q` reaches the app's Quit from a field that takes no text (the layer list): with
+    something written it asks, and no keeps the editor and the draft."""
+    app = MemtuiApp(noted, upkeep=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await notes_screen(pilot)
+        await pilot.press("n")
+        await until(pilot, lambda: isinstance(app.screen, NoteEditor))
+        editor = app.screen
+        await pilot.press(*"Scratch", "tab")
+        await until(pilot, lambda: editor.focused.id == "note-layer")
+        await pilot.press("q")
+        await until(pilot, lambda: isinstance(app.screen, Confirm))
+        await pilot.press("escape")
+        await until(pilot, lambda: app.screen is editor)
+        assert editor.query_one("#note-title", Input).value == "Scratch" and app.is_running
+        await pilot.press("q")
+        await until(pilot, lambda: isinstance(app.screen, Confirm))
+        await pilot.press("y")  # Quit
+        await until(pilot, lambda: not app.is_running)
 
 
 async def test_the_folder_and_tags_complete_from_those_in_use(noted: Memory) -> None:

@@ -27,7 +27,7 @@ from memtui.tui import actions, settings
 from memtui.tui.browse import BrowseScreen, ProjectList, SessionList
 from memtui.tui.forget import ForgetReceipt
 from memtui.tui.format import error_line
-from memtui.tui.forms import Confirm, Prompt
+from memtui.tui.forms import Confirm, Prompt, Unsaved
 from memtui.tui.messages import ArchiveChanged, Progress, StoreChanged
 from memtui.tui.notes.keys import SCOPES as NOTES_SCOPES
 from memtui.tui.recalls import RecallList, RecallsScreen
@@ -272,7 +272,21 @@ class MemtuiApp(App[str | None]):
 
     async def action_quit(self) -> None:
         """Leave at once: the index stops at its next batch boundary (nothing half-written)
-        while the terminal is already back; `memtui` waits for it before it returns."""
+        while the terminal is already back; `memtui` waits for it before it returns. A screen
+        with work not saved (a note being written) asks first."""
+        screen = self.screen
+        if isinstance(screen, Unsaved) and screen.unsaved():
+
+            def answered(yes: bool | None) -> None:
+                if yes:
+                    self._leave()
+
+            ask = Confirm("Quit without saving?", "the note you are writing is not saved", "Quit")
+            self.push_screen(ask, answered)
+            return
+        self._leave()
+
+    def _leave(self) -> None:
         self.stop.set()
         self.exit()
 

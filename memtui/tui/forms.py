@@ -3,7 +3,7 @@ yes-or-no question."""
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import ClassVar, Protocol, runtime_checkable
 
 from textual import on
 from textual.app import ComposeResult
@@ -11,6 +11,13 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label
+
+
+@runtime_checkable
+class Unsaved(Protocol):
+    """A screen holding work not saved yet: quitting asks first."""
+
+    def unsaved(self) -> bool: ...
 
 
 class Prompt(ModalScreen[str | None]):

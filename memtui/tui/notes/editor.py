@@ -46,7 +46,7 @@ LABELS = {
 FIELD_HINTS = {
     "note-title": "tab: next field",
     "note-layer": "enter: choose",
-    "note-folder": "a/b: subfolder",
+    "note-folder": "/: subfolder",
     "note-tags": "space: next tag",
     "note-body": "[[ links a note",
 }
@@ -167,7 +167,10 @@ class NoteEditor(Screen[None]):
         return f"{what} · {FIELD_HINTS[field]} · ctrl+s save · escape cancel"
 
     def on_descendant_focus(self, event: events.DescendantFocus) -> None:
-        field = next((w.id for w in event.widget.ancestors_with_self if w.id in FIELD_HINTS), None)
+        # The focus now, not the event's widget: Tabs in a burst move it on before their
+        # events are handled.
+        focused = self.focused or event.widget
+        field = next((w.id for w in focused.ancestors_with_self if w.id in FIELD_HINTS), None)
         if field is not None:
             self.query_one("#editor-hint", Label).update(self._hint(field))
 
@@ -204,6 +207,10 @@ class NoteEditor(Screen[None]):
             self.query_one("#note-folder", Input).value.strip(),
             split_tags(self.query_one("#note-tags", Input).value),
         )
+
+    def unsaved(self) -> bool:
+        """What was written is not saved yet (the app asks before it quits)."""
+        return self.changed() and not self.saving
 
     def changed(self) -> bool:
         now, was = self.values(), self.draft
