@@ -818,3 +818,17 @@ def test_a_name_no_message_has_as_written_searches_its_words(tmp_path: Path, mod
         assert exact.fts_total == 1 and exact.note is None  # as written: no second search
         neither = memory.history.search("zebra:quagga", mode)
         assert neither.fts_total == 0 and neither.note is None
+
+
+def test_a_page_that_would_end_past_the_reach_is_cut_there(kafka_150: Memory) -> None:
+    """Paging reaches 1,000 results: a page running past it ends there; one starting there is
+    refused with what to do."""
+    search = kafka_150.history.search
+    last = search("kafka", "fts", offset=140, limit=100)
+    assert [r.session_id for r in last.results] == [
+        r.session_id for r in search("kafka", "fts", limit=150).results[140:]
+    ]
+    assert search("kafka", "fts", offset=990, limit=50).results == []  # past the 150
+    with pytest.raises(InvalidArgument, match="offset must be below 1,000"):
+        search("kafka", "fts", offset=1000)
+    assert kafka_150.notes.search("kafka", offset=990, limit=50).results == []

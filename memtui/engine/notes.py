@@ -602,7 +602,7 @@ class Notes:
             index.catch_up()
             filtered = any(v is not None for v in (f, t, lay, start, end))
             allowed = store.matching_ids(conn, f, t, lay, start, end) if filtered else None
-            want = offset + limit
+            want = min(offset + limit, validate.REACH)
             # One order for every page: notes are few, so each ranking gives all it can
             # reach (a depth that grew with the page would order each page differently).
             depth = validate.REACH

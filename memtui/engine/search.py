@@ -389,7 +389,7 @@ class Searcher:
             )
         others = [a for a in normalise_alternatives(alternatives) if fts.searchable(a)]
         phrasings: list[str | list[str]] = [query, *others]
-        want = offset + limit
+        want = min(offset + limit, validate.REACH)
         note = None
         vectors_ready = mode == "fts" or self.indexes.vectors_ready()
         building = "vectors are still being built"

@@ -32,14 +32,15 @@ def optional_text(name: str, value: object, max_chars: int = MAX_QUERY) -> str |
 
 
 def page(limit: int, offset: int, max_limit: int = 1000, reach: int | None = None) -> None:
-    """A page's bounds; with `reach`, the page may not end past it."""
+    """A page's bounds; with `reach`, the page must start before it (it ends there at most:
+    the caller cuts it)."""
     if not 1 <= limit <= max_limit:
         raise InvalidArgument(f"limit must be from 1 to {max_limit:,}, not {limit}")
     if not 0 <= offset < 2**31:
         raise InvalidArgument(f"offset must be a whole number from 0, not {offset}")
-    if reach is not None and offset + limit > reach:
+    if reach is not None and offset >= reach:
         raise InvalidArgument(
-            f"offset + limit must be at most {reach:,}, not {offset + limit:,}",
+            f"offset must be below {reach:,}, not {offset:,}",
             f"results are ranked {reach:,} deep at most",
         )
 
