@@ -759,21 +759,48 @@ def test_a_conversation_count_is_a_floor_when_more_match_than_were_ranked(
     assert (vector.vector_total, vector.total, vector.more) == (100, 100, True)
 
 
+@pytest.fixture(scope="module")
+def kafka_noisy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Memory]:
+    """150 conversations matching "kafka", and 40 compaction summaries that match it better
+    (short, the word twice) but rank below every conversation."""
+    root = tmp_path_factory.mktemp("noisy")
+    for n in range(150):
+        session = f"k-{n:03d}"
+        line = user(f"u{n}", f"the kafka consumer lag again ({n})", session, "2026-03-01T08:00:00Z")
+        write(root / "projects" / "-lab" / f"{session}.jsonl", line)
+    for n in range(40):
+        summary = f"Summary: kafka lag, kafka ({n})"
+        record = _record("user", f"sum-{n}", summary, f"k-{n:03d}", 5, isCompactSummary=True)
+        write(root / "projects" / "-lab" / f"k-{n:03d}.jsonl", record)
+    with Memory(Config(root / "data", root / "projects", root / "logs")) as memory:
+        memory.upkeep.ingest()
+        yield memory
+
+
+@pytest.mark.parametrize("archive", ["kafka_150", "kafka_noisy"])
 @pytest.mark.parametrize("by", ["message", "session"])
 @pytest.mark.parametrize("mode", ["fts", "hybrid"])
-def test_pages_neither_repeat_nor_skip(kafka_150: Memory, mode: str, by: str) -> None:
+def test_pages_neither_repeat_nor_skip(
+    request: pytest.FixtureRequest, archive: str, mode: str, by: str
+) -> None:
     """Every page is cut from one order, however large the page and wherever it starts: pages
-    of 7 and of 30 list the same 150 in the same order, across the first DEPTH and past it."""
+    of 7 and of 30 list the same results in the same order, across the first DEPTH and past
+    it, what is not conversation (compaction summaries) included, below the rest."""
+    memory: Memory = request.getfixturevalue(archive)
 
     def paged(size: int) -> list[tuple[str, int]]:
         out: list[tuple[str, int]] = []
-        for offset in range(0, 160, size):
-            page = kafka_150.history.search("kafka lag", mode, by=by, offset=offset, limit=size)
+        for offset in range(0, 200, size):
+            page = memory.history.search("kafka lag", mode, by=by, offset=offset, limit=size)
             out += [(r.session_id, r.message_index) for r in page.results]
         return out
 
     sevens = paged(7)
-    assert len(sevens) == len(set(sevens)) == 150
+    assert (
+        len(sevens)
+        == len(set(sevens))
+        == (190 if archive == "kafka_noisy" and by == "message" else 150)
+    )
     assert paged(30) == sevens
 
 

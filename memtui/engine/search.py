@@ -517,14 +517,20 @@ class Searcher:
         note = None
         if mode != "vector":
             if mode == "fts" and len(phrasings) == 1 and by == "message":
-                # The page; deeper when all matches fit in DEPTH (then the total is exact), or
-                # when the page holds what is not conversation, to rank that lower.
+                # The page; all matches when they fit in DEPTH (then the total is exact); and
+                # on until it holds `want` messages of conversation, as what is not ranks
+                # below them (`_quiet`): so every page is cut from one order.
                 fts_list = fts_ranking(0, want, want)
-                deeper = max(depth, want)
-                if want < counts[0] and (
-                    counts[0] <= deeper or self._noise([mid for mid, _ in fts_list])
-                ):
-                    fts_list = fts_ranking(0, deeper, want)
+                if want < counts[0] <= max(depth, want):
+                    fts_list = fts_ranking(0, max(depth, want), want)
+                n = max(len(fts_list), want)
+                while n < counts[0]:
+                    ids = [mid for mid, _ in fts_list]
+                    flags, looked = self._flags(ids, want)
+                    if sum(1 for mid in ids[:looked] if mid not in flags) >= want:
+                        break
+                    n *= 2
+                    fts_list = fts_ranking(0, n, want)
             else:
                 fts_list = nearest([covered(i) for i in range(len(phrasings))])
             fts_total = self._fts_total(phrasings, ask.fts_filter, [counts[i] for i in counts])
