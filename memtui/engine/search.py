@@ -611,8 +611,10 @@ class Searcher:
         """The conversations of `ranked`, best first (`conversations`), as far as `want`
         of them in the right order: a conversation whose best message is not conversation
         (a warm-up session, a compaction's) comes after every one that is, as its messages
-        do. Every one's title counts."""
-        ranked = self._quiet(ranked, SESSION_DEPTH * want)
+        do. Every one's title counts, and every message is looked at for what is not
+        conversation (a compaction agent's copy leaves its conversation's count): the count
+        and the order do not depend on how far the page reaches."""
+        ranked = self._quiet(ranked, len(ranked))
         if not ranked:
             return []
         conn = self.reader()
