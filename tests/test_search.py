@@ -757,7 +757,10 @@ def test_a_conversation_count_is_a_floor_when_more_match_than_were_ranked(
     assert hybrid.vector_total and (hybrid.fts_total, hybrid.total, hybrid.more) == (150, 150, True)
     # The vector ranking reaches its first 100: as many near as that is a floor too.
     vector = search("kafka lag", "vector")
-    assert (vector.vector_total, vector.total, vector.more) == (100, 100, True)
+    assert (vector.vector_total, vector.total, vector.more, vector.more_near) == (100, 100) + (
+        True,
+        True,
+    )
 
 
 @pytest.fixture(scope="module")
@@ -806,8 +809,12 @@ def test_pages_neither_repeat_nor_skip(
 
 
 def test_counts_say_which_way_each_match_was_found_and_where_a_count_is_a_floor() -> None:
-    response = SearchResponse([], 1_000, "hybrid", fts_total=1_000, vector_total=100, more=True)
-    assert response.counts() == ["1,000+ full-text matches", "100+ near in meaning"]
+    response = SearchResponse(
+        [], 1_000, "hybrid", fts_total=1_000, vector_total=98, more=True, more_near=True
+    )
+    assert response.counts() == ["1,000+ full-text matches", "98+ near in meaning"]
+    exact = SearchResponse([], 100, "vector", vector_total=100)  # all there is: no floor
+    assert exact.counts() == ["100 near in meaning"]
     one = SearchResponse([], 1, "hybrid", fts_total=1, vector_total=0)
     assert one.counts() == ["1 full-text match", "0 near in meaning"]
     assert SearchResponse([], 0, "fts", fts_total=0).counts() == ["0 full-text matches"]

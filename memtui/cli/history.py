@@ -74,7 +74,7 @@ def search(memory: Memory, args: Namespace) -> None:
     )
     if args.json:
         doc = {"results": to_dict(response.results), "total": response.total, "mode": response.mode}
-        doc["more"] = response.more
+        doc |= {"more": response.more, "more_near": response.more_near}
         doc |= {"fts_total": response.fts_total, "vector_total": response.vector_total}
         doc |= {"nearest": to_dict(response.nearest), "by": response.by}
         doc["sessions"] = to_dict(response.sessions)

@@ -245,6 +245,7 @@ class Meaning:
     and similarity (of the phrasing that lifts it most)."""
 
     vectors: Vectors
+    cut_short: bool = False  # a phrasing's ranking was cut at its depth: more may be near
     probes: list[tuple[np.ndarray, np.ndarray]] = field(default_factory=list)
     lifts: dict[int, float] = field(default_factory=dict)
     sims: dict[int, float] = field(default_factory=dict)
@@ -307,7 +308,8 @@ class _Pool:
     @property
     def beyond(self) -> bool:
         """More match than the pool holds."""
-        return (self.fts_total or 0) > len(self.matched) or (self.vector_total or 0) >= self.depth
+        near_cut = self.meaning is not None and self.meaning.cut_short
+        return (self.fts_total or 0) > len(self.matched) or near_cut
 
 
 class Searcher:
@@ -482,6 +484,7 @@ class Searcher:
             # By session, conversations are counted among the ranked messages: when more
             # match than were ranked, there may be more conversations.
             more=total >= REACH or (pool.beyond if by == "session" else pool.floor),
+            more_near=meaning is not None and meaning.cut_short,
         )
 
     def _pool(self, ask: _Ask, depth: int, want: int, by: By) -> _Pool:
@@ -557,9 +560,9 @@ class Searcher:
         # So is a count the vector ranking's depth cut short.
         whole = fts_total is None or fts_total <= len(matched)
         total = len(ranked) if whole or fts_total is None else fts_total
-        floor = (not whole and any(mid not in matched for mid, _ in ranked)) or (
-            vector_total or 0
-        ) >= depth
+        floor = (not whole and any(mid not in matched for mid, _ in ranked)) or bool(
+            meaning and meaning.cut_short
+        )
         near_ids = set() if meaning is None else {mid for mid, _ in meaning.near()}
         return _Pool(
             ranked,
@@ -681,6 +684,10 @@ class Searcher:
                 lift = lifts.get(mid)
                 if lift is not None and lift > meaning.lifts.get(mid, -np.inf):
                     meaning.lifts[mid], meaning.sims[mid] = lift, sim
+            # Cut at its depth with the last still near: what lies past it may be near too
+            # (nearest first: past a last one that is not near, none is).
+            if len(ranking) >= depth and lifts.get(ranking[-1][0], -np.inf) >= NEAR_LIFT:
+                meaning.cut_short = True
         return meaning
 
     def _quiet(self, ranked: Ranking, want: int) -> Ranking:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal, get_args
 
-from memtui.engine.validate import DEPTH, REACH
+from memtui.engine.validate import REACH
 from memtui.store.health import IndexHealth
 
 # Shared by every front end: argparse choices, MCP schemas and TUI toggles read these.
@@ -164,6 +164,9 @@ class SearchResponse:
     # full-text matches, and the near in meaning may add to them; or, by session, more
     # messages match than the ranked ones whose conversations were counted.
     more: bool = False
+    # `vector_total` is a floor: the vector ranking was cut at its depth (100, or 1,000 past
+    # the first 100 results), so more may be near.
+    more_near: bool = False
 
     def counts(self) -> list[str]:
         """What `total` counted, each way apart, `+` where a count is a floor: full-text
@@ -173,7 +176,7 @@ class SearchResponse:
             plus = "+" if self.fts_total >= REACH else ""
             parts.append(f"{self.fts_total:,}{plus} full-text match{'es' * (self.fts_total != 1)}")
         if self.vector_total is not None:
-            plus = "+" if self.vector_total >= DEPTH else ""
+            plus = "+" if self.more_near else ""
             parts.append(f"{self.vector_total:,}{plus} near in meaning")
         return parts
 
