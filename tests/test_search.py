@@ -757,10 +757,8 @@ def test_a_conversation_count_is_a_floor_when_more_match_than_were_ranked(
     assert hybrid.vector_total and (hybrid.fts_total, hybrid.total, hybrid.more) == (150, 150, True)
     # The vector ranking reaches its first 100: as many near as that is a floor too.
     vector = search("kafka lag", "vector")
-    assert (vector.vector_total, vector.total, vector.more, vector.more_near) == (100, 100) + (
-        True,
-        True,
-    )
+    floors = (vector.more, vector.more_near)
+    assert (vector.vector_total, vector.total, *floors) == (100, 100, True, True)
 
 
 @pytest.fixture(scope="module")
