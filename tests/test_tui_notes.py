@@ -252,10 +252,7 @@ async def test_a_dangling_link_offers_to_write_that_note(noted: Memory) -> None:
 async def test_write_a_note_with_a_link_offered_after_brackets(noted: Memory) -> None:
     app = MemtuiApp(noted, upkeep=False)
     async with app.run_test(size=SIZE) as pilot:
-        await notes_screen(pilot)
-        await pilot.press("n")
-        await until(pilot, lambda: isinstance(app.screen, NoteEditor))
-        editor = app.screen
+        editor = await new_note(pilot, app)
         assert isinstance(editor, NoteEditor)
         await pilot.press(*"Deploy freeze")
         editor.query_one("#note-layer", Select).value = "state"
@@ -282,15 +279,21 @@ async def test_write_a_note_with_a_link_offered_after_brackets(noted: Memory) ->
         ]
 
 
+async def new_note(pilot: Pilot[None], app: MemtuiApp) -> NoteEditor:
+    """The editor of a new note, from the notes list."""
+    await notes_screen(pilot)
+    await pilot.press("n")
+    await until(pilot, lambda: isinstance(app.screen, NoteEditor))
+    assert isinstance(app.screen, NoteEditor)
+    return app.screen
+
+
 async def test_the_editor_says_what_the_chosen_layer_means(noted: Memory) -> None:
     """past, state and rule are memtui's words: the line under them says what each does,
     and where a state note is shown, at 80 columns."""
     app = MemtuiApp(noted, upkeep=False)
     async with app.run_test(size=(80, 24)) as pilot:
-        await notes_screen(pilot)
-        await pilot.press("n")
-        await until(pilot, lambda: isinstance(app.screen, NoteEditor))
-        editor = app.screen
+        editor = await new_note(pilot, app)
         hint = editor.query_one("#layer-hint", Static)
         said = {}
         for layer in ("past", "state", "rule"):
@@ -344,10 +347,7 @@ async def test_q_in_the_editor_asks_before_a_note_is_lost(noted: Memory) -> None
     something written it asks, and no keeps the editor and the draft."""
     app = MemtuiApp(noted, upkeep=False)
     async with app.run_test(size=(80, 24)) as pilot:
-        await notes_screen(pilot)
-        await pilot.press("n")
-        await until(pilot, lambda: isinstance(app.screen, NoteEditor))
-        editor = app.screen
+        editor = await new_note(pilot, app)
         await pilot.press(*"Scratch", "tab")
         await until(pilot, lambda: editor.focused.id == "note-layer")
         await pilot.press("q")
@@ -364,10 +364,7 @@ async def test_q_in_the_editor_asks_before_a_note_is_lost(noted: Memory) -> None
 async def test_the_folder_and_tags_complete_from_those_in_use(noted: Memory) -> None:
     app = MemtuiApp(noted, upkeep=False)
     async with app.run_test(size=SIZE) as pilot:
-        await notes_screen(pilot)
-        await pilot.press("n")
-        await until(pilot, lambda: isinstance(app.screen, NoteEditor))
-        editor = app.screen
+        editor = await new_note(pilot, app)
         folder = editor.query_one("#note-folder", Input)
         await until(pilot, lambda: folder.suggester is not None)
         folder.focus()
@@ -581,10 +578,7 @@ async def test_a_similar_note_can_be_kept_or_opened(noted: Memory) -> None:
 async def test_an_engine_error_is_a_notification_and_the_editor_stays(noted: Memory) -> None:
     app = MemtuiApp(noted, upkeep=False)
     async with app.run_test(size=SIZE) as pilot:
-        await notes_screen(pilot)
-        await pilot.press("n")
-        await until(pilot, lambda: isinstance(app.screen, NoteEditor))
-        editor = app.screen
+        editor = await new_note(pilot, app)
         editor.query_one("#note-title", Input).value = "Auth decisions"  # taken
         await pilot.press("ctrl+s")
         await until(pilot, lambda: any("INVALID_ARGUMENT" in n.message for n in app._notifications))
@@ -608,10 +602,7 @@ async def test_bad_input_in_the_editor_is_a_coded_error_and_nothing_is_written(
 ) -> None:
     app = MemtuiApp(noted, upkeep=False)
     async with app.run_test(size=SIZE) as pilot:
-        await notes_screen(pilot)
-        await pilot.press("n")
-        await until(pilot, lambda: isinstance(app.screen, NoteEditor))
-        editor = app.screen
+        editor = await new_note(pilot, app)
         editor.query_one("#note-title", Input).value = "A fine title"
         await set_body(pilot, editor, "Some text.")
         editor.query_one(field, Input).value = value
