@@ -105,21 +105,6 @@ async def test_search_then_open_at_the_hit(indexed: Memory) -> None:
         assert 0 <= top < view.size.height, "the hit is on screen"
 
 
-async def test_a_date_typed_keeps_saying_which_date_it_is(indexed: Memory) -> None:
-    """after and before are labels beside their boxes, not placeholders a date hides; both
-    fit one row at 80 columns with the project and the role."""
-    app = MemtuiApp(indexed, upkeep=False)
-    async with app.run_test(size=(80, 24)) as pilot:
-        screen = await searched(pilot, "token")
-        screen.query_one("#after", Input).value = "2026-11-01"
-        await pilot.pause(0.3)
-        row = screen.query_one("#filters")
-        labels = [str(label.render()) for label in row.query(".date-label")]
-        assert labels == ["after", "before"]
-        assert all(w.region.right <= 80 and w.region.width for w in row.children if w.display)
-        assert screen.query_one("#project").region.width >= 15  # "any project ▼" whole
-
-
 def said(screen: SearchScreen) -> str:
     return str(screen.query_one("#search-summary").render())
 

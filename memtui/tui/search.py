@@ -14,7 +14,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import Input, Label, Select, Static
+from textual.widgets import Input, Select, Static
 from textual.worker import get_current_worker
 
 from memtui.engine import (
@@ -105,11 +105,8 @@ class SearchScreen(Screen[None]):
             yield Select(WHO, prompt="anyone", id="role", compact=True)
             # Shown only when the archive holds more than one agent's sessions.
             yield Select([], prompt="any agent", id="agent", compact=True)
-            # Labels beside the dates, not placeholders: a date typed would hide which it is.
-            yield Label("after", classes="date-label")
-            yield Input(placeholder="YYYY-MM-DD", id="after", classes="date", compact=True)
-            yield Label("before", classes="date-label")
-            yield Input(placeholder="YYYY-MM-DD", id="before", classes="date", compact=True)
+            yield Input(placeholder="after YYYY-MM-DD", id="after", classes="date", compact=True)
+            yield Input(placeholder="before YYYY-MM-DD", id="before", classes="date", compact=True)
         yield Static("", id="search-summary")
         with Horizontal(id="search-body"):
             with Vertical(id="hits"):
