@@ -846,7 +846,7 @@ def test_a_name_no_message_has_as_written_searches_its_words(tmp_path: Path, mod
         memory.upkeep.ingest()
         found = memory.history.search("text:flaky", mode)
         assert [r.uuid for r in found.results][:1] == ["w-u1"] and found.fts_total == 1
-        assert "nothing has text:flaky as written" in (found.note or "")
+        assert "nothing has that name as written" in (found.note or "")
         exact = memory.history.search("src/api/orders.py", mode)
         assert exact.fts_total == 1 and exact.note is None  # as written: no second search
         neither = memory.history.search("zebra:quagga", mode)

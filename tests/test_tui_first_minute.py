@@ -750,7 +750,11 @@ async def test_the_preview_shows_the_hit_whole_with_its_words(archive: Memory) -
 
 def test_the_counts_say_which_is_which() -> None:
     def said(fts: int | None, near: int | None, total: int = 5, by: str = "message") -> str:
-        return counted(SearchResponse([], total, "hybrid", fts_total=fts, vector_total=near, by=by))
+        more_near = near == 100  # the vector ranking cut with its last still near
+        response = SearchResponse(
+            [], total, "hybrid", fts_total=fts, vector_total=near, by=by, more_near=more_near
+        )
+        return counted(response)
 
     assert said(12, 40) == "12 full-text matches · 40 near in meaning"
     assert said(1, None) == "1 full-text match"
@@ -762,7 +766,9 @@ def test_the_counts_say_which_is_which() -> None:
     assert said(4, 1, 3, "session") == "3 conversations · 4 full-text matches · 1 near in meaning"
     # The list holds the first 30: how many of how many; `+` where the total is a floor.
     hit = SearchResult("s", "/p", 0, "u", "user", "prompt", None, "x", 1.0, ["fts"])
-    many = SearchResponse([hit] * 30, 541, "hybrid", fts_total=449, vector_total=100)
+    many = SearchResponse(
+        [hit] * 30, 541, "hybrid", fts_total=449, vector_total=100, more_near=True
+    )
     assert counted(many) == "30 of 541 · 449 full-text matches · 100+ near in meaning"
     many.by, many.total, many.more = "session", 96, True
     assert counted(many).startswith("30 of 96+ conversations · ")

@@ -427,7 +427,8 @@ class Searcher:
             if retry.fts_total:
                 ask, phrasings, terms = words, words.phrasings, fts.terms(loose)
                 pool = head = retry
-                note = note or f"nothing has {query} as written: these have its words"
+                # Not the query itself: it may be a secret, which no answer repeats.
+                note = note or "nothing has that name as written: these have its words"
         if note is None:
             note = head.note
         hits: list[SessionHit] = []

@@ -93,14 +93,20 @@ def _words(text: str) -> list[str]:
 
 _HEX_PREFIX = re.compile(r"(?=[a-f]*\d)[0-9a-f]{7,39}")
 _PHRASE = re.compile(r'"([^"]*)"')
-_JOINER = re.compile(r"(?<=\w)[./:@\-](?=\w)")
+# A name of letters only, joined by . / : @ - ("text:flaky", "src/api/orders.py"): a token
+# with digits in it (a key, a hash, a version) is never cut up.
+_LETTER_NAME = re.compile(r"(?<![\w./:@\-])[^\W\d_]+(?:[./:@\-][^\W\d_]+)+(?![\w./:@\-])")
+_JOINER = re.compile(r"[./:@\-]")
 
 
 def as_words(text: str) -> str:
-    """`text` with each name in it (words joined by . / : @ -) cut into its words, quoted
-    phrases kept: what a query that matched nothing as written searches for next."""
+    """`text` with each name of letters in it cut into its words, quoted phrases kept: what
+    a query that matched nothing as written searches for next."""
     parts = _PHRASE.split(text)  # outside, phrase, outside, ...
-    return "".join(f'"{part}"' if i % 2 else _JOINER.sub(" ", part) for i, part in enumerate(parts))
+    return "".join(
+        f'"{part}"' if i % 2 else _LETTER_NAME.sub(lambda m: _JOINER.sub(" ", m[0]), part)
+        for i, part in enumerate(parts)
+    )
 
 
 # Words that say nothing about the answer: function words, question words, and the words of
