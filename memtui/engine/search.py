@@ -54,13 +54,11 @@ NEAREST = 10  # the nearest by meaning, set apart, when nothing matches
 # By session: a conversation ranks by its best message, plus TOGETHER times the next best
 # (AMONG - 1) of its messages that score at least STRONG times the list's best (weak matches
 # piling up in a long session are not evidence), plus TITLED times the share of the query's
-# words its title has; ties go to the conversation with more matches. It draws on
-# SESSION_DEPTH times the page's end in messages from each ranking, at least DEPTH.
+# words its title has; ties go to the conversation with more matches.
 TOGETHER = 0.1
 AMONG = 3
 STRONG = 0.5
 TITLED = 0.1
-SESSION_DEPTH = 3
 TITLES_KEPT = 10_000
 # What is not conversation ranks below it: compaction summaries, subagents Claude Code only
 # warmed up (their prompt is WARMUP), the compaction agent (its agent id starts COMPACT_AGENT).
@@ -202,6 +200,16 @@ def answered(ranking: Ranking, replies: dict[int, int]) -> Ranking:
     return sorted(best.items(), key=lambda kv: (-kv[1], -kv[0]))
 
 
+def below(ranked: Ranking, flags: dict[int, int], looked: int) -> Ranking:
+    """`ranked` with what `flags` marks (looked at in its first `looked`) below the rest of
+    those: NOISE kept, a COPY left out."""
+    if not flags:
+        return ranked
+    top = ranked[:looked]
+    real = [r for r in top if r[0] not in flags]
+    return real + [r for r in top if flags.get(r[0]) == NOISE] + ranked[looked:]
+
+
 def nearest(rankings: list[Ranking]) -> Ranking:
     """Rankings of several phrasings as one: each message at its best score. Vector
     similarities compare across phrasings, and so do full-text coverages: a phrasing with a
@@ -298,18 +306,19 @@ class _Pool:
     near: set[int]
     meaning: Meaning | None
     fts_total: int | None
-    vector_total: int | None
     total: int
     whole: bool
     floor: bool
-    depth: int
     note: str | None
+
+    @property
+    def vector_total(self) -> int | None:
+        return None if self.meaning is None else len(self.near)
 
     @property
     def beyond(self) -> bool:
         """More match than the pool holds."""
-        near_cut = self.meaning is not None and self.meaning.cut_short
-        return (self.fts_total or 0) > len(self.matched) or near_cut
+        return not self.whole or (self.meaning is not None and self.meaning.cut_short)
 
 
 class Searcher:
@@ -391,7 +400,7 @@ class Searcher:
             )
         others = [a for a in normalise_alternatives(alternatives) if fts.searchable(a)]
         phrasings: list[str | list[str]] = [query, *others]
-        want = min(offset + limit, validate.REACH)
+        want = min(offset + limit, REACH)
         note = None
         vectors_ready = mode == "fts" or self.indexes.vectors_ready()
         building = "vectors are still being built"
@@ -439,11 +448,11 @@ class Searcher:
                 for q in ([p] if isinstance(p, str) else p)
                 for s in fts.stems(q)
             }
-            found = self._conversations(head.ranked, asked, want)
+            found = self._conversations(head.ranked, asked)
             if want > len(found) and head.beyond:
                 pool = self._pool(ask, REACH, want, by)
                 listed = {c[0] for c in found}
-                deeper = self._conversations(pool.ranked, asked, want)
+                deeper = self._conversations(pool.ranked, asked)
                 found += [c for c in deeper if c[0] not in listed]
             ranked, hits = self._sessions_page(found[offset:want])
             total = len(found)
@@ -517,7 +526,7 @@ class Searcher:
 
         fts_list: Ranking = []
         meaning = None
-        fts_total = vector_total = None
+        fts_total = None
         note = None
         if mode != "vector":
             if mode == "fts" and len(phrasings) == 1 and by == "message":
@@ -544,12 +553,12 @@ class Searcher:
             meaning = (
                 vec_job.result() if vec_job else self._meaning(phrasings, ask.filt, depth, keep)
             )
-            vector_total = len(meaning.near())
+        near = [] if meaning is None else meaning.near()
         matched = {mid for mid, _ in fts_list}  # before answers join: what full text counted
         if meaning is None:
             ranked = fts_list
         elif mode == "vector":
-            ranked = [(mid, meaning.sims[mid]) for mid, _ in meaning.near()]
+            ranked = [(mid, meaning.sims[mid]) for mid, _ in near]
         else:
             lifts = meaning.lifts | meaning.lift_of([mid for mid in matched])
             ranked = fuse(fts_list, lifts)
@@ -564,20 +573,8 @@ class Searcher:
         floor = (not whole and any(mid not in matched for mid, _ in ranked)) or bool(
             meaning and meaning.cut_short
         )
-        near_ids = set() if meaning is None else {mid for mid, _ in meaning.near()}
-        return _Pool(
-            ranked,
-            matched,
-            near_ids,
-            meaning,
-            fts_total,
-            vector_total,
-            total,
-            whole,
-            floor,
-            depth,
-            note,
-        )
+        near_ids = {mid for mid, _ in near}
+        return _Pool(ranked, matched, near_ids, meaning, fts_total, total, whole, floor, note)
 
     def _nearest(
         self, apart: list[tuple[int, float, list[str]]], terms: list[str], reach: int, by: By
@@ -609,16 +606,14 @@ class Searcher:
             stems = self._titles[title] = frozenset(self.indexes.fts.stems(title))
         return len(stems & asked) / len(asked)
 
-    def _conversations(
-        self, ranked: Ranking, asked: set[str], want: int
-    ) -> list[tuple[str, float, int, int]]:
-        """The conversations of `ranked`, best first (`conversations`), as far as `want`
-        of them in the right order: a conversation whose best message is not conversation
-        (a warm-up session, a compaction's) comes after every one that is, as its messages
-        do. Every one's title counts, and every message is looked at for what is not
-        conversation (a compaction agent's copy leaves its conversation's count): the count
-        and the order do not depend on how far the page reaches."""
-        ranked = self._quiet(ranked, len(ranked))
+    def _conversations(self, ranked: Ranking, asked: set[str]) -> list[tuple[str, float, int, int]]:
+        """The conversations of `ranked`, best first (`conversations`): a conversation whose
+        best message is not conversation (a warm-up session, a compaction's) comes after
+        every one that is, as its messages do. Every one's title counts, and every message is
+        looked at once for what is not conversation (a compaction agent's copy leaves its
+        conversation's count): the count and the order do not depend on the page."""
+        flags, _ = self._flags([mid for mid, _ in ranked], len(ranked))
+        ranked = below(ranked, flags, len(ranked))
         if not ranked:
             return []
         conn = self.reader()
@@ -632,13 +627,7 @@ class Searcher:
         titles = sessions.titles(conn, set(session_of.values()))
         titled = {sid: self._share(title, asked) for sid, title in titles.items()}
         found = [c for c in conversations(ranked, session_of, titled) if c[0] in titles]
-        flags, looked = self._flags([mid for _, _, mid, _ in found], want)
-        top = found[:looked]
-        return (
-            [c for c in top if c[2] not in flags]
-            + [c for c in top if c[2] in flags]
-            + found[looked:]
-        )
+        return [c for c in found if c[2] not in flags] + [c for c in found if c[2] in flags]
 
     def _sessions_page(
         self, page: list[tuple[str, float, int, int]]
@@ -696,11 +685,7 @@ class Searcher:
         the compaction agent's work) below every message of conversation, and the compaction
         agent's copy of a summary the session also holds left out: it would show twice."""
         flags, looked = self._flags([mid for mid, _ in ranked], want)
-        if not flags:
-            return ranked
-        top = ranked[:looked]
-        real = [r for r in top if r[0] not in flags]
-        return real + [r for r in top if flags.get(r[0]) == NOISE] + ranked[looked:]
+        return below(ranked, flags, looked)
 
     def _flags(self, ids: list[int], want: int) -> tuple[dict[int, int], int]:
         """`_noise` of the first of `ids`, and how many were looked at: from the top, twice as
