@@ -18,7 +18,7 @@ from textual.widgets import Input, Static
 
 from memtui.config import Config
 from memtui.engine import Memory, MessageView
-from memtui.tui import actions, demo, settings
+from memtui.tui import actions, demo, search, settings
 from memtui.tui.app import MemtuiApp
 from memtui.tui.browse import BrowseScreen, SessionList
 from memtui.tui.format import clip_lines, marked, one_line
@@ -30,6 +30,7 @@ from tests import lines
 from tests.tui_support import (
     choose_session,
     live_session,
+    settled,
     small_archive,
     until,
     whole_query_answered,
@@ -107,6 +108,45 @@ async def test_search_then_open_at_the_hit(indexed: Memory) -> None:
 
 def said(screen: SearchScreen) -> str:
     return str(screen.query_one("#search-summary").render())
+
+
+@pytest.mark.parametrize(("by", "page"), [("message", 30), ("session", 4)])
+async def test_the_cursor_at_the_last_hit_loads_the_next_page(
+    indexed: Memory, by: str, page: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The list held the first page of hits and no more (found by the new-user pass):
+    reaching the last one adds the next page below it, in the order the engine pages, and
+    the count line says how many it holds; at the last match, no more is asked for."""
+    monkeypatch.setattr(search, "LIMIT", page)  # the small archive has 11 conversations
+    word = "the"
+    whole = indexed.history.search(word, "fts", limit=1000, by=by)  # type: ignore[arg-type]
+    assert 2 * page < whole.total == len(whole.results) and not whole.more
+    app = MemtuiApp(indexed, upkeep=False)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await searched(pilot, word)
+        await pilot.press("ctrl+o")  # full text
+        if by == "session":
+            await pilot.press("ctrl+g")
+        await until(pilot, lambda: screen.last is not None and screen.last.mode == "fts")
+        await until(pilot, lambda: screen.last is not None and screen.last.by == by)
+        listing = screen.query_one(ResultList)
+        assert len(listing.hits) == page
+        assert said(screen).startswith(f"{page} of {whole.total:,}")
+        listing.focus()
+        await pilot.press("end")
+        await until(pilot, lambda: len(listing.hits) == 2 * page)
+        assert listing.highlighted == page - 1, "the cursor stays on its hit"
+        assert said(screen).startswith(f"{2 * page} of {whole.total:,}")
+        while len(listing.hits) < whole.total:
+            held = len(listing.hits)
+            await pilot.press("end")
+            await until(pilot, lambda: len(listing.hits) > held)  # noqa: B023
+        keys = [(h.session_id, h.message_index) for h in listing.hits]
+        assert keys == [(h.session_id, h.message_index) for h in whole.results]
+        await pilot.press("end")
+        await settled(pilot)
+        assert len(listing.hits) == whole.total
+        assert not said(screen).startswith(f"{whole.total} of")
 
 
 async def test_one_key_lists_conversations_each_opening_at_its_best_hit(indexed: Memory) -> None:

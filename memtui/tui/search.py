@@ -3,7 +3,7 @@ beside the box, a preview of the exchange around the highlighted hit."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.markdown import Markdown
@@ -27,7 +27,7 @@ from memtui.engine import (
     SearchResponse,
     SearchResult,
 )
-from memtui.engine.search import PROMPTS, TOOL_OUTPUT
+from memtui.engine.search import PROMPTS, REACH, TOOL_OUTPUT
 from memtui.errors import MemtuiError
 from memtui.tui.format import agent_label, error_line, hit_words, one_line, short_names, when, who
 from memtui.tui.messages import ArchiveChanged
@@ -42,7 +42,7 @@ if TYPE_CHECKING:
     from memtui.tui.app import MemtuiApp
 
 DEBOUNCE = 0.2  # seconds of quiet typing before a search runs
-LIMIT = 30  # about three screens of hits; the list draws only those on screen
+LIMIT = 30  # about three screens of hits, and as many more each time the cursor reaches the end
 PREVIEW_CHARS = 4000  # of the hit's message in the preview
 PREVIEW_DELAY = 0.08  # seconds the cursor rests on a hit before its exchange loads
 MODE_LABEL = {"hybrid": "hybrid", "fts": "full text", "vector": "vector"}
@@ -180,15 +180,19 @@ class SearchScreen(Screen[None]):
             self._cleared()
             self.query_one("#search-summary", Static).update("")
             return
+        # The same query again (the archive grew): as many hits as the list holds, so the
+        # reader keeps their place past the first page.
+        held = len(self.results) if query == self._shown else 0
         self.last = self.last_notes = None
         if query.scope != "notes":
-            self.run_search(query)
+            self.run_search(query, min(max(LIMIT, held), REACH))
         if query.scope != "messages":
             self.run_note_search(query)
 
     @work(thread=True, exclusive=True, group="search", exit_on_error=False)
-    def run_search(self, query: Query) -> None:
-        """Exclusive: a newer search cancels this one; its answer, if late, is dropped."""
+    def run_search(self, query: Query, limit: int, offset: int = 0) -> None:
+        """Exclusive: a newer search cancels this one; its answer, if late, is dropped. From
+        `offset`: the next page of the query on screen, added below it."""
         worker = get_current_worker()
         try:
             response = self.app.memory.history.search(
@@ -198,7 +202,8 @@ class SearchScreen(Screen[None]):
                 role=query.role,
                 after=query.after,
                 before=query.before,
-                limit=LIMIT,
+                limit=limit,
+                offset=offset,
                 by=query.by,
                 agent=query.agent,
             )
@@ -206,7 +211,11 @@ class SearchScreen(Screen[None]):
             if not worker.is_cancelled:
                 self.app.call_from_thread(self._failed, exc)
             return
-        if not worker.is_cancelled:
+        if worker.is_cancelled:
+            return
+        if offset:
+            self.app.call_from_thread(self.show_more, query, response)
+        else:
             self.app.call_from_thread(self.show_results, query, response)
 
     def cancel_search(self) -> bool:
@@ -247,6 +256,39 @@ class SearchScreen(Screen[None]):
         self.query_one(ResultList).show_response(response, keep=again)
         nearest = not response.results and bool(response.nearest)
         self.query_one("#nearest", Static).set_class(nearest, "-shown")
+        self._summary()
+
+    def more(self) -> None:
+        """The cursor reached the last hit: the next page, if the query has one."""
+        last, query = self.last, self._shown
+        if last is None or query is None or not last.results or query != self.query_now():
+            return
+        held = len(last.results)
+        if (
+            held >= REACH
+            or (held >= last.total and not last.more)
+            or any(w.group == "search" and w.is_running for w in self.workers)
+        ):
+            return
+        self.run_search(query, LIMIT, held)
+
+    def show_more(self, query: Query, response: SearchResponse) -> None:
+        """The next page below the hits on screen, the cursor where it was; the counts are
+        the newer ones (a floor may rise as paging goes deeper)."""
+        last = self.last
+        if query != self._shown or query != self.query_now() or last is None:
+            return
+        if not response.results:  # the list holds all paging reaches
+            self.last = replace(last, total=len(last.results), more=False)
+        else:
+            self.last = replace(
+                response,
+                results=last.results + response.results,
+                sessions=last.sessions + response.sessions,
+                offset=0,
+                limit=len(last.results) + len(response.results),
+            )
+            self.query_one(ResultList).show_response(self.last, keep=True)
         self._summary()
 
     def _summary(self) -> None:
@@ -356,6 +398,8 @@ class SearchScreen(Screen[None]):
     def _highlighted(self, event: ResultList.Highlighted) -> None:
         """The preview waits for a pause in the cursor's moves, as the search waits for
         typing: new results are drawn first, and j/j/j loads only where it stops."""
+        if self.results and event.hit is self.results[-1]:
+            self.more()
         if not self._previews(notes=False):
             return
         if self._preview_timer is not None:
