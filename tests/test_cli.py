@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import re
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from memtui.cli import build_parser
 from memtui.config import Config
 from memtui.engine import SearchResponse, SearchResult
 from memtui.mcp.history import search_markdown
@@ -30,6 +33,26 @@ def test_version_and_help(cfg: Config) -> None:
     help_text = memtui(cfg, "--help").stdout
     for command in ("index", "stats", "show"):
         assert command in help_text
+
+
+def test_every_command_says_what_it_does_and_each_limit_its_default() -> None:
+    """`memtui notes --help` said nothing but its options, and `--limit LIMIT` no more
+    (found by the new-user pass)."""
+
+    def commands(parser: argparse.ArgumentParser) -> Iterator[argparse.ArgumentParser]:
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for command in action.choices.values():
+                    yield command
+                    yield from commands(command)
+
+    made = list(commands(build_parser()))
+    assert len(made) > 20
+    for command in made:
+        assert command.description, command.prog
+        for option in command._actions:
+            if "--limit" in option.option_strings:
+                assert option.help and f"({option.default})" in option.help, command.prog
 
 
 def test_show_by_unique_prefix(indexed: Config) -> None:

@@ -95,7 +95,9 @@ def build_parser() -> Parser:
                     parser_class=Parser,
                     required=declared[parent].run is None,
                 )
-            made = (actions[parent] if parent else sub).add_parser(name, help=command.help)
+            made = (actions[parent] if parent else sub).add_parser(
+                name, help=command.help, description=command.help
+            )
             for option in command.options:
                 option.add_to(made)
             made.set_defaults(declared=command)

@@ -99,6 +99,10 @@ class Family:
 JSON = arg("--json", action="store_true", help="one JSON document on stdout")
 
 
+def limit(high: int, default: int, help: str = "how many at most") -> Arg:
+    return arg("--limit", type=whole(1, high), default=default, help=f"{help} ({default})")
+
+
 def yes(help: str = "do not ask first") -> Arg:
     return arg("--yes", action="store_true", help=help)
 

@@ -8,7 +8,7 @@ from argparse import Namespace
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from memtui.cli.base import JSON, Family, arg, one_of, text, whole
+from memtui.cli.base import JSON, Family, arg, limit, one_of, text, whole
 from memtui.cli.say import console, print_json, say, shown, when
 from memtui.engine import AGENTS, MODES, ROLES, InvalidArgument, render, short_id, to_dict
 from memtui.words import counted, plural
@@ -47,7 +47,7 @@ AGENT = arg("--agent", choices=AGENTS, help="only this coding agent's conversati
     AGENT,
     arg("--after", help="only messages at or after this ISO date or date-time"),
     arg("--before", help="only messages before this ISO date or date-time"),
-    arg("--limit", type=whole(1, 1000), default=10),
+    limit(1000, 10),
     arg("--offset", type=whole(0, 999), default=0, help="skip this many"),
     arg(
         "--sessions",
@@ -213,7 +213,7 @@ def projects(memory: Memory, args: Namespace) -> None:
     "list sessions, the last active first",
     arg("--project", type=text, help="only this project (its directory)"),
     AGENT,
-    arg("--limit", type=whole(1, 10_000), default=50),
+    limit(10_000, 50),
     JSON,
 )
 def sessions(memory: Memory, args: Namespace) -> None:
@@ -238,7 +238,7 @@ def sessions(memory: Memory, args: Namespace) -> None:
     "the conversations that read or changed a file, the latest first",
     arg("path", type=text, help="a file: absolute, from its project (src/app.py), or its name"),
     arg("--project", type=text, help="only this project (its directory)"),
-    arg("--limit", type=whole(1, 50), default=10),
+    limit(50, 10),
     JSON,
 )
 def files(memory: Memory, args: Namespace) -> None:
@@ -261,7 +261,7 @@ def files(memory: Memory, args: Namespace) -> None:
     "what was run or changed after an error before, and whether it came back",
     arg("error", nargs="+", type=text, help="the error's text, or a line of it"),
     arg("--project", type=text, help="only this project (its directory)"),
-    arg("--limit", type=whole(1, 50), default=5),
+    limit(50, 5),
     JSON,
 )
 def fixes(memory: Memory, args: Namespace) -> None:

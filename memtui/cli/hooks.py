@@ -7,7 +7,7 @@ import argparse
 
 from memtui import config
 from memtui.cli import hook_run
-from memtui.cli.base import JSON, Family, arg, whole
+from memtui.cli.base import JSON, Family, limit
 
 family = Family()
 family.group("hook", "Claude Code hooks (see `memtui mcp --print-config`)", actions="EVENT")
@@ -37,7 +37,7 @@ def tool(args: argparse.Namespace) -> None:
 @family.command(
     "recalls",
     "what the hooks told Claude: time, hook, session, text, size",
-    arg("--limit", type=whole(1, 10_000), default=20, help="how many, the newest first (20)"),
+    limit(10_000, 20, "how many, the newest first"),
     JSON,
     store=False,
 )

@@ -9,7 +9,7 @@ from argparse import Namespace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from memtui.cli.base import JSON, Family, arg, id_of, text, whole, yes
+from memtui.cli.base import JSON, Family, arg, id_of, limit, text, yes
 from memtui.cli.say import ask, confirm, error_line, fail, print_json, say, when
 from memtui.engine import FORMATS, LAYERS, MAX_BODY_BYTES, ON_CONFLICT, short_id, to_dict
 from memtui.errors import InvalidArgument, MemtuiError, NotFound
@@ -28,7 +28,7 @@ NOTE_ID = id_of("note")
     arg("--folder", type=text, help="only this folder"),
     arg("--tag", type=text, help="only notes with this tag"),
     arg("--layer", choices=LAYERS, help="only this layer"),
-    arg("--limit", type=whole(1, 1000), default=100),
+    limit(1000, 100),
     JSON,
 )
 def notes(memory: Memory, args: Namespace) -> None:

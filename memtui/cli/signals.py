@@ -7,7 +7,7 @@ from argparse import Namespace
 from collections import Counter
 from typing import TYPE_CHECKING
 
-from memtui.cli.base import JSON, Family, arg, id_of, text, whole, yes
+from memtui.cli.base import JSON, Family, arg, id_of, limit, text, yes
 from memtui.cli.say import confirm, print_json, say, when
 from memtui.engine import short_id, to_dict
 from memtui.engine.signal_types import INFERENCE_STATUSES, SIGNAL_STATUSES, SIGNAL_TYPES
@@ -23,7 +23,7 @@ family = Family()
     "patterns found in your notes and conversations",
     arg("--type", choices=SIGNAL_TYPES, help="only this kind"),
     arg("--status", choices=(*SIGNAL_STATUSES, "all"), default="new", help="default: new"),
-    arg("--limit", type=whole(1, 1000), default=50, help="default 50"),
+    limit(1000, 50),
     JSON,
 )
 def signals(memory: Memory, args: Namespace) -> None:
