@@ -254,6 +254,14 @@ def test_search_sessions_lists_conversations_with_their_best_hit(conversations: 
     assert out.rstrip().endswith("3 of 3 conversations (fts: 4 full-text matches)")
     one = memtui(conversations, "search", "checkout", "--sessions", "--mode", "fts", "--limit", "1")
     assert one.stdout.rstrip().endswith("1 of 3 conversations (fts: 4 full-text matches)")
+    # A page past the first says where it starts (it said `1 of 3` for the third too).
+    third = ("--sessions", "--mode", "fts", "--limit", "1", "--offset", "2")
+    paged = memtui(conversations, "search", "checkout", *third).stdout.rstrip()
+    assert paged.endswith("3-3 of 3 conversations (fts: 4 full-text matches)")
+    two = memtui(conversations, "search", "checkout", *third[:-3], "2", "--offset", "1").stdout
+    assert two.rstrip().endswith("2-3 of 3 conversations (fts: 4 full-text matches)")
+    past = memtui(conversations, "search", "checkout", *third[:-1], "5").stdout.rstrip()
+    assert past.endswith("0 from 6 of 3 conversations (fts: 4 full-text matches)")
     doc = json.loads(
         memtui(conversations, "search", "checkout", "--sessions", "--mode", "fts", "--json").stdout
     )

@@ -111,9 +111,17 @@ def search(memory: Memory, args: Namespace) -> None:
     more = "+" if response.more else ""
     what = f" {plural(response.total, 'conversation')}" if response.by == "session" else ""
     out.print(
-        f"[dim]{len(response.results)} of {response.total:,}{more}{what} ({response.mode}"
+        f"[dim]{_listed(response)} of {response.total:,}{more}{what} ({response.mode}"
         f"{_which(response)})[/]"
     )
+
+
+def _listed(response: SearchResponse) -> str:
+    """How many this page lists; past the first page, which: `996-998`, `3-3`, `0 from 6`."""
+    n, start = len(response.results), response.offset
+    if not start:
+        return str(n)
+    return f"{start + 1:,}-{start + n:,}" if n else f"0 from {start + 1:,}"
 
 
 def _which(response: SearchResponse) -> str:
