@@ -137,6 +137,11 @@ async def test_the_cursor_at_the_last_hit_loads_the_next_page(
         await until(pilot, lambda: len(listing.hits) == 2 * page)
         assert listing.highlighted == page - 1, "the cursor stays on its hit"
         assert said(screen).startswith(f"{2 * page} of {whole.total:,}")
+        # Steps past the last hit while the next page loads are taken once it is in (they
+        # were lost: the cursor stopped at the old page's end).
+        await pilot.press("end", "down", "down", "down")
+        await until(pilot, lambda: len(listing.hits) >= min(3 * page, whole.total))
+        await until(pilot, lambda: listing.highlighted == min(2 * page + 2, whole.total - 1))
         while len(listing.hits) < whole.total:
             held = len(listing.hits)
             await pilot.press("end")
@@ -146,7 +151,8 @@ async def test_the_cursor_at_the_last_hit_loads_the_next_page(
         await pilot.press("end")
         await settled(pilot)
         assert len(listing.hits) == whole.total
-        assert not said(screen).startswith(f"{whole.total} of")
+        ends = f"{whole.total} conversations" if by == "session" else f"{whole.total} listed"
+        assert said(screen).startswith(f"{ends} · "), said(screen)
 
 
 async def test_one_key_lists_conversations_each_opening_at_its_best_hit(indexed: Memory) -> None:

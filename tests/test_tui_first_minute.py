@@ -772,6 +772,11 @@ def test_the_counts_say_which_is_which() -> None:
     assert counted(many) == "30 of 541 · 449 full-text matches · 100+ near in meaning"
     many.by, many.total, many.more = "session", 96, True
     assert counted(many).startswith("30 of 96+ conversations · ")
+    # Paged to its end: that it ends there when more match than a search reaches (the count
+    # line used to drop how far the list went), else how many it holds.
+    assert counted(many, ended=True).startswith("the list ends at 30 · 96+ conversations · ")
+    many.by, many.more = "message", False
+    assert counted(many, ended=True) == "30 listed · 449 full-text matches · 100+ near in meaning"
 
 
 async def test_the_summary_counts_full_text_and_meaning_apart(archive: Memory) -> None:

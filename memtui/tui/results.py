@@ -69,6 +69,8 @@ class HitList(ScrollView, Generic[H], can_focus=True, inherit_bindings=False):
         super().__init__(id=id)
         self.hits: list[H] = []
         self._drawn: dict[tuple[int, int], list[Text]] = {}  # (hit, width): its rows
+        # Steps down asked for past the last hit while more load: taken once they are in.
+        self.owed = 0
 
     def key(self, hit: H) -> object:
         """What makes a hit the same one when a search runs again."""
@@ -92,8 +94,9 @@ class HitList(ScrollView, Generic[H], can_focus=True, inherit_bindings=False):
         self._drawn.clear()
         self.virtual_size = Size(self.scrollable_content_region.width, ROWS * len(hits))
         keys = [self.key(h) for h in hits]
+        owed, self.owed = self.owed, 0
         if keep and was is not None and self.key(was) in keys:
-            self.highlighted = keys.index(self.key(was))
+            self.highlighted = min(keys.index(self.key(was)) + owed, len(hits) - 1)
             return
         self.scroll_to(0, 0, animate=False, immediate=True)
         self.highlighted = 0 if hits else None
@@ -152,6 +155,7 @@ class HitList(ScrollView, Generic[H], can_focus=True, inherit_bindings=False):
     def action_move(self, step: int) -> None:
         if self.hits:
             now = self.highlighted or 0
+            self.owed += max(0, now + step - (len(self.hits) - 1))
             self.highlighted = max(0, min(len(self.hits) - 1, now + step))
 
     def action_page(self, direction: int) -> None:
@@ -161,7 +165,8 @@ class HitList(ScrollView, Generic[H], can_focus=True, inherit_bindings=False):
         self.action_move(-len(self.hits))
 
     def action_last(self) -> None:
-        self.action_move(len(self.hits))
+        if self.hits:
+            self.highlighted = len(self.hits) - 1
 
     def action_open(self) -> None:
         hit = self.current()

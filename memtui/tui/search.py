@@ -65,6 +65,12 @@ class Query:
     agent: str | None = None
 
 
+def all_in(response: SearchResponse) -> bool:
+    """The list holds every page the query reaches: every match, or 1,000."""
+    held = len(response.results)
+    return held >= (REACH if response.more else min(response.total, REACH))
+
+
 class SearchScreen(Screen[None]):
     app: MemtuiApp
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -86,6 +92,7 @@ class SearchScreen(Screen[None]):
         self._debounce: Timer | None = None
         self._preview_timer: Timer | None = None
         self._shown: Query | None = None  # the query whose results are on screen
+        self._ended = False  # the list holds all the query's pages reach
         self.last: SearchResponse | None = None
 
     @property
@@ -252,6 +259,7 @@ class SearchScreen(Screen[None]):
             return  # typed on since: the next search is on its way
         again = self._shown == query  # the archive grew: keep the reader's place
         self._shown = query
+        self._ended = all_in(response)
         self.last = response
         self.query_one(ResultList).show_response(response, keep=again)
         nearest = not response.results and bool(response.nearest)
@@ -263,36 +271,36 @@ class SearchScreen(Screen[None]):
         last, query = self.last, self._shown
         if last is None or query is None or not last.results or query != self.query_now():
             return
-        held = len(last.results)
-        if (
-            held >= REACH
-            or (held >= last.total and not last.more)
-            or any(w.group == "search" and w.is_running for w in self.workers)
-        ):
-            return
-        self.run_search(query, LIMIT, held)
+        if self._ended:
+            self.query_one(ResultList).owed = 0
+        elif not any(w.group == "search" and w.is_running for w in self.workers):
+            self.run_search(query, LIMIT, len(last.results))
 
     def show_more(self, query: Query, response: SearchResponse) -> None:
-        """The next page below the hits on screen, the cursor where it was; the counts are
-        the newer ones (a floor may rise as paging goes deeper)."""
-        last = self.last
+        """The next page below the hits on screen, the cursor where it was (or as far on as
+        keys asked while it loaded); the counts are the newer ones (a floor may rise as
+        paging goes deeper)."""
+        last, listing = self.last, self.query_one(ResultList)
         if query != self._shown or query != self.query_now() or last is None:
             return
-        if not response.results:  # the list holds all paging reaches
-            self.last = replace(last, total=len(last.results), more=False)
-        else:
-            self.last = replace(
+        if response.results:
+            last = self.last = replace(
                 response,
                 results=last.results + response.results,
                 sessions=last.sessions + response.sessions,
                 offset=0,
                 limit=len(last.results) + len(response.results),
             )
-            self.query_one(ResultList).show_response(self.last, keep=True)
+            listing.show_response(last, keep=True)
+        self._ended = not response.results or all_in(last)
+        if self._ended:
+            listing.owed = 0
         self._summary()
 
     def _summary(self) -> None:
-        shown = note_scope.summary(self.scope, self.last, self.last_notes, MODE_LABEL)
+        # Where the list ends is said once it was paged to there (a first page is whole).
+        paged = self._ended and len(self.results) > LIMIT
+        shown = note_scope.summary(self.scope, self.last, self.last_notes, MODE_LABEL, paged)
         self.query_one("#search-summary", Static).update(shown)
 
     @work(thread=True, exclusive=True, group="note-search", exit_on_error=False)

@@ -21,13 +21,14 @@ def summary(
     messages: SearchResponse | None,
     notes: NoteSearchResponse | None,
     mode_label: dict[str, str],
+    ended: bool = False,
 ) -> Text:
     """What the search found, in the scope asked for: the messages by which way they were
     found (`12 full-text matches · 40 near in meaning · hybrid`), the notes by their number;
     `no matches` first when nothing matched."""
     parts = []
     if scope != "notes" and messages is not None:
-        parts.append(counted(messages))
+        parts.append(counted(messages, ended))
     if scope != "messages" and notes is not None:
         parts.append(_notes_found(notes.total, alone=scope == "notes"))
     if (
@@ -51,14 +52,19 @@ def _notes_found(total: int, alone: bool) -> str:
     return f"{total:,} note{'s' * (total != 1)}" + (" found" if alone else "")
 
 
-def counted(response: SearchResponse) -> str:
+def counted(response: SearchResponse, ended: bool = False) -> str:
     """What the messages' total counts, each way apart: words that match, and neighbours
     near enough in meaning to mean something; by conversation, the conversations first;
-    how many of them the list holds when it holds fewer. When nothing matched, `no matches`
-    leads: the nearest listed are not matches."""
+    how many of them the list holds when it holds fewer, or, paged to its end (`ended`),
+    that it ends there. When nothing matched, `no matches` leads: the nearest listed are
+    not matches."""
     parts = []
     listed = len(response.results)
-    shown = f"{listed:,} of " if 0 < listed < response.total else ""
+    if ended and response.more:
+        parts.append(f"the list ends at {listed:,}")
+    elif ended and response.by != "session":
+        parts.append(f"{listed:,} listed")
+    shown = f"{listed:,} of " if 0 < listed < response.total and not ended else ""
     total = f"{shown}{response.total:,}{'+' if response.more else ''}"
     if not response.total:
         parts.append("no matches")
