@@ -28,7 +28,7 @@ import weakref
 
 import numpy as np
 
-from memtui.store.embed import Embedder
+from memtui.store.embed import SMALL, Embedder
 from memtui.store.vectors import Vectors
 
 # The calibrated cut on lift (similarity less the query's similarity to the centre).
@@ -113,6 +113,11 @@ def centre(embedder: Embedder, vectors: Vectors) -> np.ndarray:
     with _lock:
         ref = _reference.get(embedder)
         if ref is None:
-            ref = _reference[embedder] = embedder.encode(REFERENCE).mean(axis=0)
+            # SMALL at a time, on the query lane: all at once would make the batch lane (a
+            # model and tokenizer copy, ~0.14 s) in a process that only searches.
+            parts = [
+                embedder.encode(REFERENCE[i : i + SMALL]) for i in range(0, len(REFERENCE), SMALL)
+            ]
+            ref = _reference[embedder] = np.concatenate(parts).mean(axis=0)
     mean, n = vectors.centre()
     return ((PRIOR * ref + n * mean) / (PRIOR + n)).astype(np.float32)

@@ -31,10 +31,7 @@ if TYPE_CHECKING:
 # chunk's vector is already dominated by its bulk; the cap bounds the cost per text.
 MAX_TOKENS = 256
 BATCH_SIZE = 256
-# Texts the query lane encodes at most: a query with its other phrasings, a note save, the
-# reference texts "near" is measured from (engine/near.py, once a process); more take the
-# batch lane, which a process that only searches then never makes.
-SMALL = 64
+SMALL = 8  # texts a query (with its other phrasings) or a note save encodes at most
 
 
 def bundled_model_path() -> Path:
@@ -103,8 +100,8 @@ def _sibling(model: StaticModel, vectors: np.ndarray, tokenizer: Tokenizer) -> S
 
 class Embedder:
     """Encode texts into L2-normalised float32 vectors. A query or a note save (SMALL texts at
-    most) has a model of its own, sharing the token vectors, so it never waits for more than
-    a few milliseconds on the batches of an ingest embedding on another thread."""
+    most) has a model of its own, sharing the token vectors, so it never waits for the
+    batches of an ingest embedding on another thread."""
 
     def __init__(self, model: str | None = None) -> None:
         path, source = _resolve(model)
