@@ -761,6 +761,28 @@ def test_a_conversation_count_is_a_floor_when_more_match_than_were_ranked(
     assert (vector.vector_total, vector.total, *floors) == (100, 100, True, True)
 
 
+def test_near_is_a_floor_where_a_tie_at_the_cut_was_dropped(tmp_path: Path) -> None:
+    """70 texts near "kafka lag", then 80 copies of one text a little further: the vector
+    ranking's first 100 end inside the copies, and `settled` drops them whole (they tie).
+    The near count said 70, exact, and vector paging stopped there (the break-it pass saw
+    96, then 505 past the first 100); now 70 is a floor, and paging reaches all 150."""
+    root = tmp_path
+    for n in range(70):
+        write(root / "p" / "-lab" / f"a-{n}.jsonl", user(f"a{n}", f"kafka lag ({n})", f"a-{n}"))
+    copy = "kafka consumer lag"
+    for n in range(80):
+        write(root / "p" / "-lab" / f"b-{n}.jsonl", user(f"b{n}", copy, f"b-{n}"))
+    with Memory(Config(root / "data", root / "p", root / "logs")) as memory:
+        memory.upkeep.ingest()
+        first = memory.history.search("kafka lag", "vector", limit=10)
+        assert (first.vector_total, first.more_near, first.more) == (70, True, True)
+        seen = []
+        for offset in range(0, 200, 30):
+            page = memory.history.search("kafka lag", "vector", offset=offset, limit=30)
+            seen += [r.session_id for r in page.results]
+        assert len(seen) == len(set(seen)) == 150
+
+
 @pytest.fixture(scope="module")
 def kafka_noisy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Memory]:
     """150 conversations matching "kafka", and 40 compaction summaries that match it better

@@ -665,7 +665,7 @@ class Searcher:
             if not len(vecs) or not np.any(vecs):
                 continue
             meaning.probes.append((vecs, vecs @ centre))
-            ranking = self._vector_ranking(vecs, allowed, depth, keep)
+            ranking, past = self._vector_ranking(vecs, allowed, depth, keep)
             if len(vecs) == 1:
                 lifts = {mid: sim - float(meaning.probes[-1][1][0]) for mid, sim in ranking}
             else:  # every concept must be near: a message's lift is its weakest
@@ -674,10 +674,15 @@ class Searcher:
                 lift = lifts.get(mid)
                 if lift is not None and lift > meaning.lifts.get(mid, -np.inf):
                     meaning.lifts[mid], meaning.sims[mid] = lift, sim
-            # Cut at its depth with the last still near: what lies past it may be near too
-            # (nearest first: past a last one that is not near, none is).
-            if len(ranking) >= depth and lifts.get(ranking[-1][0], -np.inf) >= NEAR_LIFT:
-                meaning.cut_short = True
+            # Cut with more near past it: the first past the cut is near (one concept; the cut
+            # may be before the depth, where `settled` dropped a tie); several concepts, the
+            # cut at the depth with the last still near (nearest first: then more may be).
+            if len(vecs) == 1:
+                more = past is not None and past - float(meaning.probes[-1][1][0]) >= NEAR_LIFT
+            else:
+                last = lifts.get(ranking[-1][0], -np.inf) if ranking else -np.inf
+                more = len(ranking) >= depth and last >= NEAR_LIFT
+            meaning.cut_short = meaning.cut_short or more
         return meaning
 
     def _quiet(self, ranked: Ranking, want: int) -> Ranking:
@@ -741,13 +746,19 @@ class Searcher:
 
     def _vector_ranking(
         self, vecs: np.ndarray, allowed: set[int] | None, depth: int, keep: int
-    ) -> Ranking:
-        """The nearest to the concept vectors `vecs` (one row a concept), by similarity."""
+    ) -> tuple[Ranking, float | None]:
+        """The nearest to the concept vectors `vecs` (one row a concept), by similarity; and
+        the similarity of the nearest past the cut (None: none was fetched)."""
         if allowed is not None and not allowed:
-            return []
+            return [], None
         vectors = self.indexes.vectors
+        fetched: list[Ranking] = []
 
         def nearest(n: int) -> Ranking:
+            fetched.append(found := search(n))
+            return found
+
+        def search(n: int) -> Ranking:
             if len(vecs) == 1:
                 return [(mid, 1.0 - dist) for mid, dist in vectors.search(vecs[0], n, allowed)]
             # Every concept must be near: a message ranks by the weakest of its similarities.
@@ -765,7 +776,10 @@ class Searcher:
             shared = [(mid, min(s)) for mid, s in sims.items() if len(s) == len(vecs)]
             return sorted(shared, key=lambda kv: kv[1], reverse=True)[:n]
 
-        return settled(nearest, depth, keep, ordered=len(vecs) == 1)
+        ranking = settled(nearest, depth, keep, ordered=len(vecs) == 1)
+        kept = {mid for mid, _ in ranking}
+        past = [sim for mid, sim in fetched[-1] if mid not in kept] if fetched else []
+        return ranking, max(past, default=None)
 
     def _allowed(self, filt: Filters) -> set[int]:
         where = [VECTOR_WHERE]
