@@ -567,6 +567,21 @@ async def test_the_palette_offers_the_screens_actions(indexed: Memory) -> None:
         assert app.screen.query("HelpPanel")
 
 
+async def test_escape_closes_the_keys_panel_before_it_leaves_a_screen(indexed: Memory) -> None:
+    """With the keys panel open on the search screen, escape closed the screen and lost the
+    query (found by the new-user pass); now it closes the panel, and then goes back."""
+    app = MemtuiApp(indexed, upkeep=False)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await searched(pilot, "token")
+        await pilot.press("down", "question_mark")  # from the results (the box takes a ?)
+        await until(pilot, lambda: bool(screen.query("HelpPanel")))
+        await pilot.press("escape")
+        await until(pilot, lambda: not screen.query("HelpPanel"))
+        assert app.screen is screen and screen.query_one("#query", Input).value == "token"
+        await pilot.press("escape")
+        await until(pilot, lambda: app.screen is not screen)
+
+
 async def test_the_lists_offer_no_sideways_keys(indexed: Memory) -> None:
     """The keys panel lists what works: the sessions and results lists never scroll
     sideways, so ScrollView's left, right and ctrl+page keys are not theirs."""

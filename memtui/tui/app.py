@@ -64,6 +64,8 @@ class MemtuiApp(App[str | None]):
         # and cancels a running search first.
         Binding("ctrl+c", "interrupt", "Quit", show=False, priority=True, id="app.interrupt"),
         Binding("question_mark", "keys", "Keys", id="app.keys"),
+        # Escape closes the keys panel first: it went to the screen, whose back left it.
+        Binding("escape", "hide_keys", "Hide keys", show=False, priority=True, id="app.hide_keys"),
         Binding("slash", "search", "Search", id="app.search"),
         # From every screen, a field too, while the demo runs (the status line says so);
         # outside the demo a field's own ctrl+d, delete, is left alone.
@@ -306,6 +308,8 @@ class MemtuiApp(App[str | None]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "leave_demo":
             return self.demo
+        if action == "hide_keys":  # else escape goes on to the screen
+            return bool(self.screen.query("HelpPanel"))
         return True
 
     def action_leave_demo(self) -> None:
@@ -316,6 +320,9 @@ class MemtuiApp(App[str | None]):
             self.action_hide_help_panel()
         else:
             self.action_show_help_panel()
+
+    def action_hide_keys(self) -> None:
+        self.action_hide_help_panel()
 
     def action_search(self) -> None:
         if not isinstance(self.screen, SearchScreen):
