@@ -163,9 +163,15 @@ async def test_one_key_lists_conversations_each_opening_at_its_best_hit(indexed:
         screen = await searched(pilot, "refresh token")
         shown = [b.binding for b in screen.active_bindings.values() if b.binding.show]
         assert any(b.id == "search.by" and b.key == "ctrl+g" for b in shown)
+        messages = screen.query_one(ResultList)
+        last_hit = messages.hits[-1]  # the cursor stays in its conversation (new-user pass)
+        messages.highlighted = len(messages.hits) - 1
         await pilot.press("ctrl+g")
         await whole_query_answered(pilot)
         await until(pilot, lambda: screen.last is not None and screen.last.by == "session")
+        held = messages.current()
+        assert held is not None and held.session_id == last_hit.session_id
+        messages.highlighted = 0
         assert str(screen.query_one("#scope").render()) == "conversations"
         response, listing = screen.last, screen.query_one(ResultList)
         sessions = [h.session_id for h in listing.hits]
@@ -199,6 +205,8 @@ async def test_one_key_lists_conversations_each_opening_at_its_best_hit(indexed:
         await until(pilot, lambda: screen.last is not None and screen.last.by == "message")
         assert str(screen.query_one("#scope").render()) == "messages"
         assert not listing.conversations and len(listing.hits) > len(sessions)
+        back = listing.current()
+        assert back is not None and back.session_id == second.session.session_id
 
 
 async def test_nothing_matched_says_so_and_labels_the_nearest(indexed: Memory) -> None:

@@ -93,6 +93,7 @@ class SearchScreen(Screen[None]):
         self._preview_timer: Timer | None = None
         self._shown: Query | None = None  # the query whose results are on screen
         self._ended = False  # the list holds all the query's pages reach
+        self._follow: str | None = None  # the conversation the cursor was in before ctrl+g
         self.last: SearchResponse | None = None
 
     @property
@@ -261,7 +262,12 @@ class SearchScreen(Screen[None]):
         self._shown = query
         self._ended = all_in(response)
         self.last = response
-        self.query_one(ResultList).show_response(response, keep=again)
+        listing = self.query_one(ResultList)
+        listing.show_response(response, keep=again)
+        follow, self._follow = self._follow, None
+        at = [h.session_id for h in listing.hits]
+        if follow in at and not again:  # regrouped: the cursor stays in its conversation
+            listing.highlighted = at.index(follow)
         nearest = not response.results and bool(response.nearest)
         self.query_one("#nearest", Static).set_class(nearest, "-shown")
         self._summary()
@@ -378,6 +384,8 @@ class SearchScreen(Screen[None]):
     def action_toggle_by(self) -> None:
         """The messages' hits, or the conversations they are in (each at its best hit)."""
         self.by = "session" if self.by == "message" else "message"
+        hit = self.query_one(ResultList).current()
+        self._follow = hit.session_id if hit is not None else None
         self._scoped()
         self.schedule()
 
