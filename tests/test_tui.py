@@ -575,6 +575,26 @@ async def test_the_palette_offers_the_screens_actions(indexed: Memory) -> None:
         assert app.screen.query("HelpPanel")
 
 
+async def test_the_cursors_hit_stays_on_screen_when_the_terminal_shrinks(indexed: Memory) -> None:
+    """Found by the new-user pass: at 160x48 on hit 12, then 80x24, the hit was below the list
+    until the cursor moved."""
+    app = MemtuiApp(indexed, upkeep=False)
+    async with app.run_test(size=(160, 48)) as pilot:
+        screen = await searched(pilot, "the")
+        listing = screen.query_one(ResultList)
+        await until(pilot, lambda: len(listing.hits) > 12)
+        listing.focus()
+        await pilot.press(*["down"] * 12)
+        assert listing.highlighted == 12
+        await pilot.resize_terminal(80, 24)
+
+        def in_view() -> bool:
+            top = int(listing.scroll_y)
+            return top <= 12 * ROWS and top + listing.scrollable_content_region.height >= 13 * ROWS
+
+        await until(pilot, in_view)
+
+
 async def test_escape_closes_the_keys_panel_before_it_leaves_a_screen(indexed: Memory) -> None:
     """With the keys panel open on the search screen, escape closed the screen and lost the
     query (found by the new-user pass); now it closes the panel, and then goes back."""

@@ -109,10 +109,18 @@ class HitList(ScrollView, Generic[H], can_focus=True, inherit_bindings=False):
         self.refresh()
         hit = self.current()
         if new is not None and hit is not None:
-            self.scroll_to_region(
-                Region(0, new * ROWS, 1, ROWS), animate=False, immediate=True, force=True
-            )
+            self._in_view(new)
             self.post_message(self.Highlighted(hit))
+
+    def _in_view(self, index: int) -> None:
+        self.scroll_to_region(
+            Region(0, index * ROWS, 1, ROWS), animate=False, immediate=True, force=True
+        )
+
+    def on_resize(self) -> None:
+        """A smaller terminal keeps the cursor's hit on screen (it was left below)."""
+        if self.highlighted is not None and self.current() is not None:
+            self.call_after_refresh(self._in_view, self.highlighted)
 
     def notify_style_update(self) -> None:
         super().notify_style_update()
