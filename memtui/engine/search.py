@@ -253,7 +253,7 @@ class Meaning:
     and similarity (of the phrasing that lifts it most)."""
 
     vectors: Vectors
-    cut_short: bool = False  # a phrasing's ranking was cut at its depth: more may be near
+    cut_short: bool = False  # a phrasing's ranking was cut with more near past the cut
     probes: list[tuple[np.ndarray, np.ndarray]] = field(default_factory=list)
     lifts: dict[int, float] = field(default_factory=dict)
     sims: dict[int, float] = field(default_factory=dict)

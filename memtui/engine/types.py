@@ -164,8 +164,8 @@ class SearchResponse:
     # full-text matches, and the near in meaning may add to them; or, by session, more
     # messages match than the ranked ones whose conversations were counted.
     more: bool = False
-    # `vector_total` is a floor: the vector ranking was cut at its depth (100, or 1,000 past
-    # the first 100 results), so more may be near.
+    # `vector_total` is a floor: the vector ranking was cut (at its depth, 100 or 1,000 past
+    # the first 100 results, or before it at a tie of copies) with more near past the cut.
     more_near: bool = False
 
     def counts(self) -> list[str]:
