@@ -113,8 +113,10 @@ class SearchScreen(Screen[None]):
             yield Select(WHO, prompt="anyone", id="role", compact=True)
             # Shown only when the archive holds more than one agent's sessions.
             yield Select([], prompt="any agent", id="agent", compact=True)
-            yield Input(placeholder="after YYYY-MM-DD", id="after", classes="date", compact=True)
-            yield Input(placeholder="before YYYY-MM-DD", id="before", classes="date", compact=True)
+            # Labelled beside the box: a placeholder would go once a date is typed.
+            for side in ("after", "before"):
+                yield Static(side, classes="date-label")
+                yield Input(placeholder="YYYY-MM-DD", id=side, classes="date", compact=True)
         yield Static("", id="search-summary")
         with Horizontal(id="search-body"):
             with Vertical(id="hits"):
