@@ -926,6 +926,16 @@ async def test_search_messages_notes_or_both(archived: Memory) -> None:
             pilot,
             lambda: "Refresh token rotation" in preview_of(screen),
         )
+        # Down past the last note goes on into the messages, up from the first message
+        # back to the last note, up from the first note to the query box.
+        await pilot.press(*["down"] * len(notes.hits))
+        assert messages.has_focus and messages.highlighted == 0
+        await pilot.press("up")
+        assert notes.has_focus and notes.highlighted == len(notes.hits) - 1
+        await pilot.press(*["up"] * len(notes.hits))
+        assert screen.query_one("#query", Input).has_focus
+        await pilot.press("enter")
+        assert notes.has_focus
         await pilot.press("enter")
         await note_view(pilot, "Refresh token rotation")
 

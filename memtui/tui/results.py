@@ -7,7 +7,7 @@ draws only the rows in view (the line API, as toolong draws its logs).
 
 from __future__ import annotations
 
-from typing import ClassVar, Generic, TypeVar
+from typing import Any, ClassVar, Generic, TypeVar
 
 from rich.segment import Segment
 from rich.text import Text
@@ -64,6 +64,19 @@ class HitList(ScrollView, Generic[H], can_focus=True, inherit_bindings=False):
 
     class Selected(Hit):
         """A hit was chosen (Enter or a click)."""
+
+    class Past(Message):
+        """A step up from the first hit (`step` -1) or down from the last (1): the screen
+        may move on to what is above or below the list."""
+
+        def __init__(self, hits: HitList[Any], step: int) -> None:
+            super().__init__()
+            self.hits = hits
+            self.step = step
+
+        @property
+        def control(self) -> HitList[Any]:
+            return self.hits
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -161,8 +174,10 @@ class HitList(ScrollView, Generic[H], can_focus=True, inherit_bindings=False):
             self.action_open()
 
     def action_move(self, step: int) -> None:
+        now = self.highlighted or 0
+        if abs(step) == 1 and now == (0 if step < 0 else max(0, len(self.hits) - 1)):
+            self.post_message(self.Past(self, step))
         if self.hits:
-            now = self.highlighted or 0
             self.owed += max(0, now + step - (len(self.hits) - 1))
             self.highlighted = max(0, min(len(self.hits) - 1, now + step))
 

@@ -34,7 +34,7 @@ from memtui.tui.messages import ArchiveChanged
 from memtui.tui.notes import flows as notes_flows
 from memtui.tui.notes import scope as note_scope
 from memtui.tui.notes.scope import SCOPES, NoteHitList, Scope
-from memtui.tui.results import ResultList
+from memtui.tui.results import HitList, ResultList
 from memtui.tui.session import CODE_THEME, KIND_LABEL, SessionScreen
 from memtui.tui.status import Keys, StatusLine
 
@@ -488,6 +488,21 @@ class SearchScreen(Screen[None]):
             notes.focus()
         else:
             self.query_one(ResultList).focus()
+
+    @on(HitList.Past)
+    def _past(self, event: HitList.Past) -> None:
+        """Up and down go on past a list's ends: from the last note to the messages when
+        both are shown, and back; from the first hit of the top list to the query box."""
+        notes, messages = self.query_one(NoteHitList), self.query_one(ResultList)
+        both = self.scope == "both" and notes.hits and messages.hits
+        if event.step > 0 and event.control is notes and both:
+            messages.highlighted = 0
+            messages.focus()
+        elif event.step < 0 and event.control is messages and both:
+            notes.highlighted = len(notes.hits) - 1
+            notes.focus()
+        elif event.step < 0:
+            self.action_focus_query()
 
     def action_back(self) -> None:
         self.dismiss()
