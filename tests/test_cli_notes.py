@@ -77,6 +77,10 @@ def test_notes_lists_newest_first_with_filters(noted: Config) -> None:
     doc = json.loads(run(noted, "notes", "--folder", "projects", "--json").stdout)
     assert doc["total"] == 1 and doc["notes"][0]["folder"] == "projects/shop"
     assert json.loads(run(noted, "notes", "--layer", "rule", "--json").stdout)["total"] == 1
+    assert "Checkout flake" in run(noted, "notes", "--folder", "Projects/SHOP").stdout
+    none = run(noted, "notes", "--folder", "elsewhere")
+    assert none.returncode == 0 and none.stdout == ""
+    assert "no note is in that folder, tag or layer" in none.stderr
 
 
 def test_notes_when_there_are_none(cfg: Config) -> None:

@@ -182,6 +182,12 @@ def test_list_folders_tags(memory: Memory) -> None:
     assert [n.id for n in memory.notes.list()] == [n3.note.id, n2.note.id, n1.note.id]
     assert [n.id for n in memory.notes.list(folder="work")] == [n2.note.id, n1.note.id]
     assert [n.id for n in memory.notes.list(folder="work/api")] == [n2.note.id]
+    # A folder filter is any case, as a tag is; a folder's name is not a prefix of another's.
+    assert [n.id for n in memory.notes.list(folder="Work/API")] == [n2.note.id]
+    assert memory.notes.count(folder="WORK") == 2
+    assert memory.notes.list(folder="wor") == []
+    found = memory.notes.search("two", folder="Work", mode="fts").results
+    assert [h.note.id for h in found] == [n2.note.id]
     assert [n.id for n in memory.notes.list(tag="b")] == [n3.note.id, n2.note.id]
     assert [n.id for n in memory.notes.list(layer="past")] == [n1.note.id]
     assert [n.id for n in memory.notes.list(limit=1, offset=1)] == [n2.note.id]

@@ -37,7 +37,9 @@ def notes(memory: Memory, args: Namespace) -> None:
     if args.json:
         print_json({"notes": to_dict(found), "total": total})
         return
-    if not found:
+    if not found and (args.folder or args.tag or args.layer):
+        say("no note is in that folder, tag or layer: memtui notes lists them all", file=sys.stderr)
+    elif not found:
         say("no notes here yet: memtui note add --title T --layer past FILE", file=sys.stderr)
     for n in found:
         say(f"{n.id:>5}  {when(n.updated)}  {n.layer:<5}  {n.folder or '-':<16}  {_title(n)}")

@@ -593,9 +593,7 @@ class Notes:
                     "the query has nothing to search for (only spaces, marks or emoji)",
                     'type words, a "quoted phrase" or a prefix*',
                 )
-            if f is not None and not any(
-                name == f or name.startswith(f"{f}/") for name, _ in store.folders(conn)
-            ):
+            if f is not None and not store.under(conn, f):
                 raise NotFound(
                     f"no note is in a folder {f!r}", "leave it out to search every folder"
                 )

@@ -262,7 +262,19 @@ def titles_taken(conn: sqlite3.Connection, prefix: str) -> set[str]:
     }
 
 
+def under(conn: sqlite3.Connection, folder: str) -> list[str]:
+    """The folders notes are in that are `folder` or below it, in any case (as tags are):
+    `Work` finds `work/plans`."""
+    key = folder.casefold()
+    return [
+        name
+        for (name,) in conn.execute("SELECT DISTINCT folder FROM notes")
+        if name.casefold() == key or name.casefold().startswith(key + "/")
+    ]
+
+
 def _filters(
+    conn: sqlite3.Connection,
     folder: str | None,
     tag: str | None,
     layer: str | None,
@@ -272,8 +284,9 @@ def _filters(
     where: list[str] = ["1"]
     args: list[object] = []
     if folder:
-        where.append("(n.folder = ? OR substr(n.folder, 1, ?) = ?)")
-        args += [folder, len(folder) + 1, folder + "/"]
+        names = under(conn, folder)
+        where.append(f"n.folder IN ({', '.join('?' * len(names))})" if names else "0")
+        args += names
     if tag:
         where.append("n.id IN (SELECT note_id FROM note_tags WHERE tag_key = ?)")
         args.append(tag.casefold())
@@ -297,7 +310,7 @@ def listing(
     limit: int,
     offset: int,
 ) -> list[NoteRow]:
-    where, args = _filters(folder, tag, layer)
+    where, args = _filters(conn, folder, tag, layer)
     rows = conn.execute(
         f"""SELECT {COLUMNS} FROM notes n WHERE {where}
             ORDER BY n.updated DESC, n.id DESC LIMIT ? OFFSET ?""",
@@ -307,7 +320,7 @@ def listing(
 
 
 def count(conn: sqlite3.Connection, folder: str | None, tag: str | None, layer: str | None) -> int:
-    where, args = _filters(folder, tag, layer)
+    where, args = _filters(conn, folder, tag, layer)
     return conn.execute(f"SELECT count(*) FROM notes n WHERE {where}", args).fetchone()[0]
 
 
@@ -319,7 +332,7 @@ def matching_ids(
     updated_from: str | None,
     updated_to: str | None,
 ) -> set[int]:
-    where, args = _filters(folder, tag, layer, updated_from, updated_to)
+    where, args = _filters(conn, folder, tag, layer, updated_from, updated_to)
     return {r[0] for r in conn.execute(f"SELECT n.id FROM notes n WHERE {where}", args)}
 
 
