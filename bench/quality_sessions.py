@@ -103,7 +103,7 @@ def evaluate(projects: Path, data: Path, wanted: list[Ask], save: bool) -> dict[
         missing = [t for t in ask.targets if t not in session_of_uuid]
         if missing:
             raise SystemExit(f"{ask.key}: targets not stored: {missing}")
-        filt = Filters(project=ask.project)
+        filt = Filters(projects=None if ask.project is None else (ask.project,))
         row: dict[str, Any] = {
             "sessions": list(ask.sessions or {session_of_uuid[t] for t in ask.targets})
         }
@@ -143,7 +143,7 @@ def candidates(memory: Any, searcher: Any, ask: Ask, filt: Any) -> dict[str, Any
     from memtui.store.fts import FtsFilter
 
     fts = memory._index().fts
-    fts_filter = FtsFilter(filt.project, None, None, None, None, None)
+    fts_filter = FtsFilter(filt.projects)
     weight = fts.weight(ask.text) or 1.0
     found = fts.search(ask.text, fts_filter, DEPTH)
     meaning = searcher._meaning([ask.text], filt, DEPTH, 10)

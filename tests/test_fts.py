@@ -99,7 +99,7 @@ def test_phrase(ft: FullText) -> None:
 
 # Each case: a filter and which of the corpus docs it admits.
 FILTER_CASES: list[tuple[FtsFilter, Callable[[FtsDoc], bool]]] = [
-    (FtsFilter(project="/p3"), lambda d: d.project == "/p3"),
+    (FtsFilter(projects=("/p3",)), lambda d: d.project == "/p3"),
     (FtsFilter(session_id="s7"), lambda d: d.session_id == "s7"),
     (FtsFilter(role="assistant"), lambda d: d.role == "assistant"),
     (FtsFilter(kinds=("summary", "meta")), lambda d: d.kind in ("summary", "meta")),
@@ -108,7 +108,7 @@ FILTER_CASES: list[tuple[FtsFilter, Callable[[FtsDoc], bool]]] = [
     (FtsFilter(before=1_030), lambda d: d.timestamp < 1_030),
     (FtsFilter(after=1_020, before=1_060), lambda d: 1_020 <= d.timestamp < 1_060),
     (
-        FtsFilter(project="/p1", role="user", after=1_000, before=1_100),
+        FtsFilter(projects=("/p1",), role="user", after=1_000, before=1_100),
         lambda d: d.project == "/p1" and d.role == "user" and d.timestamp < 1_100,
     ),
 ]
@@ -220,7 +220,7 @@ AWKWARD = [
 def test_awkward_queries_never_raise(ft: FullText, query: str) -> None:
     ft.write([doc(1, "word and foo and text"), doc(2, "日本語のテキスト 😀")])
     assert isinstance(ft.search(query, None, 10), list)
-    assert isinstance(ft.search([query, "foo"], FtsFilter(project="/p"), 10), list)
+    assert isinstance(ft.search([query, "foo"], FtsFilter(projects=("/p",)), 10), list)
     assert ft.count(query, None) >= 0
     assert isinstance(ft.terms(query), list)
 

@@ -151,6 +151,12 @@ async def test_search_filters_apply(server: Server) -> None:
         assert "no conversation from /home/dev/unknown is archived" in nowhere["note"]
         within = await ok(client, "search_history", query="webhook", cwd=f"{CRAWLER}/src")
         assert within["results"] and within.get("note") is None
+        # A folder above several projects searches all of them (it was "not archived").
+        above = await ok(client, "search_history", query="webhook", cwd="/home/dev/", limit=50)
+        assert {r["project"] for r in above["results"]} == {SHOP, CRAWLER}
+        assert above.get("note") is None
+        by = await ok(client, "search_history", query="webhook", cwd="/home", by="session")
+        assert {s["session"]["project"] for s in by["sessions"]} == {SHOP, CRAWLER}
 
 
 async def test_search_concepts_must_all_match(server: Server) -> None:
@@ -433,6 +439,11 @@ async def test_recent_sessions_and_projects(server: Server) -> None:
         here = await ok(client, "get_recent_sessions", cwd=SHOP, limit=1)
         assert [s["session_id"] for s in here["sessions"]] == [BILLING]
         assert (await ok(client, "get_recent_sessions", cwd="/nowhere"))["sessions"] == []
+        # In a project's subfolder: its project's (it was none); above projects: theirs.
+        inside = await ok(client, "get_recent_sessions", cwd=f"{SHOP}/src/api")
+        assert [s["session_id"] for s in inside["sessions"]] == [BILLING, CHECKOUT]
+        above = await ok(client, "get_recent_sessions", cwd="/home/dev")
+        assert [s["session_id"] for s in above["sessions"]] == [CRAWL, BILLING, CHECKOUT]
         await error(client, "get_recent_sessions", {"cwd": "shop-api"}, "INVALID_ARGUMENT")
         projects = await ok(client, "list_projects")
         counts = {p["project"]: p["sessions"] for p in projects["projects"]}

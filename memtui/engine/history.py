@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import posixpath
 import sqlite3
 from collections.abc import Callable
 from datetime import date, datetime
@@ -57,7 +58,7 @@ class History:
             conn = self._conn()
             path = None
             if project is not None:
-                path = sessions.resolve_project(conn, validate.text("project", project))
+                path = (sessions.resolve_project(conn, validate.text("project", project)),)
             return sessions.recent_sessions(conn, path, limit, offset, warmups, agent)
 
     def project_path(self, project: str) -> str:
@@ -106,14 +107,15 @@ class History:
     def recent_sessions(
         self, cwd: str | None = None, limit: int = 5, agent: str | None = None
     ) -> list[SessionInfo]:
-        """The last sessions, of the project at `cwd` when given (an unknown one: none), of
-        `agent` when given."""
+        """The last sessions, of the projects at `cwd` when given (as a search keeps to them;
+        an unknown one: none), of `agent` when given."""
         validate.page(limit, 0, max_limit=50)
         agent = _agent(agent)
         with translated(self._db_path):
-            cwd = validate.optional_text("cwd", cwd)
-            project = cwd.rstrip("/") if cwd else None
-            return sessions.recent_sessions(self._conn(), project, limit, agent=agent)
+            projects = None
+            if cwd is not None:
+                projects, _ = self._projects_of(validate.text("cwd", cwd))
+            return sessions.recent_sessions(self._conn(), projects, limit, agent=agent)
 
     def resolve_session(self, session_id: str) -> str:
         with translated(self._db_path):
@@ -185,15 +187,11 @@ class History:
         searcher = self._searcher()
         with translated(self._db_path):
             unseen = None
+            where: tuple[str, ...] | None = None
             if project is not None:
-                where: str | None = sessions.resolve_project(
-                    self._conn(), validate.text("project", project)
-                )
-            else:  # a working directory memtui has not seen finds nothing, and says so
-                where = validate.optional_text("cwd", cwd)
-                if where is not None:
-                    known = places.enclosing_project(self._conn(), where)
-                    where, unseen = known or where, None if known else where
+                where = (sessions.resolve_project(self._conn(), validate.text("project", project)),)
+            elif cwd is not None:
+                where, unseen = self._projects_of(validate.text("cwd", cwd))
             filt = searcher.filters(where, session, role, after, before, agent)
             response = searcher.search(
                 query, mode, filt, limit, offset, alternatives=alternatives, by=by
@@ -208,6 +206,18 @@ class History:
                     f"no conversation from {unseen} is archived: leave out cwd to search them all"
                 )
             return response
+
+    def _projects_of(self, cwd: str) -> tuple[tuple[str, ...], str | None]:
+        """The projects a search from the working directory `cwd` keeps to: the archived
+        project it is in, else the projects under it (a folder above several), as
+        `get_context` takes them; and `cwd` when there are none (it then finds nothing, and
+        says why)."""
+        conn = self._conn()
+        known = places.enclosing_project(conn, cwd)
+        if known is not None:
+            return (known,), None
+        under = tuple(path for _, path in places.projects_at(conn, posixpath.normpath(cwd)) or [])
+        return (under, None) if under else ((cwd,), cwd)
 
 
 def _agent(agent: str | None) -> str | None:

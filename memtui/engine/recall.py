@@ -302,7 +302,7 @@ def candidates(
     here = [path for _, path in projects_at(conn, cwd) or []]
     scored: dict[int, float] = {}
     for project in [*here[:1], None]:
-        filt = FtsFilter(project=project) if project else None
+        filt = FtsFilter(projects=(project,)) if project else None
         for mid, score in index.search(query, filt, DEPTH):
             scored[mid] = max(score, scored.get(mid, 0.0))
     if not scored:

@@ -87,7 +87,7 @@ WHO: dict[str, tuple[str, tuple[str, ...]]] = {  # value: (role, kinds)
 
 @dataclass(slots=True)
 class Filters:
-    project: str | None = None
+    projects: tuple[str, ...] | None = None  # any of these projects
     session_id: str | None = None
     role: str | None = None
     after: int | None = None
@@ -100,10 +100,8 @@ class Filters:
     not_sessions: tuple[str, ...] = ()
 
     def any(self) -> bool:
-        return any(
-            v is not None
-            for v in (self.project, self.session_id, self.role, self.after, self.before, self.agent)
-        )
+        kept = (self.projects, self.session_id, self.role, self.after, self.before, self.agent)
+        return any(v is not None for v in kept)
 
 
 def parse_when(value: str | date | datetime | None, name: str) -> int | None:
@@ -331,7 +329,7 @@ class Searcher:
 
     def filters(
         self,
-        project: str | None,
+        projects: tuple[str, ...] | None,
         session: str | None,
         role: str | None,
         after: str | date | datetime | None,
@@ -353,7 +351,7 @@ class Searcher:
         if session is not None and not validate.text("session", session).strip():
             raise InvalidArgument("session is empty", "give a session id or a unique prefix")
         full = sessions.resolve(conn, session) if session is not None else None
-        filt = Filters(project or None, full, role, start, end, kinds)
+        filt = Filters(projects, full, role, start, end, kinds)
         if agent is not None:
             validate.choice("agent", agent, AGENTS)
             mine: list[str] = []
@@ -411,7 +409,7 @@ class Searcher:
         elif mode == "vector" and not vectors_ready:
             return SearchResponse([], 0, mode, offset, limit, building, by=by)
         fts_filter = FtsFilter(
-            filt.project,
+            filt.projects,
             filt.session_id,
             filt.role,
             filt.kinds,
@@ -799,12 +797,12 @@ class Searcher:
         if filt.before is not None:
             where.append("m.epoch < ?")
             args.append(filt.before)
-        if filt.project:
+        if filt.projects is not None:
             where.append(
                 "m.session_id IN (SELECT s.id FROM sessions s JOIN projects p "
-                "ON p.id = s.project_id WHERE p.path = ?)"
+                f"ON p.id = s.project_id WHERE p.path IN ({db.marks(filt.projects)}))"
             )
-            args.append(filt.project)
+            args.extend(filt.projects)
         if filt.agent:
             where.append("m.session_id IN (SELECT s.id FROM sessions s WHERE s.agent = ?)")
             args.append(filt.agent)

@@ -184,16 +184,16 @@ def in_time_order(messages: list[MessageView]) -> list[MessageView]:
 
 def recent_sessions(
     conn: sqlite3.Connection,
-    project: str | None = None,
+    projects: tuple[str, ...] | None = None,
     limit: int = 5,
     offset: int = 0,
     warmups: bool = True,
     agent: str | None = None,
 ) -> list[SessionInfo]:
-    """Sessions, the last active first; only `project`'s and `agent`'s when given; without
+    """Sessions, the last active first; only `projects`' and `agent`'s when given; without
     sessions of nothing but a subagent's warm-up unless `warmups` (the caller checks the
     page's bounds)."""
-    where, args = _where(project, warmups, agent)
+    where, args = _where(projects, warmups, agent)
     rows = conn.execute(
         _SESSION_SQL + where + " ORDER BY s.last_epoch DESC LIMIT ? OFFSET ?",
         [*args, limit, offset],
@@ -201,11 +201,14 @@ def recent_sessions(
     return [_session(r) for r in rows]
 
 
-def _where(project: str | None, warmups: bool, agent: str | None) -> tuple[str, list[str]]:
-    parts, args = [], []
-    if project is not None:
-        parts.append("p.path = ?")
-        args.append(project)
+def _where(
+    projects: tuple[str, ...] | None, warmups: bool, agent: str | None
+) -> tuple[str, list[str]]:
+    parts: list[str] = []
+    args: list[str] = []
+    if projects is not None:
+        parts.append(f"p.path IN ({db.marks(projects)})")
+        args.extend(projects)
     if agent is not None:
         parts.append("s.agent = ?")
         args.append(agent)
@@ -219,7 +222,7 @@ def count_sessions(
 ) -> tuple[int, int]:
     """How many sessions `project` (or the archive) has, `agent`'s only when given, and how
     many of them are only a subagent's warm-up."""
-    where, args = _where(project, True, agent)
+    where, args = _where(None if project is None else (project,), True, agent)
     row = conn.execute(
         f"""SELECT count(*), coalesce(sum({_WARMUP_ONLY}), 0)
             FROM sessions s JOIN projects p ON p.id = s.project_id{where}""",

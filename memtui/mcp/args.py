@@ -21,7 +21,7 @@ Cwd = Annotated[
     Field(
         max_length=MAX_TEXT,
         pattern=r"^/",
-        description="An absolute working directory: that project only",
+        description="An absolute working directory: its project (above projects: theirs)",
     ),
 ]
 When = Annotated[

@@ -180,7 +180,7 @@ class FtsDoc:
 
 @dataclass(slots=True)
 class FtsFilter:
-    project: str | None = None
+    projects: tuple[str, ...] | None = None  # any of these projects
     session_id: str | None = None
     role: str | None = None
     kinds: tuple[str, ...] | None = None
@@ -704,12 +704,13 @@ class FullText:
         out = [
             Query.term_query(self._schema, name, value)
             for name, value in (
-                ("project", f.project),
                 ("session_id", f.session_id),
                 ("role", f.role),
             )
             if value is not None
         ]
+        if f.projects is not None:
+            out.append(Query.term_set_query(self._schema, "project", list(f.projects)))
         if f.kinds is not None:
             out.append(Query.term_set_query(self._schema, "kind", list(f.kinds)))
         if f.only_sessions is not None:
