@@ -801,21 +801,25 @@ def kafka_noisy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Memory]:
         yield memory
 
 
+@pytest.mark.parametrize("alternatives", [[], ["kafka consumer delay"]], ids=["one", "alt"])
 @pytest.mark.parametrize("archive", ["kafka_150", "kafka_noisy"])
 @pytest.mark.parametrize("by", ["message", "session"])
 @pytest.mark.parametrize("mode", ["fts", "hybrid"])
 def test_pages_neither_repeat_nor_skip(
-    request: pytest.FixtureRequest, archive: str, mode: str, by: str
+    request: pytest.FixtureRequest, archive: str, mode: str, by: str, alternatives: list[str]
 ) -> None:
     """Every page is cut from one order, however large the page and wherever it starts: pages
     of 7 and of 30 list the same results in the same order, across the first DEPTH and past
-    it, what is not conversation (compaction summaries) included, below the rest."""
+    it, what is not conversation (compaction summaries) included, below the rest; with
+    another phrasing fused in too."""
     memory: Memory = request.getfixturevalue(archive)
 
     def paged(size: int) -> list[tuple[str, int]]:
         out: list[tuple[str, int]] = []
         for offset in range(0, 200, size):
-            page = memory.history.search("kafka lag", mode, by=by, offset=offset, limit=size)
+            page = memory.history.search(
+                "kafka lag", mode, by=by, offset=offset, limit=size, alternatives=alternatives
+            )
             out += [(r.session_id, r.message_index) for r in page.results]
         return out
 
