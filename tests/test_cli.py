@@ -131,6 +131,14 @@ def test_search_readable_output_and_concepts(indexed: Config) -> None:
         indexed, "search", "question", "--project", "/home/dev/shop-api", "--mode", "fts"
     )
     assert "aaaa1111" in plain.stdout and "3 of 3 (fts: 3 full-text matches)" in plain.stdout
+    # Under the hits, how to open one: the first hit's handle, which `show` takes as it is.
+    handle = re.search(r"^(\w+)#(\d+) ", plain.stdout, re.M)
+    assert handle, plain.stdout
+    assert f"open one: memtui show {handle[0].strip()}\n" in plain.stdout
+    opened = memtui(indexed, "show", handle[0].strip()).stdout
+    assert re.findall(r"^## \[(\d+)\]", opened, re.M)[0] == handle[2]
+    both = memtui(indexed, "show", handle[0].strip(), "--at", str(int(handle[2]) + 1))
+    assert both.returncode == 1 and "give one" in both.stderr
 
 
 def test_reindex_and_doctor(indexed: Config) -> None:

@@ -108,6 +108,10 @@ def search(memory: Memory, args: Namespace) -> None:
     else:
         for r in response.results:
             _hit(out, r)
+        if response.results:
+            top = response.results[0]
+            handle = f"{short_id(top.session_id)}#{top.message_index}"
+            out.print(f"[dim]open one: memtui show {handle}[/]")
     more = "+" if response.more else ""
     what = f" {plural(response.total, 'conversation')}" if response.by == "session" else ""
     out.print(
@@ -179,7 +183,11 @@ def _conversations(out: Console, response: SearchResponse) -> None:
 @family.command(
     "show",
     "print one session (full id or unique prefix)",
-    arg("session", type=text, help="session id or a unique prefix of one"),
+    arg(
+        "session",
+        type=text,
+        help="session id or a unique prefix of one; SESSION#N (a search hit) is --at N",
+    ),
     arg(
         "--at",
         type=whole(0, 10_000_000),
@@ -190,7 +198,9 @@ def _conversations(out: Console, response: SearchResponse) -> None:
     one_of(arg("--markdown", action="store_true", help="Markdown (the default)"), JSON),
 )
 def show(memory: Memory, args: Namespace) -> None:
-    info, messages = memory.history.session_messages(args.session)
+    session, at = _handle(args.session, args.at)
+    info, messages = memory.history.session_messages(session)
+    args.at = at
     if messages and args.at > messages[-1].message_index:
         raise InvalidArgument(
             f"--at {args.at} is past the end: the session's messages are 0 to "
@@ -201,6 +211,16 @@ def show(memory: Memory, args: Namespace) -> None:
         print_json({"session": to_dict(info), "messages": to_dict(messages)})
     else:
         say(render.session_markdown(info, messages))
+
+
+def _handle(session: str, at: int) -> tuple[str, int]:
+    """A session and where to start: `SESSION#N`, as a search lists a hit, starts at N."""
+    head, mark, tail = session.rpartition("#")
+    if not mark or not tail.isdigit():
+        return session, at
+    if at and at != int(tail):
+        raise InvalidArgument(f"{session} says message {tail}, --at says {at}: give one")
+    return head, int(tail)
 
 
 @family.command("projects", "list the archived projects", JSON)
