@@ -183,6 +183,10 @@ def test_swapped_dates_are_refused_not_answered_with_nothing(made: Memory) -> No
         made.history.search("webhook", "hybrid", after="2026-06-12", before="2026-06-10")
     same_day = made.history.search("webhook", "fts", after="2026-06-10", before="2026-06-10")
     assert same_day.results == [], "an empty range is not an error"
+    assert same_day.note == (
+        "after and before are the same moment (2026-06-10): nothing falls between them; "
+        "for one day, give before the day after it"
+    )
 
 
 def test_hybrid_marks_which_ranking_found_it(made: Memory) -> None:
@@ -891,3 +895,39 @@ def test_a_page_that_would_end_past_the_reach_is_cut_there(kafka_150: Memory) ->
     with pytest.raises(InvalidArgument, match="offset must be below 1,000"):
         search("kafka", "fts", offset=1000)
     assert kafka_150.notes.search("kafka", offset=990, limit=50).results == []
+
+
+def test_a_cwd_keeps_to_its_project_and_those_under_it(tmp_path: Path) -> None:
+    """A search or the recent sessions from a working directory: the project it is and those
+    under it (a folder above several, `/` every one), or in a project's subfolder that
+    project; a project above it (a home folder archived too) is not among them."""
+    places = {
+        "home": "/home/dev",
+        "a": "/home/dev/work/a",
+        "inner": "/home/dev/work/a/inner",
+        "b": "/home/dev/work/b",
+    }
+    for name, cwd in places.items():
+        line = user(f"u-{name}", f"deploy timeout in {name}", name, cwd=cwd)
+        write(tmp_path / "projects" / cwd.replace("/", "-") / f"{name}.jsonl", line)
+    with Memory(Config(tmp_path / "data", tmp_path / "projects", tmp_path / "logs")) as memory:
+        memory.upkeep.ingest()
+
+        def sessions_from(cwd: str) -> tuple[set[str], set[str], str | None]:
+            found = memory.history.search("deploy timeout", "fts", cwd=cwd, limit=50)
+            recent = memory.history.recent_sessions(cwd, limit=50)
+            return {r.session_id for r in found.results}, {s.session_id for s in recent}, found.note
+
+        for cwd, expected in [
+            ("/home/dev/work", {"a", "inner", "b"}),
+            ("/home/dev/work/../work/", {"a", "inner", "b"}),
+            ("/home/dev/work/a", {"a", "inner"}),
+            ("/home/dev/work/a/src", {"a"}),
+            ("/home/dev/other", {"home"}),
+            ("/", set(places)),
+            ("//", set(places)),
+        ]:
+            assert sessions_from(cwd) == (expected, expected, None), cwd
+        found, recent, note = sessions_from("/srv/../nowhere")
+        assert (found, recent) == (set(), set())
+        assert note == "no conversation from /nowhere is archived: leave out cwd to search them all"

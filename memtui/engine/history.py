@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import posixpath
 import sqlite3
 from collections.abc import Callable
 from datetime import date, datetime
@@ -205,19 +204,20 @@ class History:
                 response.note = (
                     f"no conversation from {unseen} is archived: leave out cwd to search them all"
                 )
+            elif filt.after is not None and filt.after == filt.before:  # "that day", typed so
+                response.note = (
+                    f"after and before are the same moment ({after}): nothing falls between "
+                    "them; for one day, give before the day after it"
+                )
             return response
 
     def _projects_of(self, cwd: str) -> tuple[tuple[str, ...], str | None]:
-        """The projects a search from the working directory `cwd` keeps to: the archived
-        project it is in, else the projects under it (a folder above several), as
-        `get_context` takes them; and `cwd` when there are none (it then finds nothing, and
-        says why)."""
-        conn = self._conn()
-        known = places.enclosing_project(conn, cwd)
-        if known is not None:
-            return (known,), None
-        under = tuple(path for _, path in places.projects_at(conn, posixpath.normpath(cwd)) or [])
-        return (under, None) if under else ((cwd,), cwd)
+        """The projects a search from the working directory `cwd` keeps to, as `get_context`
+        takes them (`places.projects_at`: its project and those under it, a folder above
+        several, or the project it is in); `cwd` when there are none (it then finds nothing,
+        and says why)."""
+        here = tuple(path for _, path in places.projects_at(self._conn(), cwd) or [])
+        return (here, None) if here else ((places.normal(cwd),), places.normal(cwd))
 
 
 def _agent(agent: str | None) -> str | None:

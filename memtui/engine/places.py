@@ -8,34 +8,35 @@ import posixpath
 import sqlite3
 
 
+def normal(cwd: str) -> str:
+    """A working directory as one path: `.`, `..` and repeated slashes resolved (POSIX keeps
+    a leading `//`; nothing here means anything by it)."""
+    return "/" + posixpath.normpath(cwd).lstrip("/")
+
+
 def enclosing_project(conn: sqlite3.Connection, cwd: str) -> str | None:
     """The archived project a working directory is in (the deepest that holds it: Claude
     Code started in `src/` is its project's; `..` and `.` resolved), or None."""
-    path = posixpath.normpath(cwd)
     row = conn.execute(
         """SELECT path FROM projects WHERE substr(:cwd || '/', 1, length(rtrim(path, '/')) + 1)
            = rtrim(path, '/') || '/' ORDER BY length(path) DESC LIMIT 1""",
-        {"cwd": path},
+        {"cwd": normal(cwd)},
     ).fetchone()
     return row[0] if row else None
 
 
 def projects_at(conn: sqlite3.Connection, cwd: str | None) -> list[tuple[int, str]] | None:
-    """The project of `cwd` and the projects under it (a cwd inside a project counts too),
-    as (id, path); None: every project."""
+    """The project of `cwd` and the projects under it (`/`: every one); in a project's
+    subfolder, that project (the deepest that holds it); as (id, path). None: every project."""
     if cwd is None:
         return None
-    path = cwd.rstrip("/") or "/"
+    path = normal(cwd)
+    under = literal(path.rstrip("/")) + "/%"
     rows = conn.execute(
-        "SELECT id, path FROM projects WHERE path = ? OR path LIKE ? ESCAPE '\\'",
-        (path, literal(path) + "/%"),
+        "SELECT id, path FROM projects WHERE path = ? OR path LIKE ? ESCAPE '\\'", (path, under)
     ).fetchall()
-    if not rows:
-        rows = [
-            r
-            for r in conn.execute("SELECT id, path FROM projects")
-            if path.startswith(r[1].rstrip("/") + "/")
-        ]
+    if not rows and (known := enclosing_project(conn, path)) is not None:
+        rows = conn.execute("SELECT id, path FROM projects WHERE path = ?", (known,)).fetchall()
     return [(r[0], r[1]) for r in rows]
 
 
