@@ -203,6 +203,22 @@ def test_list_folders_tags(memory: Memory) -> None:
     assert memory.notes.titles("t") == ["three", "two"]
 
 
+def test_folders_that_differ_only_in_case_are_one(memory: Memory) -> None:
+    """As a filter takes them: one folder, counted once, written as its oldest note writes
+    it, each part of it apart; "" is the notes in no folder, not every note."""
+    for n, folder in enumerate(["work", "Work", "WORK/Plans", "work/plans", "", "Ärger"]):
+        memory.notes.save(f"note {n}", "body", "past", by=PERSON, folder=folder)
+    assert [(f.folder, f.count) for f in memory.notes.folders()] == [
+        ("", 1),
+        ("work", 2),
+        ("work/Plans", 2),
+        ("Ärger", 1),
+    ]
+    assert memory.notes.count(folder="wOrK") == 4 and memory.notes.count(folder="ärger") == 1
+    assert [n.title for n in memory.notes.list(folder="")] == ["note 4"]
+    assert memory.notes.count() == 6
+
+
 @pytest.fixture
 def with_messages(memory: Memory, claude_dir: Path) -> Memory:
     """An archive with messages (an old one in another project) beside the notes."""

@@ -507,8 +507,8 @@ class Notes:
     ) -> tuple[str | None, str | None, str | None]:
         # masked as stored: a filter naming a secret finds the note that holds its marker
         one_tag = note_fields.one_tag(tag)
-        return (
-            self._folder(folder) or None,
+        return (  # folder "": the notes in no folder
+            None if folder is None else self._folder(folder),
             None if one_tag is None else self._mask(one_tag),
             None if layer is None else note_fields.layer(layer),
         )

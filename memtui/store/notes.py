@@ -283,7 +283,7 @@ def _filters(
 ) -> tuple[str, list[object]]:
     where: list[str] = ["1"]
     args: list[object] = []
-    if folder:
+    if folder is not None:
         names = under(conn, folder)
         where.append(f"n.folder IN ({', '.join('?' * len(names))})" if names else "0")
         args += names
@@ -337,10 +337,21 @@ def matching_ids(
 
 
 def folders(conn: sqlite3.Connection) -> list[tuple[str, int]]:
-    return [
-        (r[0], r[1])
-        for r in conn.execute("SELECT folder, count(*) FROM notes GROUP BY folder ORDER BY folder")
-    ]
+    """Each folder with how many notes it holds. Folders that differ only in case are one, as
+    a filter takes them (`under`): each part written as the oldest note under it writes it."""
+    spelled: dict[str, str] = {}  # a folder casefolded: as first written
+    counts: dict[str, int] = {}
+    rows = conn.execute("SELECT folder, count(*) FROM notes GROUP BY folder ORDER BY min(id)")
+    for folder, n in rows:
+        parts = folder.split("/")
+        for depth in range(1, len(parts) + 1):
+            key = "/".join(parts[:depth]).casefold()
+            if key not in spelled:
+                above = spelled["/".join(parts[: depth - 1]).casefold()] if depth > 1 else ""
+                spelled[key] = f"{above}/{parts[depth - 1]}" if depth > 1 else parts[0]
+        name = spelled[folder.casefold()]
+        counts[name] = counts.get(name, 0) + n
+    return sorted(counts.items())
 
 
 def tags(conn: sqlite3.Connection) -> list[tuple[str, int]]:
