@@ -798,9 +798,31 @@ async def test_an_error_clears_the_old_results(archive: Memory) -> None:
         await whole_query_answered(pilot)
         screen = app.screen
         assert screen.query_one(ResultList).hits
-        screen.query_one("#after", Input).value = "not a date"
+        screen.query_one("#query", Input).value = "???"  # nothing to search for: refused
         await whole_query_answered(pilot)
         await until(pilot, lambda: not screen.query_one(ResultList).hits)
+
+
+async def test_a_date_being_typed_waits_with_the_results_on_screen(archive: Memory) -> None:
+    """Found by a new user: each key of a date ran the search, and `2025-` wiped the list
+    with an error. The box is marked and the search waits until it holds a date."""
+    app = MemtuiApp(archive, upkeep=False)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await pilot.press("slash", *"export")
+        await whole_query_answered(pilot)
+        screen = app.screen
+        results, box = screen.query_one(ResultList), screen.query_one("#after", Input)
+        held = list(results.hits)
+        assert held
+        box.focus()
+        await pilot.press(*"2025-")
+        summary = screen.query_one("#search-summary", Static)
+        await until(pilot, lambda: "the search waits" in str(summary.render()))
+        assert results.hits == held and box.has_class("-invalid")
+        await pilot.press(*"01-01")
+        await whole_query_answered(pilot)
+        await until(pilot, lambda: "the search waits" not in str(summary.render()))
+        assert not box.has_class("-invalid") and results.hits
 
 
 TOOLS = "tool-0000-0000-0000-000000000007"

@@ -933,9 +933,22 @@ async def test_search_messages_notes_or_both(archived: Memory) -> None:
         await pilot.press("up")
         assert notes.has_focus and notes.highlighted == len(notes.hits) - 1
         await pilot.press(*["up"] * len(notes.hits))
-        assert screen.query_one("#query", Input).has_focus
-        await pilot.press("enter")
+        box = screen.query_one("#query", Input)
+        assert box.has_focus
+        await pilot.press("x")  # the query is not selected on the way up: a key adds to it
+        assert box.value == "refresh tokenx"
+        await pilot.press("backspace", "enter")
         assert notes.has_focus
+        # Keys the notes list took before the focus moved on (held down, a burst) are steps
+        # in the messages, not each a new start at their first.
+        notes.highlighted = len(notes.hits) - 1
+        for _ in range(4):
+            notes.action_move(1)
+        await pilot.pause()
+        assert messages.has_focus and messages.highlighted == 3
+        await pilot.press("home", "up")
+        assert notes.has_focus and notes.highlighted == len(notes.hits) - 1
+        notes.highlighted = 0
         await pilot.press("enter")
         await note_view(pilot, "Refresh token rotation")
 

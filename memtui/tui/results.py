@@ -174,18 +174,23 @@ class HitList(ScrollView, Generic[H], can_focus=True, inherit_bindings=False):
             self.action_open()
 
     def action_move(self, step: int) -> None:
+        """One hit up or down; from an end, the screen may go on past it (`Past`)."""
         now = self.highlighted or 0
-        if abs(step) == 1 and now == (0 if step < 0 else max(0, len(self.hits) - 1)):
+        if now == (0 if step < 0 else max(0, len(self.hits) - 1)):
             self.post_message(self.Past(self, step))
+        self.step(step)
+
+    def step(self, step: int) -> None:
         if self.hits:
+            now = self.highlighted or 0
             self.owed += max(0, now + step - (len(self.hits) - 1))
             self.highlighted = max(0, min(len(self.hits) - 1, now + step))
 
     def action_page(self, direction: int) -> None:
-        self.action_move(direction * max(1, self.size.height // ROWS))
+        self.step(direction * max(1, self.size.height // ROWS))
 
     def action_first(self) -> None:
-        self.action_move(-len(self.hits))
+        self.step(-len(self.hits))
 
     def action_last(self) -> None:
         if self.hits:

@@ -4,7 +4,7 @@ beside the box, a preview of the exchange around the highlighted hit."""
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.markdown import Markdown
 from rich.text import Text
@@ -27,7 +27,7 @@ from memtui.engine import (
     SearchResponse,
     SearchResult,
 )
-from memtui.engine.search import PROMPTS, REACH, TOOL_OUTPUT
+from memtui.engine.search import PROMPTS, REACH, TOOL_OUTPUT, parse_when
 from memtui.errors import MemtuiError
 from memtui.tui.format import agent_label, error_line, hit_words, one_line, short_names, when, who
 from memtui.tui.messages import ArchiveChanged
@@ -104,7 +104,14 @@ class SearchScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield StatusLine()
         with Horizontal(id="search-bar"):
-            yield Input(self.initial, placeholder="search every conversation", id="query")
+            # Not selected on focus: `up` from the hits comes back to refine the query, and a
+            # key typed then must not replace it; ctrl+l selects it whole.
+            yield Input(
+                self.initial,
+                placeholder="search every conversation",
+                id="query",
+                select_on_focus=False,
+            )
             yield Static(MODE_LABEL[self.mode], id="mode")
             yield Static(self.scope, id="scope")
         with Horizontal(id="filters"):
@@ -127,6 +134,17 @@ class SearchScreen(Screen[None]):
             with VerticalScroll(id="preview"):
                 yield Static("", id="preview-text")
         yield Keys()
+
+    def on_resize(self) -> None:
+        # After the refresh: a screen's width classes are not all set when it first resizes.
+        self.call_after_refresh(self._name_dates)
+
+    def _name_dates(self) -> None:
+        """Below 70 columns the date boxes' labels are hidden (app.tcss): their placeholders
+        name them instead."""
+        tiny = self.has_class("-tiny")
+        for side in ("after", "before"):
+            self.query_one(f"#{side}", Input).placeholder = side if tiny else "YYYY-MM-DD"
 
     def on_mount(self) -> None:
         self._scoped()
@@ -190,6 +208,9 @@ class SearchScreen(Screen[None]):
             self._cleared()
             self.query_one("#search-summary", Static).update("")
             return
+        if waiting := self._unfinished_date():
+            self.query_one("#search-summary", Static).update(waiting)
+            return
         # The same query again (the archive grew): as many hits as the list holds, so the
         # reader keeps their place past the first page.
         held = len(self.results) if query == self._shown else 0
@@ -198,6 +219,20 @@ class SearchScreen(Screen[None]):
             self.run_search(query, min(max(LIMIT, held), REACH))
         if query.scope != "messages":
             self.run_note_search(query)
+
+    def _unfinished_date(self) -> str | None:
+        """A date box that does not hold a date (yet: `2025-` on the way to `2025-03-01`) is
+        marked, and the search waits for it with the results on screen; what to type, or
+        None when both boxes can be searched."""
+        for side in ("after", "before"):
+            box = self.query_one(f"#{side}", Input)
+            try:
+                parse_when(box.value.strip() or None, side)
+            except MemtuiError:
+                box.add_class("-invalid")
+                return f"{side} takes a date like 2026-11-01 or 2026-11-01T14:00: the search waits"
+            box.remove_class("-invalid")
+        return None
 
     @work(thread=True, exclusive=True, group="search", exit_on_error=False)
     def run_search(self, query: Query, limit: int, offset: int = 0) -> None:
@@ -480,7 +515,9 @@ class SearchScreen(Screen[None]):
         self.schedule()
 
     def action_focus_query(self) -> None:
-        self.query_one("#query", Input).focus()
+        box = self.query_one("#query", Input)
+        box.focus()
+        box.select_all()
 
     def action_focus_results(self) -> None:
         notes = self.query_one(NoteHitList)
@@ -495,14 +532,19 @@ class SearchScreen(Screen[None]):
         both are shown, and back; from the first hit of the top list to the query box."""
         notes, messages = self.query_one(NoteHitList), self.query_one(ResultList)
         both = self.scope == "both" and notes.hits and messages.hits
+        into: HitList[Any] | None = None
         if event.step > 0 and event.control is notes and both:
-            messages.highlighted = 0
-            messages.focus()
+            into, at = messages, 0
         elif event.step < 0 and event.control is messages and both:
-            notes.highlighted = len(notes.hits) - 1
-            notes.focus()
-        elif event.step < 0:
-            self.action_focus_query()
+            into, at = notes, len(notes.hits) - 1
+        if into is None:
+            if event.step < 0:
+                self.query_one("#query", Input).focus()
+        elif self.focused is into:  # keys the list took before the focus moved: steps here
+            into.step(event.step)
+        else:
+            into.highlighted = at
+            self.set_focus(into)  # now, not after a refresh: the next key goes there
 
     def action_back(self) -> None:
         self.dismiss()
