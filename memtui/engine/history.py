@@ -217,7 +217,8 @@ class History:
         several, or the project it is in); `cwd` when there are none (it then finds nothing,
         and says why)."""
         here = tuple(path for _, path in places.projects_at(self._conn(), cwd) or [])
-        return (here, None) if here else ((places.normal(cwd),), places.normal(cwd))
+        unseen = places.normal(cwd)
+        return (here, None) if here else ((unseen,), unseen)
 
 
 def _agent(agent: str | None) -> str | None:
