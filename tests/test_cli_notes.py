@@ -71,6 +71,8 @@ def test_notes_lists_newest_first_with_filters(noted: Config) -> None:
     lines = text.stdout.splitlines()
     assert [line.split()[0] for line in lines] == ["3", "2", "1"]
     assert "projects/shop" in lines[2] and "Checkout flake" in lines[2]
+    titles = ["Answer in French", "Payments plan", "Checkout flake"]
+    assert len({line.index(title) for line, title in zip(lines, titles, strict=True)}) == 1
     assert [
         n["title"] for n in json.loads(run(noted, "notes", "--tag", "CI", "--json").stdout)["notes"]
     ] == ["Checkout flake"]
@@ -80,7 +82,7 @@ def test_notes_lists_newest_first_with_filters(noted: Config) -> None:
     assert "Checkout flake" in run(noted, "notes", "--folder", "Projects/SHOP").stdout
     none = run(noted, "notes", "--folder", "elsewhere")
     assert none.returncode == 0 and none.stdout == ""
-    assert "no note is in that folder, tag or layer" in none.stderr
+    assert "no note has folder 'elsewhere' (a folder from its top)" in none.stderr
 
 
 def test_notes_when_there_are_none(cfg: Config) -> None:

@@ -37,12 +37,19 @@ def notes(memory: Memory, args: Namespace) -> None:
     if args.json:
         print_json({"notes": to_dict(found), "total": total})
         return
-    if not found and (args.folder or args.tag or args.layer):
-        say("no note is in that folder, tag or layer: memtui notes lists them all", file=sys.stderr)
+    asked = [
+        f"{name} {value!r}"
+        for name, value in (("folder", args.folder), ("tag", args.tag), ("layer", args.layer))
+        if value is not None
+    ]
+    if not found and asked:
+        said = " and ".join(asked)
+        say(f"no note has {said} (a folder from its top): memtui notes lists all", file=sys.stderr)
     elif not found:
         say("no notes here yet: memtui note add --title T --layer past FILE", file=sys.stderr)
+    wide = max((len(n.folder or "-") for n in found), default=0)  # the titles in one column
     for n in found:
-        say(f"{n.id:>5}  {when(n.updated)}  {n.layer:<5}  {n.folder or '-':<16}  {_title(n)}")
+        say(f"{n.id:>5}  {when(n.updated)}  {n.layer:<5}  {n.folder or '-':<{wide}}  {_title(n)}")
     if total > len(found):
         say(f"{len(found):,} of {total:,} (--limit shows more)", file=sys.stderr)
 
