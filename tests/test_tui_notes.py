@@ -912,6 +912,7 @@ async def test_search_messages_notes_or_both(archived: Memory) -> None:
         await whole_query_answered(pilot)
         await until(pilot, lambda: bool(notes.hits))
         assert notes.display and not messages.display
+        assert screen.query_one("#query", Input).placeholder == "search every note"
         assert notes.hits[0].note.title == "Refresh token rotation"
         assert "notes found" in str(screen.query_one("#search-summary").render())
         await pilot.press("ctrl+t")  # both

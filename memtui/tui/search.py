@@ -42,6 +42,11 @@ if TYPE_CHECKING:
     from memtui.tui.app import MemtuiApp
 
 DEBOUNCE = 0.2  # seconds of quiet typing before a search runs
+PLACEHOLDER: dict[Scope, str] = {
+    "messages": "search every conversation",
+    "notes": "search every note",
+    "both": "search every conversation and note",
+}
 LIMIT = 30  # about three screens of hits, and as many more each time the cursor reaches the end
 PREVIEW_CHARS = 4000  # of the hit's message in the preview
 PREVIEW_DELAY = 0.08  # seconds the cursor rests on a hit before its exchange loads
@@ -108,7 +113,7 @@ class SearchScreen(Screen[None]):
             # key typed then must not replace it; ctrl+l selects it whole.
             yield Input(
                 self.initial,
-                placeholder="search every conversation",
+                placeholder=PLACEHOLDER[self.scope],
                 id="query",
                 select_on_focus=False,
             )
@@ -439,6 +444,7 @@ class SearchScreen(Screen[None]):
             self.set_class(self.scope == scope, f"-scope-{scope}")
         for name in ("project", "role"):
             self.query_one(f"#{name}", Select).disabled = self.scope == "notes"
+        self.query_one("#query", Input).placeholder = PLACEHOLDER[self.scope]
         self.refresh_bindings()
 
     def on_archive_changed(self, _: ArchiveChanged) -> None:
