@@ -14,6 +14,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.timer import Timer
+from textual.validation import Function
 from textual.widgets import Input, Select, Static
 from textual.worker import get_current_worker
 
@@ -76,6 +77,15 @@ def all_in(response: SearchResponse) -> bool:
     return held >= (REACH if response.more else min(response.total, REACH))
 
 
+def is_date(value: str) -> bool:
+    """An empty box, or a date or date-time the engine takes."""
+    try:
+        parse_when(value.strip() or None, "date")
+    except MemtuiError:
+        return False
+    return True
+
+
 class SearchScreen(Screen[None]):
     app: MemtuiApp
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -128,7 +138,13 @@ class SearchScreen(Screen[None]):
             # Labelled beside the box: a placeholder would go once a date is typed.
             for side in ("after", "before"):
                 yield Static(side, classes="date-label")
-                yield Input(placeholder="YYYY-MM-DD", id=side, classes="date", compact=True)
+                yield Input(
+                    placeholder="YYYY-MM-DD",
+                    id=side,
+                    classes="date",
+                    compact=True,
+                    validators=[Function(is_date, "a date like 2026-11-01")],
+                )
         yield Static("", id="search-summary")
         with Horizontal(id="search-body"):
             with Vertical(id="hits"):
@@ -226,17 +242,12 @@ class SearchScreen(Screen[None]):
             self.run_note_search(query)
 
     def _unfinished_date(self) -> str | None:
-        """A date box that does not hold a date (yet: `2025-` on the way to `2025-03-01`) is
-        marked, and the search waits for it with the results on screen; what to type, or
+        """What to type while a date box does not hold a date (yet: `2025-` on the way to
+        `2025-03-01`; the box marks itself): the search waits with the results on screen.
         None when both boxes can be searched."""
         for side in ("after", "before"):
-            box = self.query_one(f"#{side}", Input)
-            try:
-                parse_when(box.value.strip() or None, side)
-            except MemtuiError:
-                box.add_class("-invalid")
+            if not self.query_one(f"#{side}", Input).is_valid:
                 return f"{side} takes a date like 2026-11-01 or 2026-11-01T14:00: the search waits"
-            box.remove_class("-invalid")
         return None
 
     @work(thread=True, exclusive=True, group="search", exit_on_error=False)
