@@ -16,7 +16,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 import corpus
@@ -26,7 +26,8 @@ from memtui.config import Config
 from memtui.engine import Memory, ProgressEvent
 from memtui.errors import NotFound
 from memtui.ingest import pipeline, reader
-from memtui.store import indexes
+from memtui.store import fts, indexes
+from memtui.store.fts import FtsDoc, FullText
 from memtui.store.locks import FileLock, file_lock, first
 from tests.cli_run import env_for, memtui
 from tests.test_ingest_processes import assert_counts, stored_messages
@@ -155,6 +156,42 @@ def answers(memory: Memory) -> list[list[str]]:
         for q in ("flaky test", "docker image", "migration rollback")
         for mode in ("fts", "vector", "hybrid")
     ]
+
+
+def test_a_large_catch_up_compacts_the_full_text_and_a_small_one_does_not(
+    cfg: Config, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A first build commits a batch at a time and leaves partitions in many segments: it
+    ends by rewriting them in one pass each. A catch-up of a few messages never does."""
+    corpus.generate(cfg.claude_dir, messages=3_000, seed=6)
+    monkeypatch.setattr(indexes, "BATCH", 300)  # several index commits on a small archive
+    rewritten: list[int] = []
+    compact = FullText.compact
+
+    def counted(self: FullText, n: int, docs_for: Callable[[set[int]], Iterable[FtsDoc]]) -> int:
+        rewritten.append(n)
+        return compact(self, n, docs_for)
+
+    monkeypatch.setattr(FullText, "compact", counted)
+    with Memory(cfg) as memory:
+        memory.upkeep.ingest()
+        assert rewritten
+        assert not memory._index().fts.crowded()
+        compacted = answers(memory)
+        rewritten.clear()
+        monkeypatch.setattr(fts, "COMPACT_OVER", 0)  # every partition counts as crowded now
+        shutil.copytree(cfg.claude_dir, tmp_path / "first")
+        corpus.generate(tmp_path / "later", messages=60, seed=61)
+        shutil.copytree(tmp_path / "later", cfg.claude_dir, dirs_exist_ok=True)
+        report = memory.upkeep.ingest()
+        assert report is not None and report.messages > 0
+        assert rewritten == []
+    clean = Config(tmp_path / "clean", tmp_path / "first", cfg.log_dir)
+    monkeypatch.setattr(indexes, "BATCH", 100_000)  # one commit: no crowded partition
+    monkeypatch.setattr(fts, "COMPACT_OVER", 4)
+    with Memory(clean) as memory:
+        memory.upkeep.ingest()
+        assert answers(memory) == compacted
 
 
 def test_cancelled_index_catch_up_resumes(

@@ -860,6 +860,35 @@ def test_a_partitioned_purge_rewrites_only_the_sessions_partition(tmp_path: Path
     assert fts.ids() == set(docs) - gone
 
 
+def test_compacting_a_partition_keeps_its_answers_in_fewer_segments(tmp_path: Path) -> None:
+    """A partition written a commit at a time is left in many segments; compacting rewrites it
+    from the store in one pass: the same documents found, in few segments, and an older
+    version's words gone with the segment that held them."""
+    fts = FullText(tmp_path, 2)
+    docs = {
+        i: FtsDoc(i, f"s{i % 5}", "/p", "user", "prompt", 0, f"deploy message {i} of {i % 3}", "")
+        for i in range(1, 121)
+    }
+    draft = FtsDoc(7, "s2", "/p", "user", "prompt", 0, "zqxjvortal first draft", "")
+    for start in range(1, 121, 10):  # twelve commits, the last with a draft of 7
+        fts.write([docs[i] for i in range(start, start + 10)] + ([draft] if start > 110 else []))
+    fts.write([docs[7]])
+    crowded = fts.crowded()
+    assert crowded, [len(_segment_ids(p)) for p in sorted(tmp_path.glob("p*"))]
+    before = fts.search("deploy message 7 of 1", None, 200)
+    assert index_terms(tmp_path, "zqxjvortal")  # 7's first version, deleted, still on disk
+    rewritten = sum(fts.compact(n, lambda kept: [docs[i] for i in kept]) for n in crowded)
+    assert rewritten == sum(1 for d in docs.values() if fts._part_of(d.session_id) in crowded)
+    assert not fts.crowded()
+    # The deleted draft no longer counts in the words' statistics (as after Tantivy's own
+    # merges): scores move a little, and the order of near ties with them.
+    after = fts.search("deploy message 7 of 1", None, 200)
+    assert after[0][0] == before[0][0] == 7
+    assert {mid for mid, _ in after} == {mid for mid, _ in before}
+    assert fts.ids() == set(docs)
+    assert not index_terms(tmp_path, "zqxjvortal")
+
+
 def test_forget_a_project_blocks_it_until_undo(cfg: Config) -> None:
     _forget_corpus(cfg.claude_dir)
     project = "/home/dev/shop-api"

@@ -136,6 +136,10 @@ _MAX_WORDS = 32  # longer queries are cut: more words add cost, not precision
 COMMON = 0.05
 COMMON_FLOOR = 10_000
 _MAX_FREQS = 10_000  # remembered word counts, until the next commit
+# A partition of more segments is rewritten in one pass after a catch-up that wrote a large
+# share of the index (indexes.py): at 1M messages, 7-17 segments a partition to 3, and a
+# search's CPU down a ninth (bench/README.md).
+COMPACT_OVER = 4
 
 # One indexing thread leaves the second core to merges; measured faster than two on 2 cores.
 _WRITER_HEAP = 64_000_000
@@ -375,18 +379,39 @@ class FullText:
                 for index, meta in zip(self._indexes, self._metas, strict=True)
             )
 
+    def crowded(self) -> list[int]:
+        """The partitions of more than COMPACT_OVER segments."""
+        out = []
+        for n, index in enumerate(self._indexes):
+            index.reload()
+            if index.searcher().num_segments > COMPACT_OVER:
+                out.append(n)
+        return out
+
+    def compact(self, n: int, docs_for: Callable[[set[int]], Iterable[FtsDoc]]) -> int:
+        """Rewrite partition `n` from the store (`docs_for`) in one pass: Tantivy merges what
+        one writer makes, so the partition ends in a few segments, where commits a batch at a
+        time leave as many as its merge policy keeps (up to seven a size). The same documents
+        are found; deleted ones stop counting in a word's statistics, as after any merge.
+        Returns the documents rewritten."""
+        with file_lock(self._lock):
+            return self._purge_part(self._indexes[n], self._metas[n], set(), docs_for, every=True)
+
     def _purge_part(
         self,
         index: tantivy.Index,
         meta: Path,
         targets: set[int],
         docs_for: Callable[[set[int]], Iterable[FtsDoc]],
+        every: bool = False,
     ) -> int:
+        """Rewrite the segments of `index` that hold one of `targets` (or `every` segment)
+        without them."""
         index.reload()
         searcher = index.searcher()
         # Tantivy's document frequency counts deleted documents too: a partition where no
         # version of a target was ever indexed has nothing to rewrite (most of them).
-        held = sum(searcher.doc_freq("message_id", i) for i in targets)
+        held = sum(searcher.doc_freq("message_id", i) for i in targets) or every
         dirty: set[int] = set()
         kept: set[int] = set()
         if held:
@@ -395,11 +420,14 @@ class FullText:
             owners = (
                 cast("list[int]", searcher.fast_field_values("message_id", addrs)) if addrs else []
             )
-            dirty = {a.segment_ord for a, i in zip(addrs, owners, strict=True) if i in targets}
+            if every:
+                dirty = set(range(searcher.num_segments))
+            else:
+                dirty = {a.segment_ord for a, i in zip(addrs, owners, strict=True) if i in targets}
             # An older version of a forgotten message (it changed since) is a deleted
             # document in some segment; which one, the binding cannot say, so then every
             # segment with deletes is rewritten.
-            if held > sum(1 for i in owners if i in targets):
+            if not every and held > sum(1 for i in owners if i in targets):
                 dirty |= self._segments_with_deletes(searcher, addrs, meta)
             kept = {
                 int(i)

@@ -22,6 +22,7 @@ forget removed since it last looked (`meta.forgets` moved).
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import shutil
@@ -50,6 +51,9 @@ BATCH = 20_000  # rows per index commit during a catch-up
 # An empty full-text index commits this many first: a first run's search finds words seconds
 # after they are stored, not after a whole batch has been read (issue 17).
 FIRST_BATCH = 2_000
+# A catch-up that wrote this share of the full text or more rewrites its crowded partitions in
+# one pass (`_compact`): its commits, a batch each, left them in many segments.
+COMPACT_SHARE = 0.25
 # The partitioned index's folder and mark are new names: a memtui from before them (an MCP
 # server a Claude Code window started before the upgrade) keeps its own `fts` and `fts_seq`,
 # and would empty a folder of a format it does not know, on every search (FTS_DIR).
@@ -210,7 +214,9 @@ class Indexes:
                     self.fts.clear()
                     mark = 0
                     _set_mark(conn, FTS_MARK, 0)
+                before = self.fts.doc_count()
                 self._fill_fts(conn, self.fts, mark, FTS_MARK, on_progress, cancel, held=held)
+                _compact(conn, self.fts, before, on_progress, cancel, held)
             finally:
                 conn.close()
 
@@ -474,6 +480,7 @@ class Indexes:
             )
             target = store_seq(self.conn)
             self._fill_fts(self.conn, new_fts, 0, None, on_progress, cancel, target)
+            _compact(self.conn, new_fts, 0, on_progress, cancel)
             self._fill_vectors(self.conn, new_vectors, target, on_progress, cancel)
             if cancelled(cancel):
                 shutil.rmtree(fresh, ignore_errors=True)
@@ -617,7 +624,7 @@ class Indexes:
                 *_legacy_names(),
             ):
                 shutil.rmtree(self.root / leftover, ignore_errors=True)
-            self.fts.purge(ids, self._fts_docs)
+            self.fts.purge(ids, functools.partial(_fts_docs, self.conn))
         with self._lock:
             vectors = self.vectors
             vectors.reload_if_newer()
@@ -651,18 +658,6 @@ class Indexes:
             for name in _legacy_names():
                 shutil.rmtree(self.root / name, ignore_errors=True)
 
-    def _fts_docs(self, ids: set[int]) -> Iterator[FtsDoc]:
-        """The full-text documents of `ids`, read in one pass (a purge rewrites many)."""
-        conn = self.conn
-        conn.execute("CREATE TEMP TABLE IF NOT EXISTS purge_ids (id INTEGER PRIMARY KEY)")
-        conn.execute("DELETE FROM temp.purge_ids")
-        conn.executemany("INSERT INTO temp.purge_ids VALUES (?)", ((i,) for i in sorted(ids)))
-        try:
-            for row in conn.execute(_FTS_ROWS.format("m.id IN temp.purge_ids")):
-                yield _fts_doc(row)
-        finally:
-            conn.execute("DELETE FROM temp.purge_ids")
-
     def _embed(self, vectors: Vectors, rows: list[sqlite3.Row], mark: int) -> None:
         """Embed (id, text) rows into `vectors`, which then cover the store up to `mark`."""
         if not rows:
@@ -680,6 +675,45 @@ class Indexes:
 
 def _legacy_names() -> list[str]:
     return [LEGACY_FTS + suffix for suffix in ("", ".old", ".new", ".damaged")]
+
+
+def _compact(
+    conn: sqlite3.Connection,
+    fts: FullText,
+    before: int,
+    on_progress: OnProgress | None,
+    cancel: threading.Event | None,
+    held: FileLock | None = None,
+) -> None:
+    """After a catch-up that wrote COMPACT_SHARE of the full text or more (a first build, a
+    long absence; `before`: the documents it found), each crowded partition rewritten in one
+    pass (FullText.compact), giving way to a forget between two. The cost is at most a few
+    times what the catch-up wrote; a catch-up of a few messages never pays it."""
+    after = fts.doc_count()
+    if after - before < after * COMPACT_SHARE:
+        return
+    crowded = fts.crowded()
+    meter = Meter("compacting full text", on_progress)
+    for done, n in enumerate(crowded):
+        if cancelled(cancel):
+            return
+        meter(done, len(crowded))
+        fts.compact(n, functools.partial(_fts_docs, conn))
+        if held is not None:
+            held.give_way()
+    meter(len(crowded), len(crowded))
+
+
+def _fts_docs(conn: sqlite3.Connection, ids: set[int]) -> Iterator[FtsDoc]:
+    """The full-text documents of `ids`, read in one pass (a purge rewrites many)."""
+    conn.execute("CREATE TEMP TABLE IF NOT EXISTS purge_ids (id INTEGER PRIMARY KEY)")
+    conn.execute("DELETE FROM temp.purge_ids")
+    conn.executemany("INSERT INTO temp.purge_ids VALUES (?)", ((i,) for i in sorted(ids)))
+    try:
+        for row in conn.execute(_FTS_ROWS.format("m.id IN temp.purge_ids")):
+            yield _fts_doc(row)
+    finally:
+        conn.execute("DELETE FROM temp.purge_ids")
 
 
 def _fts_doc(row: sqlite3.Row) -> FtsDoc:
