@@ -593,15 +593,16 @@ class Searcher:
         return shown
 
     def _share(self, title: str, asked: set[str]) -> float:
-        """The share of the query's words (`asked`: their stems) that `title` has. A title's
-        stems are kept: the same conversations come back search after search."""
+        """The share of the query's words (`asked`: their stems) that `title` (as stored) has,
+        shortened as a listing shows it. A title's stems are kept: the same conversations
+        come back search after search, and a first prompt can be long."""
         if not asked:
             return 0.0
         stems = self._titles.get(title)
         if stems is None:
             if len(self._titles) >= TITLES_KEPT:
                 self._titles.clear()
-            stems = self._titles[title] = frozenset(self.indexes.fts.stems(title))
+            stems = self._titles[title] = frozenset(self.indexes.fts.stems(short_title(title)))
         return len(stems & asked) / len(asked)
 
     def _conversations(self, ranked: Ranking, asked: set[str]) -> list[tuple[str, float, int, int]]:

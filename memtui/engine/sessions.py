@@ -114,12 +114,13 @@ def infos(conn: sqlite3.Connection, ids: set[str]) -> dict[str, SessionInfo]:
 
 
 def titles(conn: sqlite3.Connection, ids: set[str]) -> dict[str, str]:
-    """The title of each session of `ids` that exists, as `infos` gives it: a search by
-    conversation weighs the titles of all it found, and needs the rest for a page only."""
+    """The title of each session of `ids` that exists, as stored (`infos` gives it
+    shortened): a search by conversation weighs the titles of all it found, and needs the
+    rest for a page only."""
     found: dict[str, str] = {}
     for part in db.chunks(sorted(ids)):
         sql = f"SELECT s.id, {_TITLE} FROM sessions s WHERE s.id IN ({db.marks(part)})"
-        found.update((sid, short_title(str(title))) for sid, title in conn.execute(sql, part))
+        found.update(conn.execute(sql, part))
     return found
 
 
