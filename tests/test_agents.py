@@ -197,7 +197,7 @@ def test_the_store_keeps_each_sessions_agent(shared: Memory) -> None:
     page = shared.history.get_session("c-1")
     assert page.session.agent == "codex"
     assert shared.history.get_session("s-1").session.agent == "claude-code"
-    assert {s.session_id: s.agent for s in shared.history.recent_sessions()} == {
+    assert {s.session_id: s.agent for s in shared.history.recent_sessions().sessions} == {
         "s-1": "claude-code",
         "c-1": "codex",
     }
@@ -216,7 +216,7 @@ def test_an_older_archive_is_claude_codes(cfg: Config, claude_dir: Path) -> None
     conn.commit()
     conn.close()
     with Memory(cfg) as memory:
-        assert [s.agent for s in memory.history.recent_sessions()] == ["claude-code"]
+        assert [s.agent for s in memory.history.recent_sessions().sessions] == ["claude-code"]
 
 
 @pytest.mark.parametrize("mode", ["fts", "vector", "hybrid"])
@@ -234,7 +234,7 @@ def test_search_keeps_to_one_agent(shared: Memory, mode: str) -> None:
 
 
 def test_listings_keep_to_one_agent(shared: Memory) -> None:
-    assert [s.session_id for s in shared.history.recent_sessions(agent="codex")] == ["c-1"]
+    assert [s.session_id for s in shared.history.recent_sessions(agent="codex").sessions] == ["c-1"]
     listed = shared.history.list_sessions(SHOP, agent="claude-code")
     assert [s.session_id for s in listed] == ["s-1"]
     assert shared.history.count_sessions(SHOP, agent="codex") == (1, 0)

@@ -438,7 +438,12 @@ async def test_recent_sessions_and_projects(server: Server) -> None:
         assert [s["session_id"] for s in recent["sessions"]] == [CRAWL, BILLING, CHECKOUT]
         here = await ok(client, "get_recent_sessions", cwd=SHOP, limit=1)
         assert [s["session_id"] for s in here["sessions"]] == [BILLING]
-        assert (await ok(client, "get_recent_sessions", cwd="/nowhere"))["sessions"] == []
+        nowhere = await ok(client, "get_recent_sessions", cwd="/nowhere")
+        assert nowhere["sessions"] == []
+        assert nowhere["note"] == (
+            "no conversation from /nowhere is archived: leave out cwd for every project's"
+        )
+        assert here["note"] is None
         # In a project's subfolder: its project's (it was none); above projects: theirs.
         inside = await ok(client, "get_recent_sessions", cwd=f"{SHOP}/src/api")
         assert [s["session_id"] for s in inside["sessions"]] == [BILLING, CHECKOUT]

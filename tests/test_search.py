@@ -127,7 +127,7 @@ def test_tool_output_is_searchable(real: Memory) -> None:
 def test_list_projects_and_recent(real: Memory) -> None:
     projects = {p.project: p for p in real.history.list_projects()}
     assert projects["/home/marco/projects/spotter"].sessions == 3
-    recent = real.history.recent_sessions("/home/marco/projects/spotter", limit=2)
+    recent = real.history.recent_sessions("/home/marco/projects/spotter", limit=2).sessions
     assert len(recent) == 2 and recent[0].last_timestamp >= recent[1].last_timestamp
 
 
@@ -916,7 +916,10 @@ def test_a_cwd_keeps_to_its_project_and_those_under_it(tmp_path: Path) -> None:
         def sessions_from(cwd: str) -> tuple[set[str], set[str], str | None]:
             found = memory.history.search("deploy timeout", "fts", cwd=cwd, limit=50)
             recent = memory.history.recent_sessions(cwd, limit=50)
-            return {r.session_id for r in found.results}, {s.session_id for s in recent}, found.note
+            said = found.note and found.note.replace("to search them all", "for every project's")
+            assert recent.note == said
+            ids = {s.session_id for s in recent.sessions}
+            return {r.session_id for r in found.results}, ids, found.note
 
         for cwd, expected in [
             ("/home/dev/work", {"a", "inner", "b"}),

@@ -16,6 +16,7 @@ from memtui.engine.types import (
     Mode,
     Order,
     ProjectInfo,
+    RecentSessions,
     SessionInfo,
     SessionPage,
     SessionText,
@@ -105,16 +106,22 @@ class History:
 
     def recent_sessions(
         self, cwd: str | None = None, limit: int = 5, agent: str | None = None
-    ) -> list[SessionInfo]:
+    ) -> RecentSessions:
         """The last sessions, of the projects at `cwd` when given (as a search keeps to them;
-        an unknown one: none), of `agent` when given."""
+        an unknown one: none, and a note says so), of `agent` when given."""
         validate.page(limit, 0, max_limit=50)
         agent = _agent(agent)
         with translated(self._db_path):
-            projects = None
+            projects, unseen = None, None
             if cwd is not None:
-                projects, _ = self._projects_of(validate.text("cwd", cwd))
-            return sessions.recent_sessions(self._conn(), projects, limit, agent=agent)
+                projects, unseen = self._projects_of(validate.text("cwd", cwd))
+            found = sessions.recent_sessions(self._conn(), projects, limit, agent=agent)
+            if unseen is None:
+                return RecentSessions(found)
+            return RecentSessions(
+                found,
+                f"no conversation from {unseen} is archived: leave out cwd for every project's",
+            )
 
     def resolve_session(self, session_id: str) -> str:
         with translated(self._db_path):

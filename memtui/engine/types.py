@@ -66,6 +66,13 @@ class SessionInfo:
 
 
 @dataclass(slots=True)
+class RecentSessions:
+    sessions: list[SessionInfo]
+    # Why the list is empty when `cwd` names no archived project (a mistyped folder).
+    note: str | None = None
+
+
+@dataclass(slots=True)
 class ProjectInfo:
     project: str
     sessions: int

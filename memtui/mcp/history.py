@@ -21,10 +21,10 @@ from memtui.engine import (
     Mode,
     Order,
     ProjectInfo,
+    RecentSessions,
     Role,
     SearchResponse,
     SearchResult,
-    SessionInfo,
     SessionPage,
     SessionText,
     Stats,
@@ -51,10 +51,7 @@ SearchOutput = output_model(SearchResponse)
 SessionPageOutput = output_model(SessionPage)
 StatsOutput = output_model(Stats)
 SessionTextOutput = output_model(SessionText)
-
-
-class SessionList(TypedDict):
-    sessions: list[SessionInfo]
+RecentOutput = output_model(RecentSessions)
 
 
 class ProjectList(TypedDict):
@@ -169,11 +166,10 @@ def register(server: Server) -> None:
     @server.engine_tool(title="Recent sessions")
     def get_recent_sessions(
         cwd: Cwd | None = None, limit: Limit = 5, agent: OneAgent = None
-    ) -> Annotated[CallToolResult, SessionList]:
+    ) -> Annotated[CallToolResult, RecentOutput]:
         """The latest sessions of the project at `cwd` (what happened lately here), or of
         all projects; each says which coding agent it was with."""
-        found = engine().history.recent_sessions(cwd, limit, agent)
-        return structured(SessionList(sessions=found))
+        return structured(engine().history.recent_sessions(cwd, limit, agent))
 
     @server.engine_tool(title="Recall past work on a file or an error")
     def recall_work(
