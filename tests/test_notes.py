@@ -265,6 +265,11 @@ def test_search_is_notes_only_and_filters(with_messages: Memory) -> None:
     today = datetime.now(UTC).date().isoformat()
     assert len(memory.notes.search("kubernetes", date_from=today, date_to=today).results) == 2
     assert memory.notes.search("kubernetes", date_to="2020-01-01").results == []
+    # The ends of the calendar bound nothing (a day after 9999-12-31 overflowed: INTERNAL_ERROR).
+    far = memory.notes.search(
+        "kubernetes", date_from="0001-01-01T00:00+01:00", date_to="9999-12-31"
+    )
+    assert len(far.results) == 2
     fts = memory.notes.search("kubernetes", mode="fts")
     assert fts.mode == "fts" and all(h.found_by == ["fts"] for h in fts.results)
     assert memory.notes.search("kubernetes", mode="vector").results

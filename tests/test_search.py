@@ -927,6 +927,7 @@ def test_a_cwd_keeps_to_its_project_and_those_under_it(tmp_path: Path) -> None:
             ("/home/dev/work/a", {"a", "inner"}),
             ("/home/dev/work/a/src", {"a"}),
             ("/home/dev/other", {"home"}),
+            ("/home/dev/WORK/a", {"home"}),  # another folder (case counts): not work's projects
             ("/", set(places)),
             ("//", set(places)),
         ]:

@@ -102,15 +102,18 @@ def _bound(value: str | date | datetime | None, name: str, end: bool) -> str | N
             raise InvalidArgument(
                 f"{name} must be an ISO 8601 date or date-time like 2026-11-01, not {value!r}"
             ) from None
-    if not isinstance(value, datetime):
-        moment = datetime(value.year, value.month, value.day, tzinfo=UTC)
-        if end:
-            moment += timedelta(days=1)
-    else:
-        moment = value if value.tzinfo else value.replace(tzinfo=UTC)
-        if end:
-            moment += timedelta(microseconds=1)
-    return moment.astimezone(UTC).isoformat(timespec="microseconds")
+    try:
+        if not isinstance(value, datetime):
+            moment = datetime(value.year, value.month, value.day, tzinfo=UTC)
+            if end:
+                moment += timedelta(days=1)
+        else:
+            moment = value if value.tzinfo else value.replace(tzinfo=UTC)
+            if end:
+                moment += timedelta(microseconds=1)
+        return moment.astimezone(UTC).isoformat(timespec="microseconds")
+    except OverflowError:  # 9999-12-31 as date_to, 0001-01-01 east of UTC: no bound at all
+        return None
 
 
 def guard(

@@ -31,9 +31,10 @@ def projects_at(conn: sqlite3.Connection, cwd: str | None) -> list[tuple[int, st
     if cwd is None:
         return None
     path = normal(cwd)
-    under = literal(path.rstrip("/")) + "/%"
+    under = path.rstrip("/") + "/"  # compared as bytes: LIKE would ignore ASCII case
     rows = conn.execute(
-        "SELECT id, path FROM projects WHERE path = ? OR path LIKE ? ESCAPE '\\'", (path, under)
+        "SELECT id, path FROM projects WHERE path = ? OR substr(path, 1, length(?)) = ?",
+        (path, under, under),
     ).fetchall()
     if not rows and (known := enclosing_project(conn, path)) is not None:
         rows = conn.execute("SELECT id, path FROM projects WHERE path = ?", (known,)).fetchall()
