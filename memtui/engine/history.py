@@ -116,12 +116,7 @@ class History:
             if cwd is not None:
                 projects, unseen = self._projects_of(validate.text("cwd", cwd))
             found = sessions.recent_sessions(self._conn(), projects, limit, agent=agent)
-            if unseen is None:
-                return RecentSessions(found)
-            return RecentSessions(
-                found,
-                f"no conversation from {unseen} is archived: leave out cwd for every project's",
-            )
+            return RecentSessions(found, unseen and _unarchived(unseen, "for every project's"))
 
     def resolve_session(self, session_id: str) -> str:
         with translated(self._db_path):
@@ -208,9 +203,7 @@ class History:
             ):
                 response.note = "the archive is empty: run `memtui index` to archive transcripts"
             elif unseen is not None:
-                response.note = (
-                    f"no conversation from {unseen} is archived: leave out cwd to search them all"
-                )
+                response.note = _unarchived(unseen, "to search them all")
             elif filt.after is not None and filt.after == filt.before:  # "that day", typed so
                 response.note = (
                     f"after and before are the same moment ({after}): nothing falls between "
@@ -226,6 +219,11 @@ class History:
         here = tuple(path for _, path in places.projects_at(self._conn(), cwd) or [])
         unseen = places.normal(cwd)
         return (here, None) if here else ((unseen,), unseen)
+
+
+def _unarchived(folder: str, instead: str) -> str:
+    """Why a `cwd` found nothing: no archived project is at, under or above it."""
+    return f"no conversation from {folder} is archived: leave out cwd {instead}"
 
 
 def _agent(agent: str | None) -> str | None:

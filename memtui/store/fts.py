@@ -411,10 +411,10 @@ class FullText:
         searcher = index.searcher()
         # Tantivy's document frequency counts deleted documents too: a partition where no
         # version of a target was ever indexed has nothing to rewrite (most of them).
-        held = sum(searcher.doc_freq("message_id", i) for i in targets) or every
+        held = sum(searcher.doc_freq("message_id", i) for i in targets)
         dirty: set[int] = set()
         kept: set[int] = set()
-        if held:
+        if held or every:
             hits = searcher.search(Query.all_query(), max(searcher.num_docs, 1)).hits
             addrs = [addr for _, addr in hits]
             owners = (
@@ -427,7 +427,7 @@ class FullText:
             # An older version of a forgotten message (it changed since) is a deleted
             # document in some segment; which one, the binding cannot say, so then every
             # segment with deletes is rewritten.
-            if not every and held > sum(1 for i in owners if i in targets):
+            if held > sum(1 for i in owners if i in targets):
                 dirty |= self._segments_with_deletes(searcher, addrs, meta)
             kept = {
                 int(i)
