@@ -287,6 +287,31 @@ async def test_the_cursor_keeps_its_hit_when_the_same_query_runs_again(indexed: 
         assert listing.highlighted == 0, "...but a new query starts at the top"
 
 
+async def test_keys_held_down_between_the_query_and_the_hits_are_all_taken(
+    indexed: Memory,
+) -> None:
+    """Found by a break-it pass: a burst of `down` from the query box took one step (the
+    focus moved after a refresh, so the box took the rest), and ctrl+l's select-all outlived
+    a trip to the hits, so the next key typed replaced the query."""
+
+    async def burst(*keys: str) -> None:  # queued at once, as a held key or fast typing sends
+        for key in keys:
+            app.post_message(events.Key(key, key if len(key) == 1 else None))
+        await pilot.pause(0.3)
+
+    app = MemtuiApp(indexed, upkeep=False)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await searched(pilot, "token")
+        await until(pilot, lambda: len(screen.results) > 3)
+        listing, box = screen.query_one(ResultList), screen.query_one("#query", Input)
+        await burst("down", "down", "down")
+        assert listing.has_focus and listing.highlighted == 2
+        await pilot.press("home", "up", "s")
+        assert box.has_focus and box.value == "tokens"
+        await pilot.press("backspace", "ctrl+l", "down", "home", "up", "s")
+        assert box.value == "tokens", "a key after the trip adds to the query, not replaces it"
+
+
 async def test_typing_fast_runs_only_the_last_query(indexed: Memory) -> None:
     app = MemtuiApp(indexed, upkeep=False)
     async with app.run_test(size=SIZE) as pilot:

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from rich.markdown import Markdown
+from textual import events
 from textual.coordinate import Coordinate
 from textual.pilot import Pilot
 from textual.widgets import Input, OptionList, Select, Static, TextArea
@@ -944,8 +945,8 @@ async def test_search_messages_notes_or_both(archived: Memory) -> None:
         # in the messages, not each a new start at their first.
         notes.highlighted = len(notes.hits) - 1
         for _ in range(4):
-            notes.action_move(1)
-        await pilot.pause()
+            app.post_message(events.Key("down", None))
+        await pilot.pause(0.3)
         assert messages.has_focus and messages.highlighted == 3
         await pilot.press("home", "up")
         assert notes.has_focus and notes.highlighted == len(notes.hits) - 1

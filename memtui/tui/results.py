@@ -7,6 +7,7 @@ draws only the rows in view (the line API, as toolong draws its logs).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, ClassVar, Generic, TypeVar
 
 from rich.segment import Segment
@@ -65,25 +66,16 @@ class HitList(ScrollView, Generic[H], can_focus=True, inherit_bindings=False):
     class Selected(Hit):
         """A hit was chosen (Enter or a click)."""
 
-    class Past(Message):
-        """A step up from the first hit (`step` -1) or down from the last (1): the screen
-        may move on to what is above or below the list."""
-
-        def __init__(self, hits: HitList[Any], step: int) -> None:
-            super().__init__()
-            self.hits = hits
-            self.step = step
-
-        @property
-        def control(self) -> HitList[Any]:
-            return self.hits
-
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.hits: list[H] = []
         self._drawn: dict[tuple[int, int], list[Text]] = {}  # (hit, width): its rows
         # Steps down asked for past the last hit while more load: taken once they are in.
         self.owed = 0
+        # A step up from the first hit (-1) or down from the last (1): the screen may move on
+        # to what is above or below. A call, not a message: the focus must move before the
+        # next key of a burst is dispatched.
+        self.on_past: Callable[[HitList[Any], int], None] | None = None
 
     def key(self, hit: H) -> object:
         """What makes a hit the same one when a search runs again."""
@@ -174,10 +166,10 @@ class HitList(ScrollView, Generic[H], can_focus=True, inherit_bindings=False):
             self.action_open()
 
     def action_move(self, step: int) -> None:
-        """One hit up or down; from an end, the screen may go on past it (`Past`)."""
+        """One hit up or down; from an end, the screen may go on past it (`on_past`)."""
         now = self.highlighted or 0
-        if now == (0 if step < 0 else max(0, len(self.hits) - 1)):
-            self.post_message(self.Past(self, step))
+        if now == (0 if step < 0 else max(0, len(self.hits) - 1)) and self.on_past is not None:
+            self.on_past(self, step)
         self.step(step)
 
     def step(self, step: int) -> None:

@@ -169,6 +169,8 @@ class SearchScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self._scoped()
+        for listing in self.query(HitList):
+            listing.on_past = self._past
         self.query_one("#query", Input).focus()
         self.load_projects()
         if self.initial:
@@ -537,31 +539,27 @@ class SearchScreen(Screen[None]):
         box.select_all()
 
     def action_focus_results(self) -> None:
+        box = self.query_one("#query", Input)
+        box.cursor_position = box.cursor_position  # ctrl+l's select-all must not outlast the trip
         notes = self.query_one(NoteHitList)
-        if self.scope == "notes" or (self.scope == "both" and notes.hits):
-            notes.focus()
-        else:
-            self.query_one(ResultList).focus()
+        into: HitList[Any] = notes
+        if not (self.scope == "notes" or (self.scope == "both" and notes.hits)):
+            into = self.query_one(ResultList)
+        self.set_focus(into)  # now, not after a refresh: the next key of a burst goes there
 
-    @on(HitList.Past)
-    def _past(self, event: HitList.Past) -> None:
+    def _past(self, control: HitList[Any], step: int) -> None:
         """Up and down go on past a list's ends: from the last note to the messages when
         both are shown, and back; from the first hit of the top list to the query box."""
         notes, messages = self.query_one(NoteHitList), self.query_one(ResultList)
         both = self.scope == "both" and notes.hits and messages.hits
-        into: HitList[Any] | None = None
-        if event.step > 0 and event.control is notes and both:
-            into, at = messages, 0
-        elif event.step < 0 and event.control is messages and both:
-            into, at = notes, len(notes.hits) - 1
-        if into is None:
-            if event.step < 0:
-                self.query_one("#query", Input).focus()
-        elif self.focused is into:  # keys the list took before the focus moved: steps here
-            into.step(event.step)
-        else:
-            into.highlighted = at
-            self.set_focus(into)  # now, not after a refresh: the next key goes there
+        if step > 0 and control is notes and both:
+            messages.highlighted = 0
+            self.set_focus(messages)  # now, not after a refresh: the next key goes there
+        elif step < 0 and control is messages and both:
+            notes.highlighted = len(notes.hits) - 1
+            self.set_focus(notes)
+        elif step < 0:
+            self.set_focus(self.query_one("#query", Input))
 
     def action_back(self) -> None:
         self.dismiss()
