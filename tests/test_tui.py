@@ -29,6 +29,7 @@ from memtui.tui.session import WINDOW, Fold, MessageBlock, MessageList, SessionS
 from tests import lines
 from tests.tui_support import (
     choose_session,
+    filters_fit,
     live_session,
     settled,
     small_archive,
@@ -310,6 +311,13 @@ async def test_keys_held_down_between_the_query_and_the_hits_are_all_taken(
         assert box.has_focus and box.value == "tokens"
         await pilot.press("backspace", "ctrl+l", "down", "home", "up", "s")
         assert box.value == "tokens", "a key after the trip adds to the query, not replaces it"
+
+
+async def test_the_filter_row_fits_the_terminal_at_every_width(indexed: Memory) -> None:
+    """Found by a break-it pass: between 70 and 74 columns the row's least widths did not
+    fit, and Textual laid the `before` box out past the screen's edge."""
+    for width in (50, 60, 69, 70, 72, 74, 75, 80, 99, 100, 160):
+        assert await filters_fit(indexed, width), f"at {width} columns"
 
 
 async def test_typing_fast_runs_only_the_last_query(indexed: Memory) -> None:

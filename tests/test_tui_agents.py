@@ -27,7 +27,7 @@ from tests.agents import gemini_files as gm
 from tests.agents import opencode_files as oc
 from tests.fake_agent import only
 from tests.lines import assistant, text, user
-from tests.tui_support import choose_session, until
+from tests.tui_support import choose_session, filters_fit, until
 
 WEATHER = cf.PROJECT  # every agent's sessions are in this project
 OTHERS = 6  # Claude Code projects beside it: the sidebar needs its scrollbar at 80x24
@@ -270,3 +270,10 @@ async def test_an_opencode_subagents_header_is_one_line_at_80_columns(five: Memo
             head = block.lines(block.content_region.width)[0].text
             assert f"subagent …{child[-8:]} " in head and child not in head, head
             assert f"#{block.message.message_index}" in head  # not wrapped to a second line
+
+
+async def test_the_filter_row_fits_with_the_agent_filter(five: Memory) -> None:
+    """The agent filter is a fourth box: from 70 to 99 columns the dates' labels give way
+    (their placeholders name them), or the row ran past the screen's edge up to 99."""
+    for width in (63, 69, 70, 74, 80, 90, 99, 100, 160):
+        assert await filters_fit(five, width), f"at {width} columns"

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import itertools
 import time
 from collections.abc import Callable
 from pathlib import Path
 
 from corpus import append_session_lines, encode_project_dir, generate
 from textual.pilot import Pilot
+from textual.widgets import Input
 
+from memtui.engine import Memory
+from memtui.tui.app import MemtuiApp
 from memtui.tui.browse import BrowseScreen, SessionList
 from memtui.tui.search import DEBOUNCE, SearchScreen
 
@@ -72,3 +76,20 @@ async def choose_session(pilot: Pilot[None], session_id: str) -> BrowseScreen:
     table.highlighted = [s.session_id for s in table.sessions].index(session_id)
     table.focus()
     return browse
+
+
+async def filters_fit(memory: Memory, width: int) -> bool:
+    """Whether the search screen's filter row, at `width` columns, lies wholly on screen, one
+    box after another; and its date boxes named by labels or by placeholders, never neither."""
+    app = MemtuiApp(memory, upkeep=False)
+    async with app.run_test(size=(width, 24)) as pilot:
+        await pilot.press("slash")
+        screen = app.screen
+        await settled(pilot)
+        await pilot.pause()
+        row = [c for c in screen.query_one("#filters").children if c.display]
+        edges = [(c.region.x, c.region.right) for c in row]
+        labelled = any(c.has_class("date-label") for c in row)
+        named = labelled != (screen.query_one("#after", Input).placeholder == "after")
+        in_order = all(a[1] <= b[0] for a, b in itertools.pairwise(edges))
+        return named and in_order and all(0 < x < right <= width for x, right in edges)

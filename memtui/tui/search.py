@@ -161,11 +161,11 @@ class SearchScreen(Screen[None]):
         self.call_after_refresh(self._name_dates)
 
     def _name_dates(self) -> None:
-        """Below 70 columns the date boxes' labels are hidden (app.tcss): their placeholders
-        name them instead."""
-        tiny = self.has_class("-tiny")
+        """Where the row has no room for the date boxes' labels (app.tcss hides them), their
+        placeholders name them instead."""
+        unlabelled = not self.query_one(".date-label").display
         for side in ("after", "before"):
-            self.query_one(f"#{side}", Input).placeholder = side if tiny else "YYYY-MM-DD"
+            self.query_one(f"#{side}", Input).placeholder = side if unlabelled else "YYYY-MM-DD"
 
     def on_mount(self) -> None:
         self._scoped()
@@ -195,6 +195,9 @@ class SearchScreen(Screen[None]):
         choice = self.query_one("#agent", Select)
         choice.set_options([(agent_label(agent), agent) for agent in agents])
         choice.display = len(agents) > 1
+        # A fourth filter leaves no room for the dates' labels below 100 columns (app.tcss).
+        self.query_one("#filters").set_class(choice.display, "-agents")
+        self.call_after_refresh(self._name_dates)
 
     def query_now(self) -> Query:
         def chosen(name: str) -> str | None:
