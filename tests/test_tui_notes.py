@@ -955,6 +955,39 @@ async def test_search_messages_notes_or_both(archived: Memory) -> None:
         await note_view(pilot, "Refresh token rotation")
 
 
+async def test_the_date_boxes_read_the_same_for_notes_as_for_messages(archived: Memory) -> None:
+    """Found by a break-it pass: in the notes a bare `before` took in its own day (a note's
+    date_to does) while the messages left it out, and dates with nothing between them came
+    back as the notes' API error (`date_from ... date_to`) over an empty screen."""
+    today = datetime.now(UTC).date()
+    app = MemtuiApp(archived, upkeep=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("slash", "ctrl+t", "ctrl+t", *"refresh token")  # both
+        screen = app.screen
+        assert isinstance(screen, SearchScreen)
+        notes, messages = screen.query_one(NoteHitList), screen.query_one(ResultList)
+        after, before = screen.query_one("#after", Input), screen.query_one("#before", Input)
+        summary = screen.query_one("#search-summary", Static)
+        await whole_query_answered(pilot)
+        assert notes.hits and messages.hits
+        before.value = str(today)  # the notes were written today: before today, none
+        await whole_query_answered(pilot)
+        assert not notes.hits
+        before.value = str(today + timedelta(days=1))
+        await whole_query_answered(pilot)
+        assert notes.hits[0].note.title == "Refresh token rotation"
+        after.value = str(today + timedelta(days=2))
+        await whole_query_answered(pilot)
+        said = str(summary.render())
+        assert said == "after is later than before: nothing between them; swap them"
+        assert not notes.hits and not messages.hits
+        after.value = before.value
+        await whole_query_answered(pilot)
+        said = str(summary.render())
+        assert said.startswith("nothing between after and before: for one day")
+        assert "date_" not in said and not notes.hits and not messages.hits
+
+
 async def test_the_preview_shows_a_hit_of_the_list_on_screen(archived: Memory) -> None:
     """Found by a new user: with the notes on screen, the preview showed a message the
     messages' list (hidden) had highlighted. A message loads as `Text`, a note as Markdown."""

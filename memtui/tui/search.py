@@ -4,6 +4,7 @@ beside the box, a preview of the exchange around the highlighted hit."""
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.markdown import Markdown
@@ -84,6 +85,23 @@ def is_date(value: str) -> bool:
     except MemtuiError:
         return False
     return True
+
+
+def nothing_between(after: str | None, before: str | None) -> str | None:
+    """What to say, searching nothing, when the dates leave no time between them."""
+    start, end = parse_when(after, "after"), parse_when(before, "before")
+    if start is None or end is None or start < end:
+        return None
+    if start == end:
+        return "nothing between after and before: for one day, before takes the next"
+    return "after is later than before: nothing between them; swap them"
+
+
+def last_before(before: str | None) -> datetime | None:
+    """The notes' date_to for the screen's `before`. A note's date_to takes in a bare date's
+    whole day, a message's before leaves it out: on one screen both read it as messages do."""
+    end = parse_when(before, "before")
+    return None if end is None else datetime.fromtimestamp(end, UTC) - timedelta(microseconds=1)
 
 
 class SearchScreen(Screen[None]):
@@ -237,6 +255,10 @@ class SearchScreen(Screen[None]):
         if waiting := self._unfinished_date():
             self.query_one("#search-summary", Static).update(waiting)
             return
+        if empty := nothing_between(query.after, query.before):
+            self._cleared()
+            self.query_one("#search-summary", Static).update(empty)
+            return
         # The same query again (the archive grew): as many hits as the list holds, so the
         # reader keeps their place past the first page.
         held = len(self.results) if query == self._shown else 0
@@ -252,7 +274,7 @@ class SearchScreen(Screen[None]):
         None when both boxes can be searched."""
         for side in ("after", "before"):
             if not self.query_one(f"#{side}", Input).is_valid:
-                return f"{side} takes a date like 2026-11-01 or 2026-11-01T14:00: the search waits"
+                return f"{side} takes a date like 2026-11-01: the search waits"
         return None
 
     @work(thread=True, exclusive=True, group="search", exit_on_error=False)
@@ -376,7 +398,7 @@ class SearchScreen(Screen[None]):
                 query.text,
                 mode=query.mode,
                 date_from=query.after,
-                date_to=query.before,
+                date_to=last_before(query.before),
                 limit=LIMIT,
                 flashbacks=False,
             )
