@@ -935,3 +935,30 @@ def test_a_cwd_keeps_to_its_project_and_those_under_it(tmp_path: Path) -> None:
         found, recent, note = sessions_from("/srv/../nowhere")
         assert (found, recent) == (set(), set())
         assert note == "no conversation from /nowhere is archived: leave out cwd to search them all"
+
+
+def test_a_cwd_is_found_in_any_spelling_of_its_folder(tmp_path: Path) -> None:
+    """Found by a break-it pass: a folder given decomposed (as macOS reports `é`) missed the
+    project archived composed, and a symlink to a project's folder (a shell's `$PWD`) missed
+    the project Claude Code archived under the link's target."""
+    real = tmp_path / "real"
+    real.mkdir()
+    (tmp_path / "link").symlink_to(real)
+    composed = "/home/dev/caf\u00e9"
+    for name, cwd in [("cafe", composed), ("real", str(real))]:
+        line = user(f"u-{name}", f"deploy timeout in {name}", name, cwd=cwd)
+        write(tmp_path / "projects" / f"p-{name}" / f"{name}.jsonl", line)
+    with Memory(Config(tmp_path / "data", tmp_path / "projects", tmp_path / "logs")) as memory:
+        memory.upkeep.ingest()
+
+        def found(cwd: str) -> set[str]:
+            results = memory.history.search("deploy timeout", "fts", cwd=cwd).results
+            recent = memory.history.recent_sessions(cwd).sessions
+            assert {s.session_id for s in recent} == {r.session_id for r in results}
+            return {r.session_id for r in results}
+
+        assert found("/home/dev/cafe\u0301") == {"cafe"}
+        assert found("/home/dev/cafe\u0301/src") == {"cafe"}
+        assert found(str(tmp_path / "link")) == {"real"}
+        assert found(str(tmp_path / "link" / "src")) == {"real"}
+        assert found(str(tmp_path / "nowhere")) == set()

@@ -4,8 +4,10 @@ folder) and sessions by a short id. SQLite alone: the hooks use them.
 
 from __future__ import annotations
 
+import os
 import posixpath
 import sqlite3
+import unicodedata
 
 
 def normal(cwd: str) -> str:
@@ -14,31 +16,47 @@ def normal(cwd: str) -> str:
     return "/" + posixpath.normpath(cwd).lstrip("/")
 
 
+def spellings(cwd: str) -> list[str]:
+    """The ways one folder may be written, the given first: Unicode's composed and decomposed
+    forms (macOS reports a folder decomposed, most tools write it composed), and the real
+    path of a symlinked one (a shell's `$PWD` keeps the link; Claude Code records the target)."""
+    path = normal(cwd)
+    forms = [path, unicodedata.normalize("NFC", path), unicodedata.normalize("NFD", path)]
+    return list(dict.fromkeys([*forms, os.path.realpath(path)]))
+
+
 def enclosing_project(conn: sqlite3.Connection, cwd: str) -> str | None:
     """The archived project a working directory is in (the deepest that holds it: Claude
     Code started in `src/` is its project's; `..` and `.` resolved), or None."""
-    row = conn.execute(
-        """SELECT path FROM projects WHERE substr(:cwd || '/', 1, length(rtrim(path, '/')) + 1)
-           = rtrim(path, '/') || '/' ORDER BY length(path) DESC LIMIT 1""",
-        {"cwd": normal(cwd)},
-    ).fetchone()
-    return row[0] if row else None
+    for path in spellings(cwd):
+        row = conn.execute(
+            """SELECT path FROM projects WHERE substr(:cwd || '/', 1, length(rtrim(path, '/')) + 1)
+               = rtrim(path, '/') || '/' ORDER BY length(path) DESC LIMIT 1""",
+            {"cwd": path},
+        ).fetchone()
+        if row:
+            return str(row[0])
+    return None
 
 
 def projects_at(conn: sqlite3.Connection, cwd: str | None) -> list[tuple[int, str]] | None:
     """The project of `cwd` and the projects under it (`/`: every one); in a project's
-    subfolder, that project (the deepest that holds it); as (id, path). None: every project."""
+    subfolder, that project (the deepest that holds it); as (id, path). None: every project.
+    The first of the folder's `spellings` that names any wins."""
     if cwd is None:
         return None
-    path = normal(cwd)
-    under = path.rstrip("/") + "/"  # compared as bytes: LIKE would ignore ASCII case
-    rows = conn.execute(
-        "SELECT id, path FROM projects WHERE path = ? OR substr(path, 1, length(?)) = ?",
-        (path, under, under),
-    ).fetchall()
-    if not rows and (known := enclosing_project(conn, path)) is not None:
+    for path in spellings(cwd):
+        under = path.rstrip("/") + "/"  # compared as bytes: LIKE would ignore ASCII case
+        rows = conn.execute(
+            "SELECT id, path FROM projects WHERE path = ? OR substr(path, 1, length(?)) = ?",
+            (path, under, under),
+        ).fetchall()
+        if rows:
+            return [(r[0], r[1]) for r in rows]
+    if (known := enclosing_project(conn, cwd)) is not None:
         rows = conn.execute("SELECT id, path FROM projects WHERE path = ?", (known,)).fetchall()
-    return [(r[0], r[1]) for r in rows]
+        return [(r[0], r[1]) for r in rows]
+    return []
 
 
 def literal(text: str) -> str:
