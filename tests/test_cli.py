@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from memtui.cli import build_parser
+from memtui.cli import base, build_parser
 from memtui.config import Config
 from memtui.engine import SearchResponse, SearchResult
 from memtui.mcp.history import search_markdown
@@ -139,6 +139,33 @@ def test_search_readable_output_and_concepts(indexed: Config) -> None:
     assert re.findall(r"^## \[(\d+)\]", opened, re.M)[0] == handle[2]
     both = memtui(indexed, "show", handle[0].strip(), "--at", str(int(handle[2]) + 1))
     assert both.returncode == 1 and "give one" in both.stderr
+    odd = memtui(indexed, "show", handle[1] + "#abc")  # not "no session matches"
+    assert (
+        one_line_error(odd)
+        and f"after # comes a message's number, as in {handle[1]}#12" in odd.stderr
+    )
+
+
+def test_a_project_typed_from_here_is_its_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`--project .` named no project (found by a break-it pass): as a shell reads it."""
+    here = tmp_path / "work" / "shop"
+    here.mkdir(parents=True)
+    monkeypatch.chdir(here)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    assert [base.project(p) for p in (".", "..", "./api", "../web", "~/x")] == [
+        str(here),
+        str(here.parent),
+        str(here / "api"),
+        str(here.parent / "web"),
+        str(tmp_path / "x"),
+    ]
+    assert [base.project(p) for p in ("/home/dev/shop", "shop", ".hidden")] == [
+        "/home/dev/shop",
+        "shop",
+        ".hidden",
+    ]
 
 
 def test_reindex_and_doctor(indexed: Config) -> None:

@@ -83,6 +83,11 @@ def test_notes_lists_newest_first_with_filters(noted: Config) -> None:
     none = run(noted, "notes", "--folder", "elsewhere")
     assert none.returncode == 0 and none.stdout == ""
     assert "no note has folder 'elsewhere' (a folder from its top)" in none.stderr
+    # The list says `-` for no folder, and takes it back (found by a break-it pass)
+    unfiled = run(noted, "notes", "--folder", "-").stdout.splitlines()
+    assert [line.split()[0] for line in unfiled] == ["3", "2"]
+    odd = run(noted, "notes", "--tag", "nope").stderr
+    assert "no note has tag 'nope': " in odd, "a tag is no folder"
 
 
 def test_notes_when_there_are_none(cfg: Config) -> None:

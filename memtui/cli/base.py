@@ -13,6 +13,7 @@ the arguments alone and open what they need themselves (the MCP server, the hook
 from __future__ import annotations
 
 import argparse
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -114,6 +115,15 @@ def text(value: str) -> str:
     except UnicodeEncodeError:
         shown = value.encode(errors="backslashreplace").decode()
         raise argparse.ArgumentTypeError(f"{shown!r} is not valid UTF-8") from None
+    return value
+
+
+def project(value: str) -> str:
+    """A project as typed; `.`, `..`, `./x`, `../x` and `~/x` are folders from here, as a shell
+    reads them (a project is named by its absolute folder, or a unique part of it)."""
+    value = text(value)
+    if value in (".", "..") or value.startswith(("./", "../", "~")):
+        return os.path.abspath(os.path.expanduser(value))
     return value
 
 

@@ -8,7 +8,7 @@ from argparse import Namespace
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from memtui.cli.base import JSON, Family, arg, limit, one_of, text, whole
+from memtui.cli.base import JSON, Family, arg, limit, one_of, project, text, whole
 from memtui.cli.say import console, print_json, say, shown, when
 from memtui.engine import AGENTS, MODES, ROLES, InvalidArgument, render, short_id, to_dict
 from memtui.words import counted, plural
@@ -41,7 +41,7 @@ AGENT = arg("--agent", choices=AGENTS, help="only this coding agent's conversati
         default="hybrid",
         help="fts: the words; vector: the meaning; hybrid (default): both",
     ),
-    arg("--project", type=text, help="only this project (its directory)"),
+    arg("--project", type=project, help="only this project (its directory)"),
     arg("--session", type=text, help="only this session (id or prefix)"),
     arg("--role", choices=ROLES),
     AGENT,
@@ -216,8 +216,10 @@ def show(memory: Memory, args: Namespace) -> None:
 def _handle(session: str, at: int) -> tuple[str, int]:
     """A session and where to start: `SESSION#N`, as a search lists a hit, starts at N."""
     head, mark, tail = session.rpartition("#")
-    if not mark or not tail.isdigit():
+    if not mark:
         return session, at
+    if not tail.isdigit():
+        raise InvalidArgument(f"{session}: after # comes a message's number, as in {head}#12")
     if at and at != int(tail):
         raise InvalidArgument(f"{session} says message {tail}, --at says {at}: give one")
     return head, int(tail)
@@ -239,7 +241,7 @@ def projects(memory: Memory, args: Namespace) -> None:
 @family.command(
     "sessions",
     "list sessions, the last active first",
-    arg("--project", type=text, help="only this project (its directory)"),
+    arg("--project", type=project, help="only this project (its directory)"),
     AGENT,
     limit(10_000, 50),
     JSON,
@@ -265,7 +267,7 @@ def sessions(memory: Memory, args: Namespace) -> None:
     "files",
     "the conversations that read or changed a file, the latest first",
     arg("path", type=text, help="a file: absolute, from its project (src/app.py), or its name"),
-    arg("--project", type=text, help="only this project (its directory)"),
+    arg("--project", type=project, help="only this project (its directory)"),
     limit(50, 10),
     JSON,
 )
@@ -288,7 +290,7 @@ def files(memory: Memory, args: Namespace) -> None:
     "fixes",
     "what was run or changed after an error before, and whether it came back",
     arg("error", nargs="+", type=text, help="the error's text, or a line of it"),
-    arg("--project", type=text, help="only this project (its directory)"),
+    arg("--project", type=project, help="only this project (its directory)"),
     limit(50, 5),
     JSON,
 )

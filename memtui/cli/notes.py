@@ -25,15 +25,16 @@ NOTE_ID = id_of("note")
 @family.command(
     "notes",
     "list notes, the last updated first",
-    arg("--folder", type=text, help="only this folder"),
+    arg("--folder", type=text, help="only this folder (-: the notes in none, as listed)"),
     arg("--tag", type=text, help="only notes with this tag"),
     arg("--layer", choices=LAYERS, help="only this layer"),
     limit(1000, 100),
     JSON,
 )
 def notes(memory: Memory, args: Namespace) -> None:
-    found = memory.notes.list(folder=args.folder, tag=args.tag, layer=args.layer, limit=args.limit)
-    total = memory.notes.count(folder=args.folder, tag=args.tag, layer=args.layer)
+    folder = "" if args.folder == "-" else args.folder  # the list's word for no folder
+    found = memory.notes.list(folder=folder, tag=args.tag, layer=args.layer, limit=args.limit)
+    total = memory.notes.count(folder=folder, tag=args.tag, layer=args.layer)
     if args.json:
         print_json({"notes": to_dict(found), "total": total})
         return
@@ -43,8 +44,8 @@ def notes(memory: Memory, args: Namespace) -> None:
         if value is not None
     ]
     if not found and asked:
-        said = " and ".join(asked)
-        say(f"no note has {said} (a folder from its top): memtui notes lists all", file=sys.stderr)
+        said = " and ".join(asked) + (" (a folder from its top)" if folder else "")
+        say(f"no note has {said}: memtui notes lists all", file=sys.stderr)
     elif not found:
         say("no notes here yet: memtui note add --title T --layer past FILE", file=sys.stderr)
     wide = max((len(n.folder or "-") for n in found), default=0)  # the titles in one column

@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from memtui import config
-from memtui.cli.base import JSON, Family, arg, existing_dir, id_of, one_of, text, yes
+from memtui.cli.base import JSON, Family, arg, existing_dir, id_of, one_of, project, text, yes
 from memtui.cli.say import confirm, print_json, say, summary, with_progress
 from memtui.engine import LAYERS, IndexDamaged, InvalidArgument, StoreCorrupt, recall, to_dict
 from memtui.engine.signal_types import INFERENCE_STATUSES, SIGNAL_STATUSES
@@ -238,7 +238,7 @@ def _doctor_indexes(memory: Memory, args: Namespace) -> None:
     "remove a session, project or note from every file memtui keeps",
     one_of(
         arg("--session", type=text, help="a session id or a unique prefix of one"),
-        arg("--project", type=text, help="a project's directory, as listed"),
+        arg("--project", type=project, help="a project's directory, as listed"),
         arg("--note", type=id_of("note"), help="a note id"),
         required=True,
     ),
