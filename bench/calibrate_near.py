@@ -28,6 +28,9 @@ KINDS = ("lexical", "natural", "story", "project", "paraphrase")
 CUTS = (0.18, 0.20, 0.22, 0.24, 0.26)
 
 
+GIBBERISH = ("zxqvbnm", "qqqzzzxw", "asdf jkl", "xkcd qwfp zzyzx", "hjkl;", "kubectl")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--work", type=Path, default=Path("/tmp/memtui-quality"))
@@ -79,9 +82,23 @@ def main() -> None:
                 "unrelated": float(lifts[other].max()) if other.any() else None,
                 "words": len(words),
                 "known": known / max(1, len(words)),
+                "knows": near.knows(memory._index(), ask.text),
             }
         )
+    # Queries of no word: their nearest text lifts as an answer does, unless seen to be of
+    # no word the model or the archive knows (near.baselines).
+    for text in GIBBERISH:
+        q = embedder.encode([text])[0]
+        print(
+            f"{text!r}: nearest lift {float((vectors @ q).max() - q @ middle):.3f}, "
+            f"model or archive knows a word: {near.knows(memory._index(), text)}"
+        )
     memory.close()
+    unknown = [f for f in found if not f["knows"]]
+    print(
+        f"questions of no word the model or archive knows (nothing near): {len(unknown)} of "
+        f"{len(found)}, {sum(f['answer'] >= near.NEAR_LIFT for f in unknown)} had an answer near"
+    )
     unrelated = np.array([f["unrelated"] for f in found if f["unrelated"] is not None])
     print(f"{len(found)} questions; {len(unrelated)} with another domain's texts")
     pct = (10, 25, 50, 75, 90)

@@ -284,6 +284,31 @@ def test_a_vague_question_finds_its_answer_near_in_meaning(planted: Memory) -> N
     assert "vector" in answer.found_by and found.results.index(answer) < 3
 
 
+GIBBERISH = ["zxqvbnm", "qwertyuiop", "qqqzzzxw", "asdf jkl", "hjkl;", "the zxqvbnm"]
+
+
+def test_the_model_knows_a_word_or_cuts_it_into_scraps() -> None:
+    embedder = Embedder()
+    known = ["flamingo", "postgres connection slots", "fix ui bug", "ci", "kubectl logs"]
+    assert all(embedder.knows(asked) for asked in known)
+    assert not any(embedder.knows(asked) for asked in GIBBERISH)
+
+
+def test_nothing_is_near_a_query_the_model_knows_no_word_of(planted: Memory) -> None:
+    """Found by a break-it pass: `zxqvbnm` had 11 messages near in meaning. Its vector is the
+    mean of the scraps the model cuts it into, and such a mean lifts 0.22-0.31 above the
+    centre towards texts as unrelated (bench/calibrate_near.py)."""
+    for asked in GIBBERISH:
+        for mode in ("hybrid", "vector"):
+            found = planted.history.search(asked, mode)
+            assert (found.results, found.vector_total) == ([], 0), (asked, mode)
+            assert found.nearest, "the nearest are still set apart, labelled as not matches"
+    # An identifier the model cuts into scraps too, but the archive holds: its meaning stays.
+    kubectl = planted.history.search("kubectl", "vector")
+    assert kubectl.results and kubectl.vector_total
+    assert planted.notes.search("zxqvbnm", flashbacks=False).results == []
+
+
 # -- which conversation was it? ---------------------------------------------------------------
 
 

@@ -18,17 +18,20 @@ the answers reach it for 84 % of lexical questions, 81 % of questions about long
 63 % about Claude Code projects, 56 % of plain questions and 8 % of paraphrases. Longer
 questions have lower lifts on both sides, and so do questions the model knows few words of
 (names, identifiers) on the unrelated side only, but a gibberish query is of those too (its
-nearest text lifts 0.25-0.35): the cut is one number.
+nearest text lifts 0.25-0.35): the cut is one number, and a query of which neither the model
+nor the archive knows a word has nothing near it (`baselines`).
 """
 
 from __future__ import annotations
 
 import threading
 import weakref
+from typing import Protocol
 
 import numpy as np
 
 from memtui.store.embed import SMALL, Embedder
+from memtui.store.fts import FullText
 from memtui.store.vectors import Vectors
 
 # The calibrated cut on lift (similarity less the query's similarity to the centre).
@@ -102,9 +105,38 @@ REFERENCE = (
 
 
 PRIOR = 100  # the reference centre counts as this many of an archive's vectors
+UNKNOWN = 2.0  # above a baseline: no similarity (at most 1) lifts a text past 0 from there
 
 _reference: weakref.WeakKeyDictionary[Embedder, np.ndarray] = weakref.WeakKeyDictionary()
 _lock = threading.Lock()
+
+
+class Indexed(Protocol):
+    """An index of texts (the messages', the notes'): its model, vectors and full text."""
+
+    @property
+    def embedder(self) -> Embedder: ...
+    @property
+    def vectors(self) -> Vectors: ...
+    @property
+    def fts(self) -> FullText: ...
+
+
+def baselines(index: Indexed, texts: list[str], vecs: np.ndarray) -> np.ndarray:
+    """What each text's lifts are measured from: its vector's similarity to the centre; past
+    any similarity, so that nothing is near it, for a text of which neither the model nor the
+    archive's full text knows a word (gibberish: `zxqvbnm` is the mean of the scraps z ##x ##q
+    ##vb ##n ##m, and such a mean lifts 0.22-0.31 towards texts as unrelated). An identifier
+    the model cuts into scraps but the archive holds (`kubernetes`) keeps its meaning: its
+    scraps' mean is near the texts that hold it."""
+    base = vecs @ centre(index.embedder, index.vectors)
+    known = np.array([knows(index, text) for text in texts], dtype=bool)
+    return np.where(known, base, base + UNKNOWN).astype(np.float32)
+
+
+def knows(index: Indexed, text: str) -> bool:
+    """Whether the model or the index's full text knows a word of `text`."""
+    return index.embedder.knows(text) or any(r > 0 for r in index.fts.rarities(text)[0])
 
 
 def centre(embedder: Embedder, vectors: Vectors) -> np.ndarray:

@@ -620,7 +620,7 @@ class Notes:
                 ]
             if mode != "fts" and query.strip():
                 vec = index.encode([query])[0]
-                base = float(vec @ near.centre(index.embedder, index.vectors))
+                base = float(near.baselines(index, [query], vec[None])[0])
                 sims = {nid: 1.0 - d for nid, d in index.nearest(vec, depth, allowed)}
                 missing = [nid for nid, _ in fts_ranked if nid not in sims]
                 found_too = index.similarities(missing, vec) if missing and mode == "hybrid" else {}

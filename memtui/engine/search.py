@@ -656,14 +656,13 @@ class Searcher:
         """The vector side: each phrasing's nearest `depth` (DEPTH, or the page's end), with
         their lifts (near.py); a message at its best over the phrasings."""
         allowed = self._allowed(filt) if filt.any() else None
-        centre = near.centre(self.indexes.embedder, self.indexes.vectors)
         meaning = Meaning(self.indexes.vectors)
         for phrasing in phrasings:
             concepts = [c for c in ([phrasing] if isinstance(phrasing, str) else phrasing) if c]
             vecs = self.indexes.embedder.encode(concepts)
             if not len(vecs) or not np.any(vecs):
                 continue
-            meaning.probes.append((vecs, vecs @ centre))
+            meaning.probes.append((vecs, near.baselines(self.indexes, concepts, vecs)))
             ranking, past = self._vector_ranking(vecs, allowed, depth, keep)
             if len(vecs) == 1:
                 lifts = {mid: sim - float(meaning.probes[-1][1][0]) for mid, sim in ranking}

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
 MAX_TOKENS = 256
 BATCH_SIZE = 256
 SMALL = 8  # texts a query (with its other phrasings) or a note save encodes at most
+KNOWN = 4  # letters of a word, and of its first token, for the model to know the word
 
 
 def bundled_model_path() -> Path:
@@ -159,6 +160,19 @@ class Embedder:
         norms = np.linalg.norm(vectors, axis=1, keepdims=True)
         np.divide(vectors, norms, out=vectors, where=norms > 0)
         return vectors
+
+    def knows(self, text: str) -> bool:
+        """Whether the model knows a word of `text`: a word of KNOWN letters or more whose
+        first token is that long (`flamingo`: flaming ##o), not cut into scraps (`zxqvbnm`: z
+        ##x ##q ##vb ##n ##m). A text of shorter words only counts as known."""
+        with self._small.lock:
+            encoded = self._small.model.tokenizer.encode(text, add_special_tokens=False)
+        words: dict[int, list[str]] = {}
+        for word, token in zip(encoded.word_ids, encoded.tokens, strict=True):
+            if word is not None:
+                words.setdefault(word, []).append(token.strip("#▁Ġ"))
+        long = [pieces for pieces in words.values() if len("".join(pieces)) >= KNOWN]
+        return not long or any(len(pieces[0]) >= KNOWN for pieces in long)
 
     @contextmanager
     def bulk(self) -> Iterator[None]:
