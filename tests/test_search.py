@@ -932,6 +932,9 @@ def test_a_cwd_keeps_to_its_project_and_those_under_it(tmp_path: Path) -> None:
             ("//", set(places)),
         ]:
             assert sessions_from(cwd) == (expected, expected, None), cwd
+        both = memory.history.search("deploy timeout", "fts", project="/home/dev/work/b", cwd="/")
+        assert {r.session_id for r in both.results} == {"b"}
+        assert both.note == "searched project /home/dev/work/b; cwd left aside"
         found, recent, note = sessions_from("/srv/../nowhere")
         assert (found, recent) == (set(), set())
         assert note == "no conversation from /nowhere is archived: leave out cwd to search them all"

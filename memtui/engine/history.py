@@ -209,6 +209,8 @@ class History:
                     f"after and before are the same moment ({after}): nothing falls between "
                     "them; for one day, give before the day after it"
                 )
+            elif project is not None and cwd is not None:
+                response.note = f"searched project {where[0] if where else project}; cwd left aside"
             return response
 
     def _projects_of(self, cwd: str) -> tuple[tuple[str, ...], str | None]:
