@@ -914,6 +914,8 @@ async def test_search_messages_notes_or_both(archived: Memory) -> None:
         await until(pilot, lambda: bool(notes.hits))
         assert notes.display and not messages.display
         assert screen.query_one("#query", Input).placeholder == "search every note"
+        # The messages' own filters are out of play, the agent's too (it was left on)
+        assert all(screen.query_one(f"#{n}", Select).disabled for n in ("project", "role", "agent"))
         assert notes.hits[0].note.title == "Refresh token rotation"
         assert "notes found" in str(screen.query_one("#search-summary").render())
         await pilot.press("ctrl+t")  # both

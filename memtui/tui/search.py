@@ -475,12 +475,12 @@ class SearchScreen(Screen[None]):
 
     def _scoped(self) -> None:
         """Show the lists the scope searches, and what the messages' list holds; the
-        project and role filters are the messages' own."""
+        project, role and agent filters are the messages' own."""
         shown = "conversations" if self.scope == "messages" and self.by == "session" else self.scope
         self.query_one("#scope", Static).update(shown)
         for scope in SCOPES:
             self.set_class(self.scope == scope, f"-scope-{scope}")
-        for name in ("project", "role"):
+        for name in ("project", "role", "agent"):
             self.query_one(f"#{name}", Select).disabled = self.scope == "notes"
         self.query_one("#query", Input).placeholder = PLACEHOLDER[self.scope]
         self.refresh_bindings()
