@@ -320,6 +320,25 @@ async def test_the_filter_row_fits_the_terminal_at_every_width(indexed: Memory) 
         assert await filters_fit(indexed, width), f"at {width} columns"
 
 
+async def test_both_scopes_give_the_column_to_the_list_that_found_something(
+    indexed: Memory,
+) -> None:
+    """No notes stored: the empty notes list took half the hits column (a break-it pass)."""
+    app = MemtuiApp(indexed, upkeep=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("slash", "ctrl+t", "ctrl+t", *"token")
+        screen = app.screen
+        assert isinstance(screen, SearchScreen) and screen.scope == "both"
+        await whole_query_answered(pilot)
+        await until(pilot, lambda: bool(screen.results))
+        await pilot.pause()
+        notes, messages = screen.query_one(NoteHitList), screen.query_one(ResultList)
+        assert not notes.hits and not notes.display
+        assert messages.region.height == screen.query_one("#hits").region.height
+        await pilot.press("down")
+        assert messages.has_focus
+
+
 async def test_typing_fast_runs_only_the_last_query(indexed: Memory) -> None:
     app = MemtuiApp(indexed, upkeep=False)
     async with app.run_test(size=SIZE) as pilot:

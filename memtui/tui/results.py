@@ -96,6 +96,7 @@ class HitList(ScrollView, Generic[H], can_focus=True, inherit_bindings=False):
         grown archive) it stays on its hit if the hit is still there."""
         was = self.current()
         self.hits = hits
+        self.set_class(not hits, "-empty")
         self._drawn.clear()
         self.virtual_size = Size(self.scrollable_content_region.width, ROWS * len(hits))
         keys = [self.key(h) for h in hits]
