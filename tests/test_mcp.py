@@ -154,7 +154,7 @@ async def test_search_filters_apply(server: Server) -> None:
         # A folder above several projects searches all of them (it was "not archived").
         above = await ok(client, "search_history", query="webhook", cwd="/home/dev/", limit=50)
         assert {r["project"] for r in above["results"]} == {SHOP, CRAWLER}
-        assert above.get("note") is None
+        assert above["note"] == f"cwd covers 2 projects: {CRAWLER}, {SHOP}"  # which, it says
         by = await ok(client, "search_history", query="webhook", cwd="/home", by="session")
         assert {s["session"]["project"] for s in by["sessions"]} == {SHOP, CRAWLER}
 

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from memtui.config import Config
+from memtui.engine import history
 from memtui.engine import search as search_module
 from memtui.engine.memory import Memory
 from memtui.engine.search import SearchResponse, answered, nearest, settled
@@ -921,6 +922,11 @@ def test_a_cwd_keeps_to_its_project_and_those_under_it(tmp_path: Path) -> None:
             ids = {s.session_id for s in recent.sessions}
             return {r.session_id for r in found.results}, ids, found.note
 
+        def covering(expected: set[str]) -> str | None:
+            paths = sorted(places[name] for name in expected)
+            said = f"cwd covers {len(paths)} projects: {', '.join(paths)}"
+            return said if len(paths) > 1 else None
+
         for cwd, expected in [
             ("/home/dev/work", {"a", "inner", "b"}),
             ("/home/dev/work/../work/", {"a", "inner", "b"}),
@@ -931,7 +937,7 @@ def test_a_cwd_keeps_to_its_project_and_those_under_it(tmp_path: Path) -> None:
             ("/", set(places)),
             ("//", set(places)),
         ]:
-            assert sessions_from(cwd) == (expected, expected, None), cwd
+            assert sessions_from(cwd) == (expected, expected, covering(expected)), cwd
         both = memory.history.search("deploy timeout", "fts", project="/home/dev/work/b", cwd="/")
         assert {r.session_id for r in both.results} == {"b"}
         assert both.note == "searched project /home/dev/work/b; cwd left aside"
@@ -965,3 +971,10 @@ def test_a_cwd_is_found_in_any_spelling_of_its_folder(tmp_path: Path) -> None:
         assert found(str(tmp_path / "link")) == {"real"}
         assert found(str(tmp_path / "link" / "src")) == {"real"}
         assert found(str(tmp_path / "nowhere")) == set()
+
+
+def test_a_note_names_five_of_the_projects_a_cwd_covers() -> None:
+    assert history._covered(tuple(f"/p{i}" for i in range(7))) == (
+        "cwd covers 7 projects: /p0, /p1, /p2, /p3, /p4 and 2 more"
+    )
+    assert history._covered(("/p0",)) is None

@@ -23,6 +23,8 @@ from memtui.engine.types import (
 )
 from memtui.store.db import translated
 
+COVERED_SHOWN = 5  # of the projects a cwd above several covers, those a note names
+
 
 class History:
     """Each call reads on the calling thread's own connection, so none waits for an ingest."""
@@ -112,11 +114,16 @@ class History:
         validate.page(limit, 0, max_limit=50)
         agent = _agent(agent)
         with translated(self._db_path):
-            projects, unseen = None, None
+            projects, note = None, None
             if cwd is not None:
-                projects, unseen = self._projects_of(validate.text("cwd", cwd))
+                projects, archived = self._projects_of(validate.text("cwd", cwd))
+                note = (
+                    _covered(projects)
+                    if archived
+                    else _unarchived(projects[0], "for every project's")
+                )
             found = sessions.recent_sessions(self._conn(), projects, limit, agent=agent)
-            return RecentSessions(found, unseen and _unarchived(unseen, "for every project's"))
+            return RecentSessions(found, note)
 
     def resolve_session(self, session_id: str) -> str:
         with translated(self._db_path):
@@ -187,12 +194,12 @@ class History:
         shown apart."""
         searcher = self._searcher()
         with translated(self._db_path):
-            unseen = None
+            archived = True  # the cwd, if it is what chose `where`, names archived projects
             where: tuple[str, ...] | None = None
             if project is not None:
                 where = (sessions.resolve_project(self._conn(), validate.text("project", project)),)
             elif cwd is not None:
-                where, unseen = self._projects_of(validate.text("cwd", cwd))
+                where, archived = self._projects_of(validate.text("cwd", cwd))
             filt = searcher.filters(where, session, role, after, before, agent)
             response = searcher.search(
                 query, mode, filt, limit, offset, alternatives=alternatives, by=by
@@ -202,8 +209,8 @@ class History:
                 and not self._conn().execute("SELECT 1 FROM messages LIMIT 1").fetchone()
             ):
                 response.note = "the archive is empty: run `memtui index` to archive transcripts"
-            elif unseen is not None:
-                response.note = _unarchived(unseen, "to search them all")
+            elif where is not None and not archived:
+                response.note = _unarchived(where[0], "to search them all")
             elif filt.after is not None and filt.after == filt.before:  # "that day", typed so
                 response.note = (
                     f"after and before are the same moment ({after}): nothing falls between "
@@ -211,16 +218,26 @@ class History:
                 )
             elif project is not None and cwd is not None:
                 response.note = f"searched project {where[0] if where else project}; cwd left aside"
+            elif where is not None and project is None:
+                response.note = _covered(where)
             return response
 
-    def _projects_of(self, cwd: str) -> tuple[tuple[str, ...], str | None]:
+    def _projects_of(self, cwd: str) -> tuple[tuple[str, ...], bool]:
         """The projects a search from the working directory `cwd` keeps to, as `get_context`
         takes them (`places.projects_at`: its project and those under it, a folder above
-        several, or the project it is in); `cwd` when there are none (it then finds nothing,
-        and says why)."""
+        several, or the project it is in), and whether there are any: when not, the folder
+        itself (a search kept to it finds nothing, and says why)."""
         here = tuple(path for _, path in places.projects_at(self._conn(), cwd) or [])
-        unseen = places.normal(cwd)
-        return (here, None) if here else ((unseen,), unseen)
+        return (here, True) if here else ((places.normal(cwd),), False)
+
+
+def _covered(projects: tuple[str, ...]) -> str | None:
+    """Which projects a `cwd` above several took in (one: nothing to say)."""
+    if len(projects) < 2:
+        return None
+    shown = ", ".join(sorted(projects)[:COVERED_SHOWN])
+    more = f" and {len(projects) - COVERED_SHOWN} more" if len(projects) > COVERED_SHOWN else ""
+    return f"cwd covers {len(projects)} projects: {shown}{more}"
 
 
 def _unarchived(folder: str, instead: str) -> str:
