@@ -315,9 +315,12 @@ async def test_keys_held_down_between_the_query_and_the_hits_are_all_taken(
 
 async def test_the_filter_row_fits_the_terminal_at_every_width(indexed: Memory) -> None:
     """Found by a break-it pass: between 70 and 74 columns the row's least widths did not
-    fit, and Textual laid the `before` box out past the screen's edge."""
+    fit, and Textual laid the `before` box out past the screen's edge; and by a new user,
+    with the keys panel open at 80 columns."""
     for width in (50, 60, 69, 70, 72, 74, 75, 80, 99, 100, 160):
         assert await filters_fit(indexed, width), f"at {width} columns"
+    for width in (80, 100, 160):
+        assert await filters_fit(indexed, width, keys=True), f"at {width}, keys shown"
 
 
 async def test_both_scopes_give_the_column_to_the_list_that_found_something(

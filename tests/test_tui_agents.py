@@ -273,7 +273,10 @@ async def test_an_opencode_subagents_header_is_one_line_at_80_columns(five: Memo
 
 
 async def test_the_filter_row_fits_with_the_agent_filter(five: Memory) -> None:
-    """The agent filter is a fourth box: from 70 to 99 columns the dates' labels give way
-    (their placeholders name them), or the row ran past the screen's edge up to 99."""
-    for width in (63, 69, 70, 74, 80, 90, 99, 100, 160):
+    """The agent filter is a fourth box: below 100 columns the dates' labels shorten to `≥`
+    and `<`, below 67 who and agent give way, or the row ran past the screen's edge (up to
+    99 columns; and at 80 with the keys panel open: a new user's pass)."""
+    for width in (50, 63, 66, 67, 69, 70, 74, 80, 90, 99, 100, 160):
         assert await filters_fit(five, width), f"at {width} columns"
+    for width in (80, 100, 160):
+        assert await filters_fit(five, width, keys=True), f"at {width}, keys shown"

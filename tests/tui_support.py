@@ -9,7 +9,6 @@ from pathlib import Path
 
 from corpus import append_session_lines, encode_project_dir, generate
 from textual.pilot import Pilot
-from textual.widgets import Input
 
 from memtui.engine import Memory
 from memtui.tui.app import MemtuiApp
@@ -78,18 +77,21 @@ async def choose_session(pilot: Pilot[None], session_id: str) -> BrowseScreen:
     return browse
 
 
-async def filters_fit(memory: Memory, width: int) -> bool:
-    """Whether the search screen's filter row, at `width` columns, lies wholly on screen, one
-    box after another; and its date boxes named by labels or by placeholders, never neither."""
+async def filters_fit(memory: Memory, width: int, keys: bool = False) -> bool:
+    """Whether the search screen's filter row, at `width` columns (and with the keys panel
+    open beside it), lies wholly on screen, one box after another, each date box labelled."""
     app = MemtuiApp(memory, upkeep=False)
     async with app.run_test(size=(width, 24)) as pilot:
         await pilot.press("slash")
         screen = app.screen
         await settled(pilot)
+        if keys:
+            await app.run_action("keys")
         await pilot.pause()
-        row = [c for c in screen.query_one("#filters").children if c.display]
+        filters = screen.query_one("#filters")
+        row = [c for c in filters.children if c.display]
         edges = [(c.region.x, c.region.right) for c in row]
-        labelled = any(c.has_class("date-label") for c in row)
-        named = labelled != (screen.query_one("#after", Input).placeholder == "after")
+        labels = [c for c in row if c.has_class("date-label")]
         in_order = all(a[1] <= b[0] for a, b in itertools.pairwise(edges))
-        return named and in_order and all(0 < x < right <= width for x, right in edges)
+        inside = all(0 < x < right <= filters.region.right for x, right in edges)
+        return len(labels) == 2 and in_order and inside

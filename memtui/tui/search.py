@@ -15,7 +15,6 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.validation import Function
 from textual.widgets import Input, Select, Static
 from textual.worker import get_current_worker
 
@@ -29,8 +28,9 @@ from memtui.engine import (
     SearchResponse,
     SearchResult,
 )
-from memtui.engine.search import PROMPTS, REACH, TOOL_OUTPUT, parse_when
+from memtui.engine.search import REACH, parse_when
 from memtui.errors import MemtuiError
+from memtui.tui.filters import FilterRow
 from memtui.tui.format import agent_label, error_line, hit_words, one_line, short_names, when, who
 from memtui.tui.messages import ArchiveChanged
 from memtui.tui.notes import flows as notes_flows
@@ -54,9 +54,6 @@ PREVIEW_CHARS = 4000  # of the hit's message in the preview
 PREVIEW_DELAY = 0.08  # seconds the cursor rests on a hit before its exchange loads
 MODE_LABEL = {"hybrid": "hybrid", "fts": "full text", "vector": "vector"}
 NEAREST_LABEL = "nearest by meaning — not matches"  # above a list when nothing matched
-# Who wrote a message, in the screen's words: the person's prompts apart from the tool output
-# Claude Code stores beside them as `user` lines.
-WHO = [("you", PROMPTS), ("claude", "assistant"), ("tool output", TOOL_OUTPUT)]
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,15 +73,6 @@ def all_in(response: SearchResponse) -> bool:
     """The list holds every page the query reaches: every match, or 1,000."""
     held = len(response.results)
     return held >= (REACH if response.more else min(response.total, REACH))
-
-
-def is_date(value: str) -> bool:
-    """An empty box, or a date or date-time the engine takes."""
-    try:
-        parse_when(value.strip() or None, "date")
-    except MemtuiError:
-        return False
-    return True
 
 
 def nothing_between(after: str | None, before: str | None) -> str | None:
@@ -147,22 +135,7 @@ class SearchScreen(Screen[None]):
             )
             yield Static(MODE_LABEL[self.mode], id="mode")
             yield Static(self.scope, id="scope")
-        with Horizontal(id="filters"):
-            # One row, not three: at 80x24 the results need the room more than borders do.
-            yield Select([], prompt="any project", id="project", compact=True)
-            yield Select(WHO, prompt="anyone", id="role", compact=True)
-            # Shown only when the archive holds more than one agent's sessions.
-            yield Select([], prompt="any agent", id="agent", compact=True)
-            # Labelled beside the box: a placeholder would go once a date is typed.
-            for side in ("after", "before"):
-                yield Static(side, classes="date-label")
-                yield Input(
-                    placeholder="YYYY-MM-DD",
-                    id=side,
-                    classes="date",
-                    compact=True,
-                    validators=[Function(is_date, "a date like 2026-11-01")],
-                )
+        yield FilterRow(id="filters")
         yield Static("", id="search-summary")
         with Horizontal(id="search-body"):
             with Vertical(id="hits"):
@@ -173,17 +146,6 @@ class SearchScreen(Screen[None]):
             with VerticalScroll(id="preview"):
                 yield Static("", id="preview-text")
         yield Keys()
-
-    def on_resize(self) -> None:
-        # After the refresh: a screen's width classes are not all set when it first resizes.
-        self.call_after_refresh(self._name_dates)
-
-    def _name_dates(self) -> None:
-        """Where the row has no room for the date boxes' labels (app.tcss hides them), their
-        placeholders name them instead."""
-        unlabelled = not self.query_one(".date-label").display
-        for side in ("after", "before"):
-            self.query_one(f"#{side}", Input).placeholder = side if unlabelled else "YYYY-MM-DD"
 
     def on_mount(self) -> None:
         self._scoped()
@@ -212,10 +174,7 @@ class SearchScreen(Screen[None]):
         self.query_one("#project", Select).set_options(options)
         choice = self.query_one("#agent", Select)
         choice.set_options([(agent_label(agent), agent) for agent in agents])
-        choice.display = len(agents) > 1
-        # A fourth filter leaves no room for the dates' labels below 100 columns (app.tcss).
-        self.query_one("#filters").set_class(choice.display, "-agents")
-        self.call_after_refresh(self._name_dates)
+        self.query_one(FilterRow).show_agents(len(agents) > 1)
 
     def query_now(self) -> Query:
         def chosen(name: str) -> str | None:

@@ -1,0 +1,66 @@
+"""The search screen's filter row: project, who, agent, and the dates, on one line.
+
+Laid out by the row's own width, not the screen's (the keys panel takes from it): Textual lays
+boxes past the edge when their least widths do not fit, so below each width something gives
+way (app.tcss): the gaps, the dates' labels to `≥` and `<`, then who and agent.
+"""
+
+from __future__ import annotations
+
+from textual import events
+from textual.app import ComposeResult
+from textual.containers import Horizontal
+from textual.validation import Function
+from textual.widgets import Input, Select, Static
+
+from memtui.engine import MemtuiError
+from memtui.engine.search import PROMPTS, TOOL_OUTPUT, parse_when
+
+# Who wrote a message, in the screen's words: the person's prompts apart from the tool output
+# Claude Code stores beside them as `user` lines.
+WHO = [("you", PROMPTS), ("claude", "assistant"), ("tool output", TOOL_OUTPUT)]
+LABELS = {"after": ("after", "≥"), "before": ("before", "<")}  # (room, no room)
+
+
+def is_date(value: str) -> bool:
+    """An empty box, or a date or date-time the engine takes."""
+    try:
+        parse_when(value.strip() or None, "date")
+    except MemtuiError:
+        return False
+    return True
+
+
+class FilterRow(Horizontal):
+    def compose(self) -> ComposeResult:
+        # One row, not three: at 80x24 the results need the room more than borders do.
+        yield Select([], prompt="any project", id="project", compact=True)
+        yield Select(WHO, prompt="anyone", id="role", compact=True)
+        # Shown only when the archive holds more than one agent's sessions (`-agents`).
+        yield Select([], prompt="any agent", id="agent", compact=True)
+        # Labelled beside the box: a placeholder would go once a date is typed.
+        for side in ("after", "before"):
+            yield Static(side, id=f"{side}-label", classes="date-label")
+            yield Input(
+                placeholder="YYYY-MM-DD",
+                id=side,
+                classes="date",
+                compact=True,
+                validators=[Function(is_date, "a date like 2026-11-01")],
+            )
+
+    def show_agents(self, shown: bool) -> None:
+        self.set_class(shown, "-agents")
+        self._fit(self.size.width)
+
+    def on_resize(self, event: events.Resize) -> None:
+        self._fit(event.size.width)
+
+    def _fit(self, width: int) -> None:
+        agents = self.has_class("-agents")
+        self.set_class(width < 100, "-narrow")
+        self.set_class(width < 70, "-tiny")
+        self.set_class(width < (67 if agents else 56), "-cramped")
+        short = width < 70 or (width < 100 and agents)
+        for side, (long, brief) in LABELS.items():
+            self.query_one(f"#{side}-label", Static).update(brief if short else long)
