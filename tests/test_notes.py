@@ -270,6 +270,11 @@ def test_search_is_notes_only_and_filters(with_messages: Memory) -> None:
         "kubernetes", date_from="0001-01-01T00:00+01:00", date_to="9999-12-31"
     )
     assert len(far.results) == 2
+    # ...and past them, bound everything out (they bounded nothing: every note came back).
+    for edge in ({"date_to": "0001-01-01T00:30+01:00"}, {"date_from": "9999-12-31T23:00-05:00"}):
+        assert memory.notes.search("kubernetes", **edge).results == [], edge
+    compact = today.replace("-", "")  # a date in its basic form is a whole day too
+    assert len(memory.notes.search("kubernetes", date_to=compact).results) == 2
     fts = memory.notes.search("kubernetes", mode="fts")
     assert fts.mode == "fts" and all(h.found_by == ["fts"] for h in fts.results)
     assert memory.notes.search("kubernetes", mode="vector").results

@@ -224,6 +224,27 @@ def test_old_timestamps_and_sources_are_kept(empty: Memory, tmp_path: Path) -> N
     assert note.author == "person" and note.folder == "" and note.tags == []
 
 
+def test_a_note_from_the_calendars_first_days_is_found_with_its_flashbacks(
+    empty: Memory, tmp_path: Path
+) -> None:
+    """Found by a break-it pass: a search whose first hit was a note imported as created on
+    0001-01-01 failed with INTERNAL_ERROR (its flashbacks looked 90 days before it)."""
+    source = tmp_path / "ancient.jsonl"
+    record = {
+        "type": "note",
+        "id": 7,
+        "title": "Zebra boundary",
+        "layer": "past",
+        "body": "zebra boundary notes",
+        "created": "0001-01-01T00:00:00Z",
+    }
+    source.write_text(json.dumps(record) + "\n")
+    empty.transfer.import_(source)
+    found = empty.notes.search("zebra boundary")
+    assert [h.note.id for h in found.results] == [7]
+    assert found.flashbacks.notes == [] and found.flashbacks.sessions == []
+
+
 GOOD = (
     '{"type": "note", "id": 1, "title": "One", "layer": "past", "body": "b", '
     '"created": "2026-01-01T00:00:00+00:00"}'

@@ -40,6 +40,15 @@ def _age(newer: str, older: str | None) -> int:
         return 0
 
 
+def _older_than(created: str, days: int) -> datetime | None:
+    """The moment `days` before `created`; None before the calendar's start (a note imported
+    as written in year 1): nothing is older."""
+    try:
+        return datetime.fromisoformat(created) - timedelta(days=days)
+    except OverflowError:
+        return None
+
+
 def find(
     config: Config,
     conn: sqlite3.Connection,
@@ -52,9 +61,9 @@ def find(
     """Flashbacks for `anchor` (its vector `vec`; `near`: the notes nearest to it, nearest
     first, NOTE_POOL of them). `project`: the caller's working directory, whose conversations
     are no flashbacks; None: the project of the note's source session, if it has one."""
-    if not np.any(vec) or config.flashback_limit <= 0:
+    before = _older_than(anchor.created, config.flashback_days)
+    if not np.any(vec) or config.flashback_limit <= 0 or before is None:
         return Flashbacks()
-    before = datetime.fromisoformat(anchor.created) - timedelta(days=config.flashback_days)
     cutoff = before.isoformat(timespec="microseconds")
     close = [(nid, d) for nid, d in near if d <= config.flashback_dist and nid != anchor.id]
     notes: list[NoteFlashback] = []
@@ -106,9 +115,10 @@ def _sessions(
             (anchor.source_session,),
         ).fetchone()
         project = hit[0] if hit else None
-    latest = int(
-        (datetime.fromisoformat(anchor.created) - timedelta(days=config.flashback_days)).timestamp()
-    )
+    before = _older_than(anchor.created, config.flashback_days)
+    if before is None:
+        return []
+    latest = int(before.timestamp())
     chosen: list[tuple[float, tuple[Any, ...]]] = []
     seen: set[str] = set()
     for part in _nearest_first(near, config.flashback_limit):

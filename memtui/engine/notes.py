@@ -96,12 +96,15 @@ def _bound(value: str | date | datetime | None, name: str, end: bool) -> str | N
         return None
     if isinstance(value, str):
         text = validate.text(name, value, 64).strip()
-        try:
-            value = date.fromisoformat(text) if len(text) == 10 else datetime.fromisoformat(text)
+        try:  # a date in either form (2026-11-01, 20261101) is a whole day
+            value = date.fromisoformat(text)
         except ValueError:
-            raise InvalidArgument(
-                f"{name} must be an ISO 8601 date or date-time like 2026-11-01, not {value!r}"
-            ) from None
+            try:
+                value = datetime.fromisoformat(text)
+            except ValueError:
+                raise InvalidArgument(
+                    f"{name} must be an ISO 8601 date or date-time like 2026-11-01, not {value!r}"
+                ) from None
     try:
         if not isinstance(value, datetime):
             moment = datetime(value.year, value.month, value.day, tzinfo=UTC)
@@ -112,8 +115,9 @@ def _bound(value: str | date | datetime | None, name: str, end: bool) -> str | N
             if end:
                 moment += timedelta(microseconds=1)
         return moment.astimezone(UTC).isoformat(timespec="microseconds")
-    except OverflowError:  # 9999-12-31 as date_to, 0001-01-01 east of UTC: no bound at all
-        return None
+    except OverflowError:  # past the calendar's end (9999-12-31 as date_to) or before its start
+        edge = datetime.min if value.year < 2 else datetime.max
+        return edge.replace(tzinfo=UTC).isoformat(timespec="microseconds")
 
 
 def guard(
