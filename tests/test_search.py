@@ -946,6 +946,26 @@ def test_a_cwd_keeps_to_its_project_and_those_under_it(tmp_path: Path) -> None:
         assert note == "no conversation from /nowhere is archived: leave out cwd to search them all"
 
 
+def test_a_symlink_in_an_archived_folder_leads_to_its_targets_project(tmp_path: Path) -> None:
+    """Found by a break-it pass: with a home folder archived, a subfolder reached through a
+    link in it (home/code -> proj/real) went to the home folder's project, whose spelling
+    holds it, not to the project its target is in."""
+    home, app = tmp_path / "home", tmp_path / "proj" / "real" / "app"
+    (app / "sub").mkdir(parents=True)
+    home.mkdir()
+    (home / "code").symlink_to(tmp_path / "proj" / "real")
+    for name, cwd in [("home", str(home)), ("app", str(app))]:
+        line = user(f"u-{name}", f"deploy timeout in {name}", name, cwd=cwd)
+        write(tmp_path / "projects" / f"p-{name}" / f"{name}.jsonl", line)
+    with Memory(Config(tmp_path / "data", tmp_path / "projects", tmp_path / "logs")) as memory:
+        memory.upkeep.ingest()
+        for cwd in (home / "code" / "app" / "sub", home / "code" / "app"):
+            found = memory.history.search("deploy timeout", "fts", cwd=str(cwd)).results
+            assert {r.session_id for r in found} == {"app"}, cwd
+        found = memory.history.search("deploy timeout", "fts", cwd=str(home / "else")).results
+        assert {r.session_id for r in found} == {"home"}
+
+
 def test_a_cwd_is_found_in_any_spelling_of_its_folder(tmp_path: Path) -> None:
     """Found by a break-it pass: a folder given decomposed (as macOS reports `é`) missed the
     project archived composed, and a symlink to a project's folder (a shell's `$PWD`) missed
@@ -971,6 +991,7 @@ def test_a_cwd_is_found_in_any_spelling_of_its_folder(tmp_path: Path) -> None:
         assert found(str(tmp_path / "link")) == {"real"}
         assert found(str(tmp_path / "link" / "src")) == {"real"}
         assert found(str(tmp_path / "nowhere")) == set()
+        assert found(str(tmp_path / "real\0x")) == set()  # no path holds a NUL: found nowhere
 
 
 def test_a_note_names_five_of_the_projects_a_cwd_covers() -> None:

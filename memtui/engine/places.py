@@ -22,12 +22,17 @@ def spellings(cwd: str) -> list[str]:
     path of a symlinked one (a shell's `$PWD` keeps the link; Claude Code records the target)."""
     path = normal(cwd)
     forms = [path, unicodedata.normalize("NFC", path), unicodedata.normalize("NFD", path)]
-    return list(dict.fromkeys([*forms, os.path.realpath(path)]))
+    if "\0" not in path:  # no file system path holds one (realpath would raise)
+        forms.append(os.path.realpath(path))
+    return list(dict.fromkeys(forms))
 
 
 def enclosing_project(conn: sqlite3.Connection, cwd: str) -> str | None:
     """The archived project a working directory is in (the deepest that holds it: Claude
-    Code started in `src/` is its project's; `..` and `.` resolved), or None."""
+    Code started in `src/` is its project's; `..` and `.` resolved), or None. Of its
+    spellings, the one whose project is the fewest folders above it: through a symlink in
+    a home folder, the home folder holds the link's spelling, the project its target's."""
+    found: list[tuple[int, str]] = []
     for path in spellings(cwd):
         row = conn.execute(
             """SELECT path FROM projects WHERE substr(:cwd || '/', 1, length(rtrim(path, '/')) + 1)
@@ -35,8 +40,12 @@ def enclosing_project(conn: sqlite3.Connection, cwd: str) -> str | None:
             {"cwd": path},
         ).fetchone()
         if row:
-            return str(row[0])
-    return None
+            found.append((_depth(path) - _depth(row[0]), str(row[0])))
+    return min(found, key=lambda f: f[0])[1] if found else None
+
+
+def _depth(path: str) -> int:
+    return len([part for part in path.split("/") if part])
 
 
 def projects_at(conn: sqlite3.Connection, cwd: str | None) -> list[tuple[int, str]] | None:
