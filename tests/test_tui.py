@@ -18,7 +18,7 @@ from textual.widgets import Input, Static
 
 from memtui.config import Config
 from memtui.engine import Memory, MessageView
-from memtui.tui import actions, demo, search, settings
+from memtui.tui import actions, demo, filters, search, settings
 from memtui.tui.app import MemtuiApp
 from memtui.tui.browse import BrowseScreen, SessionList
 from memtui.tui.format import clip_lines, marked, one_line
@@ -288,14 +288,15 @@ async def test_the_cursor_keeps_its_hit_when_the_same_query_runs_again(indexed: 
         assert listing.highlighted == 0, "...but a new query starts at the top"
 
 
-async def test_keys_held_down_between_the_query_and_the_hits_are_all_taken(
+async def test_keys_sent_together_go_where_the_key_before_them_moved_the_focus(
     indexed: Memory,
 ) -> None:
-    """Found by a break-it pass: a burst of `down` from the query box took one step (the
-    focus moved after a refresh, so the box took the rest), and ctrl+l's select-all outlived
-    a trip to the hits, so the next key typed replaced the query."""
+    """Found by break-it passes: a burst of `down` from the query box took one step; letters
+    sent right behind `down`, `up` from the first hit or ctrl+l went to where the focus had
+    been (`down j j` added `jj` to the query; `C-l quota` from the hits quit on its `q`); and
+    ctrl+l's select-all outlived a trip to the hits, so the next key replaced the query."""
 
-    async def burst(*keys: str) -> None:  # queued at once, as a held key or fast typing sends
+    async def burst(*keys: str) -> None:  # queued at once, as a held key or a paste sends
         for key in keys:
             app.post_message(events.Key(key, key if len(key) == 1 else None))
         await pilot.pause(0.3)
@@ -307,10 +308,22 @@ async def test_keys_held_down_between_the_query_and_the_hits_are_all_taken(
         listing, box = screen.query_one(ResultList), screen.query_one("#query", Input)
         await burst("down", "down", "down")
         assert listing.has_focus and listing.highlighted == 2
-        await pilot.press("home", "up", "s")
+        await burst("home", "up", "s")
         assert box.has_focus and box.value == "tokens"
-        await pilot.press("backspace", "ctrl+l", "down", "home", "up", "s")
+        await burst("down", "j", "j")
+        assert listing.has_focus and listing.highlighted == 2 and box.value == "tokens"
+        await burst("ctrl+l", "q", "u", "o", "t", "a")
+        assert app.is_running and box.has_focus and box.value == "quota"
+        await burst("ctrl+l", "x", "y")
+        assert box.value == "xy", "ctrl+l selects the query whole before the next key"
+        await burst("ctrl+l", "t", "o", "k", "e", "n")
+        await whole_query_answered(pilot)
+        await pilot.press("ctrl+l", "down", "home", "up", "s")
         assert box.value == "tokens", "a key after the trip adds to the query, not replaces it"
+        await pilot.press("ctrl+l", "backspace")
+        await until(pilot, lambda: not screen.results)
+        await burst("down", "a")
+        assert box.has_focus and box.value == "a", "no hits: down stays in the box"
 
 
 async def test_the_filter_row_fits_the_terminal_at_every_width(indexed: Memory) -> None:
@@ -789,3 +802,19 @@ async def test_the_lists_keys_and_wheel_work_with_only_their_own_bindings(
         assert view.scroll_y == 0
         await pilot.press("down", "enter")
         await until(pilot, lambda: isinstance(app.screen, SessionScreen))
+
+
+def test_a_date_box_means_a_day_in_the_persons_time_zone(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Found by a break-it pass: the boxes cut days in UTC while the hits are listed in local
+    time (after 2025-09-04 listed hits of 2025-09-03 in Los Angeles)."""
+    monkeypatch.setenv("TZ", "America/Los_Angeles")
+    time.tzset()
+    try:
+        assert filters.local_moment("2025-09-04") == "2025-09-04T00:00:00-07:00"
+        assert filters.local_moment("2025-09-04T14:00") == "2025-09-04T14:00:00-07:00"
+        assert filters.local_moment("2025-09-04T14:00Z") == "2025-09-04T14:00:00+00:00"
+        assert filters.local_moment("2025-") == "2025-"  # not a date yet: the box says so
+        assert filters.local_moment("0001-01-01") == "0001-01-01"  # the calendar's edge: as is
+    finally:
+        monkeypatch.undo()
+        time.tzset()

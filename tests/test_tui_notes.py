@@ -981,13 +981,20 @@ async def test_the_date_boxes_read_the_same_for_notes_as_for_messages(archived: 
         after.value = str(today + timedelta(days=2))
         await whole_query_answered(pilot)
         said = str(summary.render())
-        assert said == "after is later than before: nothing between them; swap them"
+        assert said == "after is later than before: swap them"
         assert not notes.hits and not messages.hits
+        preview = screen.query_one("#preview-text", Static)
+        assert not str(preview.content), "the earlier hit's preview goes with the lists"
         after.value = before.value
         await whole_query_answered(pilot)
         said = str(summary.render())
-        assert said.startswith("nothing between after and before: for one day")
-        assert "date_" not in said and not notes.hits and not messages.hits
+        assert said == "after = before: for one day, before takes the next"
+        assert not notes.hits and not messages.hits
+        after.value = ""  # before the calendar's first moment: nothing (the notes' half died)
+        before.value = "0001-01-01T00:00:00+01:00"
+        await whole_query_answered(pilot)
+        assert not notes.hits and not messages.hits
+        assert "no notes match" in str(summary.render())
 
 
 async def test_the_preview_shows_a_hit_of_the_list_on_screen(archived: Memory) -> None:

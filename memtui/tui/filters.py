@@ -7,6 +7,8 @@ way (app.tcss): the gaps, the dates' labels to `≥` and `<`, then who and agent
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from textual import events
 from textual.app import ComposeResult
 from textual.containers import Horizontal
@@ -29,6 +31,19 @@ def is_date(value: str) -> bool:
     except MemtuiError:
         return False
     return True
+
+
+def local_moment(value: str | None) -> str | None:
+    """A date box's value as the engine reads it: a bare date or a date-time without an
+    offset means the person's own time zone, the one the hits are listed in (the engine's
+    API reads them as UTC)."""
+    if not value:
+        return value
+    try:
+        moment = datetime.fromisoformat(value)  # a bare date is its day's midnight
+        return moment.isoformat() if moment.tzinfo else moment.astimezone().isoformat()
+    except (ValueError, OverflowError, OSError):  # not a date (yet), or at the calendar's ends
+        return value
 
 
 class FilterRow(Horizontal):

@@ -35,13 +35,16 @@ class HitList(ScrollView, Generic[H], can_focus=True, inherit_bindings=False):
     keys only: ScrollView's sideways ones would do nothing here."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("down,j", "move(1)", "Down", show=False, id="go.down"),
-        Binding("up,k", "move(-1)", "Up", show=False, id="go.up"),
-        Binding("pagedown", "page(1)", "Page down", show=False, id="go.page_down"),
-        Binding("pageup", "page(-1)", "Page up", show=False, id="go.page_up"),
-        Binding("home", "first", "First", show=False, id="go.top"),
-        Binding("end", "last", "Last", show=False, id="go.bottom"),
-        Binding("enter", "open", "Open", id="list.open"),
+        # Priority, all of them, so that they keep their order: a step past an end moves the
+        # focus (`on_past`) before the keys after it are sent on, and letters typed right
+        # after `up` from the first hit reach the query.
+        Binding("down,j", "move(1)", "Down", show=False, id="go.down", priority=True),
+        Binding("up,k", "move(-1)", "Up", show=False, id="go.up", priority=True),
+        Binding("pagedown", "page(1)", "Page down", show=False, id="go.page_down", priority=True),
+        Binding("pageup", "page(-1)", "Page up", show=False, id="go.page_up", priority=True),
+        Binding("home", "first", "First", show=False, id="go.top", priority=True),
+        Binding("end", "last", "Last", show=False, id="go.bottom", priority=True),
+        Binding("enter", "open", "Open", id="list.open", priority=True),
     ]
     COMPONENT_CLASSES: ClassVar[set[str]] = {"hit-list--cursor", "hit-list--mark"}
     DEFAULT_CSS = """

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from rich.markdown import Markdown
 from rich.text import Text
 from textual import on, work
+from textual.actions import SkipAction
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -30,7 +31,7 @@ from memtui.engine import (
 )
 from memtui.engine.search import REACH, parse_when
 from memtui.errors import MemtuiError
-from memtui.tui.filters import FilterRow
+from memtui.tui.filters import FilterRow, local_moment
 from memtui.tui.format import agent_label, error_line, hit_words, one_line, short_names, when, who
 from memtui.tui.messages import ArchiveChanged
 from memtui.tui.notes import flows as notes_flows
@@ -81,15 +82,20 @@ def nothing_between(after: str | None, before: str | None) -> str | None:
     if start is None or end is None or start < end:
         return None
     if start == end:
-        return "nothing between after and before: for one day, before takes the next"
-    return "after is later than before: nothing between them; swap them"
+        return "after = before: for one day, before takes the next"
+    return "after is later than before: swap them"
 
 
 def last_before(before: str | None) -> datetime | None:
     """The notes' date_to for the screen's `before`. A note's date_to takes in a bare date's
     whole day, a message's before leaves it out: on one screen both read it as messages do."""
     end = parse_when(before, "before")
-    return None if end is None else datetime.fromtimestamp(end, UTC) - timedelta(microseconds=1)
+    if end is None:
+        return None
+    try:
+        return datetime.fromtimestamp(end, UTC) - timedelta(microseconds=1)
+    except (ValueError, OverflowError):  # before the calendar's first moment: nothing is
+        return datetime.min.replace(tzinfo=UTC)
 
 
 class SearchScreen(Screen[None]):
@@ -99,8 +105,10 @@ class SearchScreen(Screen[None]):
         Binding("ctrl+o", "cycle_mode", "Mode", id="search.mode"),
         Binding("ctrl+t", "cycle_scope", "Scope", id="search.scope"),
         Binding("ctrl+g", "toggle_by", "Group", id="search.by"),
-        Binding("ctrl+l", "focus_query", "Query", id="search.query"),
-        Binding("down", "focus_results", "Results", show=False, id="search.results"),
+        # Priority: resolved as the key arrives, so the keys typed right after it (a burst,
+        # a paste, a fast typist) go where it moved the focus, not where the focus was.
+        Binding("ctrl+l", "focus_query", "Query", id="search.query", priority=True),
+        Binding("down", "focus_results", "Results", show=False, id="search.results", priority=True),
     ]
 
     def __init__(self, text: str = "", scope: Scope = "messages") -> None:
@@ -189,8 +197,8 @@ class SearchScreen(Screen[None]):
             self.mode,
             chosen("project"),
             chosen("role"),
-            text("after"),
-            text("before"),
+            local_moment(text("after")),
+            local_moment(text("before")),
             self.scope,
             self.by,
             chosen("agent"),
@@ -283,14 +291,14 @@ class SearchScreen(Screen[None]):
         """The error alone: results of an earlier query must not read as this one's."""
         self.last = self.last_notes = None
         self._cleared()
-        self.query_one("#preview-text", Static).update("")
         self.query_one("#search-summary", Static).update(Text(error_line(exc), style="bold"))
 
     def _cleared(self) -> None:
-        """No query on screen: both lists empty, their labels gone."""
+        """No query on screen: both lists empty, their labels gone, the preview too."""
         self._shown = None
         self.query_one(ResultList).show([])
         self.query_one(NoteHitList).show([])
+        self.query_one("#preview-text", Static).update("")
         for label in self.query(".nearest"):
             label.remove_class("-shown")
 
@@ -509,8 +517,8 @@ class SearchScreen(Screen[None]):
 
     @on(Input.Submitted, "#query")
     def _submitted(self) -> None:
-        if self.results or self.query_one(NoteHitList).hits:
-            self.action_focus_results()
+        if (into := self._results_list()) is not None:
+            self._enter(into)
 
     def action_cycle_mode(self) -> None:
         self.mode = MODES[(MODES.index(self.mode) + 1) % len(MODES)]
@@ -519,16 +527,29 @@ class SearchScreen(Screen[None]):
 
     def action_focus_query(self) -> None:
         box = self.query_one("#query", Input)
-        box.focus()
+        self.set_focus(box)  # now, not after a refresh: the next key typed goes there
         box.select_all()
 
     def action_focus_results(self) -> None:
-        box = self.query_one("#query", Input)
-        box.cursor_position = box.cursor_position  # ctrl+l's select-all must not outlast the trip
+        """Down from a box of the search bar into the hits; elsewhere (a list, a select's
+        options) down is theirs, and with no hits it stays in the box."""
+        into = self._results_list()
+        if not isinstance(self.focused, Input) or into is None:
+            raise SkipAction
+        self._enter(into)
+
+    def _results_list(self) -> HitList[Any] | None:
+        """The list down or enter goes to from the box: the notes when they are searched
+        and some matched; None when the list has no hits (a key would be lost in it)."""
         notes = self.query_one(NoteHitList)
         into: HitList[Any] = notes
         if not (self.scope == "notes" or (self.scope == "both" and notes.hits)):
             into = self.query_one(ResultList)
+        return into if into.hits else None
+
+    def _enter(self, into: HitList[Any]) -> None:
+        box = self.query_one("#query", Input)
+        box.cursor_position = box.cursor_position  # ctrl+l's select-all must not outlast the trip
         self.set_focus(into)  # now, not after a refresh: the next key of a burst goes there
 
     def _past(self, control: HitList[Any], step: int) -> None:
