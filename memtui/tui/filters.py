@@ -76,6 +76,7 @@ class FilterRow(Horizontal):
         self.set_class(width < 100, "-narrow")
         self.set_class(width < 70, "-tiny")
         self.set_class(width < (67 if agents else 56), "-cramped")
+        self.set_class(width < 42, "-dates-only")  # beside the keys panel in a small terminal
         short = width < 70 or (width < 100 and agents)
         for side, (long, brief) in LABELS.items():
             self.query_one(f"#{side}-label", Static).update(brief if short else long)

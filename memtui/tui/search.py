@@ -548,8 +548,6 @@ class SearchScreen(Screen[None]):
         return into if into.hits else None
 
     def _enter(self, into: HitList[Any]) -> None:
-        box = self.query_one("#query", Input)
-        box.cursor_position = box.cursor_position  # ctrl+l's select-all must not outlast the trip
         self.set_focus(into)  # now, not after a refresh: the next key of a burst goes there
 
     def _past(self, control: HitList[Any], step: int) -> None:
@@ -564,7 +562,11 @@ class SearchScreen(Screen[None]):
             notes.highlighted = len(notes.hits) - 1
             self.set_focus(notes)
         elif step < 0:
-            self.set_focus(self.query_one("#query", Input))
+            box = self.query_one("#query", Input)
+            # Back to refine the query: ctrl+l's select-all is over (kept until now, so that
+            # letters typed before a `down` of the same burst still replace the query).
+            box.cursor_position = len(box.value)
+            self.set_focus(box)
 
     def action_back(self) -> None:
         self.dismiss()
