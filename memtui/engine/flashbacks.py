@@ -76,7 +76,9 @@ def find(
         ]
         if len(notes) >= config.flashback_limit:
             break
-    sessions = [] if messages is None else _sessions(config, conn, messages, anchor, vec, project)
+    sessions = (
+        [] if messages is None else _sessions(config, conn, messages, anchor, vec, project, before)
+    )
     return Flashbacks(notes[: config.flashback_limit], sessions)
 
 
@@ -96,6 +98,7 @@ def _sessions(
     anchor: store.NoteRow,
     vec: np.ndarray,
     project: str | None,
+    before: datetime,
 ) -> list[SessionFlashback]:
     indexes = messages()
     if not indexes.vectors_ready():
@@ -115,9 +118,6 @@ def _sessions(
             (anchor.source_session,),
         ).fetchone()
         project = hit[0] if hit else None
-    before = _older_than(anchor.created, config.flashback_days)
-    if before is None:
-        return []
     latest = int(before.timestamp())
     chosen: list[tuple[float, tuple[Any, ...]]] = []
     seen: set[str] = set()

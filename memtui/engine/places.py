@@ -32,8 +32,12 @@ def enclosing_project(conn: sqlite3.Connection, cwd: str) -> str | None:
     Code started in `src/` is its project's; `..` and `.` resolved), or None. Of its
     spellings, the one whose project is the fewest folders above it: through a symlink in
     a home folder, the home folder holds the link's spelling, the project its target's."""
+    return _enclosing(conn, spellings(cwd))
+
+
+def _enclosing(conn: sqlite3.Connection, forms: list[str]) -> str | None:
     found: list[tuple[int, str]] = []
-    for path in spellings(cwd):
+    for path in forms:
         row = conn.execute(
             """SELECT path FROM projects WHERE substr(:cwd || '/', 1, length(rtrim(path, '/')) + 1)
                = rtrim(path, '/') || '/' ORDER BY length(path) DESC LIMIT 1""",
@@ -54,7 +58,8 @@ def projects_at(conn: sqlite3.Connection, cwd: str | None) -> list[tuple[int, st
     The first of the folder's `spellings` that names any wins."""
     if cwd is None:
         return None
-    for path in spellings(cwd):
+    forms = spellings(cwd)
+    for path in forms:
         under = path.rstrip("/") + "/"  # compared as bytes: LIKE would ignore ASCII case
         rows = conn.execute(
             "SELECT id, path FROM projects WHERE path = ? OR substr(path, 1, length(?)) = ?",
@@ -62,7 +67,7 @@ def projects_at(conn: sqlite3.Connection, cwd: str | None) -> list[tuple[int, st
         ).fetchall()
         if rows:
             return [(r[0], r[1]) for r in rows]
-    if (known := enclosing_project(conn, cwd)) is not None:
+    if (known := _enclosing(conn, forms)) is not None:
         rows = conn.execute("SELECT id, path FROM projects WHERE path = ?", (known,)).fetchall()
         return [(r[0], r[1]) for r in rows]
     return []

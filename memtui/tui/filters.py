@@ -1,4 +1,5 @@
-"""The search screen's filter row: project, who, agent, and the dates, on one line.
+"""The search screen's filter row: project, who, agent, and the dates, on one line; and what
+the date boxes mean (local days, `before` leaving its day out for notes as for messages).
 
 Laid out by the row's own width, not the screen's (the keys panel takes from it): Textual lays
 boxes past the edge when their least widths do not fit, so below each width something gives
@@ -7,7 +8,7 @@ way (app.tcss): the gaps, the dates' labels to `≥` and `<`, then who and agent
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 
 from textual import events
 from textual.app import ComposeResult
@@ -44,6 +45,28 @@ def local_moment(value: str | None) -> str | None:
         return moment.isoformat() if moment.tzinfo else moment.astimezone().isoformat()
     except (ValueError, OverflowError, OSError):  # not a date (yet), or at the calendar's ends
         return value
+
+
+def nothing_between(after: str | None, before: str | None) -> str | None:
+    """What to say, searching nothing, when the dates leave no time between them."""
+    start, end = parse_when(after, "after"), parse_when(before, "before")
+    if start is None or end is None or start < end:
+        return None
+    if start == end:
+        return "after = before: for one day, before takes the next"
+    return "after is later than before: swap them"
+
+
+def last_before(before: str | None) -> datetime | None:
+    """The notes' date_to for the screen's `before`. A note's date_to takes in a bare date's
+    whole day, a message's before leaves it out: on one screen both read it as messages do."""
+    end = parse_when(before, "before")
+    if end is None:
+        return None
+    try:
+        return datetime.fromtimestamp(end, UTC) - timedelta(microseconds=1)
+    except (ValueError, OverflowError):  # before the calendar's first moment: nothing is
+        return datetime.min.replace(tzinfo=UTC)
 
 
 class FilterRow(Horizontal):

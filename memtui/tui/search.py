@@ -4,7 +4,6 @@ beside the box, a preview of the exchange around the highlighted hit."""
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.markdown import Markdown
@@ -29,9 +28,9 @@ from memtui.engine import (
     SearchResponse,
     SearchResult,
 )
-from memtui.engine.search import REACH, parse_when
+from memtui.engine.search import REACH
 from memtui.errors import MemtuiError
-from memtui.tui.filters import FilterRow, local_moment
+from memtui.tui.filters import FilterRow, last_before, local_moment, nothing_between
 from memtui.tui.format import agent_label, error_line, hit_words, one_line, short_names, when, who
 from memtui.tui.messages import ArchiveChanged
 from memtui.tui.notes import flows as notes_flows
@@ -74,28 +73,6 @@ def all_in(response: SearchResponse) -> bool:
     """The list holds every page the query reaches: every match, or 1,000."""
     held = len(response.results)
     return held >= (REACH if response.more else min(response.total, REACH))
-
-
-def nothing_between(after: str | None, before: str | None) -> str | None:
-    """What to say, searching nothing, when the dates leave no time between them."""
-    start, end = parse_when(after, "after"), parse_when(before, "before")
-    if start is None or end is None or start < end:
-        return None
-    if start == end:
-        return "after = before: for one day, before takes the next"
-    return "after is later than before: swap them"
-
-
-def last_before(before: str | None) -> datetime | None:
-    """The notes' date_to for the screen's `before`. A note's date_to takes in a bare date's
-    whole day, a message's before leaves it out: on one screen both read it as messages do."""
-    end = parse_when(before, "before")
-    if end is None:
-        return None
-    try:
-        return datetime.fromtimestamp(end, UTC) - timedelta(microseconds=1)
-    except (ValueError, OverflowError):  # before the calendar's first moment: nothing is
-        return datetime.min.replace(tzinfo=UTC)
 
 
 class SearchScreen(Screen[None]):
@@ -518,7 +495,7 @@ class SearchScreen(Screen[None]):
     @on(Input.Submitted, "#query")
     def _submitted(self) -> None:
         if (into := self._results_list()) is not None:
-            self._enter(into)
+            self.set_focus(into)
 
     def action_cycle_mode(self) -> None:
         self.mode = MODES[(MODES.index(self.mode) + 1) % len(MODES)]
@@ -536,7 +513,7 @@ class SearchScreen(Screen[None]):
         into = self._results_list()
         if not isinstance(self.focused, Input) or into is None:
             raise SkipAction
-        self._enter(into)
+        self.set_focus(into)  # now, not after a refresh: the next key of a burst goes there
 
     def _results_list(self) -> HitList[Any] | None:
         """The list down or enter goes to from the box: the notes when they are searched
@@ -546,9 +523,6 @@ class SearchScreen(Screen[None]):
         if not (self.scope == "notes" or (self.scope == "both" and notes.hits)):
             into = self.query_one(ResultList)
         return into if into.hits else None
-
-    def _enter(self, into: HitList[Any]) -> None:
-        self.set_focus(into)  # now, not after a refresh: the next key of a burst goes there
 
     def _past(self, control: HitList[Any], step: int) -> None:
         """Up and down go on past a list's ends: from the last note to the messages when
