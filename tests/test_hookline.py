@@ -289,8 +289,8 @@ def test_a_request_that_never_ends_is_let_go(server: HookServer) -> None:
                     break  # the server let go
             except TimeoutError:
                 continue
-            except BrokenPipeError:
-                break
+            except (BrokenPipeError, ConnectionResetError):
+                break  # let go with our bytes unread: the kernel resets the connection
         else:
             pytest.fail("the server still reads a request that never ends")
 

@@ -13,6 +13,7 @@ from pydantic import Field, StrictInt, StrictStr
 
 MAX_QUERY = 4_000
 MAX_TEXT = 1_000  # ids, paths and filters: generous, but no megabyte "project"
+MAX_LIMIT = 50
 
 Text = Annotated[StrictStr, Field(max_length=MAX_TEXT)]
 QueryText = Annotated[StrictStr, Field(min_length=1, max_length=MAX_QUERY)]
@@ -31,4 +32,4 @@ When = Annotated[
         description="ISO 8601 date or date-time",
     ),
 ]
-Limit = Annotated[StrictInt, Field(ge=1, le=50)]
+Limit = Annotated[StrictInt, Field(ge=1, le=MAX_LIMIT)]

@@ -1,14 +1,26 @@
-"""The Memory a server answers from, opened on first use so `initialize` never waits for it."""
+"""The Memory a server answers from, opened on first use so `initialize` never waits for it,
+and the time a tool's call on it is given."""
 
 from __future__ import annotations
 
 import threading
 from typing import TYPE_CHECKING
 
-from memtui.engine import Config
+from memtui.engine import Busy, Config
 
 if TYPE_CHECKING:
     from memtui.engine import Memory
+
+TOOL_SECONDS = 30.0  # the first call may load the model and open the indexes: a few seconds
+
+
+def overdue(what: str) -> Busy:
+    """What a caller is told when `what` is not done within TOOL_SECONDS (its thread is left
+    to finish on its own: a thread cannot be stopped, and reads hold no lock)."""
+    return Busy(
+        f"{what} took longer than {TOOL_SECONDS:.0f} s",
+        "try again in a moment, or narrow it: fewer words, a filter, mode fts",
+    )
 
 
 class Engine:

@@ -141,6 +141,11 @@ class Early:
         self.era: str | None = None  # "handshake" | "modern", from the first request
         self.version: str | None = None  # the handshake's agreed version
 
+    @property
+    def initialized(self) -> bool:
+        """An `initialize` handshake was answered: a tool may be called."""
+        return self.era == "handshake" and self.version is not None
+
     def respond(self, message: dict[str, Any]) -> dict[str, Any] | None:
         """The response the SDK would give `message` (a request, one JSON object), or for a
         `subscriptions/listen` the acknowledgement it sends first; None when only the SDK can

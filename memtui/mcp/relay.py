@@ -26,9 +26,10 @@ from mcp_types import (
     jsonrpc_message_adapter,
 )
 
+from memtui.mcp.engine import TOOL_SECONDS
 from memtui.mcp.handshake import ACKNOWLEDGED, LISTEN, given_key, id_key, malformed, problem
 from memtui.mcp.server import build_server
-from memtui.mcp.tools import TOOL_SECONDS, Server
+from memtui.mcp.tools import Server
 
 if TYPE_CHECKING:
     from memtui.mcp.stdio import Signalled, Wire

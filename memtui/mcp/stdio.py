@@ -7,8 +7,9 @@ reader thread on stdin while another thread imports the SDK and builds the serve
 ready, the handshake, the lists and whatever the SDK refuses unread are answered from
 handshake.py (the SDK's own answers, recorded), a line that is not a message it can take gets
 its JSON-RPC error, and everything else waits.
-Then the server (relay.py) is handed every line read so far, its answers to what was already
-answered are left out, and it serves on.
+A search asked for in that time is answered from the engine (first.py), and the SDK's import
+waits for it. Then the server (relay.py) is handed every line read so far but those searches,
+its answers to what was already answered are left out, and it serves on.
 
 Every line gets an answer; a closed stdout ends the process quietly; at EOF whatever was asked
 before it is answered first. A second after start the archive is opened and its indexes and
@@ -34,6 +35,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 from memtui.engine import Config, MemtuiError
 from memtui.engine.hookline import HookServer
 from memtui.mcp.engine import Engine
+from memtui.mcp.first import First
 from memtui.mcp.handshake import (
     Early,
     given_key,
@@ -166,6 +168,8 @@ def serve_stdio(
     lines = wire.start_reading()
     told = instructions(config, families)
     early = Early(told, families)
+    engine = Engine(config)
+    first = First(engine, wire.write, families)
     loaded: dict[str, Any] = {}
     ready = threading.Event()
 
@@ -173,7 +177,6 @@ def serve_stdio(
         from memtui.mcp import relay  # the SDK: most of a second
 
         loaded["relay"] = relay
-        loaded["engine"] = engine = Engine(config)
         loaded["server"] = relay.build_server(engine, families=families, told=told)
         ready.set()
 
@@ -188,8 +191,9 @@ def serve_stdio(
         if reason := why(signalled, wire):
             leave(reason)
         # The import holds the interpreter for long stretches: it starts once the handshake
-        # and the tool list are answered, a request needs it, or stdin is quiet for a moment.
-        if not loading and time.monotonic() - quiet_since > QUIET:
+        # and the tool list are answered and a first search is, a request needs it, or stdin
+        # is quiet for a moment.
+        if not loading and time.monotonic() - quiet_since > QUIET and not first.busy:
             loader.start()
             loading = True
         try:
@@ -203,12 +207,11 @@ def serve_stdio(
             ready.wait()
             break
         quiet_since = time.monotonic()
-        if not answer_early(line, None if owed else early, wire, backlog, given):
+        if not answer_early(line, None if owed else early, wire, backlog, given, first):
             owed = True
             if not loading:
                 loader.start()
                 loading = True
-    engine: Engine = loaded["engine"]
     hooks = serve_hooks(config)
     stop = threading.Event()
     follower = threading.Thread(
@@ -220,6 +223,7 @@ def serve_stdio(
             loaded["server"], wire, lines, backlog, given, ended=ended, signalled=signalled
         )
     finally:
+        first.wait()
         if hooks is not None:
             hooks.close()
         stop.set()  # the follower stops between batches, its reader process with it
@@ -243,17 +247,25 @@ def serve_hooks(config: Config) -> HookServer | None:
 
 
 def answer_early(
-    line: bytes, early: Early | None, wire: Wire, backlog: list[bytes], given: set[str]
+    line: bytes,
+    early: Early | None,
+    wire: Wire,
+    backlog: list[bytes],
+    given: set[str],
+    first: First,
 ) -> bool:
     """Before the SDK is ready: a line that is no message it can take gets its error, a
     request `early` knows the SDK's answer to gets that answer (None: not now, the SDK owes
-    an earlier line one); every message is kept for the SDK. False: a line only it answers."""
+    an earlier line one), a search `first` takes is answered by it; every other message is
+    kept for the SDK. False: a line only it answers."""
     try:
         message = json.loads(line)
     except (ValueError, RecursionError):
         return wire.write(problem(line))
     if not isinstance(message, dict) or surrogate_at(message) is not None or malformed(message):
         return wire.write(problem(line))
+    if early is not None and early.initialized and "id" in message and first.take(message):
+        return True
     backlog.append(line)
     if "method" in message and "id" not in message:
         return True  # a notification

@@ -12,14 +12,12 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import json
 import logging
 from collections.abc import Callable, Sequence
 from typing import Any, ParamSpec, TypeVar, get_type_hints
 
 import anyio
 import anyio.to_thread
-import pydantic_core
 from mcp.server.auth.provider import TokenVerifier
 from mcp.server.auth.settings import AuthSettings
 from mcp.server.context import CallNext, ServerRequestContext
@@ -42,13 +40,13 @@ from mcp.types import (
 from pydantic import BaseModel, Field, ValidationError, create_model
 
 from memtui import __version__
-from memtui.engine import Busy, MemtuiError
-from memtui.mcp.engine import Engine
+from memtui.engine import MemtuiError
+from memtui.mcp.engine import TOOL_SECONDS, Engine, overdue
+from memtui.mcp.first import content, failed_unexpectedly
 from memtui.mcp.handshake import INITIALIZED_ALREADY, instructions
 
 log = logging.getLogger(__name__)
 
-TOOL_SECONDS = 30.0  # the first call may load the model and open the indexes: a few seconds
 INVALID = "INVALID_ARGUMENT"
 MAX_URI = 1_000
 LOOSE_BOUNDS = ("maxLength", "maxItems", "maximum")
@@ -63,8 +61,7 @@ def failure(text: str) -> CallToolResult:
 
 def structured(result: Any, text: str | None = None) -> CallToolResult:
     """An engine result as structured content, with the same JSON (or `text`) for reading."""
-    data = pydantic_core.to_jsonable_python(result)
-    shown = text if text is not None else json.dumps(data, ensure_ascii=False)
+    data, shown = content(result, text)
     return CallToolResult(content=[TextContent(type="text", text=shown)], structured_content=data)
 
 
@@ -290,7 +287,7 @@ class Server(MCPServer):
             if isinstance(exc.__cause__, ValidationError):
                 return failure(invalid_arguments(name, exc.__cause__, self._expects[name]))
             log.error("tool %s failed", name, exc_info=exc.__cause__ or exc)
-            return failure(f"INTERNAL_ERROR: {name} failed unexpectedly (the log says why)")
+            return failure(failed_unexpectedly(name))
         assert isinstance(result, CallToolResult)
         return result
 
@@ -354,10 +351,7 @@ async def run_bounded(call: Callable[[], T], what: str) -> T:
             return await anyio.to_thread.run_sync(call, abandon_on_cancel=True)
     except TimeoutError:
         log.warning("%s took longer than %.0f s", what, TOOL_SECONDS)
-        raise Busy(
-            f"{what} took longer than {TOOL_SECONDS:.0f} s",
-            "try again in a moment, or narrow it: fewer words, a filter, mode fts",
-        ) from None
+        raise overdue(what) from None
 
 
 async def resource(call: Callable[[], T], uri: str) -> T:
