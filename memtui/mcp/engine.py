@@ -1,10 +1,12 @@
-"""The Memory a server answers from, opened on first use so `initialize` never waits for it,
-and the time a tool's call on it is given."""
+"""The Memory a server answers from, opened on first use so `initialize` never waits for it;
+the time a tool's call on it is given, and what its answer is made of (shared by the SDK's
+tools and first.py's searches)."""
 
 from __future__ import annotations
 
+import json
 import threading
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from memtui.engine import Busy, Config
 
@@ -21,6 +23,19 @@ def overdue(what: str) -> Busy:
         f"{what} took longer than {TOOL_SECONDS:.0f} s",
         "try again in a moment, or narrow it: fewer words, a filter, mode fts",
     )
+
+
+def content(result: Any, text: str | None = None) -> tuple[Any, str]:
+    """An engine result as a tool's structured content, and the text beside it: the same
+    JSON, or `text`."""
+    import pydantic_core  # not before a first answer needs it: `initialize` does not wait
+
+    data = pydantic_core.to_jsonable_python(result)
+    return data, text if text is not None else json.dumps(data, ensure_ascii=False)
+
+
+def failed_unexpectedly(tool: str) -> str:
+    return f"INTERNAL_ERROR: {tool} failed unexpectedly (the log says why)"
 
 
 class Engine:

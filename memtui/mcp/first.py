@@ -15,14 +15,13 @@ from __future__ import annotations
 
 import functools
 import itertools
-import json
 import logging
 import threading
 from collections.abc import Callable, Sequence
 from typing import Any, get_args
 
 from memtui.engine import MemtuiError
-from memtui.mcp.engine import TOOL_SECONDS, Engine, overdue
+from memtui.mcp.engine import TOOL_SECONDS, Engine, content, failed_unexpectedly, overdue
 from memtui.mcp.handshake import FAMILIES
 
 log = logging.getLogger(__name__)
@@ -48,19 +47,6 @@ def checks() -> dict[str, Callable[[Any], bool]]:
         "cwd": lambda v: isinstance(v, str) and v.startswith("/") and len(v) <= MAX_TEXT,
         "response_format": lambda v: v == "json",
     }
-
-
-def content(result: Any, text: str | None = None) -> tuple[Any, str]:
-    """An engine result as a tool's structured content, and the text beside it: the same
-    JSON, or `text`."""
-    import pydantic_core
-
-    data = pydantic_core.to_jsonable_python(result)
-    return data, text if text is not None else json.dumps(data, ensure_ascii=False)
-
-
-def failed_unexpectedly(tool: str) -> str:
-    return f"INTERNAL_ERROR: {tool} failed unexpectedly (the log says why)"
 
 
 def arguments(message: dict[str, Any]) -> dict[str, Any] | None:

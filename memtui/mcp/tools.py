@@ -41,8 +41,7 @@ from pydantic import BaseModel, Field, ValidationError, create_model
 
 from memtui import __version__
 from memtui.engine import MemtuiError
-from memtui.mcp.engine import TOOL_SECONDS, Engine, overdue
-from memtui.mcp.first import content, failed_unexpectedly
+from memtui.mcp.engine import TOOL_SECONDS, Engine, content, failed_unexpectedly, overdue
 from memtui.mcp.handshake import INITIALIZED_ALREADY, instructions
 
 log = logging.getLogger(__name__)
