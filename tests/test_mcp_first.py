@@ -6,10 +6,13 @@ from __future__ import annotations
 
 import json
 import os
+import signal
+import time
 from pathlib import Path
 from typing import Any
 
 import anyio
+import corpus
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -168,4 +171,21 @@ def test_a_search_asked_at_once_is_answered_before_the_sdk_then_by_it(archive: M
     assert wire.call("search_history", asked) == early
     assert log.read_text().count(said) == before + 1
     assert wire.finish() == 0
+    wire.only_json_rpc()
+
+
+def test_a_stop_while_answers_wait_to_be_read_leaves_whole_lines(memory: Memory) -> None:
+    """SIGTERM while a search's answer is half written (the client has not read the others):
+    the line is ended before the process exits, and it still exits 0."""
+    corpus.generate(memory.config.claude_dir, messages=2_000, seed=3)
+    memory.upkeep.ingest(memory.config.claude_dir)
+    wire = Wire(memory.config)
+    wire.initialize()
+    for n in range(10, 18):  # more than a pipe holds: the last answers wait
+        wire.send(call(n, {"query": "error", "mode": "fts", "limit": 50}))
+    time.sleep(3)
+    wire.proc.send_signal(signal.SIGTERM)
+    time.sleep(0.5)  # it stops on the signal, not at the end of stdin that finish() closes
+    assert wire.finish() == 0
+    assert wire.stdout.endswith(b"\n") and len(wire.stdout) > 65_536
     wire.only_json_rpc()

@@ -81,6 +81,7 @@ class First:
         self.served = "history" in families  # else the SDK answers that there is no such tool
         self._tokens = itertools.count()
         self._pending: dict[int, threading.Timer] = {}  # unanswered, by token: each one's bound
+        self._writing = 0  # answers being written
         self._done = threading.Condition()
 
     def take(self, message: dict[str, Any]) -> bool:
@@ -103,12 +104,12 @@ class First:
     @property
     def busy(self) -> bool:
         with self._done:
-            return bool(self._pending)
+            return bool(self._pending or self._writing)
 
     def wait(self) -> None:
         """Until every search taken is answered (at most TOOL_SECONDS)."""
         with self._done:
-            self._done.wait_for(lambda: not self._pending, TOOL_SECONDS + 1.0)
+            self._done.wait_for(lambda: not (self._pending or self._writing), TOOL_SECONDS + 1.0)
 
     def _search(self, key: int, request_id: Any, given: dict[str, Any]) -> None:
         given = {k: v for k, v in given.items() if k != "response_format"}
@@ -129,14 +130,20 @@ class First:
         self._answer(key, request_id, failure(overdue(TOOL).line()))
 
     def _answer(self, key: int, request_id: Any, result: dict[str, Any]) -> None:
-        """The first of a search's result and its bound's BUSY is written; the other is not."""
+        """The first of a search's result and its bound's BUSY is written; the other is not.
+        The write is made outside the lock: a client slow to read must not hold up `busy`."""
         with self._done:
             timer = self._pending.pop(key, None)
             if timer is None:
                 return
             timer.cancel()
+            self._writing += 1
+        try:
             self.write({"jsonrpc": "2.0", "id": request_id, "result": result})
-            self._done.notify_all()
+        finally:
+            with self._done:
+                self._writing -= 1
+                self._done.notify_all()
 
 
 def text_part(text: str) -> dict[str, Any]:

@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import logging
 import queue
-import signal
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -39,6 +38,7 @@ __all__ = ["build_server", "run"]
 log = logging.getLogger(__name__)
 
 EOF_WAIT = TOOL_SECONDS + 5.0  # seconds the answers to the last requests get after EOF
+SIGNAL_POLL = 0.1  # seconds between looks at whether a signal came
 STREAMS = (LISTEN,)  # requests answered only when the connection ends
 
 
@@ -122,11 +122,10 @@ async def _run(
         tasks.cancel_scope.cancel()
 
     async def until_signalled() -> None:
-        with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGINT, signal.SIGHUP) as got:
-            if signalled.number is None:
-                async for number in got:
-                    signalled.number = number
-                    break
+        # stdio.py's handler stays: putting anyio's in its place could lose a signal that
+        # arrives during the swap (one run in many ignored its SIGTERM).
+        while signalled.number is None:
+            await anyio.sleep(SIGNAL_POLL)
         log.info("mcp server got signal %d", signalled.number)
         tasks.cancel_scope.cancel()
 

@@ -53,6 +53,7 @@ log = logging.getLogger(__name__)
 FOLLOW_AFTER = 1.0  # seconds: let initialize and the first calls go first
 TAKE_OVER_EVERY = 5.0  # seconds between tries to become the one that follows
 STOP_WAIT = 10.0  # seconds a stopping follower gets to finish its batch
+LINE_WAIT = 2.0  # seconds a line being written gets to end when the process stops
 POLL = 0.01  # seconds between looks at the signal flag while the SDK loads
 MAX_LINE = 64 << 20  # bytes: a longer line is refused, not kept in memory
 QUIET = 0.05  # seconds without a line after which the SDK starts loading
@@ -111,6 +112,13 @@ class Wire:
                 self.closed = True
                 return False
         return True
+
+    def shut(self) -> None:
+        """No line starts after this; one being written is given LINE_WAIT to end, so a
+        process that exits now leaves no half line on the wire."""
+        if self._lock.acquire(timeout=LINE_WAIT):
+            self.closed = True
+            self._lock.release()
 
     def start_reading(self) -> queue.Queue[bytes | None]:
         """Lines from stdin on a thread, as they come; None at EOF."""
@@ -189,7 +197,7 @@ def serve_stdio(
     quiet_since = time.monotonic()
     while not ready.is_set():
         if reason := why(signalled, wire):
-            leave(reason)
+            leave(reason, wire)
         # The import holds the interpreter for long stretches: it starts once the handshake
         # and the tool list are answered and a first search is, a request needs it, or stdin
         # is quiet for a moment.
@@ -232,7 +240,7 @@ def serve_stdio(
             log.warning("the follower did not stop within %.0f s", STOP_WAIT)
         else:
             engine.close()
-    leave(why(signalled, wire) or "stdin closed")
+    leave(why(signalled, wire) or "stdin closed", wire)
 
 
 def serve_hooks(config: Config) -> HookServer | None:
@@ -283,9 +291,10 @@ def why(signalled: Signalled, wire: Wire) -> str | None:
     return "stdout closed" if wire.closed else None
 
 
-def leave(reason: str) -> NoReturn:
+def leave(reason: str, wire: Wire) -> NoReturn:
     """Exit 0 now: threads blocked on stdin or on an import cannot be joined, and nothing of
-    ours is left running (the follower was stopped)."""
+    ours is left running (the follower was stopped); a line being written is ended first."""
+    wire.shut()
     log.info("mcp server stopped: %s", reason)
     logging.shutdown()
     os._exit(0)
