@@ -17,6 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from memtui.config import Config
 from memtui.engine import Memory
 from memtui.mcp import first as first_module
 from memtui.mcp.engine import Engine
@@ -188,4 +189,18 @@ def test_a_stop_while_answers_wait_to_be_read_leaves_whole_lines(memory: Memory)
     time.sleep(0.5)  # it stops on the signal, not at the end of stdin that finish() closes
     assert wire.finish() == 0
     assert wire.stdout.endswith(b"\n") and len(wire.stdout) > 65_536
+    wire.only_json_rpc()
+
+
+def test_a_damaged_archive_is_said_to_be_so_from_the_first_answer(cfg: Config) -> None:
+    """A memtui.db that is not a database: the server still starts (it exited 1 before
+    answering `initialize`), says so in its instructions and answers a search with the code."""
+    cfg.data_dir.mkdir(parents=True)
+    (cfg.data_dir / "memtui.db").write_bytes(b"not a database, " * 512)
+    wire = Wire(cfg)
+    told = wire.initialize()["result"]["instructions"]
+    assert "memtui cannot read its archive now: STORE_CORRUPT: " in told
+    result = wire.call("search_history", {"query": "webhook"})
+    assert result["isError"] and result["content"][0]["text"].startswith("STORE_CORRUPT: ")
+    assert wire.finish() == 0
     wire.only_json_rpc()

@@ -22,11 +22,14 @@ answer (`problem`).
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from memtui.engine import Config
+
+log = logging.getLogger(__name__)
 
 FAMILIES = ("history", "notes", "signals")  # the tool families, in the order they are registered
 FORGETTING = ("history", "notes")  # the families whose data `forget` reaches
@@ -87,11 +90,15 @@ def instructions(config: Config, families: Sequence[str]) -> str:
     """What the server says on connect: when to search and when to save, then the approved
     house rules, and how many signals and stale inferences wait for the user (counts, never
     content; all read from SQLite alone: no index, no model)."""
-    from memtui.engine import house_rules
+    from memtui.engine import MemtuiError, house_rules
     from memtui.engine.inferences import waiting
 
     parts = [OPENING, *(GUIDE[f] for f in FAMILIES if f in families)]
-    rules = house_rules(config).text.strip()
+    try:
+        rules = house_rules(config).text.strip()
+    except MemtuiError as exc:  # a damaged archive: the server still starts, and says so
+        log.warning("the house rules cannot be read: %s", exc.line())
+        rules = f"memtui cannot read its archive now: {exc.line()}"
     if rules:
         parts.append(rules)
     counts = waiting(config) if "signals" in families else None
