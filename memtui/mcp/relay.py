@@ -9,6 +9,7 @@ to answer what was asked before it, and only then stops.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import queue
@@ -38,7 +39,6 @@ __all__ = ["build_server", "run"]
 log = logging.getLogger(__name__)
 
 EOF_WAIT = TOOL_SECONDS + 5.0  # seconds the answers to the last requests get after EOF
-SIGNAL_POLL = 0.1  # seconds between looks at whether a signal came
 STREAMS = (LISTEN,)  # requests answered only when the connection ends
 
 
@@ -122,10 +122,17 @@ async def _run(
         tasks.cancel_scope.cancel()
 
     async def until_signalled() -> None:
-        # stdio.py's handler stays: putting anyio's in its place could lose a signal that
-        # arrives during the swap (one run in many ignored its SIGTERM).
-        while signalled.number is None:
-            await anyio.sleep(SIGNAL_POLL)
+        # stdio.py's handler stays and wakes this loop (anyio.run runs asyncio's): putting
+        # anyio's handler in its place could lose a signal that arrives during the swap (one
+        # run in many ignored its SIGTERM).
+        got = anyio.Event()
+        loop = asyncio.get_running_loop()
+        signalled.waker = lambda: loop.call_soon_threadsafe(got.set)
+        try:
+            if signalled.number is None:
+                await got.wait()
+        finally:
+            signalled.waker = None
         log.info("mcp server got signal %d", signalled.number)
         tasks.cancel_scope.cancel()
 

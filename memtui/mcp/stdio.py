@@ -20,6 +20,7 @@ when that one exits.
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import json
 import logging
@@ -28,7 +29,7 @@ import queue
 import signal
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from types import FrameType
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -65,12 +66,16 @@ class Signalled:
 
     def __init__(self) -> None:
         self.number: int | None = None
+        self.waker: Callable[[], object] | None = None  # the relay's: wakes its event loop
         for number in SIGNALS:
             signal.signal(number, self._got)
 
     def _got(self, number: int, frame: FrameType | None) -> None:
         del frame
         self.number = number
+        if self.waker is not None:
+            with contextlib.suppress(RuntimeError):  # its loop has just closed
+                self.waker()
 
 
 class Wire:
