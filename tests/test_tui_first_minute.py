@@ -278,6 +278,26 @@ async def test_the_search_tells_projects_of_the_same_folder_name_apart(archive: 
         assert all("client-02/app" in h for h in await heads("shipping"))
 
 
+async def test_the_project_list_drops_framed_with_each_name_on_one_line(archive: Memory) -> None:
+    app = MemtuiApp(archive, upkeep=False)
+    async with app.run_test(size=SMALL) as pilot:
+        await pilot.press("slash")
+        project = app.screen.query_one("#project", Select)
+        await until(pilot, lambda: len(project._options) > 1)  # type: ignore[attr-defined]
+        long = "payments-reconciliation-service-backend-v2"
+        project.set_options([(long, "/work/" + long), ("shop-api", "/work/shop-api")])
+        project.focus()
+        await pilot.press("enter")
+        await until(pilot, lambda: project.expanded)
+        await pilot.pause(0.2)
+        lines = app.export_screenshot().count(long)  # the name whole, on one line
+        overlay = project.query_one("SelectOverlay")
+        assert lines == 1
+        assert overlay.styles.border_left[0] != "", "framed: a hit's letters beside it stay apart"
+        assert overlay.region.width > project.region.width, "wider than the box when a name is"
+        assert overlay.region.right <= SMALL[0]
+
+
 # -- 3, 4: titles ------------------------------------------------------------------------------
 
 
