@@ -365,6 +365,31 @@ def test_an_editor_that_fails_or_is_missing(noted: Config) -> None:
     assert one_line_error(missing) and "cannot start the editor" in missing.stderr
 
 
+def test_an_editor_that_deletes_its_file_saves_nothing_in_one_line(
+    noted: Config, tmp_path: Path
+) -> None:
+    fake = editor(tmp_path, "path.unlink()\n")
+    result = run(noted, "note", "edit", "1", EDITOR=fake, VISUAL="")
+    assert one_line_error(result), result.stderr
+    assert "cannot read" in result.stderr and "nothing saved" in result.stderr
+    assert "kept in" not in result.stderr, "nothing is left to keep"
+
+
+@pytest.mark.parametrize("how", ["editor", "from"])
+def test_an_edit_too_large_is_refused_unread(noted: Config, tmp_path: Path, how: str) -> None:
+    """A device or a huge file given by mistake is refused at once, not read into memory."""
+    if how == "from":
+        result = run(noted, "note", "edit", "1", "--from", "/dev/zero")
+        assert "the edited note (/dev/zero) is over 200 KB" in result.stderr
+    else:
+        fake = editor(tmp_path, "path.write_text(text + 'x' * 300_000)\n")
+        result = run(noted, "note", "edit", "1", EDITOR=fake, VISUAL="")
+        kept = Path(result.stderr.split("your edit is kept in ")[1].strip())
+        assert kept.stat().st_size > 300_000
+        kept.unlink()
+    assert one_line_error(result) and "INVALID_ARGUMENT" in result.stderr, result.stderr
+
+
 # -- deleting and rules -----------------------------------------------------------------------
 
 

@@ -16,6 +16,7 @@ from memtui.engine import search as search_module
 from memtui.engine.memory import Memory
 from memtui.engine.search import SearchResponse, answered, nearest, settled
 from memtui.errors import Ambiguous, InvalidArgument, NotFound
+from memtui.store.fts import LONG_TOKEN
 from tests.lines import assistant, text, user, write
 
 SHOP, CRAWLER = "/home/dev/shop-api", "/home/dev/crawler"
@@ -261,6 +262,23 @@ def test_a_query_with_nothing_to_search_is_refused(made: Memory, query: str, mod
         made.history.search(query, mode)
     with pytest.raises(InvalidArgument, match="nothing to search for"):
         made.history.search(["webhook", query], mode)
+
+
+@pytest.mark.parametrize("mode", ["fts", "hybrid"])
+def test_a_word_too_long_to_index_is_said_to_be_left_out(made: Memory, mode: str) -> None:
+    """The index drops words of LONG_TOKEN bytes or more (a pasted blob), so a query cannot
+    find them: the answer says so, never that the query held only marks."""
+    blob = "Qz" * (LONG_TOKEN // 2)
+    with pytest.raises(InvalidArgument, match=f"words of {LONG_TOKEN} characters or more") as e:
+        made.history.search(blob, mode)
+    assert "only spaces" not in str(e.value)
+    mixed = made.history.search(f"webhook {blob}", mode)
+    plain = made.history.search("webhook", mode)
+    assert [r.uuid for r in mixed.results] == [r.uuid for r in plain.results]
+    assert mixed.note is not None and "1 word of 256 characters or more left out" in mixed.note
+    assert plain.note is None or "left out" not in plain.note
+    kept = made.history.search("webhook " + "Qz" * (LONG_TOKEN // 2 - 1), mode)
+    assert kept.note is None or "left out" not in kept.note, "255 bytes are indexed"
 
 
 def test_alternatives_with_nothing_to_search_are_ignored(made: Memory) -> None:

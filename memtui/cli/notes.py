@@ -20,6 +20,8 @@ if TYPE_CHECKING:
 
 family = Family()
 NOTE_ID = id_of("note")
+# An edited note is its front matter, then its body: room for the longest front matter.
+EDITED_BYTES = 2 * MAX_BODY_BYTES
 
 
 @family.command(
@@ -161,20 +163,29 @@ def _piped() -> str:
 def _read_body(source: str) -> str:
     """The body from a file or stdin (`-`): UTF-8, at most the notes' limit (read no further)."""
     name = "stdin" if source == "-" else source
-    try:
-        if source == "-":
-            data = sys.stdin.buffer.read(MAX_BODY_BYTES + 1)
-        else:
-            with open(source, "rb") as file:
-                data = file.read(MAX_BODY_BYTES + 1)
-    except OSError as exc:
-        fail(f"INVALID_ARGUMENT: cannot read {name}: {exc.strerror or exc}")
-    if len(data) > MAX_BODY_BYTES:
-        fail(f"INVALID_ARGUMENT: body ({name}) is over {MAX_BODY_BYTES // 1024} KB")
+    data = _read_capped(source, f"body ({name})", MAX_BODY_BYTES)
     try:
         return data.decode()
     except UnicodeDecodeError:
         fail(f"INVALID_ARGUMENT: body ({name}) is not UTF-8 text")
+
+
+def _read_capped(source: str | Path, what: str, cap: int) -> bytes:
+    """A file's bytes (stdin's for `-`), reading no further than `cap` (a device or a huge
+    file is refused at once, not read into memory); InvalidArgument when it is longer or
+    cannot be read."""
+    try:
+        if source == "-":
+            data = sys.stdin.buffer.read(cap + 1)
+        else:
+            with open(source, "rb") as file:
+                data = file.read(cap + 1)
+    except OSError as exc:
+        name = "stdin" if source == "-" else source
+        raise InvalidArgument(f"cannot read {name}: {exc.strerror or exc}") from None
+    if len(data) > cap:
+        raise InvalidArgument(f"{what} is over {cap // 1024} KB")
+    return data
 
 
 @family.command(
@@ -191,10 +202,7 @@ def _read_body(source: str) -> str:
 def note_edit(memory: Memory, args: Namespace) -> None:
     before = memory.notes.get(args.id).note
     if args.source is not None:
-        try:
-            data = Path(args.source).read_bytes()
-        except OSError as exc:
-            fail(f"INVALID_ARGUMENT: cannot read {args.source}: {exc.strerror or exc}")
+        data = _read_capped(args.source, f"the edited note ({args.source})", EDITED_BYTES)
         _saved(before.id, _save_edit(memory, before, _utf8(data)))
         return
     from memtui.engine import note_for_editing
@@ -206,7 +214,11 @@ def note_edit(memory: Memory, args: Namespace) -> None:
         file.write(original)
     while True:
         problem = _run_editor(draft)
-        data = draft.read_bytes()
+        try:
+            data = _read_capped(draft, "the edited note", EDITED_BYTES)
+        except InvalidArgument as exc:
+            kept = f", your edit is kept in {draft}" if draft.exists() else ""
+            fail(f"{error_line(exc)}; nothing saved{kept}")
         if data == original.encode():  # nothing to lose: the draft goes
             draft.unlink()
             if problem:

@@ -28,9 +28,10 @@ from memtui.engine.types import (
 )
 from memtui.errors import InvalidArgument
 from memtui.store import db, turns
-from memtui.store.fts import FtsFilter, as_words
+from memtui.store.fts import LONG_TOKEN, FtsFilter, as_words
 from memtui.store.indexes import VECTOR_WHERE, Indexes
 from memtui.store.vectors import Vectors
+from memtui.words import counted
 
 MAX_ALTERNATIVES = 4
 # How far paging reaches in every mode; "of N" counts the results it can reach, at most this.
@@ -391,7 +392,15 @@ class Searcher:
         validate.page(limit, offset, reach=REACH)
         query = normalise_query(query)
         fts = self.indexes.fts
-        if not all(fts.searchable(q) for q in ([query] if isinstance(query, str) else query)):
+        texts = [query] if isinstance(query, str) else query
+        blobs = sum(fts.unindexed(q) for q in texts)
+        if not all(fts.searchable(q) for q in texts):
+            if blobs:
+                raise InvalidArgument(
+                    f"the query has nothing to search for: words of {LONG_TOKEN} characters "
+                    "or more (a pasted blob or key) are not indexed",
+                    "search for the words around it",
+                )
             raise InvalidArgument(
                 "the query has nothing to search for (only spaces, marks or emoji)",
                 'type words, a "quoted phrase", a prefix* or a name like src/api/orders.py',
@@ -438,6 +447,12 @@ class Searcher:
                 note = note or "nothing has that name as written: these have its words"
         if note is None:
             note = head.note
+        if blobs:
+            left_out = (
+                f"{counted(blobs, 'word')} of {LONG_TOKEN} characters or more left out "
+                "(not indexed)"
+            )
+            note = f"{note}; {left_out}" if note else left_out
         hits: list[SessionHit] = []
         if by == "session":
             asked = {

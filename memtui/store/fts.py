@@ -87,6 +87,9 @@ MIN_PREFIX = 3  # "mi*" would expand to thousands of terms and say little
 _WORD = re.compile(r"(\w+(?:[./:@\-]\w+)*)(?:['\u2019](?:s|re|ve|ll|d|m|t)\b)?(\*?)", re.IGNORECASE)
 
 
+_TOKEN = re.compile(r"[^\W_]+")  # as Tantivy's `simple` tokenizer cuts: runs of letters and digits
+
+
 def _words(text: str) -> list[str]:
     return [word + star for word, star in _WORD.findall(text)]
 
@@ -536,6 +539,11 @@ class FullText:
         searcher = self._searcher()
         content = self._content(query, searcher, keep_all=False)
         return [self._idf(w, searcher) for w in content], searcher.num_docs
+
+    def unindexed(self, text: str) -> int:
+        """How many words of `text` no index holds: LONG_TOKEN bytes or more (a pasted blob or
+        key), which the analyser drops when indexing and so when querying too."""
+        return sum(1 for token in _TOKEN.findall(text) if len(token.encode()) >= LONG_TOKEN)
 
     def searchable(self, text: str) -> bool:
         """Whether `text` has anything the index can look for (a word, not only marks)."""
