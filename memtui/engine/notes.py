@@ -57,7 +57,7 @@ from memtui.engine.notes_types import (
 from memtui.engine.quoting import HIT_TITLE_CUT, short_title
 from memtui.engine.rules import HouseRules
 from memtui.engine.rules import house_rules as read_house_rules
-from memtui.engine.search import NEAREST, fuse
+from memtui.engine.search import NEAREST, fuse, searchable
 from memtui.engine.snippets import snippet
 from memtui.engine.types import MODE_ALIASES, MODES
 from memtui.errors import InvalidArgument, MemtuiError, NotFound
@@ -595,11 +595,7 @@ class Notes:
         with db.translated(self._db_path):
             conn = self._conn()
             index = self._index()
-            if not index.fts.searchable(query):
-                raise InvalidArgument(
-                    "the query has nothing to search for (only spaces, marks or emoji)",
-                    'type words, a "quoted phrase" or a prefix*',
-                )
+            searchable(index.fts, [query], 'type words, a "quoted phrase" or a prefix*')
             if f is not None and not store.under(conn, f):
                 raise NotFound(
                     f"no note is in a folder {f!r}", "leave it out to search every folder"

@@ -28,7 +28,7 @@ from memtui.engine.types import (
 )
 from memtui.errors import InvalidArgument
 from memtui.store import db, turns
-from memtui.store.fts import LONG_TOKEN, FtsFilter, as_words
+from memtui.store.fts import LONG_TOKEN, FtsFilter, FullText, as_words
 from memtui.store.indexes import VECTOR_WHERE, Indexes
 from memtui.store.vectors import Vectors
 from memtui.words import counted
@@ -148,6 +148,24 @@ def normalise_alternatives(alternatives: object) -> list[str]:
             f"alternatives takes at most {MAX_ALTERNATIVES} phrasings, got {len(alternatives)}"
         )
     return [validate.text("an alternative", a) for a in alternatives if a.strip()]
+
+
+def searchable(fts: FullText, texts: list[str], hint: str) -> int:
+    """Refuse a query with nothing the index can look for (InvalidArgument, with `hint`: what
+    may be typed); else how many of its words are too long to be indexed (a pasted blob),
+    which it leaves out."""
+    if not all(fts.searchable(text) for text in texts):
+        if any(fts.unindexed(text) for text in texts):
+            raise InvalidArgument(
+                f"the query has nothing to search for: words of {LONG_TOKEN} characters or "
+                "more (a pasted blob or key) are not indexed",
+                "search for the words around it",
+            )
+        raise InvalidArgument(
+            "the query has nothing to search for (only spaces, marks or emoji)",
+            hint,
+        )
+    return sum(fts.unindexed(text) for text in texts)
 
 
 def fuse(fts: Ranking, lifts: dict[int, float]) -> Ranking:
@@ -393,18 +411,9 @@ class Searcher:
         query = normalise_query(query)
         fts = self.indexes.fts
         texts = [query] if isinstance(query, str) else query
-        blobs = sum(fts.unindexed(q) for q in texts)
-        if not all(fts.searchable(q) for q in texts):
-            if blobs:
-                raise InvalidArgument(
-                    f"the query has nothing to search for: words of {LONG_TOKEN} characters "
-                    "or more (a pasted blob or key) are not indexed",
-                    "search for the words around it",
-                )
-            raise InvalidArgument(
-                "the query has nothing to search for (only spaces, marks or emoji)",
-                'type words, a "quoted phrase", a prefix* or a name like src/api/orders.py',
-            )
+        blobs = searchable(
+            fts, texts, 'type words, a "quoted phrase", a prefix* or a name like src/api/orders.py'
+        )
         others = [a for a in normalise_alternatives(alternatives) if fts.searchable(a)]
         phrasings: list[str | list[str]] = [query, *others]
         want = min(offset + limit, REACH)
