@@ -259,6 +259,61 @@ def conversations(cfg: Config) -> Config:
     return cfg
 
 
+def test_show_at_starts_at_that_message_as_the_conversation_reads(cfg: Config) -> None:
+    """A subagent's messages are numbered after the session's own but read where the
+    subagent ran: `--at N` starts at message N, not at every message numbered N or more."""
+    folder = cfg.claude_dir / "-home-dev-shop-api"
+    session = "ffff4444-sub"
+    main = b"".join(
+        user(f"m{i}", f"prompt {i} about the cart", session, f"2026-11-01T10:0{2 * i}:00.000Z")
+        + assistant(
+            f"m{i}a",
+            f"msg_m{i}",
+            text(f"answer {i}"),
+            session,
+            f"2026-11-01T10:0{2 * i + 1}:00.000Z",
+        )
+        for i in range(2)
+    )
+    write(folder / f"{session}.jsonl", main)
+    sub = b"".join(
+        json.dumps(
+            {
+                "type": "user" if i == 0 else "assistant",
+                "uuid": f"s{i}",
+                "parentUuid": None,
+                "sessionId": session,
+                "cwd": "/home/dev/shop-api",
+                "timestamp": f"2026-11-01T10:01:3{i}.000Z",
+                "isSidechain": True,
+                "agentId": "a1b2c3d4",
+                "message": {"role": "user", "content": "look for the cart code"}
+                if i == 0
+                else {"id": "msg_s1", "role": "assistant", "content": [text("found it")]},
+            }
+        ).encode()
+        + b"\n"
+        for i in range(2)
+    )
+    write(folder / session / "subagents" / "agent-a1b2c3d4.jsonl", sub)
+    assert memtui(cfg, "index").returncode == 0
+
+    def numbers(*args: str) -> list[int]:
+        shown = memtui(cfg, "show", session, *args)
+        assert shown.returncode == 0, shown.stderr
+        return [int(n) for n in re.findall(r"^## \[(\d+)\]", shown.stdout, re.M)]
+
+    assert numbers() == [0, 1, 4, 5, 2, 3], "the subagent reads where it ran"
+    assert numbers("--at", "2") == [2, 3]
+    assert numbers("--at", "4") == [4, 5, 2, 3]
+    assert (
+        memtui(cfg, "show", f"{session}#2").stdout
+        == memtui(cfg, "show", session, "--at", "2").stdout
+    )
+    past = memtui(cfg, "show", session, "--at", "6")
+    assert past.returncode == 1 and "0 to 5" in past.stderr, past.stderr
+
+
 def test_search_sessions_lists_conversations_with_their_best_hit(conversations: Config) -> None:
     """`memtui search … --sessions` answers "which conversation was it?": a conversation an
     entry, its facts, its best hit's line and how to open it there."""

@@ -200,13 +200,14 @@ def _conversations(out: Console, response: SearchResponse) -> None:
 def show(memory: Memory, args: Namespace) -> None:
     session, at = _handle(args.session, args.at)
     info, messages = memory.history.session_messages(session)
-    args.at = at
-    if messages and args.at > messages[-1].message_index:
-        raise InvalidArgument(
-            f"--at {args.at} is past the end: the session's messages are 0 to "
-            f"{messages[-1].message_index}"
-        )
-    messages = [m for m in messages if m.message_index >= args.at]
+    last = max((m.message_index for m in messages), default=0)
+    if messages and at > last:
+        raise InvalidArgument(f"--at {at} is past the end: the session's messages are 0 to {last}")
+    # From message `at` on as the conversation reads: a subagent's messages are numbered after
+    # the session's own but read where the subagent ran, so a number is a place, not a floor.
+    if messages:
+        first = min(m.message_index for m in messages if m.message_index >= at)
+        messages = messages[[m.message_index for m in messages].index(first) :]
     if args.json:
         print_json({"session": to_dict(info), "messages": to_dict(messages)})
     else:
