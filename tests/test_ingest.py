@@ -7,6 +7,8 @@ import threading
 import time
 from pathlib import Path
 
+import pytest
+
 from memtui.engine.memory import Memory
 from tests.lines import assistant, exchange, text, user, write
 
@@ -110,6 +112,33 @@ def test_deleted_file_keeps_its_session_archived(memory: Memory, claude_dir: Pat
     assert info.archived and info.message_count == 2
     assert "question number 1" in memory.history.session_markdown("s-1")
     assert memory.upkeep.stats().archived_sessions == 1
+
+
+@pytest.mark.parametrize("how", ["moved back", "restored by the follower"])
+def test_a_file_back_on_disk_is_no_longer_archived(
+    memory: Memory, claude_dir: Path, tmp_path: Path, how: str
+) -> None:
+    """A transcript moved away then back (a backup restored) holds nothing new to read: its
+    session is live again all the same, the follower's path as the full scan's."""
+    path = session_file(claude_dir)
+    write(path, exchange(1))
+    memory.upkeep.ingest()
+    aside = tmp_path / "aside.jsonl"
+    os.replace(path, aside)
+    memory.upkeep.ingest()
+    assert memory.history.get_session("s-1").session.archived
+    os.replace(aside, path)
+    if how == "moved back":
+        report = memory.upkeep.ingest()
+        assert report is not None and report.messages == 0, "nothing new was read"
+    else:
+        memory.upkeep.ingest(paths=[path])
+    info = memory.history.get_session("s-1").session
+    assert not info.archived and info.message_count == 2
+    assert memory.upkeep.stats().archived_sessions == 0
+    path.unlink()  # gone again: archived again
+    memory.upkeep.ingest()
+    assert memory.history.get_session("s-1").session.archived
 
 
 def test_resume_copy_is_not_stored_twice(memory: Memory, claude_dir: Path) -> None:

@@ -208,6 +208,7 @@ def ingest(
     if not full_scan:
         gone = [p for p in gone if Path(p) in set(files)]
     report.archived = archive.mark_missing(gone)
+    archive.mark_present(str(p) for p in files)
     return report
 
 

@@ -119,6 +119,27 @@ class Archive:
                 gone += sum(row[0] is None or row[0] not in held for row in rows)
         return gone
 
+    def mark_present(self, paths: Iterable[str]) -> None:
+        """Files marked missing that are back on disk (restored from a backup, moved back):
+        present again, and their sessions no longer archived. A file that came back unchanged
+        has nothing new to read, so no batch would say so."""
+        back: list[str] = []
+        for chunk in db.chunks(list(paths)):  # read first: most runs have none to write
+            sql = f"SELECT path FROM files WHERE missing = 1 AND path IN ({db.marks(chunk)})"
+            back += [row[0] for row in self.conn.execute(sql, chunk)]
+        if not back:
+            return
+        with self._transaction():
+            for chunk in db.chunks(back):
+                self.conn.execute(
+                    f"UPDATE files SET missing = 0 WHERE path IN ({db.marks(chunk)})", chunk
+                )
+                self.conn.execute(
+                    f"""UPDATE sessions SET archived = 0 WHERE archived = 1 AND id IN
+                       (SELECT session_id FROM files WHERE path IN ({db.marks(chunk)}))""",
+                    chunk,
+                )
+
     # -- the batch write ---------------------------------------------------------------------
 
     def apply(self, batches: Sequence[FileBatch]) -> BatchResult:
