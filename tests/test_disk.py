@@ -165,6 +165,9 @@ def answers(cfg: Config) -> list[str]:
 def test_deleted_index_folder_is_noticed_and_rebuilt(indexed: Config) -> None:
     before = answers(indexed)
     shutil.rmtree(indexed.index_dir)
+    searched = memtui(indexed, "search", "--mode", "fts", "checkout")  # nothing rebuilds it here
+    assert "the full-text index is empty" in searched.stdout + searched.stderr
+    assert "memtui index" in searched.stdout + searched.stderr, "what rebuilds it"
     stats = memtui(indexed, "stats")
     assert "damaged" in stats.stdout or "behind" in stats.stdout, stats.stdout
     assert memtui(indexed, "index").returncode == 0

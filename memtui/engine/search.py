@@ -570,7 +570,10 @@ class Searcher:
                 fts_list = nearest([covered(i) for i in range(len(phrasings))])
             fts_total = self._fts_total(phrasings, ask.fts_filter, [counts[i] for i in counts])
             if not fts_total and self._fts_unbuilt():
-                note = "the full-text index is being built: full-text results come when it is done"
+                note = (
+                    "the full-text index is empty: full-text results come once it is rebuilt "
+                    "(a running memtui rebuilds it; `memtui index` does it now)"
+                )
         if mode != "fts":
             meaning = (
                 vec_job.result() if vec_job else self._meaning(phrasings, ask.filt, depth, keep)
