@@ -917,6 +917,10 @@ def test_forget_cli_refuses_without_yes_and_bad_input(cfg: Config) -> None:
     assert one_line_error(no) and "NOT_CONFIRMED" in no.stderr
     assert one_line_error(memtui(cfg, "forget", "--session", "nope", "--yes"))
     assert one_line_error(memtui(cfg, "forget", "--project", "/nowhere", "--yes"))
+    # A search takes a part of a project's path; a forget names what goes whole, and says it.
+    part = memtui(cfg, "forget", "--project", "shop-api", "--yes")
+    assert one_line_error(part) and "NOT_FOUND" in part.stderr, part.stderr
+    assert "a forget takes the whole directory: /home/dev/shop-api?" in part.stderr
     with Memory(cfg) as memory:
         assert memory.history.search("zqxjvortal", "fts").results
 

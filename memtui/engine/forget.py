@@ -30,7 +30,8 @@ import orjson
 from memtui.config import Config
 from memtui.engine import note_fields, recall
 from memtui.engine.notes_types import Author
-from memtui.errors import InvalidArgument, NotConfirmed, NotFound
+from memtui.engine.sessions import resolve_project
+from memtui.errors import Ambiguous, InvalidArgument, MemtuiError, NotConfirmed, NotFound
 from memtui.store import db, signals, work
 from memtui.store.locks import first
 
@@ -69,6 +70,17 @@ def removed_hash(session_ids: list[str], uuids: list[str], note_ids: list[int]) 
         + [f"note:{n}" for n in note_ids]
     )
     return hashlib.sha256("\n".join(lines).encode()).hexdigest()
+
+
+def _whole(conn: sqlite3.Connection, part: str) -> str:
+    """What to give instead of a project's part (a search takes one, a forget does not: it
+    names exactly what goes)."""
+    try:
+        return f"a forget takes the whole directory: {resolve_project(conn, part)}?"
+    except Ambiguous as exc:
+        return f"a forget takes the whole directory, one of: {', '.join(exc.candidates)}"
+    except MemtuiError:
+        return "memtui projects lists them; give the directory as shown"
 
 
 class Forgetter:
@@ -166,10 +178,7 @@ class Forgetter:
                     "SELECT 1 FROM blocked_projects WHERE path = ?", (target,)
                 ).fetchone()
                 if row is None and blocked is None:
-                    raise NotFound(
-                        f"no project {target!r} in the archive",
-                        "memtui projects lists them (give the directory as shown)",
-                    )
+                    raise NotFound(f"no project {target!r} in the archive", _whole(conn, target))
                 sessions = [
                     r[0]
                     for r in conn.execute(
