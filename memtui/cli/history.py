@@ -301,7 +301,11 @@ def fixes(memory: Memory, args: Namespace) -> None:
         print_json({"error": found.error, "fixes": to_dict(found.fixes)})
         return
     if not found.fixes:
-        say(f"no conversation met {shown(found.error)!r}", file=sys.stderr)
+        say(
+            f"no command failed with {shown(found.error)!r} before (memtui search finds it in "
+            "other output: a log printed, a file read)",
+            file=sys.stderr,
+        )
     for fix in found.fixes:
         say(f"{when(fix.date)}  {fix.session_id}  {shown(fix.project)}")
         if fix.title:
