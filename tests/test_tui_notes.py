@@ -18,6 +18,7 @@ from memtui.engine import Memory, Note, NotFound
 from memtui.tui.app import MemtuiApp, binding_ids
 from memtui.tui.browse import BrowseScreen
 from memtui.tui.forms import Confirm
+from memtui.tui.notes import capture
 from memtui.tui.notes.dialogs import SimilarNotes
 from memtui.tui.notes.editor import NoteEditor
 from memtui.tui.notes.listing import FilterList, NotesArea, NotesScreen, NoteTable
@@ -731,6 +732,23 @@ async def test_save_a_message_of_a_session_as_a_past_note(archived: Memory) -> N
         )
         opened = app.screen
         assert isinstance(opened, SessionScreen) and opened.at == block.message.message_index
+
+
+def test_a_message_that_only_ran_tools_is_saved_with_its_calls(archived: Memory) -> None:
+    """`s` on a message with no words of its own (a Grep, an Edit) keeps what it ran; the
+    note held only its "From a conversation in …" line."""
+    found = [
+        (info, messages, i)
+        for s in archived.history.recent_sessions(limit=50).sessions
+        for info, messages in [archived.history.session_messages(s.session_id)]
+        for i, m in enumerate(messages)
+        if m.tool_calls and not m.text.strip()
+    ]
+    assert found, "the archive has a message that only ran tools"
+    info, messages, position = found[0]
+    body = capture.draft(info, messages, position, whole_exchange=False).body
+    call = messages[position].tool_calls[0]
+    assert f"- tool `{call.name}`: `{call.arg}`" in body, body
 
 
 async def test_save_the_highlighted_message_alone(archived: Memory) -> None:

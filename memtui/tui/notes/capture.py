@@ -54,12 +54,17 @@ def draft(
     lines = [f"From a conversation in {project_name(info.project)}, {when(said[0].timestamp)}."]
     for m in said:
         who = ROLE_LABEL.get(m.role, m.role)
-        text = m.text.strip() or m.tool_output.strip()
+        text = m.text.strip() or _calls(m) or m.tool_output.strip()
         lines.append(f"**{who}:**\n\n{text}" if len(said) > 1 else text)
     body = "\n\n".join(lines)
     if len(body) > BODY_CHARS:
         body = body[:BODY_CHARS].rstrip() + "\n\n…"
     return NoteDraft(title, body, "past", project_name(info.project), [])
+
+
+def _calls(message: MessageView) -> str:
+    """A message that only ran tools, as the session reads it: each tool and its argument."""
+    return "\n".join(f"- tool `{call.name}`: `{call.arg}`" for call in message.tool_calls)
 
 
 def title_words(text: str) -> str:
