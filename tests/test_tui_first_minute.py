@@ -278,6 +278,25 @@ async def test_the_search_tells_projects_of_the_same_folder_name_apart(archive: 
         assert all("client-02/app" in h for h in await heads("shipping"))
 
 
+async def test_a_long_search_summary_wraps_whole_at_80_columns(archive: Memory) -> None:
+    """What the search says of itself (the counts, then a note such as vectors still being
+    built) is read whole at 80 columns: it was cut at the end of one line, note and all."""
+    app = MemtuiApp(archive, upkeep=False)
+    async with app.run_test(size=SMALL) as pilot:
+        await pilot.press("slash", *"checkout", "ctrl+t", "ctrl+t")  # both: the longest counts
+        screen = app.screen
+        assert isinstance(screen, SearchScreen)
+        await whole_query_answered(pilot)
+        await until(pilot, lambda: screen.last is not None and screen.last_notes is not None)
+        note = "vectors are still being built: these results are full text only"
+        screen.last = dataclasses.replace(screen.last, note=note)
+        screen._summary()
+        await pilot.pause(0.2)
+        summary = screen.query_one("#search-summary", Static)
+        shown = " ".join(app.export_screenshot().split())  # the SVG's text, lines joined
+        assert summary.region.height >= 2 and "full text only" in shown.replace("&#160;", " ")
+
+
 async def test_the_project_list_drops_framed_with_each_name_on_one_line(archive: Memory) -> None:
     app = MemtuiApp(archive, upkeep=False)
     async with app.run_test(size=SMALL) as pilot:

@@ -571,8 +571,8 @@ class Searcher:
             fts_total = self._fts_total(phrasings, ask.fts_filter, [counts[i] for i in counts])
             if not fts_total and self._fts_unbuilt():
                 note = (
-                    "the full-text index is empty: full-text results come once it is rebuilt "
-                    "(a running memtui rebuilds it; `memtui index` does it now)"
+                    "the full-text index is empty: `memtui index` rebuilds it "
+                    "(a running memtui does too)"
                 )
         if mode != "fts":
             meaning = (
