@@ -224,7 +224,12 @@ def test_hidden_arc_quiet_in_one_folder_within_days(memory: Memory) -> None:
 def test_error_signatures_normalise_paths_numbers_ids() -> None:
     a = signatures("Traceback ...\nKeyError: 'user_42' in /srv/app/models.py line 12")
     b = signatures("KeyError: 'order_7' in /home/x/app/models.py line 99")
-    assert a == b == ["KeyError: <name> in <path> line <n>"]
+    assert a == b == ["KeyError: <name>"], "a KeyError's message is its key: the rest is about it"
+    prose = "the test reproduces KeyError: 'DATABASE_URL' without the fix"
+    assert signatures(prose, said=True) == signatures("KeyError: 'DATABASE_URL'")
+    assert signatures("ValueError: Unable to configure handler 'file'") == [
+        "ValueError: Unable to configure handler <name>"
+    ]
     assert signatures("FAILED tests/test_api.py::test_refund[case-3] - assert 1") == [
         "FAILED tests/test_api.py::test_refund"
     ]
@@ -308,7 +313,7 @@ def test_error_signatures_only_where_raised_or_reported() -> None:
     assert signatures(log) == ["TypeError: Cannot read properties"]
     # The person's words report an error anywhere in a line; a command's output, at its start.
     said = "hmm, still getting KeyError: 'sku' again"
-    assert signatures(said, said=True) == ["KeyError: <name> again"]
+    assert signatures(said, said=True) == ["KeyError: <name>"]  # "again" is about it
     assert signatures(said) == []
     assert signatures("what does `except ValueError: pass` do?", said=True) == []
     # What follows the error's sentence is words about it, not the error.

@@ -50,6 +50,10 @@ _NORMALISE = [
     (re.compile(r"\s+"), " "),
 ]
 _SENTENCE_END = re.compile(r"[.?!](?=\s|$)")
+# Errors whose message is the value alone (Python prints a KeyError's key): what follows it
+# on the line is someone's words about it.
+_VALUE_ONLY = {"KeyError"}
+_VALUE = re.compile(r"'[^']*'|\"[^\"]*\"|\S+")
 MAX_SIGNATURES = 4  # per message: a log dump holds dozens, and the first few say enough
 SIGNATURE_REST = 80  # characters of what follows an error's name in its signature
 
@@ -70,6 +74,8 @@ def _trim(rest: str) -> str:
 
 
 def _signature(name: str, rest: str) -> str:
+    if name in _VALUE_ONLY and (value := _VALUE.match(rest.strip())):
+        rest = value.group(0)  # "KeyError: 'x' without the fix": the words are about it
     rest = _normalised(rest)
     return f"{name}: {rest}" if rest else name
 
