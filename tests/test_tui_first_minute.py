@@ -27,7 +27,7 @@ from memtui.tui import actions, settings
 from memtui.tui import browse as browse_module
 from memtui.tui.app import MemtuiApp, key_scopes
 from memtui.tui.browse import BrowseScreen, SessionList
-from memtui.tui.format import short_names, short_when, when
+from memtui.tui.format import short_names, short_when, when, who
 from memtui.tui.forms import Confirm, Prompt
 from memtui.tui.messages import Progress
 from memtui.tui.notes.scope import counted
@@ -276,6 +276,16 @@ async def test_the_search_tells_projects_of_the_same_folder_name_apart(archive: 
         assert any("client-02/app" in h for h in await heads("shipping"))
         project.value = fm.CLIENT_2
         assert all("client-02/app" in h for h in await heads("shipping"))
+
+
+def test_a_hit_says_who_wrote_it_and_what_is_not_the_persons() -> None:
+    """A compaction's summary and a meta line are stored as `user` lines: a hit of one does
+    not read as the person's words."""
+    assert who("user", "prompt") == "you"
+    assert who("user", "compact_summary") == "summary"
+    assert who("user", "meta") == "meta"
+    assert who("user", "tool_result") == "tool"
+    assert who("assistant", "assistant") == "claude"
 
 
 async def test_a_long_search_summary_wraps_whole_at_80_columns(archive: Memory) -> None:

@@ -32,11 +32,17 @@ def error_line(exc: MemtuiError) -> str:
     return exc.line(NAMES)
 
 
+# Stored as `user` lines, but not what the person said: a tool's output, a compaction's
+# summary, the agent's own notes (meta).
+_NOT_SAID = {"tool_result": "tool", "compact_summary": "summary", "meta": "meta"}
+
+
 def who(role: str, kind: str, agent: str = "claude-code") -> str:
-    """Who a message is from, in the screen's words: a tool's output, stored as a `user`
-    line, is not the person's; an answer is the agent's that wrote the session."""
-    if kind == "tool_result":
-        return "tool"
+    """Who a message is from, in the screen's words: a tool's output, a summary or a meta
+    line, stored as `user` lines, are not the person's; an answer is the agent's that wrote
+    the session."""
+    if kind in _NOT_SAID:
+        return _NOT_SAID[kind]
     return agent_label(agent) if role == "assistant" else ROLE_LABEL.get(role, role)
 
 
