@@ -248,9 +248,10 @@ async def test_search_argument_rules(server: Server) -> None:
         await error(client, "search_history", {"query": ["one"]}, "INVALID_ARGUMENT")
         await error(client, "search_history", {"query": list("abcdef")}, "INVALID_ARGUMENT")
         await error(client, "search_history", {"query": "x", "mode": "fuzzy"}, "INVALID_ARGUMENT")
-        await error(
+        relative = await error(
             client, "search_history", {"query": "x", "cwd": "relative/dir"}, "INVALID_ARGUMENT"
         )
+        assert "cwd must be an absolute path" in relative and "pattern" not in relative
         await error(
             client, "search_history", {"query": "x", "after": "last week"}, "INVALID_ARGUMENT"
         )

@@ -501,7 +501,9 @@ def test_export_force_never_writes_over_edits_made_outside(filled: Memory, tmp_p
     page = vault / "projects/shop/Payments plan.md"
     page.write_text(page.read_text() + "\nEdited in Obsidian.")
     os.utime(page, (2_000_000_000, 2_000_000_000))  # later than memtui's last save of it
-    with pytest.raises(InvalidArgument, match=re.escape("1 files in") + ".*Payments plan.md"):
+    with pytest.raises(
+        InvalidArgument, match=r"1 file in \S+ changed since memtui wrote it: .*Payments plan.md"
+    ):
         filled.transfer.export(vault, "markdown", overwrite=True)
     assert page.read_text().endswith("Edited in Obsidian.")
     assert "Changed in memtui." not in (vault / "projects/shop/Checkout flake.md").read_text()

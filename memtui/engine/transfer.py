@@ -34,6 +34,7 @@ from memtui.engine.notes_types import FORMATS, ON_CONFLICT, Format, ImportReport
 from memtui.engine.signal_types import SIGNAL_STATUSES, SIGNAL_TYPES
 from memtui.errors import InvalidArgument
 from memtui.store.signals import EvidenceRow, InferenceRow, SignalRow
+from memtui.words import counted
 
 if TYPE_CHECKING:
     from memtui.engine.inferences import Inferences
@@ -609,7 +610,8 @@ def _check_not_edited(root: Path, earlier: Mapping[str, Note], notes: list[Note]
     if edited:
         shown = ", ".join(edited[:3]) + (" …" if len(edited) > 3 else "")
         raise InvalidArgument(
-            f"{len(edited)} files in {root} were changed after memtui last saved their notes:"
+            f"{counted(len(edited), 'file')} in {root} changed since memtui wrote "
+            f"{'it' if len(edited) == 1 else 'them'}:"
             f" {shown}",
             f"import them first (`memtui import {root} --on-conflict overwrite`), or move them"
             " away; nothing was written",

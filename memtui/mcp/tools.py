@@ -79,6 +79,10 @@ def output_model(cls: type[Any]) -> type[BaseModel]:
     return create_model(cls.__name__, __doc__=cls.__doc__, **fields)
 
 
+# What an argument's pattern asks, in words ("String should match pattern '^/'" is not).
+PATTERN_WORDS = {"^/": "an absolute path (it starts with /)"}
+
+
 def invalid_arguments(tool: str, error: ValidationError, expects: dict[str, str]) -> str:
     """Pydantic's complaints by argument name, without the caller's values echoed; an argument
     with its own wording in `expects` (a union, whose every branch pydantic would list) says
@@ -86,8 +90,11 @@ def invalid_arguments(tool: str, error: ValidationError, expects: dict[str, str]
     parts = []
     for err in error.errors(include_url=False, include_input=False):
         where = str(err["loc"][0]) if err["loc"] else "arguments"
+        pattern = (err.get("ctx") or {}).get("pattern")
         if where in expects:
             parts.append(f"{where} must be {expects[where]}")
+        elif err["type"] == "string_pattern_mismatch" and pattern in PATTERN_WORDS:
+            parts.append(f"{where} must be {PATTERN_WORDS[pattern]}")
         else:
             parts.append(f"{where}: {err['msg']}")
     return f"{INVALID}: {tool}: " + "; ".join(dict.fromkeys(parts))
