@@ -12,6 +12,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from textual import constants as textual_constants
 from textual import events
 from textual.pilot import Pilot
 from textual.widgets import Input, Static
@@ -632,6 +633,31 @@ async def test_the_theme_is_remembered(indexed: Memory, config_home: Path) -> No
     async with again.run_test(size=SIZE) as pilot:
         await pilot.pause(0.1)
         assert again.theme == "textual-light"
+
+
+@pytest.mark.parametrize(
+    ("chosen", "shown"), [("textual-light", "ansi-light"), ("nord", "ansi-dark")]
+)
+async def test_a_terminal_of_16_colours_shows_a_theme_in_its_ansi_kind(
+    indexed: Memory, config_home: Path, monkeypatch: pytest.MonkeyPatch, chosen: str, shown: str
+) -> None:
+    """TERM=xterm has 16 colours: a theme's greys become white on bright white there (the
+    light theme's headings and separators could not be read). Its ANSI kind is shown
+    instead, and the theme chosen is the one remembered."""
+    monkeypatch.setattr(textual_constants, "COLOR_SYSTEM", "standard")
+    monkeypatch.setattr(MemtuiApp, "is_headless", property(lambda _: False))  # a terminal
+    app = MemtuiApp(indexed, upkeep=False)
+    async with app.run_test(size=SIZE) as pilot:
+        app.theme = chosen
+        await pilot.pause(0.1)
+        assert app.current_theme.name == shown
+        assert app.theme == chosen
+    assert settings.load_theme(config_home) == chosen
+    monkeypatch.setattr(textual_constants, "COLOR_SYSTEM", "truecolor")
+    full = MemtuiApp(indexed, upkeep=False)
+    async with full.run_test(size=SIZE) as pilot:
+        await pilot.pause(0.1)
+        assert full.current_theme.name == chosen, "in more colours, the theme as chosen"
 
 
 async def test_the_palette_offers_the_screens_actions(indexed: Memory) -> None:

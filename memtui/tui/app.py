@@ -19,6 +19,7 @@ from textual.app import App, SuspendNotSupported, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.reactive import reactive
 from textual.screen import Screen
+from textual.theme import Theme
 from textual.widgets import Input
 
 from memtui.engine import Memory, ProgressEvent, SessionInfo
@@ -109,12 +110,29 @@ class MemtuiApp(App[str | None]):
         self._version: tuple[int, str] | None = None  # the archive's, as the lists show it
         self._watcher = StoreWatcher(memory.changes, self._store_changed, self.stop)
 
+    def get_theme(self, theme_name: str) -> Theme | None:
+        """A theme's colours, or in a terminal of 16 colours (TERM=xterm) the ANSI theme of its
+        kind: a theme's greys all become white or bright white there, text and background
+        alike. The name chosen is kept (and remembered) as it was."""
+        theme = super().get_theme(theme_name)
+        if theme is not None and not theme.ansi and self._sixteen_colours():
+            return super().get_theme("ansi-dark" if theme.dark else "ansi-light")
+        return theme
+
+    def _sixteen_colours(self) -> bool:
+        """A terminal of 16 colours; not a test's headless one, whatever its TERM says (nor
+        before the driver says which: App.__init__ and a headless run's start ask too)."""
+        console = getattr(self, "console", None)
+        if console is None or getattr(self, "_driver", None) is None or self.is_headless:
+            return False
+        return console.color_system == "standard"
+
     def on_mount(self) -> None:
         theme = settings.load_theme(self.config_dir)
         if theme in self.available_themes:
             self.theme = theme
-        self.theme_changed_signal.subscribe(
-            self, lambda t: settings.save_theme(self.config_dir, t.name)
+        self.theme_changed_signal.subscribe(  # the name chosen, not its 16-colour stand-in
+            self, lambda _: settings.save_theme(self.config_dir, self.theme)
         )
         keymap = settings.load_keymap(self.config_dir)
         unknown = sorted(set(keymap.keys) - binding_ids())
