@@ -158,6 +158,36 @@ def test_a_cwd_inside_the_project_gets_its_state_notes(project: Memory) -> None:
         assert "(1 message, ctx-" in text
 
 
+def test_trace_wants_a_claims_words_together_not_scattered_over_a_message(
+    memory: Memory, claude_dir: Path
+) -> None:
+    """A long answer holds most words somewhere: support is what one passage of it says."""
+    filler = "Nothing else happened in this step of the afternoon."
+    answer = " ".join(
+        [
+            "The KeyError in the logs was about the cache.",
+            *[filler] * 4,
+            "We could keep Settings as is and add a guard instead.",
+            *[filler] * 4,
+            "The DATABASE_URL default lives in the deploy chart.",
+            *[filler] * 4,
+            "Tests are fixed now.",
+            "The retry queue drains in pages of fifty.",
+        ]
+    )
+    lines.write(
+        claude_dir / "-shop" / "tr-1.jsonl",
+        lines.user("tr-u", "what happened with the KeyError?", "tr-1")
+        + lines.assistant("tr-a", "msg_tr", lines.text(answer), "tr-1"),
+    )
+    memory.upkeep.ingest()
+    found = memory.trace.trace(
+        "We fixed the KeyError DATABASE_URL by adding a default in settings. "
+        "The retry queue drains in pages of fifty."
+    )
+    assert [c.supported for c in found.claims] == [False, True], found.claims
+
+
 def test_context_bad_budget_and_unknown_cwd(project: Memory) -> None:
     for bad in (49, 32_001, True, "2000"):
         with pytest.raises(InvalidArgument, match="token_budget"):

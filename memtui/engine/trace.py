@@ -2,7 +2,8 @@
 
 A draft is cut into claims (sentences, and list items). For each, the engine's own searches
 over notes and messages bring candidates, and a candidate supports the claim by the share of
-the claim's content words its text holds (stemmed crudely, so "migrated" meets "migration").
+the claim's content words one passage of its text holds (PASSAGE sentences running; stemmed
+crudely, so "migrated" meets "migration").
 A claim whose best support holds less than SUPPORTED of its words is listed as unsupported:
 a suspected hallucination, for the person or Claude to check, not a verdict.
 """
@@ -25,6 +26,7 @@ MAX_CLAIMS = 40  # claims checked per draft: each costs two searches
 CANDIDATES = 5  # per search
 SUPPORTED = 0.6  # share of a claim's content words its best support must hold
 MIN_WORDS = 2  # a claim needs this many content words to be checkable at all
+PASSAGE = 3  # sentences (or lines) running that a claim's support must be found within
 
 _CLAIMS = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(\[])|\n\s*(?:[-*•]|\d+[.)])?\s*")
 _WORDS = re.compile(r"[A-Za-z0-9_][\w.\-/]*[\w]|[A-Za-z0-9]")
@@ -113,9 +115,16 @@ class Tracer:
 
 
 def _share(want: set[str], text: str) -> float:
+    """The share of the claim's words in the passage of `text` that holds most of them (a
+    few sentences or lines running): a long message holds most words somewhere, and words
+    scattered over it support nothing together."""
     if not want:
         return 0.0
-    return round(len(want & words(text)) / len(want), 3)
+    held = [want & words(part) for part in _CLAIMS.split(text) or [text]]
+    best = max(
+        len(set().union(*held[i : i + PASSAGE])) for i in range(max(1, len(held) - PASSAGE + 1))
+    )
+    return round(best / len(want), 3)
 
 
 def _excerpt(text: str, want: set[str]) -> str:
