@@ -467,6 +467,25 @@ def test_fingerprints_stable_and_dismissed_stays(memory: Memory) -> None:
     assert len(memory.signals.list().signals) == 1
 
 
+@pytest.mark.parametrize("status", ["dismissed", "snoozed"])
+def test_a_decided_signal_on_less_of_its_evidence_stays_decided(
+    memory: Memory, status: str
+) -> None:
+    """A note of a dismissed or snoozed pattern deleted (a session forgotten) leaves the
+    pattern on part of its evidence: a new fingerprint, but the person's decision stands."""
+    a = memory.notes.save("A", "[[Missing one]]", "past", by="person").note
+    memory.notes.save("B", "[[Missing one]] too", "past", by="person")
+    (signal,) = memory.signals.list().signals
+    decided = memory.signals.update_status(signal.id, status, "7d" if status == "snoozed" else None)
+    memory.notes.delete(a.id, by="person")
+    assert memory.signals.list().signals == [], "not new again"
+    (kept,) = memory.signals.list(status=status).signals
+    assert {n.title for n in kept.notes} == {"B"}
+    assert kept.snooze_until == decided.snooze_until
+    memory.notes.save("C", "and [[Missing one]] again", "past", by="person")
+    assert len(memory.signals.list().signals) == 1, "new evidence is new"
+
+
 def test_snooze_expires_and_transitions(memory: Memory) -> None:
     memory.notes.save("A", "[[Gone]]", "past", by="person")
     (signal,) = memory.signals.list().signals

@@ -97,17 +97,56 @@ def upsert_found(
     messages) each. Known fingerprints keep their status; the ones of these types not seen
     this time stop being live (their triage is kept, so a dismissal outlives a lull)."""
     conn.execute(f"UPDATE signals SET live = 0 WHERE type IN ({db.marks(types)})", tuple(types))
+    decided = _decided(conn)
     conn.executemany(
         """INSERT INTO signals (type, fingerprint, title, detail, note_ids, message_ids,
-                                created, updated)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                                status, snooze_until, created, updated)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
            ON CONFLICT (fingerprint) DO UPDATE SET live = 1, title = excluded.title,
                                                    detail = excluded.detail""",
         [
-            (t, f, title, d, json.dumps(n), json.dumps(m), now, now)
+            (
+                t,
+                f,
+                title,
+                d,
+                json.dumps(n),
+                json.dumps(m),
+                *_start(decided, t, title, n, m),
+                now,
+                now,
+            )
             for t, f, title, d, n, m in found
         ],
     )
+
+
+_Decided = dict[tuple[str, str], list[tuple[str, str | None, set[int], set[int]]]]
+
+
+def _decided(conn: sqlite3.Connection) -> _Decided:
+    """The signals dismissed or snoozed, by type and title, the newest first."""
+    out: _Decided = {}
+    rows = conn.execute(
+        "SELECT type, title, status, snooze_until, note_ids, message_ids FROM signals "
+        "WHERE status IN ('dismissed', 'snoozed') ORDER BY id DESC"
+    )
+    for type_, title, status, until, notes, messages in rows:
+        evidence = (status, until, set(json.loads(notes)), set(json.loads(messages)))
+        out.setdefault((type_, title), []).append(evidence)
+    return out
+
+
+def _start(
+    decided: _Decided, type_: str, title: str, notes: list[int], messages: list[int]
+) -> tuple[str, str | None]:
+    """The status a signal not seen before starts with: a pattern the person dismissed or
+    snoozed, seen again on part of the same evidence (a note of it deleted, a session
+    forgotten), stays as they left it; only new evidence makes it new again."""
+    for status, until, had_notes, had_messages in decided.get((type_, title), []):
+        if set(notes) <= had_notes and set(messages) <= had_messages:
+            return status, until
+    return "new", None
 
 
 def wake_snoozed(conn: sqlite3.Connection, now: str) -> None:
