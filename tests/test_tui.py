@@ -648,9 +648,11 @@ async def test_a_terminal_of_16_colours_shows_a_theme_in_its_ansi_kind(
     monkeypatch.setattr(MemtuiApp, "is_headless", property(lambda _: False))  # a terminal
     app = MemtuiApp(indexed, upkeep=False)
     async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause(0.1)
+        assert app.has_class("-theme-ansi-dark"), "the default theme, from the start"
         app.theme = chosen
         await pilot.pause(0.1)
-        assert app.current_theme.name == shown
+        assert app.current_theme.name == shown and app.has_class(f"-theme-{shown}")
         assert app.theme == chosen
     assert settings.load_theme(config_home) == chosen
     monkeypatch.setattr(textual_constants, "COLOR_SYSTEM", "truecolor")

@@ -131,6 +131,10 @@ class MemtuiApp(App[str | None]):
         theme = settings.load_theme(self.config_dir)
         if theme in self.available_themes:
             self.theme = theme
+        if self._sixteen_colours():
+            # The CSS was made before the driver said how many colours there are: again, in
+            # the theme's ANSI kind (setting the theme it already has would not redo it).
+            self._watch_theme(self.theme)
         self.theme_changed_signal.subscribe(  # the name chosen, not its 16-colour stand-in
             self, lambda _: settings.save_theme(self.config_dir, self.theme)
         )
