@@ -211,6 +211,7 @@ def test_an_older_archive_is_claude_codes(cfg: Config, claude_dir: Path) -> None
         memory.upkeep.ingest(index=False)
     conn = sqlite3.connect(cfg.db_path)
     conn.execute("ALTER TABLE sessions DROP COLUMN agent")
+    conn.execute("ALTER TABLE signals DROP COLUMN pattern")  # a later migration's
     agents = next(i for i, m in enumerate(db.MIGRATIONS) if "ADD COLUMN agent" in m)
     conn.execute(f"PRAGMA user_version = {agents}")
     conn.commit()

@@ -17,6 +17,7 @@ from memtui.engine import InvalidArgument, Memory, Note, NotFound, detect, error
 from memtui.engine.errortext import signatures
 from memtui.engine.signal_types import SIGNAL_TYPES
 from memtui.errors import NotConfirmed
+from memtui.store import db
 from tests import lines
 
 
@@ -484,6 +485,50 @@ def test_a_decided_signal_on_less_of_its_evidence_stays_decided(
     assert kept.snooze_until == decided.snooze_until
     memory.notes.save("C", "and [[Missing one]] again", "past", by="person")
     assert len(memory.signals.list().signals) == 1, "new evidence is new"
+
+
+def test_a_decision_follows_the_pattern_not_older_decisions_nor_another_state(
+    memory: Memory,
+) -> None:
+    """The newest signal of a pattern holding the evidence decides: a person who reopened it
+    keeps it open; a forget (which blanks the title) keeps a dismissal; a state note updated
+    since, stale again, is a new pattern."""
+    a, b, c = (
+        memory.notes.save(t, f"see [[Missing one]] ({t})", "past", by="person").note
+        for t in ("A", "B", "C")
+    )
+    (signal,) = memory.signals.list().signals
+    memory.signals.update_status(signal.id, "dismissed")
+    memory.notes.delete(c.id, by="person")
+    (kept,) = memory.signals.list(status="dismissed").signals
+    memory.signals.update_status(kept.id, "new")  # reopened on A and B
+    memory.notes.delete(b.id, by="person")
+    assert [{n.title for n in x.notes} for x in memory.signals.list().signals] == [{"A"}]
+    (left,) = memory.signals.list().signals
+    memory.signals.update_status(left.id, "dismissed")
+    memory.notes.save("D", "see [[Missing one]]", "past", by="person")
+    (grown,) = memory.signals.list().signals  # A and D: new evidence
+    memory.signals.update_status(grown.id, "dismissed")
+    memory.forget(note_id=memory.notes.list(limit=10)[0].id, confirmed=True)  # D, blanked
+    assert memory.signals.list().signals == [], "a forget keeps the dismissal"
+    assert a.id in {n.id for n in memory.signals.list(status="dismissed").signals[0].notes}
+
+
+def test_a_state_note_stale_again_after_an_update_is_new(memory: Memory) -> None:
+    memory.notes.import_notes(
+        [
+            note(1, "Plan", "ship v1 first", layer="state", folder="proj", days=90),
+            note(2, "Newer", "something else", folder="proj", days=2),
+        ]
+    )
+    (stale,) = memory.signals.list(type="stale_state").signals
+    memory.signals.update_status(stale.id, "dismissed")
+    memory.notes.update(1, by="person", body="ship v2 first now")
+    with db.Writer(memory.config.db_path).transaction() as conn:  # and 45 days go by
+        conn.execute("UPDATE notes SET updated = ? WHERE id = 1", (ago(45),))
+    memory.notes.save("Newer still", "more work", "past", folder="proj", by="person")
+    memory.signals.detect(force=True)
+    assert [s.type for s in memory.signals.list(type="stale_state").signals] == ["stale_state"]
 
 
 def test_snooze_expires_and_transitions(memory: Memory) -> None:

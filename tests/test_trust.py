@@ -1129,7 +1129,7 @@ def test_repair_keeps_forgets_and_what_only_the_store_held(indexed: Config) -> N
         with db.Writer(indexed.db_path).transaction() as conn:
             signals_store.upsert_found(
                 conn,
-                [("hidden_arc", "fp1", "an arc", "", [target.id], [])],
+                [("hidden_arc", "fp1", "an arc", "", [target.id], [], "p1")],
                 ["hidden_arc"],
                 "2026-11-25T00:00:00",
             )
@@ -1311,8 +1311,16 @@ def test_forgotten_evidence_leaves_its_inference_stale_and_no_byte(cfg: Config) 
             signals_store.upsert_found(
                 conn,
                 [
-                    ("recurring_error", "f1", f"{SENTENCE} keeps coming back", "", [], ids),
-                    ("hidden_arc", "f2", f"notes unlinked: {note.title!r}", "", [note.id], []),
+                    ("recurring_error", "f1", f"{SENTENCE} keeps coming back", "", [], ids, "p1"),
+                    (
+                        "hidden_arc",
+                        "f2",
+                        f"notes unlinked: {note.title!r}",
+                        "",
+                        [note.id],
+                        [],
+                        "p2",
+                    ),
                 ],
                 ["recurring_error", "hidden_arc"],
                 "2026-11-25T00:00:00",

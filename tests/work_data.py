@@ -312,7 +312,9 @@ EXPECTED = {
 
 def before_work(conn: sqlite3.Connection) -> None:
     """Take a store back to what schema 7 had: no work index, no tool ids, no is_error, no
-    agent of a session."""
+    agent of a session, no signal patterns."""
+    if "pattern" in {row[1] for row in conn.execute("PRAGMA table_info(signals)")}:
+        conn.execute("ALTER TABLE signals DROP COLUMN pattern")
     conn.execute("ALTER TABLE sessions DROP COLUMN agent")
     conn.execute("DROP TABLE IF EXISTS work")
     conn.execute("ALTER TABLE messages DROP COLUMN tool_ids")

@@ -63,8 +63,21 @@ class Found:
         evidence = json.dumps([self.type, self.key, sorted(self.notes), sorted(self.sessions)])
         return hashlib.sha256(evidence.encode()).hexdigest()[:32]
 
-    def row(self) -> tuple[str, str, str, str, list[int], list[int]]:
-        return (self.type, self.fingerprint, self.title, self.detail, self.notes, self.messages)
+    @property
+    def pattern(self) -> str:
+        """Of the type and the key alone: the same pattern on other evidence."""
+        return hashlib.sha256(json.dumps([self.type, self.key]).encode()).hexdigest()[:32]
+
+    def row(self) -> tuple[str, str, str, str, list[int], list[int], str]:
+        return (
+            self.type,
+            self.fingerprint,
+            self.title,
+            self.detail,
+            self.notes,
+            self.messages,
+            self.pattern,
+        )
 
 
 def _epoch(iso: str) -> float:

@@ -264,6 +264,11 @@ MIGRATIONS: list[str] = [
     DELETE FROM work;
     INSERT OR REPLACE INTO meta VALUES ('work_seq', '0');
     """,
+    # A signal's pattern (its type and key, hashed: the same missing link, error, arc) apart
+    # from its evidence, so that a decision on it holds when part of the evidence goes.
+    """
+    ALTER TABLE signals ADD COLUMN pattern TEXT;
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

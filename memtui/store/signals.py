@@ -89,63 +89,54 @@ def set_day(conn: sqlite3.Connection, today: str) -> None:
 
 def upsert_found(
     conn: sqlite3.Connection,
-    found: Sequence[tuple[str, str, str, str, list[int], list[int]]],
+    found: Sequence[tuple[str, str, str, str, list[int], list[int], str]],
     types: Sequence[str],
     now: str,
 ) -> None:
     """Record one detection run over `types`: (type, fingerprint, title, detail, notes,
-    messages) each. Known fingerprints keep their status; the ones of these types not seen
-    this time stop being live (their triage is kept, so a dismissal outlives a lull)."""
+    messages, pattern) each. Known fingerprints keep their status; the ones of these types not
+    seen this time stop being live (their triage is kept, so a dismissal outlives a lull)."""
     conn.execute(f"UPDATE signals SET live = 0 WHERE type IN ({db.marks(types)})", tuple(types))
     decided = _decided(conn)
     conn.executemany(
         """INSERT INTO signals (type, fingerprint, title, detail, note_ids, message_ids,
-                                status, snooze_until, created, updated)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                pattern, status, snooze_until, created, updated)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
            ON CONFLICT (fingerprint) DO UPDATE SET live = 1, title = excluded.title,
-                                                   detail = excluded.detail""",
+                                                   detail = excluded.detail,
+                                                   pattern = excluded.pattern""",
         [
-            (
-                t,
-                f,
-                title,
-                d,
-                json.dumps(n),
-                json.dumps(m),
-                *_start(decided, t, title, n, m),
-                now,
-                now,
-            )
-            for t, f, title, d, n, m in found
+            (t, f, title, d, json.dumps(n), json.dumps(m), p, *_start(decided, p, n, m), now, now)
+            for t, f, title, d, n, m, p in found
         ],
     )
 
 
-_Decided = dict[tuple[str, str], list[tuple[str, str | None, set[int], set[int]]]]
+_Decided = dict[str, list[tuple[str, str | None, set[int], set[int]]]]
 
 
 def _decided(conn: sqlite3.Connection) -> _Decided:
-    """The signals dismissed or snoozed, by type and title, the newest first."""
+    """Every signal by its pattern, the newest first: its status and evidence."""
     out: _Decided = {}
     rows = conn.execute(
-        "SELECT type, title, status, snooze_until, note_ids, message_ids FROM signals "
-        "WHERE status IN ('dismissed', 'snoozed') ORDER BY id DESC"
+        "SELECT pattern, status, snooze_until, note_ids, message_ids FROM signals "
+        "WHERE pattern IS NOT NULL ORDER BY id DESC"
     )
-    for type_, title, status, until, notes, messages in rows:
+    for pattern, status, until, notes, messages in rows:
         evidence = (status, until, set(json.loads(notes)), set(json.loads(messages)))
-        out.setdefault((type_, title), []).append(evidence)
+        out.setdefault(pattern, []).append(evidence)
     return out
 
 
 def _start(
-    decided: _Decided, type_: str, title: str, notes: list[int], messages: list[int]
+    decided: _Decided, pattern: str, notes: list[int], messages: list[int]
 ) -> tuple[str, str | None]:
-    """The status a signal not seen before starts with: a pattern the person dismissed or
-    snoozed, seen again on part of the same evidence (a note of it deleted, a session
-    forgotten), stays as they left it; only new evidence makes it new again."""
-    for status, until, had_notes, had_messages in decided.get((type_, title), []):
+    """The status a signal not seen before starts with: the pattern's newest signal whose
+    evidence holds all of this one's (a note of it deleted, a session forgotten) passes on
+    the person's decision, dismissed or snoozed; new evidence starts new."""
+    for status, until, had_notes, had_messages in decided.get(pattern, []):
         if set(notes) <= had_notes and set(messages) <= had_messages:
-            return status, until
+            return (status, until) if status in ("dismissed", "snoozed") else ("new", None)
     return "new", None
 
 
