@@ -286,7 +286,7 @@ def test_search_is_notes_only_and_filters(with_messages: Memory) -> None:
     for nothing in ("   ", "\U0001f525\U0001f525", "?!"):
         with pytest.raises(InvalidArgument, match="nothing to search for"):
             memory.notes.search(nothing)
-    with pytest.raises(InvalidArgument, match="words of 256 characters or more"):
+    with pytest.raises(InvalidArgument, match="words of 256 bytes or more"):
         memory.notes.search("Qz" * 128)
     with pytest.raises(InvalidArgument, match="swap them"):
         memory.notes.search("kubernetes", date_from="2026-05-02", date_to="2026-05-01")

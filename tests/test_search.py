@@ -269,14 +269,16 @@ def test_a_word_too_long_to_index_is_said_to_be_left_out(made: Memory, mode: str
     """The index drops words of LONG_TOKEN bytes or more (a pasted blob), so a query cannot
     find them: the answer says so, never that the query held only marks."""
     blob = "Qz" * (LONG_TOKEN // 2)
-    with pytest.raises(InvalidArgument, match=f"words of {LONG_TOKEN} characters or more") as e:
+    with pytest.raises(InvalidArgument, match=f"words of {LONG_TOKEN} bytes or more") as e:
         made.history.search(blob, mode)
     assert "only spaces" not in str(e.value)
     mixed = made.history.search(f"webhook {blob}", mode)
     plain = made.history.search("webhook", mode)
     assert [r.uuid for r in mixed.results] == [r.uuid for r in plain.results]
-    assert mixed.note is not None and "1 word of 256 characters or more left out" in mixed.note
+    assert mixed.note is not None and "1 word of 256 bytes or more left out" in mixed.note
     assert plain.note is None or "left out" not in plain.note
+    wide = made.history.search("webhook " + "é" * (LONG_TOKEN // 2), mode)  # 128 characters
+    assert wide.note is not None and "1 word of 256 bytes or more left out" in wide.note
     kept = made.history.search("webhook " + "Qz" * (LONG_TOKEN // 2 - 1), mode)
     assert kept.note is None or "left out" not in kept.note, "255 bytes are indexed"
 
@@ -715,7 +717,7 @@ def test_an_index_of_the_old_format_is_rebuilt_on_upgrade(tmp_path: Path) -> Non
     upgraded = Memory(config)
     try:
         emptied = upgraded.history.search(SHA, "fts")  # emptied on open
-        assert emptied.total == 0 and "being built" in (emptied.note or "")
+        assert emptied.total == 0 and "the full-text index is empty" in (emptied.note or "")
         upgraded.upkeep.ingest()  # what `memtui index`, the TUI and MCP's catch-up do
         found = upgraded.history.search(SHA, "fts")
         assert [r.uuid for r in found.results] == ["lab-sha"] and found.note is None

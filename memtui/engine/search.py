@@ -157,8 +157,8 @@ def searchable(fts: FullText, texts: list[str], hint: str) -> int:
     if not all(fts.searchable(text) for text in texts):
         if any(fts.unindexed(text) for text in texts):
             raise InvalidArgument(
-                f"the query has nothing to search for: words of {LONG_TOKEN} characters or "
-                "more (a pasted blob or key) are not indexed",
+                f"the query has nothing to search for: words of {LONG_TOKEN} bytes or more "
+                "(a pasted blob or key) are not indexed",
                 "search for the words around it",
             )
         raise InvalidArgument(
@@ -458,8 +458,7 @@ class Searcher:
             note = head.note
         if blobs:
             left_out = (
-                f"{counted(blobs, 'word')} of {LONG_TOKEN} characters or more left out "
-                "(not indexed)"
+                f"{counted(blobs, 'word')} of {LONG_TOKEN} bytes or more left out (not indexed)"
             )
             note = f"{note}; {left_out}" if note else left_out
         hits: list[SessionHit] = []

@@ -87,9 +87,6 @@ MIN_PREFIX = 3  # "mi*" would expand to thousands of terms and say little
 _WORD = re.compile(r"(\w+(?:[./:@\-]\w+)*)(?:['\u2019](?:s|re|ve|ll|d|m|t)\b)?(\*?)", re.IGNORECASE)
 
 
-_TOKEN = re.compile(r"[^\W_]+")  # as Tantivy's `simple` tokenizer cuts: runs of letters and digits
-
-
 def _words(text: str) -> list[str]:
     return [word + star for word, star in _WORD.findall(text)]
 
@@ -262,6 +259,8 @@ class FullText:
         self._format = FORMAT if partitions == 1 else f"{FORMAT}/{partitions}"
         self._schema = _schema()
         self._stem = _analyzer(stem=True)
+        # Words as the analyser cuts them, none dropped: which of them it drops as too long.
+        self._cut = tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.simple()).build()
         self._fold = _analyzer(stem=False)  # a prefix is matched as typed, not stemmed
         self._open()
 
@@ -543,7 +542,7 @@ class FullText:
     def unindexed(self, text: str) -> int:
         """How many words of `text` no index holds: LONG_TOKEN bytes or more (a pasted blob or
         key), which the analyser drops when indexing and so when querying too."""
-        return sum(1 for token in _TOKEN.findall(text) if len(token.encode()) >= LONG_TOKEN)
+        return sum(1 for token in self._cut.analyze(text) if len(token.encode()) >= LONG_TOKEN)
 
     def searchable(self, text: str) -> bool:
         """Whether `text` has anything the index can look for (a word, not only marks)."""

@@ -248,7 +248,7 @@ class ResultList(HitList[SearchResult]):
             head.append(f"{'' if agent == speaker else agent:<9}", style="dim")
             stamp = stamp[:10]
         else:
-            head.append(f"{speaker:<7}", style="bold")
+            head.append(f"{speaker:<6} ", style="bold")  # `summary` keeps a space too
         head.append(f"{stamp}  ", style="dim")
         head.append(f"{self._project(hit.project)}  ", style="dim")
         head.append(hit.session_title or "(untitled)", style="italic")
