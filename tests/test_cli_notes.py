@@ -371,7 +371,7 @@ def test_an_editor_that_deletes_its_file_saves_nothing_in_one_line(
     fake = editor(tmp_path, "path.unlink()\n")
     result = run(noted, "note", "edit", "1", EDITOR=fake, VISUAL="")
     assert one_line_error(result), result.stderr
-    assert "cannot read" in result.stderr and "nothing saved" in result.stderr
+    assert "the editor left no file at" in result.stderr and "nothing saved" in result.stderr
     assert "kept in" not in result.stderr, "nothing is left to keep"
 
 

@@ -921,6 +921,12 @@ def test_forget_cli_refuses_without_yes_and_bad_input(cfg: Config) -> None:
     part = memtui(cfg, "forget", "--project", "shop-api", "--yes")
     assert one_line_error(part) and "NOT_FOUND" in part.stderr, part.stderr
     assert "a forget takes the whole directory: /home/dev/shop-api?" in part.stderr
+    # What names nothing is said before anyone is asked to confirm it.
+    for missing in (("--project", "shop-api"), ("--session", "nope"), ("--note", "999")):
+        unasked = memtui(cfg, "forget", *missing)
+        assert one_line_error(unasked) and "NOT_FOUND" in unasked.stderr, unasked.stderr
+    asked = memtui(cfg, "forget", "--session", "f0f0f0f0")
+    assert "NOT_CONFIRMED" in asked.stderr and "f0f0f0f0-0000" in asked.stderr, "named in full"
     with Memory(cfg) as memory:
         assert memory.history.search("zqxjvortal", "fts").results
 

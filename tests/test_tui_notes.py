@@ -748,7 +748,7 @@ def test_a_message_that_only_ran_tools_is_saved_with_its_calls(archived: Memory)
     info, messages, position = found[0]
     body = capture.draft(info, messages, position, whole_exchange=False).body
     call = messages[position].tool_calls[0]
-    assert f"- tool `{call.name}`: `{call.arg}`" in body, body
+    assert f"\n{call.name}: {call.arg}\n" in body and "```text\n" in body, body
 
 
 async def test_save_the_highlighted_message_alone(archived: Memory) -> None:

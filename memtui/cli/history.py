@@ -302,8 +302,8 @@ def fixes(memory: Memory, args: Namespace) -> None:
         return
     if not found.fixes:
         say(
-            f"no command failed with {shown(found.error)!r} before (memtui search finds it in "
-            "other output: a log printed, a file read)",
+            f"no command failed with {shown(found.error)!r} before (memtui search may find it "
+            "in other output: a log printed, a file read)",
             file=sys.stderr,
         )
     for fix in found.fixes:

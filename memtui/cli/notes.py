@@ -217,8 +217,9 @@ def note_edit(memory: Memory, args: Namespace) -> None:
         try:
             data = _read_capped(draft, "the edited note", EDITED_BYTES)
         except InvalidArgument as exc:
-            kept = f", your edit is kept in {draft}" if draft.exists() else ""
-            fail(f"{error_line(exc)}; nothing saved{kept}")
+            if not draft.exists():
+                fail(f"INVALID_ARGUMENT: the editor left no file at {draft}: nothing saved")
+            fail(f"{error_line(exc)}; nothing saved, your edit is kept in {draft}")
         if data == original.encode():  # nothing to lose: the draft goes
             draft.unlink()
             if problem:

@@ -256,13 +256,7 @@ def forget(memory: Memory, args: Namespace) -> None:
             else f"{args.project} was not forgotten: nothing to undo"
         )
         return
-    target = (
-        f"session {args.session}"
-        if args.session is not None
-        else f"project {args.project}"
-        if args.project is not None
-        else f"note {args.note}"
-    )
+    target = memory.forget_target(args.session, args.project, args.note)  # NOT_FOUND first
     confirm(
         args.yes,
         f"Forget {target} for good, from every file memtui keeps?",

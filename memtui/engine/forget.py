@@ -72,6 +72,17 @@ def removed_hash(session_ids: list[str], uuids: list[str], note_ids: list[int]) 
     return hashlib.sha256("\n".join(lines).encode()).hexdigest()
 
 
+def _project(conn: sqlite3.Connection, project: str) -> str:
+    """The project `project` names exactly (archived, or forgotten and blocked), or NotFound
+    naming the whole directory a part of one meant."""
+    path = project.rstrip("/") or "/"
+    row = conn.execute("SELECT 1 FROM projects WHERE path = ?", (path,)).fetchone()
+    blocked = conn.execute("SELECT 1 FROM blocked_projects WHERE path = ?", (path,)).fetchone()
+    if row is None and blocked is None:
+        raise NotFound(f"no project {path!r} in the archive", _whole(conn, path))
+    return path
+
+
 def _whole(conn: sqlite3.Connection, part: str) -> str:
     """What to give instead of a project's part (a search takes one, a forget does not: it
     names exactly what goes)."""
@@ -135,6 +146,22 @@ class Forgetter:
             )
         return receipt
 
+    def target(
+        self, session_id: str | None = None, project: str | None = None, note_id: int | None = None
+    ) -> str:
+        """What a forget of these would remove, named in full ("session <id>"), or the error it
+        would meet (NOT_FOUND): asked before anyone is asked to confirm it."""
+        from memtui.store import notes
+
+        with db.translated(self.config.db_path):
+            if session_id is not None:
+                return f"session {self._resolve_session(session_id)}"
+            if project is not None:
+                return f"project {_project(self._conn, project)}"
+            if note_id is not None and notes.get(self._conn, note_id) is None:
+                raise NotFound(f"note {note_id} not found", "memtui notes lists them")
+            return f"note {note_id}"
+
     def lift(self, project: str) -> bool:
         """Let the new sessions of a forgotten project be ingested again (`--undo`); the
         sessions forgotten stay forgotten. False if the project was not blocked."""
@@ -172,13 +199,7 @@ class Forgetter:
                 what, target = "session", sessions[0]
             else:
                 assert project is not None
-                target = project.rstrip("/") or "/"
-                row = conn.execute("SELECT id FROM projects WHERE path = ?", (target,)).fetchone()
-                blocked = conn.execute(
-                    "SELECT 1 FROM blocked_projects WHERE path = ?", (target,)
-                ).fetchone()
-                if row is None and blocked is None:
-                    raise NotFound(f"no project {target!r} in the archive", _whole(conn, target))
+                target = _project(conn, project)
                 sessions = [
                     r[0]
                     for r in conn.execute(

@@ -135,6 +135,12 @@ class Memory:
         (`by="agent"`) may not forget a rule or a past note, as it may not delete one."""
         return self._forgetter.forget(session_id, project, note_id, confirmed=confirmed, by=by)
 
+    def forget_target(
+        self, session_id: str | None = None, project: str | None = None, note_id: int | None = None
+    ) -> str:
+        """What `forget` would remove, named in full; NotFound when it names nothing."""
+        return self._forgetter.target(session_id, project, note_id)
+
     def unforget_project(self, project: str) -> bool:
         """Ingest a forgotten project's new sessions again (its forgotten ones stay gone)."""
         return self._forgetter.lift(project)

@@ -9,6 +9,7 @@ import re
 from typing import TYPE_CHECKING
 
 from memtui.engine import MessageView, NoteDraft, SessionInfo
+from memtui.engine.quoting import fence
 from memtui.tui.format import ROLE_LABEL, project_name, when
 from memtui.tui.notes import flows
 
@@ -63,8 +64,13 @@ def draft(
 
 
 def _calls(message: MessageView) -> str:
-    """A message that only ran tools, as the session reads it: each tool and its argument."""
-    return "\n".join(f"- tool `{call.name}`: `{call.arg}`" for call in message.tool_calls)
+    """A message that only ran tools: each tool and its argument, a line each in a block that
+    no backtick of theirs can close (an argument may hold code)."""
+    if not message.tool_calls:
+        return ""
+    lines = [f"{call.name}: {call.arg}" for call in message.tool_calls]
+    mark = fence(lines)
+    return "\n".join([f"{mark}text", *lines, mark])
 
 
 def title_words(text: str) -> str:
