@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.resources
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -166,11 +167,11 @@ def test_trace_wants_a_claims_words_together_not_scattered_over_a_message(
     answer = " ".join(
         [
             "The KeyError in the logs was about the cache.",
-            *[filler] * 4,
+            *[filler] * 10,
             "We could keep Settings as is and add a guard instead.",
-            *[filler] * 4,
+            *[filler] * 10,
             "The DATABASE_URL default lives in the deploy chart.",
-            *[filler] * 4,
+            *[filler] * 10,
             "Tests are fixed now.",
             "The retry queue drains in pages of fifty.",
         ]
@@ -186,6 +187,17 @@ def test_trace_wants_a_claims_words_together_not_scattered_over_a_message(
         "The retry queue drains in pages of fifty."
     )
     assert [c.supported for c in found.claims] == [False, True], found.claims
+
+
+def test_trace_reads_a_long_sentence_wrapped_over_lines_as_one_passage(memory: Memory) -> None:
+    claim = (
+        "The nightly export job writes every customer invoice to the billing bucket in Parquet, "
+        "partitioned by region and month, then the reconciliation worker compares totals "
+        "against the ledger service and pages the on-call engineer whenever they differ."
+    )
+    memory.notes.save("Invoice export", textwrap.fill(claim, 60), "past", by="person")
+    (found,) = memory.trace.trace(claim).claims
+    assert found.supported and found.support[0].score == 1.0
 
 
 def test_context_bad_budget_and_unknown_cwd(project: Memory) -> None:

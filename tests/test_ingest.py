@@ -114,7 +114,9 @@ def test_deleted_file_keeps_its_session_archived(memory: Memory, claude_dir: Pat
     assert memory.upkeep.stats().archived_sessions == 1
 
 
-@pytest.mark.parametrize("how", ["moved back", "restored by the follower"])
+@pytest.mark.parametrize(
+    "how", ["moved back", "restored by the follower", "under another name", "an older backup"]
+)
 def test_a_file_back_on_disk_is_no_longer_archived(
     memory: Memory, claude_dir: Path, tmp_path: Path, how: str
 ) -> None:
@@ -127,16 +129,21 @@ def test_a_file_back_on_disk_is_no_longer_archived(
     os.replace(path, aside)
     memory.upkeep.ingest()
     assert memory.history.get_session("s-1").session.archived
-    os.replace(aside, path)
-    if how == "moved back":
+    if how == "under another name":  # lines all stored already: no session is written
+        os.replace(aside, path.with_name("restored.jsonl"))
+    elif how == "an older backup":  # the start of it, where it was: read again from the start
+        path.write_bytes(aside.read_bytes().splitlines(keepends=True)[0])
+    else:
+        os.replace(aside, path)
+    if how == "restored by the follower":
+        memory.upkeep.ingest(paths=[path])
+    else:
         report = memory.upkeep.ingest()
         assert report is not None and report.messages == 0, "nothing new was read"
-    else:
-        memory.upkeep.ingest(paths=[path])
     info = memory.history.get_session("s-1").session
     assert not info.archived and info.message_count == 2
     assert memory.upkeep.stats().archived_sessions == 0
-    path.unlink()  # gone again: archived again
+    (path if path.exists() else path.with_name("restored.jsonl")).unlink()  # gone again
     memory.upkeep.ingest()
     assert memory.history.get_session("s-1").session.archived
 

@@ -2,8 +2,8 @@
 
 A draft is cut into claims (sentences, and list items). For each, the engine's own searches
 over notes and messages bring candidates, and a candidate supports the claim by the share of
-the claim's content words one passage of its text holds (PASSAGE sentences running; stemmed
-crudely, so "migrated" meets "migration").
+the claim's content words one passage of its text holds (sentences or lines running, up to
+PASSAGE_CHARS; stemmed crudely, so "migrated" meets "migration").
 A claim whose best support holds less than SUPPORTED of its words is listed as unsupported:
 a suspected hallucination, for the person or Claude to check, not a verdict.
 """
@@ -26,7 +26,9 @@ MAX_CLAIMS = 40  # claims checked per draft: each costs two searches
 CANDIDATES = 5  # per search
 SUPPORTED = 0.6  # share of a claim's content words its best support must hold
 MIN_WORDS = 2  # a claim needs this many content words to be checkable at all
-PASSAGE = 3  # sentences (or lines) running that a claim's support must be found within
+# A claim's support is found within this many characters running (whole sentences or lines,
+# one at least): a long sentence wrapped over lines, a few sentences saying one thing.
+PASSAGE_CHARS = 500
 
 _CLAIMS = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(\[])|\n\s*(?:[-*•]|\d+[.)])?\s*")
 _WORDS = re.compile(r"[A-Za-z0-9_][\w.\-/]*[\w]|[A-Za-z0-9]")
@@ -115,15 +117,23 @@ class Tracer:
 
 
 def _share(want: set[str], text: str) -> float:
-    """The share of the claim's words in the passage of `text` that holds most of them (a
-    few sentences or lines running): a long message holds most words somewhere, and words
-    scattered over it support nothing together."""
+    """The share of the claim's words in the passage of `text` that holds most of them
+    (sentences or lines running, PASSAGE_CHARS at most): a long message holds most words
+    somewhere, and words scattered over it support nothing together."""
     if not want:
         return 0.0
-    held = [want & words(part) for part in _CLAIMS.split(text) or [text]]
-    best = max(
-        len(set().union(*held[i : i + PASSAGE])) for i in range(max(1, len(held) - PASSAGE + 1))
-    )
+    parts = _CLAIMS.split(text) or [text]
+    held = [want & words(part) for part in parts]
+    best = 0
+    for start in range(len(parts)):
+        found: set[str] = set()
+        size = 0
+        for part, words_held in zip(parts[start:], held[start:], strict=True):
+            if size and size + len(part) > PASSAGE_CHARS:
+                break
+            found |= words_held
+            size += len(part)
+        best = max(best, len(found))
     return round(best / len(want), 3)
 
 

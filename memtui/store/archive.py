@@ -120,24 +120,38 @@ class Archive:
         return gone
 
     def mark_present(self, paths: Iterable[str]) -> None:
-        """Files marked missing that are back on disk (restored from a backup, moved back):
-        present again, and their sessions no longer archived. A file that came back unchanged
-        has nothing new to read, so no batch would say so."""
+        """Files on disk (`paths`, all read by now) are present, and a session one of them
+        holds is not archived: a transcript moved back, restored from a backup or under
+        another name. A file that came back unchanged, or holding only lines already stored,
+        writes no session, so no batch would say so."""
         back: list[str] = []
-        for chunk in db.chunks(list(paths)):  # read first: most runs have none to write
-            sql = f"SELECT path FROM files WHERE missing = 1 AND path IN ({db.marks(chunk)})"
-            back += [row[0] for row in self.conn.execute(sql, chunk)]
-        if not back:
+        revived: set[str] = set()
+        for chunk in db.chunks(list(paths)):  # read first: most runs have nothing to write
+            marks = db.marks(chunk)
+            back += [
+                row[0]
+                for row in self.conn.execute(
+                    f"SELECT path FROM files WHERE missing = 1 AND path IN ({marks})", chunk
+                )
+            ]
+            revived.update(
+                row[0]
+                for row in self.conn.execute(
+                    f"""SELECT s.id FROM sessions s JOIN files f ON f.session_id = s.id
+                        WHERE s.archived = 1 AND f.path IN ({marks})""",
+                    chunk,
+                )
+            )
+        if not back and not revived:
             return
         with self._transaction():
             for chunk in db.chunks(back):
                 self.conn.execute(
                     f"UPDATE files SET missing = 0 WHERE path IN ({db.marks(chunk)})", chunk
                 )
+            for part in db.chunks(sorted(revived)):
                 self.conn.execute(
-                    f"""UPDATE sessions SET archived = 0 WHERE archived = 1 AND id IN
-                       (SELECT session_id FROM files WHERE path IN ({db.marks(chunk)}))""",
-                    chunk,
+                    f"UPDATE sessions SET archived = 0 WHERE id IN ({db.marks(part)})", part
                 )
 
     # -- the batch write ---------------------------------------------------------------------
