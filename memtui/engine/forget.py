@@ -38,6 +38,7 @@ from memtui.store.locks import first
 if TYPE_CHECKING:  # Tantivy and hnswlib: loaded by the Memory, not by importing a receipt
     from memtui.store.indexes import Indexes
     from memtui.store.note_index import NoteIndexes
+    from memtui.store.notes import NoteRow
 
 log = logging.getLogger(__name__)
 
@@ -81,6 +82,18 @@ def _project(conn: sqlite3.Connection, project: str) -> str:
     if row is None and blocked is None:
         raise NotFound(f"no project {path!r} in the archive", _whole(conn, path))
     return path
+
+
+def _note(conn: sqlite3.Connection, note_id: int) -> NoteRow:
+    """The note `note_id` names (a whole number from 1), or InvalidArgument or NotFound."""
+    from memtui.store import notes
+
+    if isinstance(note_id, bool) or not isinstance(note_id, int) or note_id < 1:
+        raise InvalidArgument("note_id must be a whole number from 1")
+    row = notes.get(conn, note_id)
+    if row is None:
+        raise NotFound(f"note {note_id} not found", "memtui notes lists them")
+    return row
 
 
 def _whole(conn: sqlite3.Connection, part: str) -> str:
@@ -151,16 +164,13 @@ class Forgetter:
     ) -> str:
         """What a forget of these would remove, named in full ("session <id>"), or the error it
         would meet (NOT_FOUND): asked before anyone is asked to confirm it."""
-        from memtui.store import notes
-
         with db.translated(self.config.db_path):
             if session_id is not None:
                 return f"session {self._resolve_session(session_id)}"
             if project is not None:
                 return f"project {_project(self._conn, project)}"
-            if note_id is not None and notes.get(self._conn, note_id) is None:
-                raise NotFound(f"note {note_id} not found", "memtui notes lists them")
-            return f"note {note_id}"
+            assert note_id is not None
+            return f"note {_note(self._conn, note_id).id}"
 
     def lift(self, project: str) -> bool:
         """Let the new sessions of a forgotten project be ingested again (`--undo`); the
@@ -262,15 +272,11 @@ class Forgetter:
         from memtui.engine.notes import guard
         from memtui.store import notes
 
-        if isinstance(note_id, bool) or not isinstance(note_id, int) or note_id < 1:
-            raise InvalidArgument("note_id must be a whole number from 1")
         conn = self._conn
         conn.execute("PRAGMA secure_delete = ON")
         conn.execute("BEGIN IMMEDIATE")
         try:
-            row = notes.get(conn, note_id)
-            if row is None:
-                raise NotFound(f"note {note_id} not found", "memtui notes lists them")
+            row = _note(conn, note_id)
             if author == "agent":
                 guard(conn, row, None, None, "forget")
             notes.delete(conn, note_id)

@@ -154,8 +154,9 @@ def searchable(fts: FullText, texts: list[str], hint: str) -> int:
     """Refuse a query with nothing the index can look for (InvalidArgument, with `hint`: what
     may be typed); else how many of its words are too long to be indexed (a pasted blob),
     which it leaves out."""
+    blobs = sum(fts.unindexed(text) for text in texts)
     if not all(fts.searchable(text) for text in texts):
-        if any(fts.unindexed(text) for text in texts):
+        if blobs:
             raise InvalidArgument(
                 f"the query has nothing to search for: words of {LONG_TOKEN} bytes or more "
                 "(a pasted blob or key) are not indexed",
@@ -165,7 +166,7 @@ def searchable(fts: FullText, texts: list[str], hint: str) -> int:
             "the query has nothing to search for (only spaces, marks or emoji)",
             hint,
         )
-    return sum(fts.unindexed(text) for text in texts)
+    return blobs
 
 
 def fuse(fts: Ranking, lifts: dict[int, float]) -> Ranking:

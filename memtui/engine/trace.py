@@ -122,7 +122,7 @@ def _share(want: set[str], text: str) -> float:
     somewhere, and words scattered over it support nothing together."""
     if not want:
         return 0.0
-    parts = _CLAIMS.split(text) or [text]
+    parts = _CLAIMS.split(text)
     held = [want & words(part) for part in parts]
     best = 0
     for start in range(len(parts)):
@@ -139,5 +139,5 @@ def _share(want: set[str], text: str) -> float:
 
 def _excerpt(text: str, want: set[str]) -> str:
     """The sentence of `text` holding most of the claim's words."""
-    best = max(_CLAIMS.split(text) or [text], key=lambda s: len(want & words(s)))
+    best = max(_CLAIMS.split(text), key=lambda s: len(want & words(s)))
     return " ".join(best.split())[:300]

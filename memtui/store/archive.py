@@ -127,21 +127,17 @@ class Archive:
         back: list[str] = []
         revived: set[str] = set()
         for chunk in db.chunks(list(paths)):  # read first: most runs have nothing to write
-            marks = db.marks(chunk)
-            back += [
-                row[0]
-                for row in self.conn.execute(
-                    f"SELECT path FROM files WHERE missing = 1 AND path IN ({marks})", chunk
-                )
-            ]
-            revived.update(
-                row[0]
-                for row in self.conn.execute(
-                    f"""SELECT s.id FROM sessions s JOIN files f ON f.session_id = s.id
-                        WHERE s.archived = 1 AND f.path IN ({marks})""",
-                    chunk,
-                )
+            rows = self.conn.execute(
+                f"""SELECT f.path, f.missing, s.id FROM files f
+                    LEFT JOIN sessions s ON s.id = f.session_id AND s.archived = 1
+                    WHERE f.path IN ({db.marks(chunk)}) AND (f.missing = 1 OR s.id IS NOT NULL)""",
+                chunk,
             )
+            for path, missing, archived in rows:
+                if missing:
+                    back.append(path)
+                if archived is not None:
+                    revived.add(archived)
         if not back and not revived:
             return
         with self._transaction():
